@@ -1,0 +1,72 @@
+"""One exception root for the library; Oracle error numbers travel with every error."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_ORA = re.compile(r"ORA-(\d{5})")
+
+
+class PgaqError(Exception):
+    """Root of every error the library raises; `code` is Oracle's ORA number when known."""
+
+    def __init__(self, message: str, code: int | None = None, sqlstate: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.sqlstate = sqlstate
+
+    @property
+    def ora(self) -> str | None:
+        return f"ORA-{self.code:05d}" if self.code is not None else None
+
+
+class QueueError(PgaqError):
+    """An AQ operation refused by the engine (unknown queue, disabled, no recipients...)."""
+
+
+class EndOfFetch(QueueError):
+    """ORA-25228: nothing to dequeue (timeout or end of fetch)."""
+
+
+class ConnectionLost(PgaqError):
+    """The database connection failed; the operation may be retried."""
+
+
+class ConfigError(PgaqError):
+    """Bad settings or a missing PostgreSQL installation."""
+
+
+def ora_code(message: str) -> int | None:
+    m = _ORA.search(message)
+    return int(m.group(1)) if m else None
+
+
+def wrap_db_error(exc: BaseException) -> PgaqError:
+    """Turn a driver error into a library error, keeping the cause."""
+    import asyncpg
+
+    if isinstance(exc, PgaqError):
+        return exc
+    message = str(exc)
+    sqlstate: str | None = getattr(exc, "sqlstate", None)
+    code = ora_code(message)
+    err: PgaqError
+    if code == 25228:
+        err = EndOfFetch(message, code, sqlstate)
+    elif isinstance(exc, (asyncpg.PostgresConnectionError, ConnectionError, OSError)) or (
+        isinstance(exc, asyncpg.InterfaceError) and "connection" in message.lower()
+    ):
+        err = ConnectionLost(message, code, sqlstate)
+    else:
+        err = QueueError(message, code, sqlstate)
+    err.__cause__ = exc
+    return err
+
+
+def describe(exc: BaseException) -> dict[str, Any]:
+    """A JSON-able description of an error for APIs; never a traceback."""
+    if isinstance(exc, PgaqError):
+        return {"error": exc.message, "code": exc.ora, "sqlstate": exc.sqlstate}
+    return {"error": str(exc) or type(exc).__name__, "code": None, "sqlstate": None}

@@ -1,0 +1,92 @@
+"""Shared fixtures: one throwaway PostgreSQL cluster per run, one database per test.
+
+The template database holds the migrated schema; each test gets a fresh clone, so tests
+never see each other's queues and never need cleaning up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from pgaq.embedded import Cluster
+from pgaq.migrate import migrate
+
+TEMPLATE = "pgaq_template"
+_counter = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[Cluster]:
+    base = Path(tempfile.mkdtemp(prefix="pgaq-test-"))
+    os.chmod(base, 0o755)
+    c = Cluster(base / "cluster", durable=False, settings={"max_connections": "300"})
+    c.init()
+    c.start()
+    try:
+        yield c
+    finally:
+        c.destroy()
+
+
+@pytest.fixture(scope="session")
+async def template_db(cluster: Cluster) -> str:
+    conn = await asyncpg.connect(cluster.dsn())
+    try:
+        await conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE}")
+        await conn.execute(f"CREATE DATABASE {TEMPLATE}")
+    finally:
+        await conn.close()
+    conn = await asyncpg.connect(cluster.dsn(TEMPLATE))
+    try:
+        await migrate(conn)
+    finally:
+        await conn.close()
+    return TEMPLATE
+
+
+async def _create_db(cluster: Cluster, template: str) -> str:
+    name = f"t{os.getpid()}_{next(_counter)}"
+    conn = await asyncpg.connect(cluster.dsn())
+    try:
+        for attempt in range(20):
+            try:
+                await conn.execute(
+                    f"CREATE DATABASE {name} TEMPLATE {template} STRATEGY FILE_COPY"
+                )
+                break
+            except asyncpg.ObjectInUseError:
+                # another session still touches the template; it goes away quickly
+                if attempt == 19:
+                    raise
+                await asyncio.sleep(0.05)
+    finally:
+        await conn.close()
+    return name
+
+
+@pytest.fixture
+async def db_dsn(cluster: Cluster, template_db: str) -> AsyncIterator[str]:
+    name = await _create_db(cluster, template_db)
+    yield cluster.dsn(name)
+    conn = await asyncpg.connect(cluster.dsn())
+    try:
+        await conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    finally:
+        await conn.close()
+
+
+@pytest.fixture
+async def conn(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
+    c = await asyncpg.connect(db_dsn)
+    try:
+        yield c
+    finally:
+        await c.close()
