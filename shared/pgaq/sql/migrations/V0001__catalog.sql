@@ -82,8 +82,6 @@ CREATE TABLE aq.subscribers (
     address         text,
     protocol        integer NOT NULL DEFAULT 0,
     rule            text,
-    rule_sql        text,
-    rule_params     text[],
     transformation  text,
     delivery_mode   text NOT NULL DEFAULT 'PERSISTENT',
     created_at      timestamptz NOT NULL DEFAULT clock_timestamp(),
@@ -91,6 +89,18 @@ CREATE TABLE aq.subscribers (
 );
 CREATE UNIQUE INDEX subscribers_identity ON aq.subscribers
     (queue_id, coalesce(name, ''), coalesce(address, ''), protocol);
+
+-- Compiled subscriber rules of a queue, written only by the definer function
+-- aq.rebuild_rules (the compiler's output, never text a user wrote into a table), so an
+-- enqueuer never runs SQL that another role could have planted.
+CREATE TABLE aq.rule_cache (
+    queue_id        integer PRIMARY KEY REFERENCES aq.queues(id) ON DELETE CASCADE,
+    rules_sql       text,
+    rules_params    text[] NOT NULL DEFAULT '{}',
+    plain_ids       integer[] NOT NULL DEFAULT '{}'
+);
+REVOKE ALL ON aq.rule_cache FROM PUBLIC;
+GRANT SELECT ON aq.rule_cache TO PUBLIC;
 
 CREATE TABLE aq.transformations (
     id              serial PRIMARY KEY,
@@ -130,7 +140,8 @@ CREATE TABLE aq.queue_privileges (
 );
 
 CREATE SEQUENCE aq.enq_seq AS bigint CACHE 1;
-GRANT USAGE, SELECT ON SEQUENCE aq.enq_seq TO PUBLIC;
+CREATE SEQUENCE aq.commit_seq AS bigint CACHE 1;
+GRANT USAGE, SELECT ON SEQUENCE aq.enq_seq, aq.commit_seq TO PUBLIC;
 
 -- Who may administer what: the owner of a queue table's schema (or a member of that
 -- role), or aq_administrator_role members.
@@ -180,3 +191,30 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON aq.queue_tables, aq.queues, aq.subscribe
     aq.transformations, aq.queue_privileges TO PUBLIC;
 GRANT SELECT, INSERT, UPDATE, DELETE ON aq.agents, aq.agent_db_access TO PUBLIC;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA aq TO PUBLIC;
+
+-- One dequeued message as the engine returns it.
+CREATE TYPE aq.dequeued AS (
+    msgid           bytea,
+    queue_name      text,
+    consumer_name   text,
+    correlation     text,
+    priority        integer,
+    delay           integer,
+    expiration      integer,
+    enq_time        timestamptz,
+    state           text,
+    attempts        integer,
+    exception_queue text,
+    sender_name     text,
+    sender_address  text,
+    sender_protocol integer,
+    original_msgid  bytea,
+    txn_group       bigint,
+    position        bigint[],
+    payload_json    jsonb,
+    payload_raw     bytea
+);
+
+-- A condition, rule or selector compiled to SQL over the message row `m`, with its
+-- literals as parameters (see R__20_conditions.sql).
+CREATE TYPE aq.compiled_condition AS (sql text, params text[]);

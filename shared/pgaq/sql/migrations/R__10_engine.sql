@@ -1,0 +1,230 @@
+-- The queue engine: name resolution, queue-table DDL, enqueue, dequeue, retries.
+-- Everything runs as the caller (SECURITY INVOKER): PostgreSQL's own privileges and the
+-- catalog's row-level security decide what a role may do. Dynamic SQL is built only from
+-- catalog names quoted with format('%I') and fixed fragments; values travel as parameters.
+
+-- ---------------------------------------------------------------------------------------
+-- Errors with Oracle numbers
+CREATE OR REPLACE FUNCTION aq.err(p_code integer, p_msg text, p_state text DEFAULT 'P0001')
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = format('ORA-%s: %s', lpad(p_code::text, 5, '0'), p_msg),
+                        ERRCODE = p_state;
+END $$;
+
+-- ---------------------------------------------------------------------------------------
+-- Names: "[schema.]name", unquoted parts fold to lower case, quoted parts keep their case.
+CREATE OR REPLACE FUNCTION aq.parse_name(p_text text, p_what text DEFAULT 'name',
+                                         p_max integer DEFAULT 63)
+RETURNS text[] LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  parts text[] := '{}';
+  s text := btrim(coalesce(p_text, ''));
+  m text[];
+BEGIN
+  IF s = '' THEN
+    PERFORM aq.err(24031, format('invalid value, %s should be non-NULL', p_what), '22023');
+  END IF;
+  LOOP
+    m := regexp_match(s, '^("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$#]*)(\.|$)');
+    IF m IS NULL THEN
+      PERFORM aq.err(25200, format('invalid value %s, %s should be [SCHEMA.]NAME',
+                                   quote_literal(p_text), p_what), '22023');
+    END IF;
+    IF left(m[1], 1) = '"' THEN
+      parts := parts || replace(substr(m[1], 2, length(m[1]) - 2), '""', '"');
+    ELSE
+      parts := parts || lower(m[1]);
+    END IF;
+    IF length(parts[array_length(parts, 1)]) > p_max THEN
+      PERFORM aq.err(24019, format('identifier for %s too long, should not be greater than %s characters',
+                                   p_what, p_max), '22023');
+    END IF;
+    s := substr(s, length(m[1]) + length(m[2]) + 1);
+    EXIT WHEN m[2] = '';
+    IF s = '' THEN
+      PERFORM aq.err(25200, format('invalid value %s, %s should be [SCHEMA.]NAME',
+                                   quote_literal(p_text), p_what), '22023');
+    END IF;
+  END LOOP;
+  IF array_length(parts, 1) > 2 THEN
+    PERFORM aq.err(25200, format('invalid value %s, %s should be [SCHEMA.]NAME',
+                                 quote_literal(p_text), p_what), '22023');
+  END IF;
+  RETURN parts;
+END $$;
+
+-- Qualified name with the default schema (the current user's schema when it exists,
+-- like Oracle, otherwise the first schema of the search path).
+CREATE OR REPLACE FUNCTION aq.qualify(p_text text, p_what text DEFAULT 'name',
+                                      p_max integer DEFAULT 63)
+RETURNS text[] LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  parts text[] := aq.parse_name(p_text, p_what, p_max);
+BEGIN
+  IF array_length(parts, 1) = 1 THEN
+    IF EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = current_user) THEN
+      RETURN ARRAY[current_user::text, parts[1]];
+    END IF;
+    RETURN ARRAY[current_schema()::text, parts[1]];
+  END IF;
+  RETURN parts;
+END $$;
+
+-- Consumer and agent names: Oracle upper-cases unquoted names.
+CREATE OR REPLACE FUNCTION aq.agent_name(p_text text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  s text := btrim(p_text);
+BEGIN
+  IF s IS NULL OR s = '' THEN
+    RETURN NULL;
+  END IF;
+  IF s ~ '^"[^"]+"$' THEN
+    RETURN substr(s, 2, length(s) - 2);
+  END IF;
+  IF s !~ '^[A-Za-z_][A-Za-z0-9_$#.]*$' OR length(s) > 128 THEN
+    PERFORM aq.err(24047, format('invalid agent name %s, agent name should be of the form NAME',
+                                 quote_literal(p_text)), '22023');
+  END IF;
+  RETURN upper(s);
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.sys_agent(p_name text, p_address text DEFAULT NULL,
+                                        p_protocol integer DEFAULT 0)
+RETURNS sys.aq$_agent LANGUAGE sql IMMUTABLE AS $$
+  SELECT ROW(p_name, p_address, coalesce(p_protocol, 0))::sys.aq$_agent
+$$;
+-- Oracle's constructor syntax: sys.aq$_agent('NAME', NULL, NULL)
+CREATE OR REPLACE FUNCTION sys.aq$_agent(name text, address text, protocol integer)
+RETURNS sys.aq$_agent LANGUAGE sql IMMUTABLE AS $$
+  SELECT ROW(name, address, coalesce(protocol, 0))::sys.aq$_agent
+$$;
+
+-- ---------------------------------------------------------------------------------------
+-- The catalog seen by the engine: one row per queue with its table's properties.
+CREATE OR REPLACE VIEW aq.queue_info AS
+SELECT q.id AS queue_id, q.schema_name, q.queue_name, q.queue_type, q.max_retries,
+       q.retry_delay, q.retention_time, q.enqueue_enabled, q.dequeue_enabled,
+       t.id AS table_id, t.schema_name AS table_schema, t.table_name, t.owner,
+       t.payload_type, t.payload_kind, t.sort_list, t.multiple_consumers,
+       t.message_grouping,
+       t.sort_list || CASE WHEN t.message_grouping = 'TRANSACTIONAL' THEN '+G' ELSE '' END AS sort_key,
+       ('aq$_' || t.table_name || '_r')::name AS recipients_table,
+       ('aq$_' || t.table_name || '_e')::name AS default_exception_queue
+FROM aq.queues q JOIN aq.queue_tables t ON t.id = q.queue_table_id;
+GRANT SELECT ON aq.queue_info TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION aq.resolve_queue(p_queue text) RETURNS aq.queue_info
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  n text[] := aq.qualify(p_queue, 'QUEUE_NAME');
+  r aq.queue_info;
+BEGIN
+  SELECT * INTO r FROM aq.queue_info WHERE schema_name = n[1] AND queue_name = n[2];
+  IF NOT FOUND THEN
+    PERFORM aq.err(24010, format('QUEUE %s.%s does not exist', n[1], n[2]), '42704');
+  END IF;
+  RETURN r;
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.resolve_queue_table(p_table text) RETURNS aq.queue_tables
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  n text[] := aq.qualify(p_table, 'QUEUE_TABLE');
+  r aq.queue_tables;
+BEGIN
+  SELECT * INTO r FROM aq.queue_tables WHERE schema_name = n[1] AND table_name = n[2];
+  IF NOT FOUND THEN
+    PERFORM aq.err(24002, format('QUEUE_TABLE %s.%s does not exist', n[1], n[2]), '42704');
+  END IF;
+  RETURN r;
+END $$;
+
+-- Sort order fragments: fixed strings chosen by sort_list, never user text. A '+G' suffix
+-- marks transactionally grouped tables, whose groups stay together in dequeue order.
+-- p_alias '' gives bare column names (for index definitions).
+CREATE OR REPLACE FUNCTION aq.sort_columns(p_sort text, p_alias text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT replace(CASE p_sort
+    WHEN 'ENQ_TIME' THEN '@enq_seq'
+    WHEN 'PRIORITY' THEN '@priority, @enq_seq'
+    WHEN 'PRIORITY,ENQ_TIME' THEN '@priority, @enq_seq'
+    WHEN 'ENQ_TIME,PRIORITY' THEN '@enq_time, @priority, @enq_seq'
+    WHEN 'COMMIT_TIME' THEN '@commit_seq, @enq_seq'
+    WHEN 'ENQ_TIME+G' THEN '@txn_group, @enq_seq'
+    WHEN 'PRIORITY+G' THEN '@priority, @txn_group, @enq_seq'
+    WHEN 'PRIORITY,ENQ_TIME+G' THEN '@priority, @txn_group, @enq_seq'
+    WHEN 'ENQ_TIME,PRIORITY+G' THEN '@txn_group, @enq_seq'
+    WHEN 'COMMIT_TIME+G' THEN '@commit_seq, @txn_group, @enq_seq'
+  END, '@', CASE WHEN p_alias = '' THEN '' ELSE p_alias || '.' END)
+$$;
+
+-- The same sort key as a bigint[] (a dequeue position for NEXT_MESSAGE navigation).
+CREATE OR REPLACE FUNCTION aq.sort_key_expr(p_sort text, p_alias text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT 'ARRAY[' || replace(replace(replace(aq.sort_columns(p_sort, p_alias),
+            p_alias || '.priority', p_alias || '.priority::bigint'),
+            p_alias || '.enq_time', format('(extract(epoch FROM %s.enq_time) * 1000000)::bigint', p_alias)),
+            '@', '') || ']'
+$$;
+
+-- "row after position" predicate, index-friendly (row comparison); $n is a bigint[]
+CREATE OR REPLACE FUNCTION aq.after_position_expr(p_sort text, p_alias text, p_param integer)
+RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  cols text[] := string_to_array(aq.sort_columns(p_sort, p_alias), ', ');
+  rhs text[] := '{}';
+  i integer;
+BEGIN
+  FOR i IN 1 .. array_length(cols, 1) LOOP
+    rhs := rhs || CASE
+      WHEN cols[i] LIKE '%.priority' THEN format('($%s)[%s]::integer', p_param, i)
+      WHEN cols[i] LIKE '%.enq_time' THEN format('to_timestamp(($%s)[%s] / 1000000.0)', p_param, i)
+      ELSE format('($%s)[%s]', p_param, i) END;
+  END LOOP;
+  RETURN format('(%s) > (%s)', array_to_string(cols, ', '), array_to_string(rhs, ', '));
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.state_name(p_state integer) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE p_state WHEN 0 THEN 'READY' WHEN 1 THEN 'WAIT' WHEN 2 THEN 'PROCESSED'
+                      WHEN 3 THEN 'EXPIRED' WHEN 7 THEN 'UNDELIVERABLE' END
+$$;
+
+CREATE OR REPLACE FUNCTION aq.msgid_hex(p_msgid bytea) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT upper(encode(p_msgid, 'hex')) $$;
+
+CREATE OR REPLACE FUNCTION aq.msgid_from_hex(p_text text) RETURNS bytea
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  s text := lower(regexp_replace(coalesce(p_text, ''), '\s', '', 'g'));
+BEGIN
+  IF s !~ '^[0-9a-f]{32}$' THEN
+    PERFORM aq.err(25263, format('invalid message identifier %s', quote_literal(p_text)), '22023');
+  END IF;
+  RETURN decode(s, 'hex');
+END $$;
+
+-- ---------------------------------------------------------------------------------------
+-- Access: the queue table's owner (or a member), a queue privilege, or a system privilege.
+CREATE OR REPLACE FUNCTION aq.has_access(q aq.queue_info, p_priv text) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT pg_has_role(current_user, q.owner, 'MEMBER')
+      OR pg_has_role(current_user, 'aq_administrator_role', 'MEMBER')
+      OR (p_priv = 'ENQUEUE' AND pg_has_role(current_user, 'aq_enqueue_any', 'MEMBER'))
+      OR (p_priv = 'DEQUEUE' AND pg_has_role(current_user, 'aq_dequeue_any', 'MEMBER'))
+      OR EXISTS (SELECT 1 FROM aq.queue_privileges p
+                 WHERE p.queue_id = q.queue_id
+                   AND pg_has_role(current_user, p.grantee, 'MEMBER')
+                   AND CASE p_priv WHEN 'ENQUEUE' THEN p.enqueue ELSE p.dequeue END)
+$$;
+
+CREATE OR REPLACE FUNCTION aq.check_access(q aq.queue_info, p_priv text) RETURNS void
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF NOT aq.has_access(q, p_priv) THEN
+    PERFORM aq.err(1031, format('insufficient privileges: %s on %s.%s for %s',
+                                p_priv, q.schema_name, q.queue_name, current_user), '42501');
+  END IF;
+END $$;

@@ -1,0 +1,279 @@
+-- Enqueue: one statement inserts a whole array of messages; recipients come from the
+-- message's recipient list or from the queue's subscribers and their compiled rules.
+
+CREATE OR REPLACE FUNCTION aq.int_prop(p jsonb, p_key text, p_default integer, p_min integer,
+                                       p_code integer, p_what text)
+RETURNS integer LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  v jsonb := p -> p_key;
+  n numeric;
+BEGIN
+  IF v IS NULL OR v = 'null'::jsonb THEN RETURN p_default; END IF;
+  BEGIN
+    n := (v #>> '{}')::numeric;
+  EXCEPTION WHEN OTHERS THEN
+    PERFORM aq.err(p_code, format('invalid value %s, %s should be an integer', v::text, p_what), '22023');
+  END;
+  IF n <> trunc(n) OR n < p_min OR n > 2147483647 OR n < -2147483648 THEN
+    PERFORM aq.err(p_code, format('invalid value %s, %s is out of range', v::text, p_what), '22023');
+  END IF;
+  RETURN n::integer;
+END $$;
+
+-- Validate per-message properties once, returning them normalised.
+CREATE OR REPLACE FUNCTION aq.normalise_props(q aq.queue_info, p_props jsonb) RETURNS jsonb
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  out jsonb := '[]';
+  p jsonb;
+  ex text[];
+  exq aq.queue_info;
+  rl jsonb;
+  r jsonb;
+  a sys.aq$_agent;
+  recips jsonb;
+  expiration integer;
+BEGIN
+  IF p_props IS NULL OR jsonb_typeof(p_props) <> 'array' OR jsonb_array_length(p_props) = 0 THEN
+    PERFORM aq.err(24031, 'invalid value, message properties should be a non-empty array', '22023');
+  END IF;
+  FOR p IN SELECT * FROM jsonb_array_elements(p_props) LOOP
+    IF jsonb_typeof(p) <> 'object' THEN
+      PERFORM aq.err(24031, 'invalid value, message properties should be objects', '22023');
+    END IF;
+    expiration := aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION');
+    IF expiration = -1 THEN expiration := NULL; END IF;
+    recips := NULL;
+    rl := p -> 'recipient_list';
+    IF rl IS NOT NULL AND rl <> 'null'::jsonb AND jsonb_array_length(rl) > 0 THEN
+      IF NOT q.multiple_consumers THEN
+        PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: recipient_list not allowed',
+                                     q.schema_name, q.queue_name), '55000');
+      END IF;
+      recips := '[]';
+      FOR r IN SELECT * FROM jsonb_array_elements(rl) LOOP
+        a := aq.subscriber_key(ROW(r ->> 'name', r ->> 'address',
+                                   aq.int_prop(r, 'protocol', 0, 0, 25216, 'PROTOCOL'))::sys.aq$_agent);
+        recips := recips || jsonb_build_object('name', coalesce(a.name, ''), 'address', coalesce(a.address, ''),
+                                               'protocol', a.protocol);
+      END LOOP;
+      IF (SELECT count(*) FROM jsonb_array_elements(recips)) <>
+         (SELECT count(DISTINCT e) FROM jsonb_array_elements(recips) e) THEN
+        PERFORM aq.err(25232, 'duplicate recipients specified for message', '22023');
+      END IF;
+    END IF;
+    ex := NULL;
+    IF coalesce(p ->> 'exception_queue', '') <> '' THEN
+      exq := aq.resolve_queue(p ->> 'exception_queue');
+      IF exq.table_id <> q.table_id THEN
+        PERFORM aq.err(24005, format('exception queue %s.%s must be in the queue table of %s.%s',
+                                     exq.schema_name, exq.queue_name, q.schema_name, q.queue_name), '22023');
+      END IF;
+      ex := ARRAY[exq.schema_name::text, exq.queue_name::text];
+    END IF;
+    IF p ? 'original_msgid' AND coalesce(p ->> 'original_msgid', '') <> '' THEN
+      PERFORM aq.msgid_from_hex(p ->> 'original_msgid');
+    END IF;
+    out := out || jsonb_build_object(
+      'priority', aq.int_prop(p, 'priority', 1, -2147483648, 25207, 'PRIORITY'),
+      'delay', aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY'),
+      'expiration', expiration,
+      'correlation', p ->> 'correlation',
+      'sender_name', CASE WHEN p -> 'sender_id' ->> 'name' IS NOT NULL
+                          THEN aq.agent_name(p -> 'sender_id' ->> 'name') END,
+      'sender_address', p -> 'sender_id' ->> 'address',
+      'sender_protocol', aq.int_prop(p -> 'sender_id', 'protocol', NULL, 0, 25216, 'PROTOCOL'),
+      'exception_qschema', ex[1], 'exception_queue', ex[2],
+      'original_msgid', nullif(p ->> 'original_msgid', ''),
+      'original_queue_name', p ->> 'original_queue_name',
+      'recipients', recips);
+    IF length(p ->> 'correlation') > 128 THEN
+      PERFORM aq.err(25207, 'correlation identifier longer than 128 characters', '22023');
+    END IF;
+  END LOOP;
+  RETURN out;
+END $$;
+
+-- The payload expression for the INSERT, chosen from the queue's payload kind.
+-- $3 carries JSON payloads (objects and JMS), $4 RAW payloads; i is the 1-based ordinal.
+CREATE OR REPLACE FUNCTION aq.payload_input_expr(q aq.queue_info, tr aq.transformations)
+RETURNS text LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  input_type regtype := coalesce(tr.from_type, q.payload_type);
+  e text;
+BEGIN
+  IF input_type = 'bytea'::regtype THEN
+    e := '($4)[e.i]';
+  ELSE
+    e := format('jsonb_populate_record(NULL::%s, $3 -> (e.i::integer - 1))', input_type);
+  END IF;
+  IF tr.id IS NOT NULL THEN
+    e := format('%s(%s)', tr.function_name, e);
+  END IF;
+  RETURN e;
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.check_payloads(q aq.queue_info, tr aq.transformations, n integer,
+                                             p_json jsonb, p_raw bytea[])
+RETURNS void LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  input_type regtype := coalesce(tr.from_type, q.payload_type);
+  bad text;
+BEGIN
+  IF input_type = 'bytea'::regtype THEN
+    IF p_raw IS NULL OR coalesce(array_length(p_raw, 1), 0) <> n THEN
+      PERFORM aq.err(25215, format('user_data type and queue type do not match: queue %s.%s takes RAW payloads, one per message',
+                                   q.schema_name, q.queue_name), '42804');
+    END IF;
+    RETURN;
+  END IF;
+  IF p_json IS NULL OR jsonb_typeof(p_json) <> 'array' OR jsonb_array_length(p_json) <> n THEN
+    PERFORM aq.err(25215, format('user_data type and queue type do not match: queue %s.%s takes %s payloads, one per message',
+                                 q.schema_name, q.queue_name, input_type), '42804');
+  END IF;
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_json) x WHERE jsonb_typeof(x) <> 'object') THEN
+    PERFORM aq.err(25215, format('user_data type and queue type do not match: %s payloads are objects', input_type), '42804');
+  END IF;
+  SELECT k INTO bad
+  FROM jsonb_array_elements(p_json) x, jsonb_object_keys(x) k
+  WHERE k NOT IN (SELECT a.attname FROM pg_attribute a JOIN pg_type t ON t.typrelid = a.attrelid
+                  WHERE t.oid = input_type AND a.attnum > 0 AND NOT a.attisdropped)
+  LIMIT 1;
+  IF bad IS NOT NULL THEN
+    PERFORM aq.err(25215, format('user_data type and queue type do not match: %s has no attribute %s',
+                                 input_type, quote_ident(bad)), '42804');
+  END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.enqueue_array(
+    p_queue text,
+    p_props jsonb,
+    p_payloads jsonb DEFAULT NULL,
+    p_raw bytea[] DEFAULT NULL,
+    p_transformation text DEFAULT NULL,
+    p_agent text DEFAULT NULL)
+RETURNS bytea[] LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_queue(p_queue);
+  tr aq.transformations;
+  props jsonb;
+  n integer;
+  now_ts timestamptz := clock_timestamp();
+  ids bytea[];
+  explicit_ids bytea[];
+  implicit_ids bytea[];
+  rc aq.rule_cache;
+  missing bytea;
+  any_ready boolean;
+  any_wait boolean;
+BEGIN
+  IF q.queue_type = 'EXCEPTION_QUEUE' OR NOT q.enqueue_enabled THEN
+    PERFORM aq.err(25207, format('enqueue failed, queue %s.%s is disabled from enqueueing',
+                                 q.schema_name, q.queue_name), '55000');
+  END IF;
+  PERFORM aq.check_access(q, 'ENQUEUE');
+  tr := aq.resolve_transformation(p_transformation);
+  IF tr.id IS NOT NULL AND tr.to_type <> q.payload_type THEN
+    PERFORM aq.err(25215, format('transformation %s.%s does not produce %s', tr.schema_name, tr.name, q.payload_type), '42804');
+  END IF;
+  props := aq.normalise_props(q, p_props);
+  n := jsonb_array_length(props);
+  PERFORM aq.check_payloads(q, tr, n, p_payloads, p_raw);
+
+  BEGIN
+    EXECUTE format($f$
+      WITH ins AS (
+        INSERT INTO %I.%I AS m (q_name, msgid, corrid, priority, state, delay, expiration,
+            ready_time, expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
+            exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
+            original_msgid, original_queue_name, txn_group, user_data)
+        SELECT $1, uuid_send(gen_random_uuid()), p ->> 'correlation', (p ->> 'priority')::integer,
+               CASE WHEN (p ->> 'delay')::integer > 0 THEN 1 ELSE 0 END,
+               (p ->> 'delay')::integer, (p ->> 'expiration')::integer,
+               $5 + make_interval(secs => (p ->> 'delay')::integer),
+               $5 + make_interval(secs => (p ->> 'delay')::integer)
+                  + make_interval(secs => (p ->> 'expiration')::integer),
+               nextval('aq.enq_seq'), $5, current_user, $6, pg_current_xact_id()::text,
+               p ->> 'exception_qschema', p ->> 'exception_queue',
+               p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
+               decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
+               pg_current_xact_id()::text::bigint,
+               %s
+        FROM jsonb_array_elements($2) WITH ORDINALITY AS e(p, i)
+        ORDER BY e.i
+        RETURNING m.msgid, m.enq_seq, m.state)
+      SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins
+    $f$, q.table_schema, q.table_name, aq.payload_input_expr(q, tr))
+    INTO ids, any_ready, any_wait
+    USING q.queue_name, props, p_payloads, p_raw, now_ts, p_agent;
+  EXCEPTION
+    WHEN invalid_text_representation OR numeric_value_out_of_range OR datetime_field_overflow
+      OR invalid_datetime_format OR string_data_right_truncation OR invalid_parameter_value
+      OR datatype_mismatch OR invalid_binary_representation OR array_subscript_error
+      OR not_null_violation OR check_violation OR invalid_escape_sequence THEN
+      PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
+  END;
+
+  IF q.message_grouping = 'TRANSACTIONAL' THEN
+    -- group properties (priority, delay, expiration) are those of the group's first message
+    EXECUTE format($f$
+      UPDATE %1$I.%2$I m SET priority = f.priority, delay = f.delay, expiration = f.expiration,
+             ready_time = f.ready_time, expire_at = f.expire_at, state = f.state
+      FROM (SELECT priority, delay, expiration, ready_time, expire_at, state FROM %1$I.%2$I
+            WHERE txn_group = pg_current_xact_id()::text::bigint AND q_name = $1
+            ORDER BY enq_seq LIMIT 1) f
+      WHERE m.msgid = ANY($2) AND (m.priority, m.delay, m.state) IS DISTINCT FROM (f.priority, f.delay, f.state)
+    $f$, q.table_schema, q.table_name) USING q.queue_name, ids;
+  END IF;
+
+  IF q.multiple_consumers THEN
+    SELECT array_agg(ids[i]) FILTER (WHERE props -> (i - 1) -> 'recipients' <> 'null'::jsonb),
+           array_agg(ids[i]) FILTER (WHERE props -> (i - 1) -> 'recipients' = 'null'::jsonb)
+      INTO explicit_ids, implicit_ids
+    FROM generate_subscripts(ids, 1) AS i;
+    IF explicit_ids IS NOT NULL THEN
+      EXECUTE format($f$
+        INSERT INTO %I.%I (msgid, consumer_name, address, protocol, q_name, state, priority,
+                           enq_seq, enq_time, ready_time, txn_group)
+        SELECT m.msgid, r ->> 'name', r ->> 'address', (r ->> 'protocol')::integer, m.q_name,
+               m.state, m.priority, m.enq_seq, m.enq_time, m.ready_time, m.txn_group
+        FROM unnest($1::bytea[]) WITH ORDINALITY AS x(id, i)
+        JOIN %I.%I m ON m.msgid = x.id
+        CROSS JOIN LATERAL jsonb_array_elements($2 -> (array_position($3, x.id) - 1) -> 'recipients') AS r
+      $f$, q.table_schema, q.recipients_table, q.table_schema, q.table_name)
+      USING explicit_ids, props, ids;
+    END IF;
+    IF implicit_ids IS NOT NULL THEN
+      SELECT * INTO rc FROM aq.rule_cache WHERE queue_id = q.queue_id;
+      IF FOUND AND (rc.rules_sql IS NOT NULL OR cardinality(rc.plain_ids) > 0) THEN
+        EXECUTE format($f$
+          INSERT INTO %I.%I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
+                             priority, enq_seq, enq_time, ready_time, txn_group)
+          SELECT m.msgid, coalesce(sub.name, ''), coalesce(sub.address, ''), sub.protocol, sub.id,
+                 m.q_name, m.state, m.priority, m.enq_seq, m.enq_time, m.ready_time, m.txn_group
+          FROM %I.%I m CROSS JOIN aq.subscribers sub
+          WHERE m.msgid = ANY($1) AND sub.queue_id = $3
+            AND (sub.id = ANY($4) %s)
+        $f$, q.table_schema, q.recipients_table, q.table_schema, q.table_name,
+             CASE WHEN rc.rules_sql IS NULL THEN '' ELSE 'OR ' || rc.rules_sql END)
+        USING implicit_ids, rc.rules_params, q.queue_id, rc.plain_ids;
+      END IF;
+    END IF;
+    EXECUTE format('SELECT x.id FROM unnest($1::bytea[]) x(id)
+                    WHERE NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = x.id) LIMIT 1',
+                   q.table_schema, q.recipients_table)
+      INTO missing USING ids;
+    IF missing IS NOT NULL THEN
+      PERFORM aq.err(24033, format('no recipients for message %s on queue %s.%s',
+                                   aq.msgid_hex(missing), q.schema_name, q.queue_name), '55000');
+    END IF;
+  END IF;
+
+  IF any_ready THEN
+    PERFORM pg_notify('aq_' || q.queue_id, '');
+  END IF;
+  IF any_wait THEN
+    PERFORM pg_notify('aq_time', '');
+  END IF;
+  RETURN ids;
+END $$;

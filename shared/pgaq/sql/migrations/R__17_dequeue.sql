@@ -1,0 +1,287 @@
+-- Dequeue: selection by msgid, correlation or condition, the queue's sort order,
+-- BROWSE / LOCKED / REMOVE / REMOVE_NODATA, navigation positions, SKIP LOCKED between
+-- concurrent dequeuers. Returns an empty set when nothing qualifies (never an error
+-- that would abort the caller's transaction).
+
+-- Settle multi-consumer messages whose recipients are all done: processed (deleted, or
+-- kept for the retention time) or, when a recipient failed, moved to the exception queue.
+CREATE OR REPLACE FUNCTION aq.finish_messages(q aq.queue_info, p_ids bytea[]) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  now_ts timestamptz := clock_timestamp();
+BEGIN
+  IF p_ids IS NULL OR NOT q.multiple_consumers THEN RETURN; END IF;
+  -- lock the messages (in a fixed order) so concurrent last recipients settle them once
+  EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE msgid = ANY($1) ORDER BY msgid FOR UPDATE) x',
+                 q.table_schema, q.table_name) USING p_ids;
+  EXECUTE format($f$
+    WITH done AS (
+      SELECT m.msgid,
+             bool_or(r.state = 3) AS failed,
+             coalesce(m.exception_queue, %3$L) AS exq,
+             coalesce(m.exception_qschema, %4$L) AS exs,
+             min(r.failure_reason) FILTER (WHERE r.state = 3) AS reason
+      FROM %1$I.%2$I m JOIN %1$I.%5$I r ON r.msgid = m.msgid
+      WHERE m.msgid = ANY($1) AND m.state IN (0, 1)
+      GROUP BY m.msgid
+      HAVING bool_and(r.state IN (2, 3))
+    ), moved AS (
+      UPDATE %1$I.%2$I m SET q_name = d.exq, exception_qschema = d.exs, exception_queue = d.exq,
+             state = 3, expiration_reason = coalesce(d.reason, 'MAX_RETRY_EXCEEDED'),
+             original_queue_name = m.q_name
+      FROM done d WHERE m.msgid = d.msgid AND d.failed
+      RETURNING m.msgid
+    ), kept AS (
+      UPDATE %1$I.%2$I m SET state = 2, deq_time = $2
+      FROM done d WHERE m.msgid = d.msgid AND NOT d.failed AND $3
+      RETURNING m.msgid
+    ), gone AS (
+      DELETE FROM %1$I.%2$I m USING done d WHERE m.msgid = d.msgid AND NOT d.failed AND NOT $3
+      RETURNING m.msgid
+    )
+    SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM kept) + (SELECT count(*) FROM gone)
+  $f$, q.table_schema, q.table_name, q.default_exception_queue, q.table_schema, q.recipients_table)
+  USING p_ids, now_ts, q.retention_time <> 0;
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.payload_output_expr(q aq.queue_info, tr aq.transformations, p_alias text)
+RETURNS text[] LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v text := p_alias || '.user_data';
+  out_type regtype := coalesce(tr.to_type, q.payload_type);
+BEGIN
+  IF tr.id IS NOT NULL THEN
+    v := format('%s(%s)', tr.function_name, v);
+  END IF;
+  IF out_type = 'bytea'::regtype THEN
+    RETURN ARRAY['NULL::jsonb', v];
+  END IF;
+  RETURN ARRAY[format('to_jsonb(%s)', v), 'NULL::bytea'];
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.dequeue_array(
+    p_queue text,
+    p_consumer text DEFAULT NULL,
+    p_mode text DEFAULT 'REMOVE',
+    p_navigation text DEFAULT 'NEXT_MESSAGE',
+    p_msgid bytea DEFAULT NULL,
+    p_correlation text DEFAULT NULL,
+    p_condition text DEFAULT NULL,
+    p_batch integer DEFAULT 1,
+    p_position bigint[] DEFAULT NULL,
+    p_wrap boolean DEFAULT true,
+    p_transformation text DEFAULT NULL,
+    p_agent text DEFAULT NULL,
+    p_group bigint DEFAULT NULL)
+RETURNS SETOF aq.dequeued LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_queue(p_queue);
+  mode text := upper(coalesce(p_mode, 'REMOVE'));
+  nav text := upper(coalesce(p_navigation, 'NEXT_MESSAGE'));
+  consumer text := aq.agent_name(p_consumer);
+  is_exc boolean := q.queue_type = 'EXCEPTION_QUEUE';
+  multi boolean;
+  tr aq.transformations;
+  cond aq.compiled_condition;
+  src text;       -- alias carrying state and sort keys: m (messages) or r (recipients)
+  filters text := '';
+  grouped boolean := q.message_grouping = 'TRANSACTIONAL';
+  pos bigint[] := p_position;
+  grp bigint := p_group;
+  sel text;
+  action text;
+  outp text[];
+  now_ts timestamptz := clock_timestamp();
+  result aq.dequeued[];
+  attempt integer := 0;
+BEGIN
+  IF mode NOT IN ('BROWSE', 'LOCKED', 'REMOVE', 'REMOVE_NODATA') THEN
+    PERFORM aq.err(25239, format('invalid DEQUEUE_MODE %s: use BROWSE, LOCKED, REMOVE or REMOVE_NODATA',
+                                 quote_literal(p_mode)), '22023');
+  END IF;
+  IF nav NOT IN ('FIRST_MESSAGE', 'NEXT_MESSAGE', 'NEXT_TRANSACTION') THEN
+    PERFORM aq.err(25237, format('invalid NAVIGATION %s: use FIRST_MESSAGE, NEXT_MESSAGE or NEXT_TRANSACTION',
+                                 quote_literal(p_navigation)), '22023');
+  END IF;
+  IF nav = 'NEXT_TRANSACTION' AND NOT grouped THEN
+    PERFORM aq.err(25237, format('navigation option NEXT_TRANSACTION used on queue %s.%s, which is not transactionally grouped',
+                                 q.schema_name, q.queue_name), '22023');
+  END IF;
+  IF coalesce(p_batch, 1) < 1 OR p_batch > 10000 THEN
+    PERFORM aq.err(25240, 'batch size must be between 1 and 10000', '22023');
+  END IF;
+  IF NOT q.dequeue_enabled THEN
+    PERFORM aq.err(25226, format('dequeue failed, queue %s.%s is not enabled for dequeue',
+                                 q.schema_name, q.queue_name), '55000');
+  END IF;
+  IF is_exc THEN
+    IF consumer IS NOT NULL AND q.multiple_consumers AND p_msgid IS NULL THEN
+      PERFORM aq.err(25231, format('exception queue %s.%s is dequeued with a NULL consumer name',
+                                   q.schema_name, q.queue_name), '22023');
+    END IF;
+    multi := false;
+  ELSIF q.multiple_consumers THEN
+    IF consumer IS NULL THEN
+      PERFORM aq.err(25231, format('cannot dequeue because CONSUMER_NAME not specified for multi-consumer queue %s.%s',
+                                   q.schema_name, q.queue_name), '22023');
+    END IF;
+    multi := true;
+  ELSE
+    IF consumer IS NOT NULL THEN
+      PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: CONSUMER_NAME not allowed',
+                                   q.schema_name, q.queue_name), '22023');
+    END IF;
+    multi := false;
+  END IF;
+  PERFORM aq.check_access(q, 'DEQUEUE');
+
+  tr := aq.resolve_transformation(p_transformation);
+  IF tr.id IS NULL AND multi THEN
+    tr := aq.resolve_transformation((SELECT s.transformation FROM aq.subscribers s
+                                     WHERE s.queue_id = q.queue_id AND s.name = consumer
+                                       AND s.address IS NULL LIMIT 1));
+  END IF;
+  IF tr.id IS NOT NULL AND tr.from_type <> q.payload_type THEN
+    PERFORM aq.err(25215, format('transformation %s.%s does not take %s', tr.schema_name, tr.name, q.payload_type), '42804');
+  END IF;
+  outp := aq.payload_output_expr(q, tr, 'm');
+
+  src := CASE WHEN multi THEN 'r' ELSE 'm' END;
+  IF p_msgid IS NOT NULL THEN
+    filters := filters || ' AND m.msgid = $3';
+  END IF;
+  IF p_correlation IS NOT NULL THEN
+    filters := filters || ' AND m.corrid LIKE $4';
+  END IF;
+  IF p_condition IS NOT NULL AND btrim(p_condition) <> '' THEN
+    cond := aq.compile_condition(p_condition, aq.rule_dialect(q), q.payload_type, 8, 0);
+    IF cond.sql IS NOT NULL THEN
+      filters := filters || format(' AND coalesce((%s), false)', cond.sql);
+    END IF;
+  END IF;
+
+  -- candidate selection, possibly retried once from the start of the queue (wrap-around)
+  LOOP
+    attempt := attempt + 1;
+    sel := '';
+    IF p_msgid IS NULL AND nav <> 'FIRST_MESSAGE' AND pos IS NOT NULL THEN
+      sel := sel || ' AND ' || aq.after_position_expr(q.sort_key, src, 5);
+    END IF;
+    IF grouped AND p_msgid IS NULL AND grp IS NOT NULL THEN
+      IF nav = 'NEXT_MESSAGE' THEN
+        sel := sel || format(' AND %s.txn_group = $6', src);
+      ELSIF nav = 'NEXT_TRANSACTION' THEN
+        sel := sel || format(' AND %s.txn_group <> $6', src);
+      END IF;
+    END IF;
+    IF grouped AND p_msgid IS NULL THEN
+      -- a call returns messages of one transaction group only: the first candidate's
+      sel := sel || format($g$ AND %1$s.txn_group = (
+          SELECT %1$s.txn_group FROM %2$s WHERE %3$s %4$s %5$s
+          ORDER BY %6$s LIMIT 1 %7$s)$g$,
+        src,
+        CASE WHEN multi THEN format('%I.%I r JOIN %I.%I m ON m.msgid = r.msgid', q.table_schema, q.recipients_table, q.table_schema, q.table_name)
+             ELSE format('%I.%I m', q.table_schema, q.table_name) END,
+        CASE WHEN multi THEN 'r.q_name = $1 AND r.consumer_name = $9 AND r.address = '''' AND r.state = 0'
+             ELSE format('m.q_name = $1 AND m.state = %s', CASE WHEN is_exc THEN 3 ELSE 0 END) END,
+        filters, replace(sel, 'AND ' || src || '.txn_group', 'AND ' || src || '.txn_group'),
+        aq.sort_columns(q.sort_key, src),
+        CASE WHEN mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END);
+    END IF;
+
+    IF multi THEN
+      action := CASE
+        WHEN mode IN ('REMOVE', 'REMOVE_NODATA') THEN format($a$
+          , u AS (UPDATE %1$I.%2$I r SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = $9 AND r.address = ''
+                  RETURNING r.msgid)
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, %3$s, %4$s
+          FROM c JOIN %5$I.%6$I m ON m.msgid = c.msgid)$a$,
+          q.table_schema, q.recipients_table,
+          CASE WHEN mode = 'REMOVE_NODATA' THEN 'NULL::jsonb' ELSE outp[1] END,
+          CASE WHEN mode = 'REMOVE_NODATA' THEN 'NULL::bytea' ELSE outp[2] END,
+          q.table_schema, q.table_name)
+        ELSE format($a$
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, %1$s, %2$s
+          FROM c JOIN %3$I.%4$I m ON m.msgid = c.msgid)$a$,
+          outp[1], outp[2], q.table_schema, q.table_name)
+      END;
+      EXECUTE format($f$
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, %1$s AS pos
+          FROM %2$I.%3$I r JOIN %2$I.%4$I m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0 %5$s %6$s
+          ORDER BY %7$s
+          LIMIT $7 %8$s)
+        %9$s
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) FROM o
+      $f$, aq.sort_key_expr(q.sort_key, 'r'), q.table_schema, q.recipients_table, q.table_name,
+           filters, sel, aq.sort_columns(q.sort_key, 'r'),
+           CASE WHEN mode = 'BROWSE' THEN '' ELSE 'FOR UPDATE OF r SKIP LOCKED' END, action)
+      INTO result
+      USING q.queue_name, NULL, p_msgid, p_correlation, pos, grp, coalesce(p_batch, 1),
+            cond.params, consumer, now_ts, p_agent;
+    ELSE
+      action := CASE
+        WHEN mode IN ('REMOVE', 'REMOVE_NODATA') AND (is_exc OR q.retention_time = 0) THEN format($a$
+          , d AS (DELETE FROM %1$I.%2$I m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, %3$s, %4$s
+          FROM d m)$a$, q.table_schema, q.table_name,
+          CASE WHEN mode = 'REMOVE_NODATA' THEN 'NULL::jsonb' ELSE outp[1] END,
+          CASE WHEN mode = 'REMOVE_NODATA' THEN 'NULL::bytea' ELSE outp[2] END)
+        WHEN mode IN ('REMOVE', 'REMOVE_NODATA') THEN format($a$
+          , d AS (UPDATE %1$I.%2$I m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, %3$s, %4$s
+          FROM d m)$a$, q.table_schema, q.table_name,
+          CASE WHEN mode = 'REMOVE_NODATA' THEN 'NULL::jsonb' ELSE outp[1] END,
+          CASE WHEN mode = 'REMOVE_NODATA' THEN 'NULL::bytea' ELSE outp[2] END)
+        ELSE format($a$
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, %1$s, %2$s
+          FROM c JOIN %3$I.%4$I m ON m.msgid = c.msgid)$a$,
+          outp[1], outp[2], q.table_schema, q.table_name)
+      END;
+      EXECUTE format($f$
+        WITH c AS (
+          SELECT m.msgid, %1$s AS pos
+          FROM %2$I.%3$I m
+          WHERE m.q_name = $1 AND m.state = %4$s %5$s %6$s
+          ORDER BY %7$s
+          LIMIT $7 %8$s)
+        %9$s
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) FROM o
+      $f$, aq.sort_key_expr(q.sort_key, 'm'), q.table_schema, q.table_name,
+           CASE WHEN is_exc THEN 3 ELSE 0 END, filters, sel, aq.sort_columns(q.sort_key, 'm'),
+           CASE WHEN mode = 'BROWSE' THEN '' ELSE 'FOR UPDATE OF m SKIP LOCKED' END, action)
+      INTO result
+      USING q.queue_name, NULL, p_msgid, p_correlation, pos, grp, coalesce(p_batch, 1),
+            cond.params, NULL, now_ts, p_agent;
+    END IF;
+    EXIT WHEN result IS NOT NULL OR attempt > 1;
+    -- wrap-around: past the end of the queue, NEXT_MESSAGE starts again from the beginning
+    EXIT WHEN NOT coalesce(p_wrap, true) OR pos IS NULL OR p_msgid IS NOT NULL
+              OR nav = 'FIRST_MESSAGE' OR (grouped AND nav = 'NEXT_MESSAGE' AND grp IS NOT NULL);
+    pos := NULL;
+    IF nav = 'NEXT_TRANSACTION' THEN grp := p_group; END IF;
+  END LOOP;
+
+  IF result IS NULL THEN
+    RETURN;
+  END IF;
+  IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
+    PERFORM aq.finish_messages(q, ARRAY(SELECT (x).msgid FROM unnest(result) x));
+  END IF;
+  RETURN QUERY SELECT * FROM unnest(result);
+END $$;
