@@ -1,8 +1,8 @@
 """Versioned schema migrations, safe to run from several processes at once.
 
 Files in `pgaq/sql/migrations`: `V<NNNN>__<name>.sql` run once each, in order;
-`R__<name>.sql` hold replaceable code (functions, procedures, views) and run again
-whenever their checksum changes, after every versioned file. An advisory lock
+`R__<name>.sql` hold replaceable code (functions, procedures, views); when any of
+them changed they all run again, in name order, after every versioned file. An advisory lock
 serialises concurrent runners; each file runs in its own transaction.
 """
 
@@ -70,10 +70,15 @@ async def migrate(conn: asyncpg.Connection) -> list[str]:
                 r["name"]: r["checksum"]
                 for r in await conn.fetch("SELECT name, checksum FROM aq.schema_migrations")
             }
-            for mig in load_migrations():
+            migrations = load_migrations()
+            # repeatable files build on each other: when one changed, replay them all
+            stale = any(
+                m.version is None and done.get(m.name) != m.checksum for m in migrations
+            )
+            for mig in migrations:
                 if mig.version is not None and mig.name in done:
                     continue
-                if mig.version is None and done.get(mig.name) == mig.checksum:
+                if mig.version is None and not stale:
                     continue
                 async with conn.transaction():
                     await conn.execute(mig.sql)

@@ -218,3 +218,18 @@ CREATE TYPE aq.dequeued AS (
 -- A condition, rule or selector compiled to SQL over the message row `m`, with its
 -- literals as parameters (see R__20_conditions.sql).
 CREATE TYPE aq.compiled_condition AS (sql text, params text[]);
+
+-- Oracle's option and property records for the SQL interface (dbms_aq.enqueue/dequeue).
+-- Enumerations are text ('REMOVE', 'NEXT_MESSAGE', ...); NULL fields take Oracle's defaults.
+CREATE TYPE dbms_aq.enqueue_options_t AS (
+    visibility text, relative_msgid bytea, sequence_deviation text,
+    transformation text, delivery_mode text);
+CREATE TYPE dbms_aq.dequeue_options_t AS (
+    consumer_name text, dequeue_mode text, navigation text, visibility text, wait integer,
+    msgid bytea, correlation text, deq_condition text, signature text, transformation text,
+    delivery_mode text);
+CREATE TYPE dbms_aq.message_properties_t AS (
+    priority integer, delay integer, expiration integer, correlation text, attempts integer,
+    recipient_list sys.aq$_agent[], exception_queue text, enqueue_time timestamptz,
+    state integer, sender_id sys.aq$_agent, original_msgid bytea, signature text,
+    transaction_group text, user_property jsonb, delivery_mode text);

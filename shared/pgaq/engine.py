@@ -1,0 +1,383 @@
+"""The async client library over the SQL engine: the same semantics as dbms_aq.
+
+A `Session` is one client's view of the queues: its connection, its transaction, its
+NEXT_MESSAGE positions, and the REMOVE dequeues that a rollback must count as failed
+attempts (PostgreSQL has no autonomous transactions, so the count is written right after
+the rollback, in a transaction of its own).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+import asyncpg
+
+from .errors import PgaqError, QueueError, wrap_db_error
+from .listener import Listener
+from .queries import load
+
+T = TypeVar("T")
+Payload = bytes | dict[str, Any] | None
+
+DEQUEUE_MODES = ("BROWSE", "LOCKED", "REMOVE", "REMOVE_NODATA")
+NAVIGATIONS = ("FIRST_MESSAGE", "NEXT_MESSAGE", "NEXT_TRANSACTION")
+VISIBILITIES = ("ON_COMMIT", "IMMEDIATE")
+
+
+@dataclass(frozen=True)
+class Agent:
+    name: str | None = None
+    address: str | None = None
+    protocol: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "address": self.address, "protocol": self.protocol}
+
+
+@dataclass
+class MessageProperties:
+    priority: int = 1
+    delay: int = 0
+    expiration: int | None = None  # seconds after READY; None = never
+    correlation: str | None = None
+    sender_id: Agent | None = None
+    recipient_list: list[Agent] | None = None
+    exception_queue: str | None = None
+    original_msgid: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"priority": self.priority, "delay": self.delay}
+        if self.expiration is not None:
+            out["expiration"] = self.expiration
+        if self.correlation is not None:
+            out["correlation"] = self.correlation
+        if self.sender_id is not None:
+            out["sender_id"] = self.sender_id.to_json()
+        if self.recipient_list:
+            out["recipient_list"] = [a.to_json() for a in self.recipient_list]
+        if self.exception_queue:
+            out["exception_queue"] = self.exception_queue
+        if self.original_msgid:
+            out["original_msgid"] = self.original_msgid
+        return out
+
+
+@dataclass(frozen=True)
+class DequeueOptions:
+    consumer_name: str | None = None
+    dequeue_mode: str = "REMOVE"
+    navigation: str = "NEXT_MESSAGE"
+    visibility: str = "ON_COMMIT"
+    wait: float | None = 0.0  # seconds; None = as long as the session allows
+    msgid: str | None = None
+    correlation: str | None = None
+    condition: str | None = None
+    batch_size: int = 1
+    transformation: str | None = None
+
+
+@dataclass(frozen=True)
+class Message:
+    msgid: str
+    queue: str
+    consumer_name: str | None
+    correlation: str | None
+    priority: int
+    delay: int
+    expiration: int | None
+    enqueue_time: datetime
+    state: str
+    attempts: int
+    exception_queue: str | None
+    sender_id: Agent | None
+    original_msgid: str | None
+    transaction_group: int | None
+    payload: Payload
+    position: tuple[int, ...] = field(default=(), repr=False)
+
+
+def _hex(b: bytes | None) -> str | None:
+    return b.hex().upper() if b is not None else None
+
+
+def _msgid_bytes(text: str) -> bytes:
+    clean = "".join(text.split())
+    try:
+        raw = bytes.fromhex(clean)
+    except ValueError:
+        raw = b""
+    if len(raw) != 16:
+        raise QueueError(f"ORA-25263: invalid message identifier {text!r}", 25263)
+    return raw
+
+
+def _check(value: str, allowed: tuple[str, ...], what: str, code: int) -> str:
+    v = (value or "").upper()
+    if v not in allowed:
+        raise QueueError(
+            f"ORA-{code:05d}: invalid {what} {value!r}: use {', '.join(allowed)}", code
+        )
+    return v
+
+
+class Session:
+    def __init__(
+        self,
+        conn: asyncpg.Connection,
+        *,
+        pool: asyncpg.Pool | None = None,
+        listener: Listener | None = None,
+        role: str | None = None,
+        agent: str | None = None,
+        max_wait: float = 300.0,
+        safety_poll: float = 5.0,
+    ) -> None:
+        self.conn = conn
+        self.pool = pool
+        self.listener = listener
+        self.role = role
+        self.agent = agent
+        self.max_wait = max_wait
+        self.safety_poll = safety_poll
+        self._tx: asyncpg.transaction.Transaction | None = None
+        self._removed: dict[tuple[str, str | None], list[bytes]] = {}
+        # NEXT_MESSAGE positions per (queue, consumer), valid for one selection criterion
+        self._positions: dict[
+            tuple[str, str | None], tuple[tuple[str | None, str | None], list[int], int | None]
+        ] = {}
+        self._queue_ids: dict[str, int] = {}
+
+    # -- transactions -------------------------------------------------------------------
+    @property
+    def in_transaction(self) -> bool:
+        return self._tx is not None
+
+    async def begin(self) -> None:
+        if self._tx is not None:
+            return
+        tx = self.conn.transaction()
+        try:
+            await tx.start()
+            if self.role:
+                await self.conn.execute(load("engine_set_role"), self.role)
+        except asyncpg.PostgresError as exc:
+            try:
+                await tx.rollback()
+            except (asyncpg.PostgresError, asyncpg.InterfaceError):
+                pass
+            raise wrap_db_error(exc) from exc
+        self._tx = tx
+
+    async def commit(self) -> None:
+        tx, self._tx = self._tx, None
+        self._removed.clear()
+        if tx is None:
+            return
+        try:
+            await tx.commit()
+        except asyncpg.PostgresError as exc:
+            raise wrap_db_error(exc) from exc
+
+    async def rollback(self) -> None:
+        """Roll back, then count the rolled-back REMOVE dequeues as failed attempts."""
+        tx, self._tx = self._tx, None
+        removed, self._removed = self._removed, {}
+        if tx is None:
+            return
+        try:
+            await tx.rollback()
+            for (queue, consumer), ids in removed.items():
+                await self._autocommit(
+                    self.conn,
+                    lambda c, q=queue, n=consumer, i=ids: c.fetchval(
+                        load("engine_failed_attempts"), q, n, i
+                    ),
+                )
+        except asyncpg.PostgresError as exc:
+            raise wrap_db_error(exc) from exc
+
+    async def _autocommit(
+        self, conn: asyncpg.Connection, fn: Callable[[asyncpg.Connection], Awaitable[T]]
+    ) -> T:
+        if self.role:
+            async with conn.transaction():
+                await conn.execute(load("engine_set_role"), self.role)
+                return await fn(conn)
+        return await fn(conn)
+
+    async def _run(
+        self, visibility: str, fn: Callable[[asyncpg.Connection], Awaitable[T]]
+    ) -> T:
+        """Run one operation: in the session's transaction (under a savepoint, so a bad
+        request leaves the transaction usable), or in a transaction of its own."""
+        vis = _check(visibility, VISIBILITIES, "VISIBILITY", 25236)
+        try:
+            if vis == "IMMEDIATE" and self._tx is not None:
+                if self.pool is None:
+                    raise PgaqError(
+                        "IMMEDIATE visibility inside a transaction needs a connection pool"
+                    )
+                async with self.pool.acquire() as other:
+                    return await self._autocommit(other, fn)
+            if self._tx is not None:
+                async with self.conn.transaction():
+                    return await fn(self.conn)
+            return await self._autocommit(self.conn, fn)
+        except asyncpg.PostgresError as exc:
+            raise wrap_db_error(exc) from exc
+        except (OSError, asyncpg.InterfaceError) as exc:
+            raise wrap_db_error(exc) from exc
+
+    # -- enqueue ------------------------------------------------------------------------
+    async def enqueue(
+        self,
+        queue: str,
+        payload: Payload,
+        properties: MessageProperties | None = None,
+        *,
+        visibility: str = "ON_COMMIT",
+        transformation: str | None = None,
+    ) -> str:
+        ids = await self.enqueue_array(
+            queue, [(payload, properties)], visibility=visibility, transformation=transformation
+        )
+        return ids[0]
+
+    async def enqueue_array(
+        self,
+        queue: str,
+        messages: Sequence[tuple[Payload, MessageProperties | None]],
+        *,
+        visibility: str = "ON_COMMIT",
+        transformation: str | None = None,
+    ) -> list[str]:
+        """Enqueue all messages or none, in one statement; ids in the order given."""
+        if not messages:
+            return []
+        props = json.dumps([(p or MessageProperties()).to_json() for _, p in messages])
+        raw: list[bytes | None] | None = None
+        objs: str | None = None
+        if all(isinstance(m, bytes | bytearray | memoryview) or m is None for m, _ in messages) and any(
+            m is not None for m, _ in messages
+        ):
+            raw = [bytes(m) if m is not None else None for m, _ in messages]  # type: ignore[arg-type]
+        elif all(isinstance(m, dict) for m, _ in messages):
+            objs = json.dumps([m for m, _ in messages], default=str)
+        else:
+            raise QueueError(
+                "ORA-25215: user_data type and queue type do not match: payloads must all be "
+                "bytes (RAW queues) or all be objects",
+                25215,
+            )
+        ids: list[bytes] = await self._run(
+            visibility,
+            lambda c: c.fetchval(load("engine_enqueue"), queue, props, objs, raw,
+                                 transformation, self.agent),
+        )
+        return [i.hex().upper() for i in ids]
+
+    # -- dequeue ------------------------------------------------------------------------
+    async def queue_id(self, queue: str) -> int:
+        key = queue
+        if key not in self._queue_ids:
+            qid: int = await self._run(
+                "ON_COMMIT", lambda c: c.fetchval(load("engine_queue_id"), queue)
+            )
+            self._queue_ids[key] = qid
+        return self._queue_ids[key]
+
+    async def dequeue(self, queue: str, options: DequeueOptions | None = None) -> list[Message]:
+        """Dequeue up to batch_size messages; [] when none arrived within the wait."""
+        o = options or DequeueOptions()
+        _check(o.dequeue_mode, DEQUEUE_MODES, "DEQUEUE_MODE", 25239)
+        _check(o.navigation, NAVIGATIONS, "NAVIGATION", 25237)
+        wait = self.max_wait if o.wait is None or o.wait < 0 else min(o.wait, self.max_wait)
+        if wait <= 0 or self.listener is None:
+            return await self._dequeue_once(queue, o, wrap=wait > 0)
+        channel = f"aq_{await self.queue_id(queue)}"
+        deadline = time.monotonic() + wait
+        async with self.listener.subscribe(channel) as event:
+            while True:
+                event.clear()
+                got = await self._dequeue_once(queue, o, wrap=True)
+                if got:
+                    return got
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return []
+                try:
+                    await asyncio.wait_for(event.wait(), min(remaining, self.safety_poll))
+                except TimeoutError:
+                    pass
+
+    async def _dequeue_once(self, queue: str, o: DequeueOptions, *, wrap: bool) -> list[Message]:
+        key = (queue.lower(), (o.consumer_name or "").upper() or None)
+        criteria = (o.correlation, o.condition)
+        pos: list[int] | None = None
+        grp: int | None = None
+        saved = self._positions.get(key)
+        if saved is not None and saved[0] == criteria:
+            _, pos, grp = saved
+        msgid = _msgid_bytes(o.msgid) if o.msgid else None
+        rows = await self._run(
+            o.visibility,
+            lambda c: c.fetch(
+                load("engine_dequeue"), queue, o.consumer_name, o.dequeue_mode, o.navigation,
+                msgid, o.correlation, o.condition, o.batch_size, pos, wrap,
+                o.transformation, self.agent, grp,
+            ),
+        )
+        if not rows:
+            return []
+        last = rows[-1]
+        if msgid is None:  # a dequeue by message id leaves the position where it was
+            self._positions[key] = (criteria, list(last["position"]), last["txn_group"])
+        if (
+            o.dequeue_mode.upper() in ("REMOVE", "REMOVE_NODATA")
+            and self._tx is not None
+            and o.visibility.upper() == "ON_COMMIT"
+        ):
+            self._removed.setdefault((queue, o.consumer_name), []).extend(
+                r["msgid"] for r in rows
+            )
+        return [_message(r) for r in rows]
+
+    def reset_position(self, queue: str, consumer_name: str | None = None) -> None:
+        self._positions.pop((queue.lower(), (consumer_name or "").upper() or None), None)
+
+
+def _message(r: asyncpg.Record) -> Message:
+    payload: Payload
+    if r["payload_raw"] is not None:
+        payload = bytes(r["payload_raw"])
+    elif r["payload_json"] is not None:
+        payload = json.loads(r["payload_json"]) if isinstance(r["payload_json"], str) else r["payload_json"]
+    else:
+        payload = None
+    sender = None
+    if r["sender_name"] is not None or r["sender_address"] is not None:
+        sender = Agent(r["sender_name"], r["sender_address"], r["sender_protocol"] or 0)
+    return Message(
+        msgid=r["msgid"].hex().upper(),
+        queue=r["queue_name"],
+        consumer_name=r["consumer_name"],
+        correlation=r["correlation"],
+        priority=r["priority"],
+        delay=r["delay"],
+        expiration=r["expiration"],
+        enqueue_time=r["enq_time"],
+        state=r["state"],
+        attempts=r["attempts"],
+        exception_queue=r["exception_queue"],
+        sender_id=sender,
+        original_msgid=_hex(r["original_msgid"]),
+        transaction_group=r["txn_group"],
+        payload=payload,
+        position=tuple(r["position"] or ()),
+    )

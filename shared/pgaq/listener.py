@@ -1,0 +1,118 @@
+"""LISTEN on a dedicated connection, shared by every waiter of a process.
+
+Waiters subscribe to a channel and get an asyncio.Event set on each NOTIFY. The
+connection is never a pooled one; when it drops, the listener reconnects with backoff,
+re-subscribes every channel and then wakes every waiter, so that no wake-up is lost
+across a PostgreSQL restart (waiters re-check the database after any wake-up, and also
+poll slowly on their own).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg
+
+from .aio import TaskGroup, wait_any
+
+log = logging.getLogger("pgaq.listener")
+
+
+class Listener:
+    def __init__(self, dsn: str, *, reconnect_max: float = 5.0) -> None:
+        self._dsn = dsn
+        self._reconnect_max = reconnect_max
+        self._conn: asyncpg.Connection | None = None
+        self._events: dict[str, set[asyncio.Event]] = defaultdict(set)
+        self._listening: set[str] = set()
+        self._lock = asyncio.Lock()
+        self._lost = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._tasks: TaskGroup | None = None
+        self.connected = asyncio.Event()
+
+    async def start(self) -> None:
+        self._tasks = TaskGroup("listener")
+        await self._connect()
+        self._tasks.spawn("reconnect", self._reconnect_loop())
+
+    async def close(self) -> None:
+        self._stop.set()
+        if self._tasks:
+            await self._tasks.close()
+        if self._conn is not None and not self._conn.is_closed():
+            await self._conn.close()
+
+    @asynccontextmanager
+    async def subscribe(self, channel: str) -> AsyncIterator[asyncio.Event]:
+        """An event set on every NOTIFY of `channel` (and after reconnects)."""
+        event = asyncio.Event()
+        self._events[channel].add(event)
+        try:
+            await self._ensure_listening(channel)
+            yield event
+        finally:
+            self._events[channel].discard(event)
+            if not self._events[channel]:
+                self._events.pop(channel, None)
+
+    def _notify(self, _conn: Any, _pid: int, channel: str, _payload: str) -> None:
+        for event in list(self._events.get(channel, ())):
+            event.set()
+
+    async def _ensure_listening(self, channel: str) -> None:
+        async with self._lock:
+            if channel in self._listening or self._conn is None or self._conn.is_closed():
+                return
+            try:
+                await self._conn.add_listener(channel, self._notify)
+                self._listening.add(channel)
+            except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                log.warning("LISTEN %s failed: %r; will retry after reconnect", channel, exc)
+                self._lost.set()
+
+    def _on_terminate(self, _conn: Any) -> None:
+        self._lost.set()
+
+    async def _connect(self) -> None:
+        conn = await asyncpg.connect(self._dsn)
+        conn.add_termination_listener(self._on_terminate)
+        async with self._lock:
+            self._conn = conn
+            self._listening.clear()
+            for channel in list(self._events):
+                await conn.add_listener(channel, self._notify)
+                self._listening.add(channel)
+        self.connected.set()
+
+    async def _reconnect_loop(self) -> None:
+        delay = 0.05
+        while not self._stop.is_set():
+            await wait_any(self._lost, None, self._stop)
+            if self._stop.is_set():
+                return
+            self.connected.clear()
+            while not self._stop.is_set():
+                try:
+                    if self._conn is not None and not self._conn.is_closed():
+                        await self._conn.close()
+                except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError):
+                    pass
+                try:
+                    await self._connect()
+                    delay = 0.05
+                    log.info("listener reconnected")
+                    break
+                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                    log.warning("listener reconnect failed: %r", exc)
+                    await wait_any(asyncio.Event(), delay, self._stop)
+                    delay = min(delay * 2, self._reconnect_max)
+            # wake every waiter: whatever was notified while we were away is re-checked
+            for events in list(self._events.values()):
+                for event in list(events):
+                    event.set()

@@ -1,0 +1,72 @@
+-- Failed dequeue attempts. PostgreSQL has no autonomous transactions, so the client that
+-- rolled back REMOVE dequeues reports them right after the rollback, in a transaction of
+-- its own: the count survives the rollback. Past max_retries the message moves to its
+-- exception queue (MAX_RETRY_EXCEEDED); with a retry_delay it waits in WAIT first.
+
+CREATE OR REPLACE FUNCTION aq.exception_target_expr(q aq.queue_info) RETURNS text
+LANGUAGE sql STABLE AS $$
+  -- the message's own exception queue when it still exists, else the table's default
+  SELECT format($e$CASE WHEN EXISTS (SELECT 1 FROM aq.queues x
+                        WHERE x.schema_name = m.exception_qschema AND x.queue_name = m.exception_queue
+                          AND x.queue_table_id = %s)
+                   THEN m.exception_queue ELSE %L::name END$e$, q.table_id, q.default_exception_queue)
+$$;
+
+CREATE OR REPLACE FUNCTION aq.record_failed_attempts(p_queue text, p_consumer text, p_msgids bytea[])
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_queue(p_queue);
+  consumer text := aq.agent_name(p_consumer);
+  now_ts timestamptz := clock_timestamp();
+  n integer := 0;
+  ready boolean;
+  waiting boolean;
+  failed bytea[];
+BEGIN
+  PERFORM aq.check_access(q, 'DEQUEUE');
+  IF p_msgids IS NULL OR cardinality(p_msgids) = 0 THEN RETURN 0; END IF;
+  IF q.multiple_consumers AND q.queue_type = 'NORMAL_QUEUE' THEN
+    EXECUTE format($f$
+      WITH u AS (
+        UPDATE %I.%I r SET retry_count = r.retry_count + 1,
+               state = CASE WHEN r.retry_count + 1 > $3 THEN 3 WHEN $4 > 0 THEN 1 ELSE 0 END,
+               ready_time = CASE WHEN r.retry_count + 1 <= $3 AND $4 > 0
+                                 THEN $5 + make_interval(secs => $4) ELSE r.ready_time END,
+               failure_reason = CASE WHEN r.retry_count + 1 > $3 THEN 'MAX_RETRY_EXCEEDED' END
+        WHERE r.q_name = $1 AND r.consumer_name = $6 AND r.address = '' AND r.msgid = ANY($2)
+          AND r.state = 0
+        RETURNING r.msgid, r.state)
+      SELECT count(*), bool_or(state = 0), bool_or(state = 1),
+             array_agg(msgid) FILTER (WHERE state = 3) FROM u
+    $f$, q.table_schema, q.recipients_table)
+    INTO n, ready, waiting, failed
+    USING q.queue_name, p_msgids, q.max_retries, q.retry_delay, now_ts, coalesce(consumer, '');
+    IF failed IS NOT NULL THEN
+      PERFORM aq.finish_messages(q, failed);
+    END IF;
+  ELSE
+    EXECUTE format($f$
+      WITH u AS (
+        UPDATE %I.%I m SET retry_count = m.retry_count + 1,
+               state = CASE WHEN m.retry_count + 1 > $3 THEN 3 WHEN $4 > 0 THEN 1 ELSE 0 END,
+               ready_time = CASE WHEN m.retry_count + 1 <= $3 AND $4 > 0
+                                 THEN $5 + make_interval(secs => $4) ELSE m.ready_time END,
+               original_queue_name = CASE WHEN m.retry_count + 1 > $3 THEN m.q_name
+                                          ELSE m.original_queue_name END,
+               exception_qschema = CASE WHEN m.retry_count + 1 > $3 THEN %3$L ELSE m.exception_qschema END,
+               exception_queue = CASE WHEN m.retry_count + 1 > $3 THEN %4$s ELSE m.exception_queue END,
+               q_name = CASE WHEN m.retry_count + 1 > $3 THEN %4$s ELSE m.q_name END,
+               expiration_reason = CASE WHEN m.retry_count + 1 > $3 THEN 'MAX_RETRY_EXCEEDED'
+                                        ELSE m.expiration_reason END
+        WHERE m.q_name = $1 AND m.msgid = ANY($2) AND m.state = 0
+        RETURNING m.msgid, m.state)
+      SELECT count(*), bool_or(state = 0), bool_or(state = 1) FROM u
+    $f$, q.table_schema, q.table_name, q.table_schema, aq.exception_target_expr(q))
+    INTO n, ready, waiting
+    USING q.queue_name, p_msgids, CASE WHEN q.queue_type = 'EXCEPTION_QUEUE' THEN 2147483647 ELSE q.max_retries END,
+          q.retry_delay, now_ts;
+  END IF;
+  IF ready THEN PERFORM pg_notify('aq_' || q.queue_id, ''); END IF;
+  IF waiting THEN PERFORM pg_notify('aq_time', ''); END IF;
+  RETURN n;
+END $$;

@@ -1,0 +1,167 @@
+-- dbms_aq: the SQL interface over the same engine the services use.
+--   CALL dbms_aq.enqueue(queue_name => 's.q', payload => ROW(...)::s.typ, msgid => NULL);
+--   CALL dbms_aq.dequeue(queue_name => 's.q', dequeue_options => ROW('APP1', ...)::dbms_aq.dequeue_options_t,
+--                        payload => NULL::s.typ, msgid => NULL);
+-- Dequeue is non-blocking: when nothing qualifies it raises ORA-25228 (end of fetch).
+-- IMMEDIATE visibility is the autocommit CALL itself; inside a transaction block the
+-- library (pgaq.engine) or the IDAP gateway provide it with a separate transaction.
+
+CREATE OR REPLACE FUNCTION aq.props_to_json(p dbms_aq.message_properties_t) RETURNS jsonb
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT jsonb_strip_nulls(jsonb_build_object(
+    'priority', p.priority, 'delay', p.delay, 'expiration', p.expiration,
+    'correlation', p.correlation, 'exception_queue', p.exception_queue,
+    'sender_id', CASE WHEN p.sender_id IS NOT NULL THEN jsonb_build_object(
+        'name', (p.sender_id).name, 'address', (p.sender_id).address,
+        'protocol', (p.sender_id).protocol) END,
+    'recipient_list', (SELECT jsonb_agg(jsonb_build_object('name', a.name, 'address', a.address,
+                                                           'protocol', a.protocol))
+                       FROM unnest(p.recipient_list) a),
+    'original_msgid', upper(encode(p.original_msgid, 'hex'))))
+$$;
+
+CREATE OR REPLACE FUNCTION aq.check_visibility(p text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  v text := upper(coalesce(p, 'ON_COMMIT'));
+BEGIN
+  IF v NOT IN ('ON_COMMIT', 'IMMEDIATE') THEN
+    PERFORM aq.err(25236, format('invalid VISIBILITY %s: use ON_COMMIT or IMMEDIATE', quote_literal(p)), '22023');
+  END IF;
+  RETURN v;
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.check_payload_type(q aq.queue_info, p_transformation text, p_type regtype,
+                                                 p_dequeue boolean)
+RETURNS void LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  tr aq.transformations := aq.resolve_transformation(p_transformation);
+  expected regtype := CASE WHEN tr.id IS NULL THEN q.payload_type
+                           WHEN p_dequeue THEN tr.to_type ELSE tr.from_type END;
+BEGIN
+  IF p_type IS DISTINCT FROM expected THEN
+    PERFORM aq.err(25215, format('user_data type and queue type do not match: %s.%s expects %s, got %s',
+                                 q.schema_name, q.queue_name, expected, coalesce(p_type::text, 'NULL')), '42804');
+  END IF;
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aq.enqueue(
+    queue_name text,
+    enqueue_options dbms_aq.enqueue_options_t DEFAULT NULL,
+    message_properties dbms_aq.message_properties_t DEFAULT NULL,
+    payload anyelement DEFAULT NULL::bytea,
+    INOUT msgid bytea DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_queue(queue_name);
+  ids bytea[];
+BEGIN
+  PERFORM aq.check_visibility((enqueue_options).visibility);
+  PERFORM aq.check_payload_type(q, (enqueue_options).transformation, pg_typeof(payload)::regtype, false);
+  IF pg_typeof(payload) = 'bytea'::regtype THEN
+    ids := aq.enqueue_array(queue_name, jsonb_build_array(coalesce(aq.props_to_json(message_properties), '{}')),
+                            NULL, ARRAY[payload::text::bytea], (enqueue_options).transformation);
+  ELSE
+    ids := aq.enqueue_array(queue_name, jsonb_build_array(coalesce(aq.props_to_json(message_properties), '{}')),
+                            jsonb_build_array(to_jsonb(payload)), NULL, (enqueue_options).transformation);
+  END IF;
+  msgid := ids[1];
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aq.enqueue_array(
+    queue_name text,
+    enqueue_options dbms_aq.enqueue_options_t,
+    array_size integer,
+    message_properties_array dbms_aq.message_properties_t[],
+    payload_array anyarray,
+    INOUT msgid_array bytea[] DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_queue(queue_name);
+  n integer := coalesce(array_size, cardinality(payload_array));
+  props jsonb;
+  elem_type regtype;
+BEGIN
+  PERFORM aq.check_visibility((enqueue_options).visibility);
+  IF n IS NULL OR n < 1 OR n > cardinality(payload_array) THEN
+    PERFORM aq.err(25274, format('invalid array_size %s for %s payloads', array_size, cardinality(payload_array)), '22023');
+  END IF;
+  SELECT typelem::regtype INTO elem_type FROM pg_type WHERE oid = pg_typeof(payload_array);
+  PERFORM aq.check_payload_type(q, (enqueue_options).transformation, elem_type, false);
+  SELECT jsonb_agg(coalesce(aq.props_to_json(message_properties_array[i]), '{}') ORDER BY i)
+    INTO props FROM generate_series(1, n) i;
+  IF elem_type = 'bytea'::regtype THEN
+    msgid_array := aq.enqueue_array(queue_name, props, NULL,
+                                    (SELECT array_agg(x::text::bytea ORDER BY i) FROM unnest(payload_array) WITH ORDINALITY u(x, i) WHERE i <= n),
+                                    (enqueue_options).transformation);
+  ELSE
+    msgid_array := aq.enqueue_array(queue_name, props,
+                                    (SELECT jsonb_agg(to_jsonb(x) ORDER BY i) FROM unnest(payload_array) WITH ORDINALITY u(x, i) WHERE i <= n),
+                                    NULL, (enqueue_options).transformation);
+  END IF;
+END $$;
+
+-- NEXT_MESSAGE positions live in session settings (per queue and consumer).
+CREATE OR REPLACE FUNCTION aq.position_setting(q aq.queue_info, p_consumer text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT format('pgaq.nav_%s_%s', q.queue_id, md5(coalesce(p_consumer, '')))
+$$;
+
+CREATE OR REPLACE PROCEDURE dbms_aq.dequeue(
+    queue_name text,
+    dequeue_options dbms_aq.dequeue_options_t DEFAULT NULL,
+    INOUT message_properties dbms_aq.message_properties_t DEFAULT NULL,
+    INOUT payload anyelement DEFAULT NULL::bytea,
+    INOUT msgid bytea DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_queue(queue_name);
+  o dbms_aq.dequeue_options_t := dequeue_options;
+  setting text;
+  saved text;
+  pos bigint[];
+  grp bigint;
+  d aq.dequeued;
+  nav text := upper(coalesce(o.navigation, 'NEXT_MESSAGE'));
+  criteria text;
+BEGIN
+  PERFORM aq.check_visibility(o.visibility);
+  IF upper(coalesce(o.dequeue_mode, 'REMOVE')) <> 'REMOVE_NODATA' THEN
+    PERFORM aq.check_payload_type(q, o.transformation, pg_typeof(payload)::regtype, true);
+  END IF;
+  setting := aq.position_setting(q, aq.agent_name(o.consumer_name));
+  saved := nullif(current_setting(setting, true), '');
+  criteria := md5(coalesce(o.correlation, '') || '|' || coalesce(o.deq_condition, ''));
+  IF saved IS NOT NULL AND split_part(saved, '|', 3) = criteria THEN
+    pos := split_part(saved, '|', 1)::bigint[];
+    grp := nullif(split_part(saved, '|', 2), '')::bigint;
+  END IF;
+  SELECT * INTO d FROM aq.dequeue_array(queue_name, o.consumer_name, o.dequeue_mode, nav, o.msgid,
+                                        o.correlation, o.deq_condition, 1, pos,
+                                        coalesce(o.wait, -1) <> 0, o.transformation, NULL, grp);
+  IF NOT FOUND THEN
+    IF q.message_grouping = 'TRANSACTIONAL' AND nav = 'NEXT_MESSAGE' AND grp IS NOT NULL THEN
+      PERFORM aq.err(25235, format('fetched all messages in current transaction from %s.%s',
+                                   q.schema_name, q.queue_name), 'P0002');
+    END IF;
+    PERFORM aq.err(25228, format('timeout or end-of-fetch during message dequeue from %s.%s',
+                                 q.schema_name, q.queue_name), 'P0002');
+  END IF;
+  IF o.msgid IS NULL THEN  -- a dequeue by message id leaves the position where it was
+    PERFORM set_config(setting, d.position::text || '|' || coalesce(d.txn_group::text, '') || '|' || criteria, false);
+  END IF;
+  msgid := d.msgid;
+  message_properties := ROW(d.priority, d.delay, d.expiration, d.correlation, d.attempts, NULL,
+                            d.exception_queue, d.enq_time,
+                            CASE d.state WHEN 'READY' THEN 0 WHEN 'WAIT' THEN 1 WHEN 'PROCESSED' THEN 2 ELSE 3 END,
+                            CASE WHEN d.sender_name IS NOT NULL OR d.sender_address IS NOT NULL
+                                 THEN ROW(d.sender_name, d.sender_address, d.sender_protocol)::sys.aq$_agent END,
+                            d.original_msgid, NULL, d.txn_group::text, NULL, 'PERSISTENT')::dbms_aq.message_properties_t;
+  IF d.payload_raw IS NOT NULL THEN
+    payload := d.payload_raw::text::bytea;
+  ELSIF d.payload_json IS NOT NULL THEN
+    payload := jsonb_populate_record(payload, d.payload_json);
+  ELSE
+    payload := NULL;
+  END IF;
+END $$;

@@ -1,0 +1,1 @@
+SELECT (aq.resolve_queue($1::text)).queue_id
