@@ -96,6 +96,7 @@ BEGIN
                    qt || '_commit_seq', s, qt, CASE WHEN t.multiple_consumers THEN rt ELSE '' END);
   END IF;
   PERFORM aq.create_queue_table_views(t);
+  PERFORM aq.create_queue_table_functions(t);
   IF to_regprocedure('aq.apply_queue_grants(integer)') IS NOT NULL THEN  -- TODO(lead): unguard
     EXECUTE 'SELECT aq.apply_queue_grants($1)' USING t.id;
   END IF;

@@ -75,7 +75,7 @@ BEGIN
       PERFORM aq.msgid_from_hex(p ->> 'original_msgid');
     END IF;
     out := out || jsonb_build_object(
-      'priority', aq.int_prop(p, 'priority', 1, -2147483648, 25207, 'PRIORITY'),
+      'priority', aq.int_prop(p, 'priority', 1, -2147483648, 24005, 'PRIORITY'),
       'delay', aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY'),
       'expiration', expiration,
       'correlation', p ->> 'correlation',
@@ -88,7 +88,7 @@ BEGIN
       'original_queue_name', p ->> 'original_queue_name',
       'recipients', recips);
     IF length(p ->> 'correlation') > 128 THEN
-      PERFORM aq.err(25207, 'correlation identifier longer than 128 characters', '22023');
+      PERFORM aq.err(24005, 'correlation identifier longer than 128 characters', '22023');
     END IF;
   END LOOP;
   RETURN out;
@@ -145,6 +145,35 @@ BEGIN
   END IF;
 END $$;
 
+-- The INSERT of an array of messages. Parameters: $1 queue, $2 normalised properties,
+-- $3 JSON payloads, $4 RAW payloads, $5 now, $6 agent.
+CREATE OR REPLACE FUNCTION aq.enqueue_sql(q aq.queue_info, tr aq.transformations) RETURNS text
+LANGUAGE sql STABLE AS $sql$
+  SELECT format($f$
+      WITH ins AS (
+        INSERT INTO %I.%I AS m (q_name, msgid, corrid, priority, state, delay, expiration,
+            ready_time, expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
+            exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
+            original_msgid, original_queue_name, txn_group, user_data)
+        SELECT $1, uuid_send(gen_random_uuid()), p ->> 'correlation', (p ->> 'priority')::integer,
+               CASE WHEN (p ->> 'delay')::integer > 0 THEN 1 ELSE 0 END,
+               (p ->> 'delay')::integer, (p ->> 'expiration')::integer,
+               $5 + make_interval(secs => (p ->> 'delay')::integer),
+               $5 + make_interval(secs => (p ->> 'delay')::integer)
+                  + make_interval(secs => (p ->> 'expiration')::integer),
+               nextval('aq.enq_seq'), $5, current_user, $6, pg_current_xact_id()::text,
+               p ->> 'exception_qschema', p ->> 'exception_queue',
+               p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
+               decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
+               pg_current_xact_id()::text::bigint,
+               %s
+        FROM jsonb_array_elements($2) WITH ORDINALITY AS e(p, i)
+        ORDER BY e.i
+        RETURNING m.msgid, m.enq_seq, m.state)
+      SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins
+    $f$, q.table_schema, q.table_name, aq.payload_input_expr(q, tr))
+$sql$;
+
 CREATE OR REPLACE FUNCTION aq.enqueue_array(
     p_queue text,
     p_props jsonb,
@@ -181,31 +210,17 @@ BEGIN
   PERFORM aq.check_payloads(q, tr, n, p_payloads, p_raw);
 
   BEGIN
-    EXECUTE format($f$
-      WITH ins AS (
-        INSERT INTO %I.%I AS m (q_name, msgid, corrid, priority, state, delay, expiration,
-            ready_time, expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
-            exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
-            original_msgid, original_queue_name, txn_group, user_data)
-        SELECT $1, uuid_send(gen_random_uuid()), p ->> 'correlation', (p ->> 'priority')::integer,
-               CASE WHEN (p ->> 'delay')::integer > 0 THEN 1 ELSE 0 END,
-               (p ->> 'delay')::integer, (p ->> 'expiration')::integer,
-               $5 + make_interval(secs => (p ->> 'delay')::integer),
-               $5 + make_interval(secs => (p ->> 'delay')::integer)
-                  + make_interval(secs => (p ->> 'expiration')::integer),
-               nextval('aq.enq_seq'), $5, current_user, $6, pg_current_xact_id()::text,
-               p ->> 'exception_qschema', p ->> 'exception_queue',
-               p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
-               decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
-               pg_current_xact_id()::text::bigint,
-               %s
-        FROM jsonb_array_elements($2) WITH ORDINALITY AS e(p, i)
-        ORDER BY e.i
-        RETURNING m.msgid, m.enq_seq, m.state)
-      SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins
-    $f$, q.table_schema, q.table_name, aq.payload_input_expr(q, tr))
-    INTO ids, any_ready, any_wait
-    USING q.queue_name, props, p_payloads, p_raw, now_ts, p_agent;
+    IF tr.id IS NULL THEN
+      -- the queue table's generated function: the same statement with a cached plan
+      EXECUTE format('SELECT * FROM %I.%I($1, $2, $3, $4, $5, $6)',
+                     q.table_schema, 'aq$_' || q.table_name || '_enq')
+        INTO ids, any_ready, any_wait
+        USING q.queue_name, props, p_payloads, p_raw, now_ts, p_agent;
+    ELSE
+      EXECUTE aq.enqueue_sql(q, tr)
+        INTO ids, any_ready, any_wait
+        USING q.queue_name, props, p_payloads, p_raw, now_ts, p_agent;
+    END IF;
   EXCEPTION
     WHEN invalid_text_representation OR numeric_value_out_of_range OR datetime_field_overflow
       OR invalid_datetime_format OR string_data_right_truncation OR invalid_parameter_value

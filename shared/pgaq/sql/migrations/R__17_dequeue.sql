@@ -59,6 +59,95 @@ BEGIN
   RETURN ARRAY[format('to_jsonb(%s)', v), 'NULL::bytea'];
 END $$;
 
+
+-- The SQL of one dequeue: candidates (c), the action for the mode, the result array.
+-- Parameters: $1 queue, $2 message state (0, or 3 on exception queues), $3 msgid,
+-- $4 correlation, $5 position, $6 group, $7 batch, $8 condition params, $9 consumer,
+-- $10 now, $11 agent. p_filters and p_sel are fragments built by the engine from fixed
+-- text and compiled conditions; p_outp the payload output expressions.
+CREATE OR REPLACE FUNCTION aq.dequeue_sql(q aq.queue_info, p_mode text, p_multi boolean, p_exc boolean,
+                                          p_filters text, p_sel text, p_outp text[],
+                                          p_delete boolean)
+RETURNS text LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  action text;
+BEGIN
+  IF p_multi THEN
+    action := CASE
+        WHEN p_mode IN ('REMOVE', 'REMOVE_NODATA') THEN format($a$
+          , u AS (UPDATE %1$I.%2$I r SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = $9 AND r.address = ''
+                  RETURNING r.msgid)
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, %3$s, %4$s
+          FROM c JOIN %5$I.%6$I m ON m.msgid = c.msgid)$a$,
+          q.table_schema, q.recipients_table,
+          CASE WHEN p_mode = 'REMOVE_NODATA' THEN 'NULL::jsonb' ELSE p_outp[1] END,
+          CASE WHEN p_mode = 'REMOVE_NODATA' THEN 'NULL::bytea' ELSE p_outp[2] END,
+          q.table_schema, q.table_name)
+        ELSE format($a$
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, %1$s, %2$s
+          FROM c JOIN %3$I.%4$I m ON m.msgid = c.msgid)$a$,
+          p_outp[1], p_outp[2], q.table_schema, q.table_name)
+      END;
+      RETURN format($f$
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, %1$s AS pos
+          FROM %2$I.%3$I r JOIN %2$I.%4$I m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0 %5$s %6$s
+          ORDER BY %7$s
+          LIMIT $7 %8$s)
+        %9$s
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) FROM o
+      $f$, aq.sort_key_expr(q.sort_key, 'r'), q.table_schema, q.recipients_table, q.table_name,
+           p_filters, p_sel, aq.sort_columns(q.sort_key, 'r'),
+           CASE WHEN p_mode = 'BROWSE' THEN '' ELSE 'FOR UPDATE OF r SKIP LOCKED' END, action);
+    ELSE
+      action := CASE
+        WHEN p_mode IN ('REMOVE', 'REMOVE_NODATA') AND p_delete THEN format($a$
+          , d AS (DELETE FROM %1$I.%2$I m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, %3$s, %4$s
+          FROM d m)$a$, q.table_schema, q.table_name,
+          CASE WHEN p_mode = 'REMOVE_NODATA' THEN 'NULL::jsonb' ELSE p_outp[1] END,
+          CASE WHEN p_mode = 'REMOVE_NODATA' THEN 'NULL::bytea' ELSE p_outp[2] END)
+        WHEN p_mode IN ('REMOVE', 'REMOVE_NODATA') THEN format($a$
+          , d AS (UPDATE %1$I.%2$I m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, %3$s, %4$s
+          FROM d m)$a$, q.table_schema, q.table_name,
+          CASE WHEN p_mode = 'REMOVE_NODATA' THEN 'NULL::jsonb' ELSE p_outp[1] END,
+          CASE WHEN p_mode = 'REMOVE_NODATA' THEN 'NULL::bytea' ELSE p_outp[2] END)
+        ELSE format($a$
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, %1$s, %2$s
+          FROM c JOIN %3$I.%4$I m ON m.msgid = c.msgid)$a$,
+          p_outp[1], p_outp[2], q.table_schema, q.table_name)
+      END;
+      RETURN format($f$
+        WITH c AS (
+          SELECT m.msgid, %1$s AS pos
+          FROM %2$I.%3$I m
+          WHERE m.q_name = $1 AND m.state = %4$s %5$s %6$s
+          ORDER BY %7$s
+          LIMIT $7 %8$s)
+        %9$s
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) FROM o
+      $f$, aq.sort_key_expr(q.sort_key, 'm'), q.table_schema, q.table_name,
+           CASE WHEN p_exc THEN 3 ELSE 0 END, p_filters, p_sel, aq.sort_columns(q.sort_key, 'm'),
+           CASE WHEN p_mode = 'BROWSE' THEN '' ELSE 'FOR UPDATE OF m SKIP LOCKED' END, action);
+  END IF;
+END $$;
+
 CREATE OR REPLACE FUNCTION aq.dequeue_array(
     p_queue text,
     p_consumer text DEFAULT NULL,
@@ -89,8 +178,8 @@ DECLARE
   pos bigint[] := p_position;
   grp bigint := p_group;
   sel text;
-  action text;
   outp text[];
+  fast boolean;
   now_ts timestamptz := clock_timestamp();
   result aq.dequeued[];
   attempt integer := 0;
@@ -160,6 +249,7 @@ BEGIN
     END IF;
   END IF;
 
+  fast := p_msgid IS NULL AND p_correlation IS NULL AND cond.sql IS NULL AND tr.id IS NULL;
   -- candidate selection, possibly retried once from the start of the queue (wrap-around)
   LOOP
     attempt := attempt + 1;
@@ -189,85 +279,20 @@ BEGIN
         CASE WHEN mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END);
     END IF;
 
-    IF multi THEN
-      action := CASE
-        WHEN mode IN ('REMOVE', 'REMOVE_NODATA') THEN format($a$
-          , u AS (UPDATE %1$I.%2$I r SET state = 2, deq_time = $10, deq_uid = current_user,
-                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = $9 AND r.address = ''
-                  RETURNING r.msgid)
-          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
-                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, %3$s, %4$s
-          FROM c JOIN %5$I.%6$I m ON m.msgid = c.msgid)$a$,
-          q.table_schema, q.recipients_table,
-          CASE WHEN mode = 'REMOVE_NODATA' THEN 'NULL::jsonb' ELSE outp[1] END,
-          CASE WHEN mode = 'REMOVE_NODATA' THEN 'NULL::bytea' ELSE outp[2] END,
-          q.table_schema, q.table_name)
-        ELSE format($a$
-          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
-                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, %1$s, %2$s
-          FROM c JOIN %3$I.%4$I m ON m.msgid = c.msgid)$a$,
-          outp[1], outp[2], q.table_schema, q.table_name)
-      END;
-      EXECUTE format($f$
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, %1$s AS pos
-          FROM %2$I.%3$I r JOIN %2$I.%4$I m ON m.msgid = r.msgid
-          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0 %5$s %6$s
-          ORDER BY %7$s
-          LIMIT $7 %8$s)
-        %9$s
-        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) FROM o
-      $f$, aq.sort_key_expr(q.sort_key, 'r'), q.table_schema, q.recipients_table, q.table_name,
-           filters, sel, aq.sort_columns(q.sort_key, 'r'),
-           CASE WHEN mode = 'BROWSE' THEN '' ELSE 'FOR UPDATE OF r SKIP LOCKED' END, action)
-      INTO result
-      USING q.queue_name, NULL, p_msgid, p_correlation, pos, grp, coalesce(p_batch, 1),
-            cond.params, consumer, now_ts, p_agent;
+    IF fast AND sel NOT LIKE '%txn_group%' THEN
+      -- the common case runs the queue table's generated function (cached plans)
+      EXECUTE format('SELECT %I.%I($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
+                     q.table_schema, 'aq$_' || q.table_name || '_deq')
+        INTO result
+        USING q.queue_name, CASE WHEN is_exc THEN 3 ELSE 0 END, p_msgid, p_correlation,
+              CASE WHEN nav = 'FIRST_MESSAGE' THEN NULL ELSE pos END, grp,
+              coalesce(p_batch, 1), cond.params, consumer, now_ts, p_agent, mode, multi,
+              is_exc OR q.retention_time = 0;
     ELSE
-      action := CASE
-        WHEN mode IN ('REMOVE', 'REMOVE_NODATA') AND (is_exc OR q.retention_time = 0) THEN format($a$
-          , d AS (DELETE FROM %1$I.%2$I m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
-          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
-                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, %3$s, %4$s
-          FROM d m)$a$, q.table_schema, q.table_name,
-          CASE WHEN mode = 'REMOVE_NODATA' THEN 'NULL::jsonb' ELSE outp[1] END,
-          CASE WHEN mode = 'REMOVE_NODATA' THEN 'NULL::bytea' ELSE outp[2] END)
-        WHEN mode IN ('REMOVE', 'REMOVE_NODATA') THEN format($a$
-          , d AS (UPDATE %1$I.%2$I m SET state = 2, deq_time = $10, deq_uid = current_user,
-                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
-          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
-                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, %3$s, %4$s
-          FROM d m)$a$, q.table_schema, q.table_name,
-          CASE WHEN mode = 'REMOVE_NODATA' THEN 'NULL::jsonb' ELSE outp[1] END,
-          CASE WHEN mode = 'REMOVE_NODATA' THEN 'NULL::bytea' ELSE outp[2] END)
-        ELSE format($a$
-          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
-                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, %1$s, %2$s
-          FROM c JOIN %3$I.%4$I m ON m.msgid = c.msgid)$a$,
-          outp[1], outp[2], q.table_schema, q.table_name)
-      END;
-      EXECUTE format($f$
-        WITH c AS (
-          SELECT m.msgid, %1$s AS pos
-          FROM %2$I.%3$I m
-          WHERE m.q_name = $1 AND m.state = %4$s %5$s %6$s
-          ORDER BY %7$s
-          LIMIT $7 %8$s)
-        %9$s
-        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) FROM o
-      $f$, aq.sort_key_expr(q.sort_key, 'm'), q.table_schema, q.table_name,
-           CASE WHEN is_exc THEN 3 ELSE 0 END, filters, sel, aq.sort_columns(q.sort_key, 'm'),
-           CASE WHEN mode = 'BROWSE' THEN '' ELSE 'FOR UPDATE OF m SKIP LOCKED' END, action)
-      INTO result
-      USING q.queue_name, NULL, p_msgid, p_correlation, pos, grp, coalesce(p_batch, 1),
-            cond.params, NULL, now_ts, p_agent;
+      EXECUTE aq.dequeue_sql(q, mode, multi, is_exc, filters, sel, outp, is_exc OR q.retention_time = 0)
+        INTO result
+        USING q.queue_name, CASE WHEN is_exc THEN 3 ELSE 0 END, p_msgid, p_correlation, pos, grp,
+              coalesce(p_batch, 1), cond.params, consumer, now_ts, p_agent;
     END IF;
     EXIT WHEN result IS NOT NULL OR attempt > 1;
     -- wrap-around: past the end of the queue, NEXT_MESSAGE starts again from the beginning
