@@ -390,3 +390,26 @@ async def test_sql_interface_dbms_aq(conn: asyncpg.Connection) -> None:
         )
     with pytest.raises(asyncpg.PostgresError, match="ORA-25215"):
         await conn.execute("CALL dbms_aq.enqueue(queue_name => 's.q', payload => 'x'::bytea, msgid => NULL)")
+
+
+async def test_sql_interface_options_and_array(conn: asyncpg.Connection) -> None:
+    await make_queue(conn, multiple=True, sort_list="PRIORITY")
+    await subscribe(conn, "s.q", "A")
+    ids = await conn.fetchval(
+        """CALL dbms_aq.enqueue_array(queue_name => 's.q', enqueue_options => NULL, array_size => 3,
+             message_properties_array => ARRAY[dbms_aq.message_properties(priority => 3),
+                                               dbms_aq.message_properties(priority => 1),
+                                               dbms_aq.message_properties(priority => 2,
+                                                   correlation => 'two')],
+             payload_array => ARRAY['\\x03', '\\x01', '\\x02']::bytea[], msgid_array => NULL)"""
+    )
+    assert len(ids) == 3
+    got = []
+    for _ in range(3):
+        row = await conn.fetchrow(
+            """CALL dbms_aq.dequeue(queue_name => 's.q',
+                 dequeue_options => dbms_aq.dequeue_options(consumer_name => 'A', wait => 0),
+                 message_properties => NULL, payload => NULL::bytea, msgid => NULL)"""
+        )
+        got.append((row["payload"], row["message_properties"]["priority"]))
+    assert got == [(b"\x01", 1), (b"\x02", 2), (b"\x03", 3)]

@@ -165,3 +165,36 @@ BEGIN
     payload := NULL;
   END IF;
 END $$;
+
+-- Constructors with Oracle's defaults, so SQL callers name only what they set:
+--   dequeue_options => dbms_aq.dequeue_options(consumer_name => 'DEALS', wait => 0)
+CREATE OR REPLACE FUNCTION dbms_aq.dequeue_options(
+    consumer_name text DEFAULT NULL, dequeue_mode text DEFAULT 'REMOVE',
+    navigation text DEFAULT 'NEXT_MESSAGE', visibility text DEFAULT 'ON_COMMIT',
+    wait integer DEFAULT -1, msgid bytea DEFAULT NULL, correlation text DEFAULT NULL,
+    deq_condition text DEFAULT NULL, signature text DEFAULT NULL,
+    transformation text DEFAULT NULL, delivery_mode text DEFAULT 'PERSISTENT')
+RETURNS dbms_aq.dequeue_options_t LANGUAGE sql IMMUTABLE AS $$
+  SELECT ROW(consumer_name, dequeue_mode, navigation, visibility, wait, msgid, correlation,
+             deq_condition, signature, transformation, delivery_mode)::dbms_aq.dequeue_options_t
+$$;
+
+CREATE OR REPLACE FUNCTION dbms_aq.enqueue_options(
+    visibility text DEFAULT 'ON_COMMIT', relative_msgid bytea DEFAULT NULL,
+    sequence_deviation text DEFAULT NULL, transformation text DEFAULT NULL,
+    delivery_mode text DEFAULT 'PERSISTENT')
+RETURNS dbms_aq.enqueue_options_t LANGUAGE sql IMMUTABLE AS $$
+  SELECT ROW(visibility, relative_msgid, sequence_deviation, transformation,
+             delivery_mode)::dbms_aq.enqueue_options_t
+$$;
+
+CREATE OR REPLACE FUNCTION dbms_aq.message_properties(
+    priority integer DEFAULT 1, delay integer DEFAULT 0, expiration integer DEFAULT -1,
+    correlation text DEFAULT NULL, recipient_list sys.aq$_agent[] DEFAULT NULL,
+    exception_queue text DEFAULT NULL, sender_id sys.aq$_agent DEFAULT NULL,
+    original_msgid bytea DEFAULT NULL)
+RETURNS dbms_aq.message_properties_t LANGUAGE sql IMMUTABLE AS $$
+  SELECT ROW(priority, delay, expiration, correlation, 0, recipient_list, exception_queue,
+             NULL, NULL, sender_id, original_msgid, NULL, NULL, NULL,
+             'PERSISTENT')::dbms_aq.message_properties_t
+$$;
