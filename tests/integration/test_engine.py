@@ -413,3 +413,85 @@ async def test_sql_interface_options_and_array(conn: asyncpg.Connection) -> None
         )
         got.append((row["payload"], row["message_properties"]["priority"]))
     assert got == [(b"\x01", 1), (b"\x02", 2), (b"\x03", 3)]
+
+
+async def test_dequeue_condition_on_payload_and_properties(conn: asyncpg.Connection) -> None:
+    await conn.execute("CREATE SCHEMA s; CREATE TYPE s.car AS (carno text, price numeric)")
+    await make_queue(conn, payload="s.car")
+    s = Session(conn)
+    for i, price in enumerate((100, 40000, 90000)):
+        await s.enqueue("s.q", {"carno": f"c{i}", "price": price},
+                        MessageProperties(priority=i, correlation=f"k{i}"))
+    got = await s.dequeue("s.q", DequeueOptions(
+        condition="tab.user_data.price > 30000 AND priority < 2", batch_size=5))
+    assert [m.payload["carno"] for m in got] == ["c1"]  # type: ignore[index]
+    with pytest.raises(PgaqError) as err:
+        await s.dequeue("s.q", DequeueOptions(condition="price >>> 3"))
+    assert err.value.code == 936
+    with pytest.raises(PgaqError) as err:
+        await s.dequeue("s.q", DequeueOptions(condition="1 = 1; DROP TABLE s.qt"))
+    assert err.value.code == 936
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 2
+
+
+async def test_jms_selector_on_jms_queue(conn: asyncpg.Connection) -> None:
+    await make_queue(conn, payload="SYS.AQ$_JMS_TEXT_MESSAGE", multiple=True)
+    await subscribe(conn, "s.q", "REDS", "color = 'red' AND JMSPriority < 5")
+    await subscribe(conn, "s.q", "ALL")
+    s = Session(conn)
+
+    def msg(color: object, kind: str = "string") -> dict:
+        return {"header": {"type": "t", "properties": {"color": {"type": kind, "value": color}}},
+                "text_vc": "x", "text_len": 1}
+
+    await s.enqueue("s.q", msg("red"), MessageProperties(priority=1))
+    await s.enqueue("s.q", msg("red"), MessageProperties(priority=7))
+    await s.enqueue("s.q", msg(3, "int"), MessageProperties(priority=1))  # unlike type: FALSE
+    reds = await s.dequeue("s.q", DequeueOptions(consumer_name="REDS", batch_size=10))
+    assert len(reds) == 1 and reds[0].priority == 1
+    # the int-typed color: compared with a string it is neither equal nor unequal (FALSE)
+    none = await s.dequeue("s.q", DequeueOptions(
+        consumer_name="ALL", batch_size=10, condition="color IS NULL OR color <> 'red'"))
+    assert none == []
+    three = await s.dequeue("s.q", DequeueOptions(
+        consumer_name="ALL", batch_size=10, condition="color = 3 AND JMSType = 't'"))
+    assert len(three) == 1 and three[0].payload["header"]["properties"]["color"]["value"] == 3  # type: ignore[index]
+
+
+async def test_commit_time_order(conn: asyncpg.Connection, db_dsn: str) -> None:
+    await make_queue(conn, sort_list="COMMIT_TIME")
+    first = Session(conn)
+    other_conn = await asyncpg.connect(db_dsn)
+    try:
+        second = Session(other_conn)
+        await first.begin()
+        await first.enqueue("s.q", b"enqueued-first-committed-last")
+        await second.enqueue("s.q", b"enqueued-second-committed-first")  # autocommit
+        await first.commit()
+    finally:
+        await other_conn.close()
+    got = await Session(conn).dequeue("s.q", DequeueOptions(batch_size=5))
+    assert [m.payload for m in got] == [
+        b"enqueued-second-committed-first", b"enqueued-first-committed-last"]
+
+
+async def test_multi_consumer_concurrent_consumers(conn: asyncpg.Connection, db_dsn: str) -> None:
+    await make_queue(conn, multiple=True)
+    for name in ("A", "B"):
+        await subscribe(conn, "s.q", name)
+    ids = await Session(conn).enqueue_array("s.q", [(bytes([i]), None) for i in range(60)])
+    pool = await asyncpg.create_pool(db_dsn, min_size=6, max_size=6)
+    seen: dict[str, list[str]] = {"A": [], "B": []}
+
+    async def worker(consumer: str) -> None:
+        async with pool.acquire() as c:
+            w = Session(c)
+            while got := await w.dequeue("s.q", DequeueOptions(consumer_name=consumer, batch_size=4)):
+                seen[consumer].extend(m.msgid for m in got)
+
+    try:
+        await asyncio.gather(*(worker(n) for n in ("A", "B", "A", "B", "A", "B")))
+    finally:
+        await pool.close()
+    assert sorted(seen["A"]) == sorted(ids) and sorted(seen["B"]) == sorted(ids)
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
