@@ -129,7 +129,7 @@ def _check(value: str, allowed: tuple[str, ...], what: str, code: int) -> str:
 class Session:
     def __init__(
         self,
-        conn: asyncpg.Connection,
+        conn: asyncpg.Connection | None,
         *,
         pool: asyncpg.Pool | None = None,
         listener: Listener | None = None,
@@ -153,6 +153,12 @@ class Session:
         ] = {}
         self._queue_ids: dict[str, int] = {}
 
+    def rebind(self, conn: asyncpg.Connection) -> None:
+        """Use another connection (between transactions), keeping positions."""
+        if self._tx is not None:
+            raise PgaqError("cannot change connection inside a transaction")
+        self.conn = conn
+
     # -- transactions -------------------------------------------------------------------
     @property
     def in_transaction(self) -> bool:
@@ -161,6 +167,8 @@ class Session:
     async def begin(self) -> None:
         if self._tx is not None:
             return
+        if self.conn is None:
+            raise PgaqError("a transaction needs a connection")
         tx = self.conn.transaction()
         try:
             await tx.start()
@@ -193,6 +201,7 @@ class Session:
         try:
             await tx.rollback()
             for (queue, consumer), ids in removed.items():
+                assert self.conn is not None
                 await self._autocommit(
                     self.conn,
                     lambda c, q=queue, n=consumer, i=ids: c.fetchval(
@@ -226,8 +235,14 @@ class Session:
                 async with self.pool.acquire() as other:
                     return await self._autocommit(other, fn)
             if self._tx is not None:
+                assert self.conn is not None
                 async with self.conn.transaction():
                     return await fn(self.conn)
+            if self.conn is None:
+                if self.pool is None:
+                    raise PgaqError("a Session needs a connection or a pool")
+                async with self.pool.acquire() as conn:
+                    return await self._autocommit(conn, fn)
             return await self._autocommit(self.conn, fn)
         except asyncpg.PostgresError as exc:
             raise wrap_db_error(exc) from exc

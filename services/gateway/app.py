@@ -1,0 +1,300 @@
+"""The IDAP gateway service: wiring only (HTTP, settings, lifecycle).
+
+The operations live in pgaq.idap; this module authenticates, maps HTTP to documents and
+cookies to sessions, and serves /health, /metrics, the status page and the WSDL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import os
+import signal
+import ssl
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+
+import asyncpg
+from aiohttp import web
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
+
+from pgaq.aio import TaskGroup
+from pgaq.idap.auth import Authenticator, parse_basic
+from pgaq.idap.gateway import Fault, Gateway, GatewaySettings, Hook
+from pgaq.idap.sessions import SessionError, SessionStore
+from pgaq.listener import Listener
+
+log = logging.getLogger("pgaq.gateway")
+COOKIE = "JSESSIONID"
+XML_TYPES = ("text/xml", "application/xml", "application/soap+xml")
+
+
+@dataclass
+class Settings:
+    dsn: str
+    host: str = "127.0.0.1"
+    port: int = 8080
+    path: str = "/aqserv/servlet"
+    session_timeout: float = 120.0
+    max_transactions: int = 50
+    max_wait: float = 300.0
+    safety_poll: float = 5.0
+    body_limit: int = 10 * 1024 * 1024
+    pool_max: int = 60
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    stylesheet: str | None = None
+    hooks: list[str] = field(default_factory=list)
+    validate: bool = True
+    shutdown_timeout: float = 10.0
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        e = dict(os.environ if env is None else env)
+        dsn = e.get("PGAQ_DSN")
+        if not dsn:
+            raise SystemExit("PGAQ_DSN is required")
+        return cls(
+            dsn=dsn,
+            host=e.get("PGAQ_HTTP_HOST", "127.0.0.1"),
+            port=int(e.get("PGAQ_PORT", "8080")),
+            path=e.get("PGAQ_SERVLET_PATH", "/aqserv/servlet"),
+            session_timeout=float(e.get("PGAQ_SESSION_TIMEOUT", "120")),
+            max_transactions=int(e.get("PGAQ_MAX_TRANSACTIONS", "50")),
+            max_wait=float(e.get("PGAQ_MAX_WAIT", "300")),
+            safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
+            body_limit=int(e.get("PGAQ_BODY_LIMIT", str(10 * 1024 * 1024))),
+            pool_max=int(e.get("PGAQ_GATEWAY_POOL_MAX", "60")),
+            tls_cert=e.get("PGAQ_TLS_CERT") or None,
+            tls_key=e.get("PGAQ_TLS_KEY") or None,
+            stylesheet=e.get("PGAQ_STYLESHEET") or None,
+            hooks=[h for h in e.get("PGAQ_GATEWAY_HOOKS", "").split(",") if h.strip()],
+            validate=e.get("PGAQ_VALIDATE", "1") not in ("0", "false", "no"),
+        )
+
+
+def load_hooks(specs: list[str]) -> list[Hook]:
+    """`module:function` entry points run before/after each operation, in its transaction."""
+    hooks: list[Hook] = []
+    for spec in specs:
+        module, _, attr = spec.strip().partition(":")
+        hooks.append(getattr(importlib.import_module(module), attr))
+    return hooks
+
+
+class Metrics:
+    def __init__(self, store_ref: dict[str, Any]) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter("pgaq_gateway_requests", "IDAP requests by operation and outcome",
+                                ["operation", "outcome"], registry=self.registry)
+        self.latency = Histogram("pgaq_gateway_request_seconds", "IDAP request latency",
+                                 ["operation"], registry=self.registry,
+                                 buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                          0.5, 1, 2.5, 5, 10, 30, 60, 300))
+        self.waiting = Gauge("pgaq_gateway_waiting_receivers", "receives blocked in wait_time",
+                             registry=self.registry)
+        sessions = Gauge("pgaq_gateway_sessions", "HTTP sessions", registry=self.registry)
+        sessions.set_function(lambda: store_ref["store"].sessions if store_ref.get("store") else 0)
+        open_tx = Gauge("pgaq_gateway_open_transactions", "sessions holding a transaction",
+                        registry=self.registry)
+        open_tx.set_function(
+            lambda: store_ref["store"].open_transactions if store_ref.get("store") else 0)
+
+
+POOL = web.AppKey("pool", asyncpg.Pool)
+GATEWAY = web.AppKey("gateway", Gateway)
+STORE = web.AppKey("store", SessionStore)
+AUTH = web.AppKey("auth", Authenticator)
+METRICS = web.AppKey("metrics", Metrics)
+SETTINGS = web.AppKey("settings", Settings)
+LISTENER = web.AppKey("listener", Listener)
+
+
+def _xml(body: bytes, status: int = 200, cookie: str | None = None, secure: bool = False) -> web.Response:
+    resp = web.Response(body=body, status=status, content_type="text/xml", charset="utf-8")
+    if cookie:
+        resp.set_cookie(COOKIE, cookie, httponly=True, samesite="Strict", secure=secure,
+                        path="/")
+    return resp
+
+
+async def servlet_post(request: web.Request) -> web.StreamResponse:
+    app = request.app
+    settings = app[SETTINGS]
+    metrics = app[METRICS]
+    gateway = app[GATEWAY]
+    started = time.perf_counter()
+    creds = parse_basic(request.headers.get("Authorization"))
+    agent = await app[AUTH].check(*creds) if creds else None
+    if agent is None:
+        metrics.requests.labels("auth", "unauthorized").inc()
+        return web.Response(status=401, text="authentication required\n",
+                            headers={"WWW-Authenticate": 'Basic realm="pgaq"'})
+    ctype = (request.content_type or "").lower()
+    try:
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        metrics.requests.labels("unknown", "too_large").inc()
+        raise
+    if ctype == "application/x-www-form-urlencoded":
+        fields = parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True)
+        docs = fields.get("aqxmldoc")
+        if not docs:
+            return _xml(gateway.fault_bytes(Fault(True, "form field aqxmldoc is required")), 400)
+        document = docs[0].encode("utf-8")
+    elif ctype in XML_TYPES:
+        document = raw
+    else:
+        metrics.requests.labels("unknown", "unsupported_media").inc()
+        return web.Response(status=415, text="use Content-Type text/xml or "
+                                             "application/x-www-form-urlencoded (aqxmldoc)\n")
+    secure = settings.tls_cert is not None
+    try:
+        session = app[STORE].get(request.cookies.get(COOKIE), agent)
+    except SessionError as exc:
+        metrics.requests.labels("session", "client_fault").inc()
+        return _xml(gateway.fault_bytes(Fault(True, str(exc), exc.code)), 400)
+    operation = "unknown"
+    try:
+        async with session.lock:
+            session.last_used = time.monotonic()
+            try:
+                operation, body = await gateway.handle(session, document)
+            except asyncio.CancelledError:
+                # the client went away: the session's transaction cannot be trusted
+                await app[STORE].abort(session)
+                raise
+            finally:
+                session.last_used = time.monotonic()
+    except Fault as fault:
+        metrics.requests.labels(operation, "client_fault" if fault.client else "server_fault").inc()
+        return _xml(gateway.fault_bytes(fault), 400 if fault.client else 500, session.token, secure)
+    metrics.requests.labels(operation, "ok").inc()
+    metrics.latency.labels(operation).observe(time.perf_counter() - started)
+    return _xml(body, 200, session.token, secure)
+
+
+async def servlet_get(request: web.Request) -> web.StreamResponse:
+    settings = request.app[SETTINGS]
+    if "wsdl" in {k.lower() for k in request.query}:
+        from pgaq.idap.wsdl import wsdl
+
+        return web.Response(body=wsdl(str(request.url.with_query(None))),
+                            content_type="text/xml", charset="utf-8")
+    store = request.app[STORE]
+    return web.Response(
+        text=(f"pgaq IDAP gateway at {settings.path}: POST AQXmlSend, AQXmlPublish, "
+              f"AQXmlReceive, AQXmlRegister, AQXmlCommit, AQXmlRollback documents "
+              f"(Content-Type text/xml). WSDL: {settings.path}?wsdl\n"
+              f"sessions: {store.sessions}, open transactions: {store.open_transactions}\n"),
+        content_type="text/plain",
+    )
+
+
+async def health(request: web.Request) -> web.Response:
+    try:
+        async with request.app[POOL].acquire(timeout=5) as c:
+            await c.fetchval("SELECT 1")
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
+        return web.json_response({"status": "unavailable", "error": str(exc)[:200]}, status=503)
+    return web.json_response({"status": "ok"})
+
+
+async def metrics_view(request: web.Request) -> web.Response:
+    body = generate_latest(request.app[METRICS].registry)
+    return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+
+def build(settings: Settings) -> web.Application:
+    """The whole gateway wired in one place; nothing connects until the app starts."""
+    app = web.Application(client_max_size=settings.body_limit)
+    store_ref: dict[str, Any] = {}
+    app[SETTINGS] = settings
+    app[METRICS] = Metrics(store_ref)
+
+    async def lifecycle(app: web.Application) -> Any:
+        pool = await asyncpg.create_pool(settings.dsn, min_size=2, max_size=settings.pool_max)
+        listener = Listener(settings.dsn)
+        await listener.start()
+        store = SessionStore(pool, listener, timeout=settings.session_timeout,
+                             max_transactions=settings.max_transactions,
+                             max_wait=settings.max_wait, safety_poll=settings.safety_poll)
+        await store.start()
+        store_ref["store"] = store
+        schema = None
+        if settings.validate:
+            from pgaq.idap.schema import load_schemas
+
+            schema = load_schemas()
+        metrics = app[METRICS]
+        app[POOL] = pool
+        app[LISTENER] = listener
+        app[STORE] = store
+        app[AUTH] = Authenticator(pool)
+        app[GATEWAY] = Gateway(
+            pool, store, schema=schema,
+            settings=GatewaySettings(max_wait=settings.max_wait, stylesheet=settings.stylesheet,
+                                     hooks=load_hooks(settings.hooks)),
+            on_wait=lambda d: metrics.waiting.inc(d),
+        )
+        yield
+        await store.close()
+        await listener.close()
+        await pool.close()
+
+    app.cleanup_ctx.append(lifecycle)
+    app.router.add_post(settings.path, servlet_post)
+    app.router.add_get(settings.path, servlet_get)
+    app.router.add_get("/health", health)
+    app.router.add_get("/metrics", metrics_view)
+    return app
+
+
+def ssl_context(settings: Settings) -> ssl.SSLContext | None:
+    if not settings.tls_cert:
+        return None
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(settings.tls_cert, settings.tls_key)
+    return ctx
+
+
+async def serve(settings: Settings, stop: asyncio.Event) -> None:
+    app = build(settings)
+    runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, settings.host, settings.port, ssl_context=ssl_context(settings),
+                       shutdown_timeout=settings.shutdown_timeout)
+    await site.start()
+    log.info("IDAP gateway on %s:%s%s", settings.host, settings.port, settings.path)
+    try:
+        await stop.wait()
+    finally:
+        await asyncio.wait_for(runner.cleanup(), settings.shutdown_timeout + 5)
+
+
+def main() -> None:
+    logging.basicConfig(level=os.environ.get("PGAQ_LOG_LEVEL", "INFO"),
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = Settings.from_env()
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        group = TaskGroup("gateway")
+        group.spawn("http", serve(settings, stop))
+        done = asyncio.ensure_future(stop.wait())
+        await asyncio.wait([done, group.failed], return_when=asyncio.FIRST_COMPLETED)
+        if group.failed.done():
+            log.error("gateway task died; stopping")
+            stop.set()
+        await group.close(settings.shutdown_timeout + 5)
+        if group.failed.done():
+            raise SystemExit(1)
+
+    asyncio.run(run())

@@ -1,0 +1,1 @@
+"""IDAP: Oracle AQ's Internet Data Access Presentation (SOAP over HTTP)."""

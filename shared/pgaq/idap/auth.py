@@ -1,0 +1,56 @@
+"""HTTP Basic authentication of AQ agents, with a short cache in front of the slow hash."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import time
+
+import asyncpg
+
+from ..queries import load
+
+
+def parse_basic(header: str | None) -> tuple[str, str] | None:
+    if not header or not header[:6].lower() == "basic ":
+        return None
+    try:
+        raw = base64.b64decode(header[6:].strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    user, sep, password = raw.partition(":")
+    if not sep or not user or len(user) > 128 or len(password) > 1024:
+        return None
+    return user, password
+
+
+class Authenticator:
+    """Checks agent passwords in the database (a salted slow hash) and remembers recent
+    successes for `ttl` seconds, keyed by a digest of the credentials (never stored)."""
+
+    def __init__(self, pool: asyncpg.Pool, ttl: float = 30.0, max_entries: int = 10_000) -> None:
+        self.pool = pool
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self._ok: dict[bytes, tuple[float, str]] = {}
+
+    async def check(self, user: str, password: str) -> str | None:
+        """The agent's canonical name when the credentials are right, else None."""
+        key = hashlib.sha256(f"{user}\x00{password}".encode()).digest()
+        now = time.monotonic()
+        hit = self._ok.get(key)
+        if hit and hit[0] > now:
+            return hit[1]
+        async with self.pool.acquire() as c:
+            ok = await c.fetchval(load("idap_authenticate"), user, password)
+            agent = await c.fetchval(load("idap_agent_name"), user) if ok else None
+        if not ok or agent is None:
+            return None
+        if len(self._ok) >= self.max_entries:
+            self._ok.clear()
+        self._ok[key] = (now + self.ttl, agent)
+        return str(agent)
+
+    def forget(self) -> None:
+        self._ok.clear()

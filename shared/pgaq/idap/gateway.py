@@ -1,0 +1,329 @@
+"""The IDAP operations: one request document in, one response (or Fault) out.
+
+Wiring (HTTP, authentication, cookies) lives in the gateway service; this module turns a
+parsed request into engine calls made as the agent's database user, inside the HTTP
+session's transaction unless the request asked for IMMEDIATE visibility.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+from lxml import etree
+
+from ..engine import Agent, DequeueOptions, Message, MessageProperties, Session
+from ..errors import ConnectionLost, PgaqError, wrap_db_error
+from ..queries import load
+from . import response
+from .request import (
+    AgentRef,
+    CommitRequest,
+    Destination,
+    ReceiveRequest,
+    RegisterRequest,
+    Request,
+    RequestError,
+    RollbackRequest,
+    SendRequest,
+    parse_request,
+)
+from .sessions import HttpSession, SessionError, SessionStore
+from .xmlsafe import XmlError, parse
+
+log = logging.getLogger("pgaq.gateway")
+
+Hook = Callable[[str, str, str, asyncpg.Connection | None], Awaitable[None]]
+_SERVER_STATES = ("08", "53", "57", "58", "XX", "40")
+
+
+class Fault(Exception):
+    """A SOAP Fault to return: client (bad request) or server (our problem)."""
+
+    def __init__(self, client: bool, message: str, code: int | str | None = None) -> None:
+        super().__init__(message)
+        self.client = client
+        self.message = message
+        self.code = code
+
+
+def to_fault(exc: BaseException) -> Fault:
+    if isinstance(exc, Fault):
+        return exc
+    if isinstance(exc, (RequestError, XmlError, SessionError)):
+        return Fault(True, str(exc), getattr(exc, "code", None))
+    if isinstance(exc, ConnectionLost):
+        return Fault(False, "the database is unavailable; retry later", exc.code)
+    if isinstance(exc, PgaqError):
+        server = bool(exc.sqlstate and exc.sqlstate.startswith(_SERVER_STATES))
+        msg = exc.message.split("\nCONTEXT:")[0]
+        return Fault(not server, msg, exc.code)
+    name = type(exc).__name__
+    if name == "SchemaError":
+        return Fault(True, str(exc))
+    if name == "PayloadError":
+        return Fault(True, str(exc), getattr(exc, "code", 25215))
+    log.exception("unexpected error in an IDAP operation", exc_info=exc)
+    return Fault(False, "internal error", None)
+
+
+@dataclass
+class QueueMeta:
+    queue_id: int
+    name: str
+    multiple_consumers: bool
+    payload_kind: str
+    payload_type: str
+    queue_type: str
+    role: str | None
+
+
+@dataclass
+class GatewaySettings:
+    max_wait: float = 300.0
+    metadata_ttl: float = 2.0
+    stylesheet: str | None = None
+    hooks: Sequence[Hook] = field(default_factory=tuple)
+
+
+class Gateway:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        store: SessionStore,
+        *,
+        schema: Any = None,
+        settings: GatewaySettings | None = None,
+        on_wait: Callable[[int], None] | None = None,
+    ) -> None:
+        self.pool = pool
+        self.store = store
+        self.schema = schema
+        self.settings = settings or GatewaySettings()
+        self._meta: dict[tuple[str, str, str, str], tuple[float, QueueMeta]] = {}
+        self._types: dict[str, Any] = {}
+        self._on_wait = on_wait or (lambda _d: None)
+
+    # -- entry point --------------------------------------------------------------------
+    async def handle(self, s: HttpSession, document: bytes) -> tuple[str, bytes]:
+        """(operation, response bytes); raises Fault for a SOAP Fault."""
+        operation = "unknown"
+        try:
+            env = parse(document)
+            if self.schema is not None:
+                from .schema import validate
+
+                validate(env, self.schema)
+            req = parse_request(env)
+            operation = type(req).__name__
+            out = await self._dispatch(s, req)
+            return req.operation, response.serialize(out, self.settings.stylesheet)
+        except Fault:
+            raise
+        except asyncpg.PostgresError as exc:
+            raise to_fault(wrap_db_error(exc)) from exc
+        except (OSError, asyncpg.InterfaceError) as exc:
+            raise to_fault(wrap_db_error(exc)) from exc
+        except Exception as exc:
+            log.debug("operation %s failed: %r", operation, exc)
+            raise to_fault(exc) from exc
+
+    def fault_bytes(self, fault: Fault) -> bytes:
+        return response.serialize(response.fault(fault.client, fault.message, fault.code),
+                                  self.settings.stylesheet)
+
+    async def _dispatch(self, s: HttpSession, req: Request) -> etree._Element:
+        if isinstance(req, SendRequest):
+            return await self._send(s, req)
+        if isinstance(req, ReceiveRequest):
+            return await self._receive(s, req)
+        if isinstance(req, RegisterRequest):
+            return await self._register(s, req)
+        if isinstance(req, CommitRequest):
+            await self._hooks("before", "AQXmlCommit", s)
+            await self.store.finish(s, commit=True)
+            return response.status_only("AQXmlCommit")
+        assert isinstance(req, RollbackRequest)
+        await self.store.finish(s, commit=False)
+        return response.status_only("AQXmlRollback")
+
+    # -- metadata -----------------------------------------------------------------------
+    async def _queue(self, agent: str, dest: Destination, priv: str) -> QueueMeta:
+        key = (agent, dest.name, dest.lookup_type, priv)
+        now = time.monotonic()
+        hit = self._meta.get(key)
+        if hit and hit[0] > now:
+            return hit[1]
+        async with self.pool.acquire() as c:
+            name = dest.name
+            if dest.lookup_type == "DATABASE" and "." not in name and '"' not in name:
+                # an unqualified name means the schema of the agent's database user
+                role = await c.fetchval(load("idap_any_role"), agent)
+                if role:
+                    name = f'"{role}".{name}'
+            row = await c.fetchrow(load("idap_resolve"), name, dest.lookup_type, agent, priv)
+        assert row is not None
+        meta = QueueMeta(
+            queue_id=row["queue_id"],
+            name=f'{row["schema_name"]}.{row["queue_name"]}',
+            multiple_consumers=row["multiple_consumers"],
+            payload_kind=row["payload_kind"],
+            payload_type=row["payload_type"],
+            queue_type=row["queue_type"],
+            role=row["role"],
+        )
+        if len(self._meta) > 10_000:
+            self._meta.clear()
+        self._meta[key] = (now + self.settings.metadata_ttl, meta)
+        return meta
+
+    async def _type_info(self, meta: QueueMeta) -> Any:
+        if meta.payload_kind != "OBJECT":
+            return None
+        from .typeinfo import load_type_info
+
+        async with self.pool.acquire() as c:
+            return await load_type_info(c, meta.payload_type)
+
+    async def _agent_ref(self, ref: AgentRef | None) -> Agent | None:
+        if ref is None:
+            return None
+        if ref.alias:
+            async with self.pool.acquire() as c:
+                row = await c.fetchrow(load("idap_agent_alias"), ref.alias)
+            assert row is not None
+            return Agent(row["name"], row["address"], row["protocol"] or 0)
+        if ref.name is None and ref.address is None:
+            return None
+        return Agent(ref.name, ref.address, ref.protocol)
+
+    def _check_role(self, s: HttpSession, meta: QueueMeta, priv: str) -> str:
+        if meta.role is None:
+            raise Fault(True, f"ORA-01031: insufficient privileges: agent {s.agent} may not "
+                              f"{priv.lower()} on {meta.name}", 1031)
+        return meta.role
+
+    async def _engine(self, s: HttpSession, transactional: bool, role: str) -> Session:
+        engine = await self.store.engine_for(s, transactional=transactional)
+        engine.role = role
+        if engine.in_transaction and s.role != role:
+            assert s.conn is not None
+            await s.conn.execute(load("engine_set_role"), role)
+            s.role = role
+        return engine
+
+    async def _hooks(self, phase: str, operation: str, s: HttpSession) -> None:
+        for hook in self.settings.hooks:
+            await hook(phase, operation, s.agent, s.conn)
+
+    # -- operations ---------------------------------------------------------------------
+    async def _send(self, s: HttpSession, req: SendRequest) -> etree._Element:
+        from .payload import xml_to_payload
+
+        meta = await self._queue(s.agent, req.destination, "ENQUEUE")
+        if req.operation == "AQXmlSend" and meta.multiple_consumers:
+            raise Fault(True, f"ORA-24039: AQXmlSend is for single-consumer queues; "
+                              f"{meta.name} is multi-consumer: use AQXmlPublish", 24039)
+        if req.operation == "AQXmlPublish" and not meta.multiple_consumers:
+            raise Fault(True, f"ORA-24039: AQXmlPublish is for multi-consumer queues; "
+                              f"{meta.name} is single-consumer: use AQXmlSend", 24039)
+        role = self._check_role(s, meta, "ENQUEUE")
+        info = await self._type_info(meta)
+        batch: list[tuple[Any, MessageProperties]] = []
+        for i, m in enumerate(req.messages, start=1):
+            if m.payload is None:
+                raise Fault(True, f"message {i} has no message_payload", 25215)
+            payload = xml_to_payload(meta.payload_kind, m.payload, info)
+            recipients = None
+            if m.recipients:
+                recipients = [a for a in [await self._agent_ref(r) for r in m.recipients] if a]
+            batch.append((payload, MessageProperties(
+                priority=m.priority if m.priority is not None else 1,
+                delay=m.delay or 0,
+                expiration=None if m.expiration in (None, -1) else m.expiration,
+                correlation=m.correlation,
+                sender_id=await self._agent_ref(m.sender),
+                recipient_list=recipients,
+                exception_queue=m.exception_queue,
+            )))
+        transactional = req.visibility == "ON_COMMIT"
+        engine = await self._engine(s, transactional, role)
+        await self._hooks("before", req.operation, s)
+        ids = await engine.enqueue_array(meta.name, batch, visibility=req.visibility,
+                                         transformation=req.transformation)
+        await self._hooks("after", req.operation, s)
+        if req.commit:
+            await self.store.finish(s, commit=True)
+        return response.send_response(req.operation, req.destination.name, ids)
+
+    async def _receive(self, s: HttpSession, req: ReceiveRequest) -> etree._Element:
+        from .payload import payload_to_xml
+
+        meta = await self._queue(s.agent, req.destination, "DEQUEUE")
+        role = self._check_role(s, meta, "DEQUEUE")
+        info = await self._type_info(meta)
+        wait: float | None
+        if req.wait_time is None or req.wait_time < 0:
+            wait = None
+        else:
+            wait = float(req.wait_time)
+        opts = DequeueOptions(
+            consumer_name=req.consumer_name,
+            dequeue_mode=req.dequeue_mode,
+            navigation=req.navigation_mode,
+            visibility=req.visibility,
+            wait=wait,
+            msgid=req.message_id,
+            correlation=req.correlation,
+            condition=req.condition,
+            batch_size=req.batch_size,
+            transformation=req.transformation,
+        )
+        transactional = req.visibility == "ON_COMMIT"
+        engine = await self._engine(s, transactional, role)
+        await self._hooks("before", "AQXmlReceive", s)
+        waiting = wait is None or wait > 0
+        if waiting:
+            self._on_wait(1)
+        try:
+            messages = await engine.dequeue(meta.name, opts)
+        finally:
+            if waiting:
+                self._on_wait(-1)
+        await self._hooks("after", "AQXmlReceive", s)
+        if req.commit:
+            await self.store.finish(s, commit=True)
+        removing = req.dequeue_mode in ("REMOVE", "REMOVE_NODATA")
+        exc_queue = meta.queue_type == "EXCEPTION_QUEUE"
+
+        def state(m: Message) -> int:
+            if removing:
+                return 3 if exc_queue else 0
+            return {"READY": 0, "WAIT": 1, "PROCESSED": 2}.get(m.state, 3)
+
+        def payload(m: Message, parent: etree._Element) -> None:
+            payload_to_xml(meta.payload_kind, m.payload, info, parent, None)
+
+        return response.receive_response(
+            req.destination.name, messages,
+            None if req.dequeue_mode == "REMOVE_NODATA" else payload,
+            [state(m) for m in messages],
+        )
+
+    async def _register(self, s: HttpSession, req: RegisterRequest) -> etree._Element:
+        meta = await self._queue(s.agent, req.destination, "DEQUEUE")
+        role = self._check_role(s, meta, "DEQUEUE")
+        await self._engine(s, True, role)
+        assert s.conn is not None
+        await self._hooks("before", "AQXmlRegister", s)
+        async with s.conn.transaction():  # a savepoint: a refused registration keeps the session
+            await s.conn.fetchval(load("idap_register"), meta.name, req.consumer_name,
+                                  req.notify_url, s.agent, "DATABASE")
+        await self._hooks("after", "AQXmlRegister", s)
+        if req.commit:
+            await self.store.finish(s, commit=True)
+        return response.status_only("AQXmlRegister")

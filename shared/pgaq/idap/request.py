@@ -1,0 +1,275 @@
+"""IDAP requests as data: the SOAP envelope unwrapped and every option read once.
+
+Element names are matched by local name, so Oracle's default-namespace documents and
+SOAP toolkits' prefixed documents read the same; the schema check (idap.schema) has
+already rejected what is not IDAP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from lxml import etree
+
+from ..errors import PgaqError
+from .xmlsafe import child, children, local, ns, text
+
+NS_SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
+NS_AQ = "http://ns.oracle.com/AQ/schemas/access"
+OPERATIONS = ("AQXmlSend", "AQXmlPublish", "AQXmlReceive", "AQXmlRegister", "AQXmlCommit",
+              "AQXmlRollback")
+
+
+class RequestError(PgaqError):
+    """The request is not a valid IDAP request (a Client fault)."""
+
+
+@dataclass(frozen=True)
+class Destination:
+    name: str
+    lookup_type: str = "DATABASE"
+
+
+@dataclass(frozen=True)
+class AgentRef:
+    name: str | None = None
+    address: str | None = None
+    protocol: int = 0
+    alias: str | None = None
+
+
+@dataclass
+class OutMessage:
+    number: int | None
+    correlation: str | None = None
+    delay: int | None = None
+    expiration: int | None = None
+    priority: int | None = None
+    sender: AgentRef | None = None
+    recipients: list[AgentRef] | None = None
+    exception_queue: str | None = None
+    payload: etree._Element | None = None
+
+
+@dataclass
+class SendRequest:
+    operation: Literal["AQXmlSend", "AQXmlPublish"]
+    destination: Destination
+    visibility: str = "ON_COMMIT"
+    transformation: str | None = None
+    messages: list[OutMessage] = field(default_factory=list)
+    commit: bool = False
+
+
+@dataclass
+class ReceiveRequest:
+    destination: Destination
+    consumer_name: str | None = None
+    wait_time: int | None = None
+    correlation: str | None = None
+    message_id: str | None = None
+    condition: str | None = None
+    batch_size: int = 1
+    visibility: str = "ON_COMMIT"
+    dequeue_mode: str = "REMOVE"
+    navigation_mode: str = "NEXT_MESSAGE"
+    transformation: str | None = None
+    commit: bool = False
+    operation: str = "AQXmlReceive"
+
+
+@dataclass
+class RegisterRequest:
+    destination: Destination
+    notify_url: str
+    consumer_name: str | None = None
+    commit: bool = False
+    operation: str = "AQXmlRegister"
+
+
+@dataclass
+class CommitRequest:
+    operation: str = "AQXmlCommit"
+
+
+@dataclass
+class RollbackRequest:
+    operation: str = "AQXmlRollback"
+
+
+Request = SendRequest | ReceiveRequest | RegisterRequest | CommitRequest | RollbackRequest
+
+
+def _int(el: etree._Element | None, what: str, lo: int = -(2**31), hi: int = 2**31 - 1) -> int | None:
+    value = text(el)
+    if value is None or value == "":
+        return None
+    try:
+        n = int(value)
+    except ValueError as exc:
+        raise RequestError(f"{what} must be an integer, got {value[:40]!r}") from exc
+    if not lo <= n <= hi:
+        raise RequestError(f"{what} {n} is out of range [{lo}, {hi}]")
+    return n
+
+
+def _str(el: etree._Element | None) -> str | None:
+    value = text(el)
+    return value if value else None
+
+
+def operation_element(envelope: etree._Element) -> etree._Element:
+    if local(envelope) != "Envelope" or ns(envelope) != NS_SOAP:
+        raise RequestError(
+            f"not a SOAP 1.1 envelope: expected {{{NS_SOAP}}}Envelope, got {envelope.tag}"
+        )
+    body = child(envelope, "Body")
+    if body is None or ns(body) != NS_SOAP:
+        raise RequestError("the SOAP envelope has no Body")
+    ops = children(body)
+    if len(ops) != 1:
+        raise RequestError("the SOAP Body must hold exactly one IDAP operation")
+    op = ops[0]
+    if local(op) not in OPERATIONS or ns(op) != NS_AQ:
+        raise RequestError(f"unknown operation {local(op)!r} (namespace {ns(op)})")
+    return op
+
+
+def headers(envelope: etree._Element) -> dict[str, str]:
+    """SOAP header entries by local name (text values only)."""
+    h = child(envelope, "Header")
+    if h is None:
+        return {}
+    return {local(c): text(c) or "" for c in children(h)}
+
+
+def _destination(opts: etree._Element) -> Destination:
+    d = child(opts, "destination")
+    name = _str(d)
+    if d is None or not name:
+        raise RequestError("destination is required")
+    lookup = (d.get("lookup_type") or "DATABASE").upper()
+    if lookup not in ("DATABASE", "LDAP"):
+        raise RequestError(f"lookup_type must be DATABASE or LDAP, got {lookup[:20]!r}")
+    return Destination(name, lookup)
+
+
+def _agent(el: etree._Element | None) -> AgentRef | None:
+    if el is None:
+        return None
+    alias = _str(child(el, "agent_alias"))
+    return AgentRef(
+        name=_str(child(el, "agent_name")),
+        address=_str(child(el, "address")),
+        protocol=_int(child(el, "protocol"), "protocol", 0) or 0,
+        alias=alias,
+    )
+
+
+def _commit(op: etree._Element) -> bool:
+    return child(op, "AQXmlCommit") is not None
+
+
+def _enum(el: etree._Element | None, allowed: tuple[str, ...], default: str, what: str) -> str:
+    value = _str(el)
+    if value is None:
+        return default
+    v = value.upper()
+    if v not in allowed:
+        raise RequestError(f"{what} must be one of {', '.join(allowed)}")
+    return v
+
+
+def _message(el: etree._Element) -> OutMessage:
+    header = child(el, "message_header")
+    if header is None:
+        raise RequestError("message_header is required in every message")
+    recipients = None
+    rl = child(header, "recipient_list")
+    if rl is not None:
+        recipients = [a for a in (_agent(r) for r in children(rl) if local(r) == "recipient") if a]
+    return OutMessage(
+        number=_int(child(el, "message_number"), "message_number"),
+        correlation=_str(child(header, "correlation")),
+        delay=_int(child(header, "delay"), "delay", 0),
+        expiration=_int(child(header, "expiration"), "expiration", -1),
+        priority=_int(child(header, "priority"), "priority"),
+        sender=_agent(child(header, "sender_id")),
+        recipients=recipients,
+        exception_queue=_str(child(header, "exception_queue")),
+        payload=child(el, "message_payload"),
+    )
+
+
+def parse_request(envelope: etree._Element) -> Request:
+    op = operation_element(envelope)
+    name = local(op)
+    if name in ("AQXmlSend", "AQXmlPublish"):
+        opts = child(op, "producer_options")
+        if opts is None:
+            raise RequestError(f"{name} needs producer_options")
+        ms = child(op, "message_set")
+        if ms is None:
+            raise RequestError(f"{name} needs a message_set")
+        messages = [_message(m) for m in children(ms) if local(m) == "message"]
+        if not messages:
+            raise RequestError("message_set holds no message")
+        count = _int(child(ms, "message_count"), "message_count", 0)
+        if count is not None and count != len(messages):
+            raise RequestError(f"message_count is {count} but the set holds {len(messages)} messages")
+        return SendRequest(
+            operation=name,  # type: ignore[arg-type]
+            destination=_destination(opts),
+            visibility=_enum(child(opts, "visibility"), ("ON_COMMIT", "IMMEDIATE"), "ON_COMMIT", "visibility"),
+            transformation=_str(child(opts, "transformation")),
+            messages=messages,
+            commit=_commit(op),
+        )
+    if name == "AQXmlReceive":
+        opts = child(op, "consumer_options")
+        if opts is None:
+            raise RequestError("AQXmlReceive needs consumer_options")
+        sel = child(opts, "selector")
+        corr = msgid = cond = None
+        if sel is not None:
+            corr = _str(child(sel, "correlation"))
+            msgid = _str(child(sel, "message_id"))
+            cond = _str(child(sel, "condition"))
+            if sum(x is not None for x in (corr, msgid, cond)) > 1:
+                raise RequestError("selector takes one of correlation, message_id or condition")
+            if cond is not None and len(cond) > 4000:
+                raise RequestError("condition cannot exceed 4000 characters")
+        return ReceiveRequest(
+            destination=_destination(opts),
+            consumer_name=_str(child(opts, "consumer_name")),
+            wait_time=_int(child(opts, "wait_time"), "wait_time", -1),
+            correlation=corr,
+            message_id=msgid,
+            condition=cond,
+            batch_size=_int(child(opts, "batch_size"), "batch_size", 1, 10000) or 1,
+            visibility=_enum(child(opts, "visibility"), ("ON_COMMIT", "IMMEDIATE"), "ON_COMMIT", "visibility"),
+            dequeue_mode=_enum(child(opts, "dequeue_mode"),
+                               ("BROWSE", "LOCKED", "REMOVE", "REMOVE_NODATA"), "REMOVE", "dequeue_mode"),
+            navigation_mode=_enum(child(opts, "navigation_mode"),
+                                  ("FIRST_MESSAGE", "NEXT_MESSAGE", "NEXT_TRANSACTION"),
+                                  "NEXT_MESSAGE", "navigation_mode"),
+            transformation=_str(child(opts, "transformation")),
+            commit=_commit(op),
+        )
+    if name == "AQXmlRegister":
+        opts = child(op, "register_options")
+        if opts is None:
+            raise RequestError("AQXmlRegister needs register_options")
+        url = _str(child(opts, "notify_url"))
+        if not url:
+            raise RequestError("notify_url is required")
+        return RegisterRequest(
+            destination=_destination(opts),
+            consumer_name=_str(child(opts, "consumer_name")),
+            notify_url=url,
+            commit=_commit(op),
+        )
+    if name == "AQXmlCommit":
+        return CommitRequest()
+    return RollbackRequest()

@@ -1,0 +1,125 @@
+"""IDAP responses and SOAP faults, written the way Oracle's servlet writes them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from lxml import etree
+
+from ..engine import Message
+from .request import NS_AQ, NS_SOAP
+
+Payloader = Callable[[Message, etree._Element], None]
+
+
+def _envelope() -> tuple[etree._Element, etree._Element]:
+    env = etree.Element(f"{{{NS_SOAP}}}Envelope", nsmap={None: NS_SOAP, "SOAP-ENV": NS_SOAP})
+    body = etree.SubElement(env, f"{{{NS_SOAP}}}Body")
+    return env, body
+
+
+def _aq(parent: etree._Element, name: str, value: object | None = None) -> etree._Element:
+    el = etree.SubElement(parent, f"{{{NS_AQ}}}{name}")
+    if value is not None:
+        el.text = str(value)
+    return el
+
+
+def _op(body: etree._Element, name: str) -> etree._Element:
+    op = etree.SubElement(body, f"{{{NS_AQ}}}{name}", nsmap={None: NS_AQ})
+    status = _aq(op, "status_response")
+    _aq(status, "status_code", 0)
+    return op
+
+
+def serialize(env: etree._Element, stylesheet: str | None = None) -> bytes:
+    out = etree.tostring(env, xml_declaration=False, encoding="UTF-8")
+    head = b"<?xml version = '1.0'?>\n"
+    if stylesheet:
+        # the servlet's configurable stylesheet processing instruction
+        safe = stylesheet.replace('"', "%22").replace("?>", "")
+        head += f'<?xml-stylesheet type="text/xsl" href="{safe}"?>\n'.encode()
+    return head + out
+
+
+def send_response(operation: str, destination: str, message_ids: Sequence[str]) -> etree._Element:
+    env, body = _envelope()
+    op = _op(body, f"{operation}Response")
+    result = _aq(op, "send_result" if operation == "AQXmlSend" else "publish_result")
+    _aq(result, "destination", destination)
+    for mid in message_ids:
+        _aq(result, "message_id", mid)
+    return env
+
+
+def status_only(operation: str) -> etree._Element:
+    env, body = _envelope()
+    _op(body, f"{operation}Response")
+    return env
+
+
+def _agent(parent: etree._Element, tag: str, name: str | None, address: str | None,
+           protocol: int | None) -> None:
+    el = _aq(parent, tag)
+    if name:
+        _aq(el, "agent_name", name)
+    if address:
+        _aq(el, "address", address)
+    if protocol:
+        _aq(el, "protocol", protocol)
+
+
+def message_set(parent: etree._Element, messages: Sequence[Message], payload: Payloader | None,
+                states: Sequence[int]) -> None:
+    ms = _aq(parent, "message_set")
+    _aq(ms, "message_count", len(messages))
+    for i, (m, state) in enumerate(zip(messages, states, strict=True), start=1):
+        msg = _aq(ms, "message")
+        _aq(msg, "message_number", i)
+        h = _aq(msg, "message_header")
+        _aq(h, "message_id", m.msgid)
+        if m.correlation is not None:
+            _aq(h, "correlation", m.correlation)
+        _aq(h, "delay", m.delay)
+        if m.expiration is not None:
+            _aq(h, "expiration", m.expiration)
+        _aq(h, "priority", m.priority)
+        _aq(h, "delivery_count", m.attempts)
+        s = m.sender_id
+        _agent(h, "sender_id", s.name if s else None, s.address if s else None,
+               s.protocol if s else None)
+        if m.consumer_name:
+            rl = _aq(h, "recipient_list")
+            _agent(rl, "recipient", m.consumer_name, None, None)
+        _aq(h, "message_state", state)
+        if m.exception_queue:
+            _aq(h, "exception_queue", m.exception_queue)
+        if payload is not None and m.payload is not None:
+            payload(m, _aq(msg, "message_payload"))
+
+
+def receive_response(destination: str, messages: Sequence[Message], payload: Payloader | None,
+                     states: Sequence[int]) -> etree._Element:
+    env, body = _envelope()
+    op = _op(body, "AQXmlReceiveResponse")
+    result = _aq(op, "receive_result")
+    _aq(result, "destination", destination)
+    message_set(result, messages, payload, states)
+    return env
+
+
+def fault(client: bool, message: str, code: int | str | None) -> etree._Element:
+    """A SOAP Fault; `detail` carries status_response as in Oracle's example 17-21."""
+    env, body = _envelope()
+    f = etree.SubElement(body, f"{{{NS_SOAP}}}Fault")
+    etree.SubElement(f, "faultcode").text = "SOAP-ENV:Client" if client else "SOAP-ENV:Server"
+    etree.SubElement(f, "faultstring").text = (
+        f"{'Client' if client else 'Server'} Fault: {message}"
+    )
+    detail = etree.SubElement(f, "detail")
+    status = etree.SubElement(detail, f"{{{NS_AQ}}}status_response", nsmap={None: NS_AQ})
+    _aq(status, "status_code", -1)
+    if code is not None:
+        _aq(status, "error_code", code)
+    _aq(status, "error_message", message)
+    return env

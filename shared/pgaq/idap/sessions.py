@@ -1,0 +1,186 @@
+"""HTTP sessions of the IDAP gateway, each with at most one open database transaction.
+
+The first request of a client opens a session (a random cookie bound to the agent) and,
+for transactional work, a transaction on a connection the session holds until
+AQXmlCommit or AQXmlRollback. Idle transactions are rolled back after a timeout (the
+rollback counts failed dequeue attempts, as AQ does). The number of open transactions is
+bounded: past the limit a request gets a fault at once instead of waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+
+import asyncpg
+
+from ..aio import TaskGroup, wait_any
+from ..engine import Session
+from ..errors import PgaqError
+from ..listener import Listener
+
+log = logging.getLogger("pgaq.gateway.sessions")
+
+
+class SessionError(PgaqError):
+    """A session problem the client caused (foreign cookie, too many transactions)."""
+
+
+@dataclass
+class HttpSession:
+    token: str
+    agent: str
+    engine: Session | None = None
+    conn: asyncpg.Connection | None = None
+    last_used: float = field(default_factory=time.monotonic)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    role: str | None = None
+    closed: bool = False
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.engine is not None and self.engine.in_transaction
+
+
+class SessionStore:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        listener: Listener | None,
+        *,
+        timeout: float = 120.0,
+        max_transactions: int = 50,
+        max_sessions: int = 10_000,
+        max_wait: float = 300.0,
+        safety_poll: float = 5.0,
+    ) -> None:
+        self.pool = pool
+        self.listener = listener
+        self.timeout = timeout
+        self.max_transactions = max_transactions
+        self.max_sessions = max_sessions
+        self.max_wait = max_wait
+        self.safety_poll = safety_poll
+        self._sessions: dict[str, HttpSession] = {}
+        self._open = 0
+        self._stop = asyncio.Event()
+        self._tasks: TaskGroup | None = None
+
+    @property
+    def open_transactions(self) -> int:
+        return self._open
+
+    @property
+    def sessions(self) -> int:
+        return len(self._sessions)
+
+    async def start(self) -> None:
+        self._tasks = TaskGroup("sessions")
+        self._tasks.spawn("reaper", self._reaper())
+
+    async def close(self) -> None:
+        """Roll back every open transaction (graceful shutdown)."""
+        self._stop.set()
+        if self._tasks:
+            await self._tasks.close()
+        for s in list(self._sessions.values()):
+            async with s.lock:
+                await self._end(s, commit=False)
+        self._sessions.clear()
+
+    def get(self, token: str | None, agent: str) -> HttpSession:
+        """The agent's session for this cookie, or a new one."""
+        now = time.monotonic()
+        if token:
+            s = self._sessions.get(token)
+            if s is not None and not s.closed:
+                if not secrets.compare_digest(s.agent, agent):
+                    raise SessionError("the session belongs to another agent", 25400)
+                s.last_used = now
+                return s
+        if len(self._sessions) >= self.max_sessions:
+            raise SessionError("too many HTTP sessions; retry later", 25401)
+        s = HttpSession(token=secrets.token_urlsafe(32), agent=agent)
+        self._sessions[s.token] = s
+        return s
+
+    async def engine_for(self, s: HttpSession, *, transactional: bool) -> Session:
+        """The session's engine, bound to a held connection when `transactional`."""
+        if s.engine is None:
+            s.engine = Session(
+                None,  # type: ignore[arg-type]  # bound below
+                pool=self.pool, listener=self.listener, agent=s.agent,
+                max_wait=self.max_wait, safety_poll=self.safety_poll,
+            )
+        if transactional and not s.engine.in_transaction:
+            if self._open >= self.max_transactions:
+                raise SessionError(
+                    f"too many open transactional sessions (limit {self.max_transactions})", 25402
+                )
+            self._open += 1
+            try:
+                s.conn = await self.pool.acquire()
+                s.engine.rebind(s.conn)
+                s.engine.role = None
+                await s.engine.begin()
+                s.role = None
+            except BaseException:
+                await self._release(s)
+                raise
+        return s.engine
+
+    async def finish(self, s: HttpSession, *, commit: bool) -> None:
+        await self._end(s, commit=commit)
+
+    async def _end(self, s: HttpSession, *, commit: bool) -> None:
+        if s.engine is None or not s.engine.in_transaction:
+            return
+        try:
+            if commit:
+                await s.engine.commit()
+            else:
+                await s.engine.rollback()
+        finally:
+            await self._release(s)
+
+    async def abort(self, s: HttpSession) -> None:
+        """After a cancelled request: roll back, and drop the connection if it is unusable."""
+        try:
+            await asyncio.shield(self._end(s, commit=False))
+        except (PgaqError, asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+            log.warning("rollback after an aborted request failed: %r", exc)
+            if s.conn is not None:
+                s.conn.terminate()
+            await self._release(s)
+
+    async def _release(self, s: HttpSession) -> None:
+        conn, s.conn = s.conn, None
+        if conn is not None:
+            self._open -= 1
+            try:
+                await self.pool.release(conn)
+            except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                log.warning("releasing a session connection failed: %r", exc)
+        s.role = None
+
+    async def _reaper(self) -> None:
+        interval = max(0.05, min(self.timeout / 4, 5.0))
+        while not self._stop.is_set():
+            await wait_any(asyncio.Event(), interval, self._stop)
+            now = time.monotonic()
+            for s in list(self._sessions.values()):
+                if now - s.last_used < self.timeout or s.lock.locked():
+                    continue
+                async with s.lock:
+                    if s.in_transaction:
+                        log.info("session of %s idle for %.0fs: rolling back", s.agent, now - s.last_used)
+                        try:
+                            await self._end(s, commit=False)
+                        except (PgaqError, asyncpg.PostgresError) as exc:
+                            log.warning("timeout rollback failed: %r", exc)
+                            await self._release(s)
+                    s.closed = True
+                    self._sessions.pop(s.token, None)

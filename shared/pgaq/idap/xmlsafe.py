@@ -1,0 +1,99 @@
+"""Parsing untrusted XML: no DTDs, no entity expansion, no network, bounded size and depth."""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from ..errors import PgaqError
+
+_DOCTYPE = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+
+
+class XmlError(PgaqError):
+    """The document is not acceptable XML (a client error)."""
+
+
+def _parser() -> etree.XMLParser:
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+        collect_ids=False,
+    )
+
+
+def parse(data: bytes, *, max_depth: int = 64, max_elements: int = 200_000) -> etree._Element:
+    """Parse a request document; DOCTYPE declarations are refused outright."""
+    head = data[:4096]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        # UTF-16: look for a DOCTYPE in the decoded text too
+        try:
+            probe = data.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise XmlError("malformed XML: bad UTF-16 encoding") from exc
+    else:
+        probe = data
+    if _DOCTYPE.search(probe):
+        raise XmlError("DTDs and entity declarations are not allowed")
+    try:
+        root = etree.fromstring(data, parser=_parser())
+    except etree.XMLSyntaxError as exc:
+        raise XmlError(f"malformed XML: {exc.msg}") from exc
+    if root is None:
+        raise XmlError("empty document")
+    tree = root.getroottree()
+    if tree.docinfo.doctype or tree.docinfo.internalDTD is not None:
+        raise XmlError("DTDs are not allowed")
+    # depth and size, iteratively
+    count = 0
+    stack: list[tuple[etree._Element, int]] = [(root, 1)]
+    while stack:
+        el, depth = stack.pop()
+        count += 1
+        if depth > max_depth:
+            raise XmlError(f"document nested deeper than {max_depth} elements")
+        if count > max_elements:
+            raise XmlError(f"document has more than {max_elements} elements")
+        for child in el:
+            if isinstance(child.tag, str):
+                stack.append((child, depth + 1))
+    return root
+
+
+def local(el: etree._Element) -> str:
+    """The element's name without its namespace."""
+    tag = el.tag
+    if not isinstance(tag, str):
+        return ""
+    return tag.rsplit("}", 1)[-1]
+
+
+def ns(el: etree._Element) -> str | None:
+    tag = el.tag
+    if isinstance(tag, str) and tag.startswith("{"):
+        return tag[1:].split("}", 1)[0]
+    return None
+
+
+def children(el: etree._Element) -> list[etree._Element]:
+    return [c for c in el if isinstance(c.tag, str)]
+
+
+def child(el: etree._Element, name: str) -> etree._Element | None:
+    """First child with this local name (namespaces ignored)."""
+    for c in el:
+        if isinstance(c.tag, str) and local(c) == name:
+            return c
+    return None
+
+
+def text(el: etree._Element | None) -> str | None:
+    if el is None:
+        return None
+    return "".join(el.itertext()).strip()

@@ -1,0 +1,133 @@
+-- What the IDAP gateway asks the database: which of an agent's database users may use a
+-- queue, the alias directory, and registrations.
+
+-- Like aq.has_access, for a given role rather than the current one.
+CREATE OR REPLACE FUNCTION aq.has_access_as(q aq.queue_info, p_priv text, p_role name) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT pg_has_role(p_role, q.owner, 'MEMBER')
+      OR pg_has_role(p_role, 'aq_administrator_role', 'MEMBER')
+      OR (p_priv = 'ENQUEUE' AND pg_has_role(p_role, 'aq_enqueue_any', 'MEMBER'))
+      OR (p_priv = 'DEQUEUE' AND pg_has_role(p_role, 'aq_dequeue_any', 'MEMBER'))
+      OR EXISTS (SELECT 1 FROM aq.queue_privileges p
+                 WHERE p.queue_id = q.queue_id
+                   AND pg_has_role(p_role, p.grantee, 'MEMBER')
+                   AND CASE p_priv WHEN 'ENQUEUE' THEN p.enqueue ELSE p.dequeue END)
+$$;
+
+-- The first of the agent's database users (enable_db_access) that may use the queue with
+-- the privilege; NULL when none may. Runs as its owner: agent mappings are admin-only data.
+CREATE OR REPLACE FUNCTION aq.gateway_role_for(p_agent text, p_queue_id integer, p_priv text)
+RETURNS name LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+  SELECT d.db_username
+  FROM aq.agent_db_access d, aq.queue_info q
+  WHERE d.agent_name = p_agent AND q.queue_id = p_queue_id
+    AND EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = d.db_username)
+    AND aq.has_access_as(q, p_priv, d.db_username)
+  ORDER BY d.db_username
+  LIMIT 1
+$$;
+REVOKE ALL ON FUNCTION aq.gateway_role_for(text, integer, text) FROM PUBLIC;
+
+-- Any database user of the agent (for operations that name no queue).
+CREATE OR REPLACE FUNCTION aq.gateway_any_role(p_agent text)
+RETURNS name LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+  SELECT d.db_username FROM aq.agent_db_access d
+  WHERE d.agent_name = p_agent AND EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = d.db_username)
+  ORDER BY d.db_username LIMIT 1
+$$;
+REVOKE ALL ON FUNCTION aq.gateway_any_role(text) FROM PUBLIC;
+
+-- The queue a destination names, through the alias directory when lookup_type is LDAP.
+CREATE OR REPLACE FUNCTION aq.resolve_destination(p_name text, p_lookup text DEFAULT 'DATABASE')
+RETURNS aq.queue_info LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  d aq.directory;
+BEGIN
+  IF upper(coalesce(p_lookup, 'DATABASE')) = 'LDAP' THEN
+    SELECT * INTO d FROM aq.directory WHERE alias = p_name AND queue_name IS NOT NULL;
+    IF NOT FOUND THEN
+      PERFORM aq.err(24010, format('no queue registered in the directory under alias %s', quote_literal(left(p_name, 100))), '42704');
+    END IF;
+    RETURN aq.resolve_queue(quote_ident(d.queue_schema) || '.' || quote_ident(d.queue_name));
+  END IF;
+  RETURN aq.resolve_queue(p_name);
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.resolve_agent_alias(p_alias text) RETURNS sys.aq$_agent
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  a sys.aq$_agent;
+BEGIN
+  SELECT agent INTO a FROM aq.directory WHERE alias = p_alias AND agent IS NOT NULL;
+  IF NOT FOUND THEN
+    PERFORM aq.err(24047, format('no agent registered in the directory under alias %s', quote_literal(left(p_alias, 100))), '42704');
+  END IF;
+  RETURN a;
+END $$;
+
+-- Oracle's DBMS_AQADM.ADD_ALIAS_TO_LDAP / DEL_ALIAS_FROM_LDAP, table-backed: obj_location
+-- names a queue ([schema.]name).
+CREATE OR REPLACE PROCEDURE dbms_aqadm.add_alias_to_ldap(alias text, obj_location text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_queue(obj_location);
+BEGIN
+  IF alias IS NULL OR btrim(alias) = '' OR length(alias) > 256 THEN
+    PERFORM aq.err(24031, 'invalid value, ALIAS should be non-NULL (at most 256 characters)', '22023');
+  END IF;
+  INSERT INTO aq.directory (alias, queue_schema, queue_name) VALUES (alias, q.schema_name, q.queue_name)
+  ON CONFLICT (alias) DO UPDATE SET queue_schema = EXCLUDED.queue_schema,
+    queue_name = EXCLUDED.queue_name, agent = NULL;
+END $$;
+
+-- Agent aliases (IDAP agent_alias): an extension with the same storage.
+CREATE OR REPLACE PROCEDURE dbms_aqadm.add_agent_alias(alias text, agent sys.aq$_agent)
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF alias IS NULL OR btrim(alias) = '' OR length(alias) > 256 THEN
+    PERFORM aq.err(24031, 'invalid value, ALIAS should be non-NULL (at most 256 characters)', '22023');
+  END IF;
+  INSERT INTO aq.directory (alias, agent) VALUES (alias, aq.subscriber_key(agent))
+  ON CONFLICT (alias) DO UPDATE SET agent = EXCLUDED.agent, queue_schema = NULL, queue_name = NULL;
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aqadm.del_alias_from_ldap(alias text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM aq.directory d WHERE d.alias = del_alias_from_ldap.alias;
+  IF NOT FOUND THEN
+    PERFORM aq.err(24047, format('alias %s is not in the directory', quote_literal(left(alias, 100))), '42704');
+  END IF;
+END $$;
+
+-- AQXmlRegister: the registration the notifier serves. The caller must be allowed to
+-- dequeue from the queue; consumer names only on multi-consumer queues.
+CREATE OR REPLACE FUNCTION aq.register(p_queue text, p_consumer text, p_url text,
+                                       p_agent text DEFAULT NULL, p_presentation text DEFAULT 'XML',
+                                       p_lookup text DEFAULT 'DATABASE')
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_destination(p_queue, p_lookup);
+  consumer text := aq.agent_name(p_consumer);
+  url text := btrim(coalesce(p_url, ''));
+  id bigint;
+BEGIN
+  PERFORM aq.check_access(q, 'DEQUEUE');
+  IF consumer IS NOT NULL AND NOT q.multiple_consumers THEN
+    PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: consumer_name not allowed',
+                                 q.schema_name, q.queue_name), '22023');
+  END IF;
+  IF consumer IS NULL AND q.multiple_consumers THEN
+    PERFORM aq.err(25231, format('registration on multi-consumer queue %s.%s needs a consumer_name',
+                                 q.schema_name, q.queue_name), '22023');
+  END IF;
+  IF length(url) > 2000 OR url !~* '^(https?://[^\s/?#]+[^\s]*|mailto:(//)?[^@\s]+@[^@\s]+|plsql://[A-Za-z_][A-Za-z0-9_$#]*(\.[A-Za-z_][A-Za-z0-9_$#]*)?)$' THEN
+    PERFORM aq.err(24940, format('invalid notify_url %s: use http://, https://, mailto: or plsql://schema.procedure',
+                                 quote_literal(left(url, 100))), '22023');
+  END IF;
+  INSERT INTO aq.registrations (queue_id, consumer_name, notify_url, presentation, agent_name)
+  VALUES (q.queue_id, coalesce(consumer, ''), url, upper(coalesce(p_presentation, 'XML')), p_agent)
+  ON CONFLICT (queue_id, consumer_name, notify_url) DO UPDATE SET agent_name = EXCLUDED.agent_name
+  RETURNING registrations.id INTO id;
+  RETURN id;
+END $$;

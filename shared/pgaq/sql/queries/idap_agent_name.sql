@@ -1,0 +1,1 @@
+SELECT aq.agent_name($1::text)

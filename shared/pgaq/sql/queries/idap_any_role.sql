@@ -1,0 +1,1 @@
+SELECT aq.gateway_any_role($1::text)

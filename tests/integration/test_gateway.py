@@ -1,0 +1,323 @@
+"""The IDAP gateway over real HTTP on loopback, against a real PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+
+from tests.unit import idap_examples as ex
+
+from .gateway_support import Client, drop_roles, envelope, make_agent, op, running_gateway
+from .test_payloads import ORDER_TYPES
+
+
+@pytest.fixture
+async def gw(conn: asyncpg.Connection, db_dsn: str) -> AsyncIterator[tuple[str, list[str]]]:
+    roles = await make_agent(conn)
+    owner = roles[0]
+    await conn.execute(ORDER_TYPES)
+    await conn.execute(f'ALTER SCHEMA qs OWNER TO "{owner}"')
+    await conn.execute("""
+        CALL dbms_aqadm.create_queue_table('qs.orders_qt', 'qs.order_typ');
+        CALL dbms_aqadm.create_queue('qs.new_orders_que', 'qs.orders_qt', max_retries => 2);
+        CALL dbms_aqadm.start_queue('qs.new_orders_que');
+        CREATE SCHEMA aquser;
+        CREATE TYPE aquser.emp_typ AS (empno numeric(4), ename varchar(10), job varchar(9),
+            mgr numeric(4), hiredate timestamp, sal numeric(7,2), comm numeric(7,2),
+            deptno numeric(2));
+        CALL dbms_aqadm.create_queue_table('aquser.emp_qt', 'aquser.emp_typ', multiple_consumers => true);
+        CALL dbms_aqadm.create_queue('aquser.emp_topic', 'aquser.emp_qt');
+        CALL dbms_aqadm.start_queue('aquser.emp_topic');
+        CALL dbms_aqadm.add_subscriber('aquser.emp_topic', sys.aq$_agent('APP1', NULL, NULL));
+        CALL dbms_aqadm.create_queue_table('aquser.raw_qt', 'RAW');
+        CALL dbms_aqadm.create_queue('aquser.raw_msgq', 'aquser.raw_qt');
+        CALL dbms_aqadm.start_queue('aquser.raw_msgq');
+        CALL dbms_aqadm.create_queue_table('aquser.jms_qt', 'SYS.AQ$_JMS_TEXT_MESSAGE');
+        CALL dbms_aqadm.create_queue('aquser.jms_textq', 'aquser.jms_qt');
+        CALL dbms_aqadm.start_queue('aquser.jms_textq');
+        CALL dbms_aqadm.create_queue_table('aquser.map_qt', 'SYS.AQ$_JMS_MAP_MESSAGE', multiple_consumers => true);
+        CALL dbms_aqadm.create_queue('aquser.jms_map_topic', 'aquser.map_qt');
+        CALL dbms_aqadm.start_queue('aquser.jms_map_topic');
+    """)
+    await conn.execute(f'ALTER SCHEMA aquser OWNER TO "{owner}"')
+    for t in ("emp_qt", "raw_qt", "jms_qt", "map_qt"):
+        await conn.execute(f'ALTER TABLE aquser.{t} OWNER TO "{owner}"')
+    await conn.execute("UPDATE aq.queue_tables SET owner = $1 WHERE schema_name = 'aquser'", owner)
+    async with running_gateway(db_dsn, session_timeout=2.0, max_wait=10.0) as url:
+        yield url, roles
+    await drop_roles(conn, roles)
+
+
+async def test_example_17_1_send_then_receive(gw: tuple[str, list[str]]) -> None:
+    url, _ = gw
+    c = Client(url, "john", "secret")
+    try:
+        r = await c.post(ex.EXAMPLE_17_1.encode())
+        assert r.status == 200, r.body
+        assert r.text("//aq:status_code") == ["0"]
+        assert r.text("//aq:send_result/aq:destination") == ["QS.NEW_ORDERS_QUE"]
+        [mid] = r.text("//aq:send_result/aq:message_id")
+        assert len(mid) == 32
+        r = await c.post(envelope(op("AQXmlCommit", "")))
+        assert r.text("//aq:status_code") == ["0"]
+        r = await c.post(ex.EXAMPLE_17_7.encode())
+        assert r.status == 200, r.body
+        assert r.text("//aq:message_id") == [mid]
+        assert r.text("//aq:correlation") == ["ORDER1"]
+        assert r.text("//aq:CUSTOMER/aq:NAME") == ["AMERICAN EXPRESS"] or \
+            r.text("//*[local-name()='CUSTOMER']/*[local-name()='NAME']") == ["AMERICAN EXPRESS"]
+        titles = r.text("//*[local-name()='ITEMS_ITEM']/*[local-name()='ITEM']/*[local-name()='TITLE']")
+        assert titles == ["Perl", "XML"]
+    finally:
+        await c.close()
+
+
+async def test_publish_and_receive_multi_consumer(gw: tuple[str, list[str]]) -> None:
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        r = await c.post(ex.EXAMPLE_17_6.encode())  # publish + AQXmlCommit
+        assert r.status == 200, r.body
+        r = await c.post(ex.EXAMPLE_17_10.encode())  # receive with condition deptno=60
+        assert r.status == 200, r.body
+        assert r.text("//*[local-name()='ENAME']") == ["Mary"]
+        assert r.text("//*[local-name()='HIREDATE']") == ["1996-01-01 0:0:0"]
+    finally:
+        await c.close()
+
+
+async def test_raw_and_jms_examples(gw: tuple[str, list[str]]) -> None:
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        for doc in (ex.EXAMPLE_17_5, ex.EXAMPLE_17_3, ex.EXAMPLE_17_4):
+            r = await c.post(doc.encode())
+            assert r.status == 200, r.body
+        await c.post(envelope(op("AQXmlCommit", "")))
+        r = await c.post(envelope(op("AQXmlReceive",
+            "<consumer_options><destination>AQUSER.RAW_MSGQ</destination><wait_time>0</wait_time>"
+            "</consumer_options><AQXmlCommit/>")))
+        raw = r.text("//*[local-name()='RAW' or local-name()='raw']")[0]
+        assert raw.startswith("426C6F622064617461")
+        r = await c.post(envelope(op("AQXmlReceive",
+            "<consumer_options><destination>AQUSER.JMS_TEXTQ</destination><wait_time>0</wait_time>"
+            "</consumer_options><AQXmlCommit/>")))
+        assert r.text("//*[local-name()='text_data']") == ["All things bright and beautiful"]
+        r = await c.post(envelope(op("AQXmlReceive",
+            "<consumer_options><destination>AQUSER.JMS_MAP_TOPIC</destination>"
+            "<consumer_name>SCOTT</consumer_name><wait_time>0</wait_time>"
+            "</consumer_options><AQXmlCommit/>")))
+        assert "20000" in r.text("//*[local-name()='int_value']")
+    finally:
+        await c.close()
+
+
+async def test_rollback_and_session_transaction(gw: tuple[str, list[str]], conn: asyncpg.Connection) -> None:
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        r = await c.post(ex.EXAMPLE_17_5.encode())
+        assert r.status == 200
+        # not committed: invisible to others
+        assert await conn.fetchval("SELECT count(*) FROM aquser.raw_qt") == 0
+        r = await c.post(ex.EXAMPLE_17_15.encode())  # rollback
+        assert r.text("//aq:status_code") == ["0"]
+        r = await c.post(ex.EXAMPLE_17_5.encode())
+        r = await c.post(ex.EXAMPLE_17_14.encode())  # commit
+        assert await conn.fetchval("SELECT count(*) FROM aquser.raw_qt") == 1
+    finally:
+        await c.close()
+
+
+async def test_session_timeout_rolls_back(gw: tuple[str, list[str]], conn: asyncpg.Connection) -> None:
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        await c.post(ex.EXAMPLE_17_5.encode())
+        await c.post(ex.EXAMPLE_17_14.encode())
+        r = await c.post(envelope(op("AQXmlReceive",
+            "<consumer_options><destination>AQUSER.RAW_MSGQ</destination><wait_time>0</wait_time>"
+            "</consumer_options>")))
+        assert r.status == 200
+        # the idle session's transaction is rolled back by the reaper: the message comes back
+        # with one failed attempt (wait for it through LISTEN on the queue's channel)
+        qid = await conn.fetchval("SELECT id FROM aq.queues WHERE queue_name = 'raw_msgq'")
+        woke = asyncio.get_running_loop().create_future()
+        await conn.add_listener(f"aq_{qid}", lambda *_: woke.done() or woke.set_result(True))
+        await asyncio.wait_for(woke, 15)
+        assert await conn.fetchval("SELECT retry_count FROM aquser.raw_qt") == 1
+    finally:
+        await c.close()
+
+
+async def test_blocking_receive_is_woken(gw: tuple[str, list[str]]) -> None:
+    url, _ = gw
+    waiter, sender = Client(url, "JOHN", "secret"), Client(url, "JOHN", "secret")
+    try:
+        receive = asyncio.create_task(waiter.post(envelope(op("AQXmlReceive",
+            "<consumer_options><destination>AQUSER.RAW_MSGQ</destination><wait_time>8</wait_time>"
+            "</consumer_options><AQXmlCommit/>"))))
+        # synchronise on the gateway's own gauge: the receive is blocked in its wait
+        metrics = url.split("/aqserv")[0] + "/metrics"
+        for _ in range(500):
+            async with sender.http.get(metrics) as m:
+                if "pgaq_gateway_waiting_receivers 1.0" in await m.text():
+                    break
+        else:
+            raise AssertionError("the receive never started waiting")
+        r = await sender.post(envelope(op("AQXmlSend",
+            "<producer_options><destination>AQUSER.RAW_MSGQ</destination></producer_options>"
+            "<message_set><message><message_header><sender_id><agent_name>x</agent_name>"
+            "</sender_id></message_header><message_payload><RAW>CAFE</RAW></message_payload>"
+            "</message></message_set><AQXmlCommit/>")))
+        assert r.status == 200, r.body
+        got = await asyncio.wait_for(receive, 5)
+        assert got.text("//*[local-name()='RAW']") == ["CAFE"]
+    finally:
+        await waiter.close()
+        await sender.close()
+
+
+BAD = [
+    ("malformed", b"<Envelope", "text/xml", 400),
+    ("dtd", b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><Envelope/>', "text/xml", 400),
+    ("wrong envelope ns", b'<Envelope xmlns="http://ns.oracle.com/AQ/schemas/envelope"><Body/></Envelope>', "text/xml", 400),
+    ("unknown op", envelope('<AQXmlFrobnicate xmlns="http://ns.oracle.com/AQ/schemas/access"/>'), "text/xml", 400),
+    ("media type", envelope(op("AQXmlCommit", "")), "application/json", 415),
+]
+
+
+@pytest.mark.parametrize(("name", "doc", "ctype", "status"), BAD, ids=[b[0] for b in BAD])
+async def test_bad_documents(gw: tuple[str, list[str]], name: str, doc: bytes, ctype: str, status: int) -> None:
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        r = await c.post(doc, content_type=ctype)
+        assert r.status == status, r.body
+        if status == 400:
+            assert r.fault is not None
+    finally:
+        await c.close()
+
+
+def send(dest: str, payload: str, op_name: str = "AQXmlSend", extra: str = "") -> bytes:
+    return envelope(op(op_name,
+        f"<producer_options><destination>{dest}</destination></producer_options>"
+        f"<message_set><message><message_header>{extra}<sender_id><agent_name>x</agent_name>"
+        f"</sender_id></message_header><message_payload>{payload}</message_payload></message>"
+        "</message_set>"))
+
+
+CLIENT_FAULTS = [
+    ("unknown queue", send("AQUSER.NOPE", "<RAW>00</RAW>"), "24010"),
+    ("send to multi", send("AQUSER.EMP_TOPIC", "<EMP_TYP><EMPNO>1</EMPNO></EMP_TYP>"), "24039"),
+    ("publish to single", send("AQUSER.RAW_MSGQ", "<RAW>00</RAW>", "AQXmlPublish"), "24039"),
+    ("bad hex", send("AQUSER.RAW_MSGQ", "<RAW>XYZ</RAW>"), None),
+    ("wrong payload", send("AQUSER.RAW_MSGQ", "<EMP_TYP><EMPNO>1</EMPNO></EMP_TYP>"), None),
+    ("number out of range", send("AQUSER.RAW_MSGQ", "<RAW>00</RAW>", extra="<priority>99999999999</priority>"), None),
+    ("metachars in destination", send("AQUSER.RAW_MSGQ'; DROP TABLE x; --", "<RAW>00</RAW>"), "25200"),
+    ("consumer on single", envelope(op("AQXmlReceive",
+        "<consumer_options><destination>AQUSER.RAW_MSGQ</destination><consumer_name>A</consumer_name>"
+        "<wait_time>0</wait_time></consumer_options>")), "24039"),
+    ("condition syntax", envelope(op("AQXmlReceive",
+        "<consumer_options><destination>AQUSER.EMP_TOPIC</destination><consumer_name>APP1</consumer_name>"
+        "<wait_time>0</wait_time><selector><condition>tab.user_data.deptno = = 1</condition></selector>"
+        "</consumer_options>")), "936"),
+    ("condition injection", envelope(op("AQXmlReceive",
+        "<consumer_options><destination>AQUSER.EMP_TOPIC</destination><consumer_name>APP1</consumer_name>"
+        "<wait_time>0</wait_time><selector><condition>1=1; DROP TABLE aquser.emp_qt</condition></selector>"
+        "</consumer_options>")), "936"),
+]
+
+
+@pytest.mark.parametrize(("name", "doc", "code"), CLIENT_FAULTS, ids=[c[0] for c in CLIENT_FAULTS])
+async def test_client_faults(gw: tuple[str, list[str]], conn: asyncpg.Connection,
+                             name: str, doc: bytes, code: str | None) -> None:
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        r = await c.post(doc)
+        assert r.status == 400, r.body
+        assert r.fault is not None
+        assert b"SOAP-ENV:Client" in r.body
+        if code is not None:
+            assert r.error_code == code, r.body
+        # the session is still usable and nothing was enqueued
+        r = await c.post(envelope(op("AQXmlCommit", "")))
+        assert r.status == 200
+        assert await conn.fetchval("SELECT count(*) FROM aquser.raw_qt") == 0
+        assert await conn.fetchval("SELECT to_regclass('aquser.emp_qt') IS NOT NULL")
+    finally:
+        await c.close()
+
+
+async def test_message_set_is_all_or_nothing(gw: tuple[str, list[str]], conn: asyncpg.Connection) -> None:
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    msgs = "".join(
+        f"<message><message_number>{i}</message_number><message_header><sender_id><agent_name>x"
+        f"</agent_name></sender_id></message_header><message_payload><RAW>{h}</RAW>"
+        "</message_payload></message>" for i, h in ((1, "01"), (2, "02"), (3, "ZZ")))
+    try:
+        r = await c.post(envelope(op("AQXmlSend",
+            "<producer_options><destination>AQUSER.RAW_MSGQ</destination></producer_options>"
+            f"<message_set><message_count>3</message_count>{msgs}</message_set><AQXmlCommit/>")))
+        assert r.status == 400
+        assert await conn.fetchval("SELECT count(*) FROM aquser.raw_qt") == 0
+    finally:
+        await c.close()
+
+
+async def test_authentication_and_authorisation(gw: tuple[str, list[str]], conn: asyncpg.Connection) -> None:
+    url, _ = gw
+    anon = Client(url, "JOHN", "secret")
+    wrong = Client(url, "JOHN", "nope")
+    try:
+        assert (await anon.post(ex.EXAMPLE_17_14.encode(), auth=False)).status == 401
+        r = await wrong.post(ex.EXAMPLE_17_14.encode())
+        assert r.status == 401
+    finally:
+        await anon.close()
+        await wrong.close()
+    # an agent whose database user may not use the queue gets a Client fault
+    others = await make_agent(conn, "MALLORY", "pw", ("nobody",))
+    m = Client(url, "MALLORY", "pw")
+    try:
+        r = await m.post(ex.EXAMPLE_17_5.encode())
+        assert r.status == 400 and r.error_code == "1031", r.body
+    finally:
+        await m.close()
+        await drop_roles(conn, others)
+
+
+async def test_foreign_cookie_refused(gw: tuple[str, list[str]], conn: asyncpg.Connection) -> None:
+    url, _ = gw
+    others = await make_agent(conn, "EVE", "pw", ("eve",))
+    john, eve = Client(url, "JOHN", "secret"), Client(url, "EVE", "pw")
+    try:
+        await john.post(ex.EXAMPLE_17_14.encode())
+        cookie = next(iter(john.http.cookie_jar)).value
+        r = await eve.post(ex.EXAMPLE_17_14.encode(), headers={"Cookie": f"JSESSIONID={cookie}"})
+        assert r.status == 400 and r.fault is not None
+    finally:
+        await john.close()
+        await eve.close()
+        await drop_roles(conn, others)
+
+
+async def test_form_encoded_and_status_page(gw: tuple[str, list[str]]) -> None:
+    from urllib.parse import urlencode
+
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        r = await c.post(urlencode({"aqxmldoc": ex.EXAMPLE_17_14}).encode(),
+                         content_type="application/x-www-form-urlencoded")
+        assert r.status == 200 and r.text("//aq:status_code") == ["0"]
+        async with c.http.get(url) as resp:
+            assert resp.status == 200 and "IDAP" in await resp.text()
+    finally:
+        await c.close()
