@@ -1,0 +1,79 @@
+"""The queue monitor's loop: do what is due, then sleep until the next due time.
+
+The work itself is SQL (aq.monitor_pass) computed from the database's clock, so a jump
+of this machine's clock cannot expire messages early. The loop sleeps until the next due
+time the database reported, and is woken early by NOTIFY on `aq_time` when an enqueue or
+a rollback creates something due sooner; a slow safety poll covers lost notifications.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+
+import asyncpg
+
+from .aio import wait_any
+from .errors import wrap_db_error
+from .listener import Listener
+from .queries import load
+
+log = logging.getLogger("pgaq.monitor")
+
+
+@dataclass(frozen=True)
+class MonitorSettings:
+    batch: int = 1000
+    safety_poll: float = 5.0
+    snapshot_period: float = 60.0
+    error_backoff: float = 1.0
+
+
+def sleep_for(next_due_in: float | None, safety_poll: float) -> float:
+    """How long to sleep given the seconds until the next due item (None: nothing due)."""
+    if next_due_in is None:
+        return safety_poll
+    return max(0.0, min(next_due_in, safety_poll))
+
+
+class Monitor:
+    def __init__(self, pool: asyncpg.Pool, listener: Listener, settings: MonitorSettings) -> None:
+        self.pool = pool
+        self.listener = listener
+        self.settings = settings
+        self.passes = 0
+        self.done = 0
+
+    async def run_once(self) -> float:
+        """One pass; returns how long to sleep before the next."""
+        async with self.pool.acquire() as c:
+            row = await c.fetchrow(load("monitor_pass"), self.settings.batch)
+        assert row is not None
+        self.passes += 1
+        self.done += row["done"]
+        if row["done"] >= self.settings.batch:
+            return 0.0  # more is due right now
+        due = row["next_due"]
+        due_in = (due - row["db_now"]).total_seconds() if due is not None else None
+        return sleep_for(due_in, self.settings.safety_poll)
+
+    async def snapshot(self) -> None:
+        async with self.pool.acquire() as c:
+            await c.fetchval(load("monitor_snapshot"))
+
+    async def run(self, stop: asyncio.Event) -> None:
+        next_snapshot = time.monotonic()
+        async with self.listener.subscribe("aq_time") as woken:
+            while not stop.is_set():
+                try:
+                    delay = await self.run_once()
+                    if time.monotonic() >= next_snapshot:
+                        await self.snapshot()
+                        next_snapshot = time.monotonic() + self.settings.snapshot_period
+                except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                    log.warning("monitor pass failed: %r", wrap_db_error(exc))
+                    delay = self.settings.error_backoff
+                if delay > 0:
+                    await wait_any(woken, delay, stop)

@@ -1,0 +1,194 @@
+-- Time-driven work of the queue monitor, computed from the database's clock:
+-- delay and retry-delay ends (WAIT -> READY), expiration (to the exception queue with
+-- TIME_EXPIRATION), retention ends (PROCESSED rows deleted). Every step takes its rows
+-- with FOR UPDATE SKIP LOCKED in bounded batches, so several monitors share the work and
+-- a monitor killed mid-batch leaves its batch to be redone whole.
+
+CREATE OR REPLACE FUNCTION aq.monitor_table(t aq.queue_tables, p_now timestamptz, p_limit integer)
+RETURNS TABLE (done integer, next_due timestamptz) LANGUAGE plpgsql AS $$
+DECLARE
+  s name := t.schema_name;
+  qt name := t.table_name;
+  rt name := ('aq$_' || t.table_name || '_r')::name;
+  defexc name := ('aq$_' || t.table_name || '_e')::name;
+  n integer;
+  total integer := 0;
+  woke text[];
+  ids bytea[];
+  q aq.queue_info;
+  nd timestamptz;
+  nd2 timestamptz;
+BEGIN
+  -- 1. delay and retry delay ended: WAIT -> READY
+  EXECUTE format($f$
+    WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state = 1 AND ready_time <= $1
+                 ORDER BY ready_time LIMIT $2 FOR UPDATE SKIP LOCKED),
+         u AS (UPDATE %1$I.%2$I m SET state = 0 FROM due WHERE m.msgid = due.msgid
+               RETURNING m.q_name)
+    SELECT count(*), array_agg(DISTINCT q_name) FROM u
+  $f$, s, qt) INTO n, woke USING p_now, p_limit;
+  total := total + n;
+  IF t.multiple_consumers THEN
+    EXECUTE format($f$
+      WITH due AS (SELECT msgid, consumer_name, address, protocol FROM %1$I.%2$I
+                   WHERE state = 1 AND ready_time <= $1 ORDER BY ready_time LIMIT $2
+                   FOR UPDATE SKIP LOCKED),
+           u AS (UPDATE %1$I.%2$I r SET state = 0 FROM due
+                 WHERE (r.msgid, r.consumer_name, r.address, r.protocol)
+                     = (due.msgid, due.consumer_name, due.address, due.protocol)
+                 RETURNING r.q_name)
+      SELECT count(*), array_agg(DISTINCT q_name) FROM u
+    $f$, s, rt) INTO n, ids USING p_now, p_limit;
+    total := total + n;
+    woke := coalesce(woke, '{}') || coalesce(ids::text[], '{}');
+  END IF;
+
+  -- 2. expiration: to the exception queue (the message's own when it still exists)
+  IF t.multiple_consumers THEN
+    -- Oracle's rule: expired for one intended recipient that has not dequeued it
+    EXECUTE format($f$
+      WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
+                   ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+           r AS (UPDATE %1$I.%3$I r SET state = 3, failure_reason = 'TIME_EXPIRATION'
+                 FROM due WHERE r.msgid = due.msgid AND r.state IN (0, 1)
+                 RETURNING r.msgid)
+      SELECT array_agg(DISTINCT msgid) FROM r
+    $f$, s, qt, rt) INTO ids USING p_now, p_limit;
+    IF ids IS NOT NULL THEN
+      FOR q IN SELECT * FROM aq.queue_info WHERE table_id = t.id AND queue_type = 'NORMAL_QUEUE' LOOP
+        PERFORM aq.finish_messages(q, ids);
+        EXIT;
+      END LOOP;
+      total := total + cardinality(ids);
+    END IF;
+  ELSE
+    EXECUTE format($f$
+      WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
+                   ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+           u AS (UPDATE %1$I.%2$I m SET state = 3, expiration_reason = 'TIME_EXPIRATION',
+                   original_queue_name = m.q_name,
+                   exception_qschema = %1$L,
+                   exception_queue = CASE WHEN EXISTS (SELECT 1 FROM aq.queues x
+                        WHERE x.schema_name = m.exception_qschema AND x.queue_name = m.exception_queue
+                          AND x.queue_table_id = %3$s) THEN m.exception_queue ELSE %4$L::name END,
+                   q_name = CASE WHEN EXISTS (SELECT 1 FROM aq.queues x
+                        WHERE x.schema_name = m.exception_qschema AND x.queue_name = m.exception_queue
+                          AND x.queue_table_id = %3$s) THEN m.exception_queue ELSE %4$L::name END
+                 FROM due WHERE m.msgid = due.msgid RETURNING m.q_name)
+      SELECT count(*), array_agg(DISTINCT q_name) FROM u
+    $f$, s, qt, t.id, defexc) INTO n, ids USING p_now, p_limit;
+    total := total + n;
+    woke := coalesce(woke, '{}') || coalesce(ids::text[], '{}');
+  END IF;
+
+  -- 3. retention ended: processed messages go (INFINITE = -1 keeps them)
+  EXECUTE format($f$
+    WITH due AS (SELECT m.msgid FROM %1$I.%2$I m JOIN aq.queues q
+                   ON q.queue_table_id = %3$s AND q.queue_name = coalesce(m.original_queue_name, m.q_name)
+                   AND q.schema_name = %1$L
+                 WHERE m.state = 2 AND q.retention_time >= 0
+                   AND m.deq_time + make_interval(secs => q.retention_time) <= $1
+                 LIMIT $2 FOR UPDATE OF m SKIP LOCKED),
+         d AS (DELETE FROM %1$I.%2$I m USING due WHERE m.msgid = due.msgid RETURNING 1)
+    SELECT count(*) FROM d
+  $f$, s, qt, t.id) INTO n USING p_now, p_limit;
+  total := total + n;
+
+  -- wake the queues' waiters once per queue
+  IF woke IS NOT NULL THEN
+    PERFORM pg_notify('aq_' || q2.id, '')
+    FROM aq.queues q2 WHERE q2.queue_table_id = t.id AND q2.queue_name = ANY (woke::name[]);
+  END IF;
+
+  -- when is this table next due?
+  EXECUTE format($f$
+    SELECT least(
+      (SELECT min(ready_time) FROM %1$I.%2$I WHERE state = 1),
+      (SELECT min(expire_at) FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at IS NOT NULL),
+      (SELECT min(m.deq_time + make_interval(secs => q.retention_time))
+         FROM %1$I.%2$I m JOIN aq.queues q ON q.queue_table_id = %3$s
+          AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = %1$L
+        WHERE m.state = 2 AND q.retention_time >= 0))
+  $f$, s, qt, t.id) INTO nd;
+  IF t.multiple_consumers THEN
+    EXECUTE format('SELECT min(ready_time) FROM %I.%I WHERE state = 1', s, rt) INTO nd2;
+    nd := least(nd, nd2);
+  END IF;
+  done := total;
+  next_due := nd;
+  RETURN NEXT;
+END $$;
+
+-- One pass over every queue table; returns the work done and the next due time.
+CREATE OR REPLACE FUNCTION aq.monitor_pass(p_limit integer DEFAULT 1000)
+RETURNS TABLE (done integer, next_due timestamptz, db_now timestamptz) LANGUAGE plpgsql AS $$
+DECLARE
+  t aq.queue_tables;
+  now_ts timestamptz := clock_timestamp();
+  r record;
+  total integer := 0;
+  nd timestamptz;
+BEGIN
+  FOR t IN SELECT * FROM aq.queue_tables ORDER BY id LOOP
+    BEGIN
+      SELECT * INTO r FROM aq.monitor_table(t, now_ts, p_limit);
+      total := total + r.done;
+      nd := least(nd, r.next_due);
+    EXCEPTION WHEN undefined_table THEN
+      NULL;  -- dropped while we looked
+    END;
+  END LOOP;
+  done := total;
+  next_due := nd;
+  db_now := now_ts;
+  RETURN NEXT;
+END $$;
+
+-- gv$aq / v$aq: per queue, messages WAITING, READY, EXPIRED, and the waits.
+CREATE OR REPLACE FUNCTION aq.gv_aq_rows()
+RETURNS TABLE (qid integer, queue_schema name, queue_name name, waiting bigint, ready bigint,
+               expired bigint, total_wait double precision, average_wait double precision,
+               average_msg_age double precision)
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  t aq.queue_tables;
+BEGIN
+  FOR t IN SELECT * FROM aq.queue_tables ORDER BY id LOOP
+    RETURN QUERY EXECUTE format($f$
+      SELECT q.id, q.schema_name, q.queue_name,
+             count(*) FILTER (WHERE m.state = 1),
+             count(*) FILTER (WHERE m.state = 0),
+             count(*) FILTER (WHERE m.state = 3),
+             coalesce(sum(extract(epoch FROM now() - m.ready_time)) FILTER (WHERE m.state = 0), 0)::double precision,
+             coalesce(avg(extract(epoch FROM now() - m.ready_time)) FILTER (WHERE m.state = 0), 0)::double precision,
+             coalesce(avg(extract(epoch FROM now() - m.enq_time)) FILTER (WHERE m.state IN (0, 1)), 0)::double precision
+      FROM aq.queues q LEFT JOIN %I.%I m ON m.q_name = q.queue_name
+      WHERE q.queue_table_id = %s
+      GROUP BY q.id, q.schema_name, q.queue_name
+    $f$, t.schema_name, t.table_name, t.id);
+  END LOOP;
+END $$;
+
+CREATE OR REPLACE VIEW aq.gv$aq AS
+SELECT 1 AS inst_id, qid, queue_schema, queue_name, waiting, ready, expired, total_wait,
+       average_wait, average_msg_age
+FROM aq.gv_aq_rows();
+CREATE OR REPLACE VIEW aq.v$aq AS
+SELECT qid, queue_schema, queue_name, waiting, ready, expired, total_wait, average_wait,
+       average_msg_age
+FROM aq.gv_aq_rows();
+CREATE OR REPLACE VIEW public.gv$aq AS SELECT * FROM aq.gv$aq;
+CREATE OR REPLACE VIEW public.v$aq AS SELECT * FROM aq.v$aq;
+GRANT SELECT ON aq.gv$aq, aq.v$aq, public.gv$aq, public.v$aq TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION aq.take_snapshot() RETURNS integer LANGUAGE sql AS $$
+  WITH ins AS (
+    INSERT INTO aq.queue_snapshots (taken_at, queue_id, queue_schema, queue_name, ready,
+                                    waiting, expired, processed, oldest_ready_age)
+    SELECT clock_timestamp(), g.qid, g.queue_schema, g.queue_name, g.ready, g.waiting,
+           g.expired, 0, NULLIF(g.average_wait, 0)
+    FROM aq.gv_aq_rows() g
+    ON CONFLICT DO NOTHING
+    RETURNING 1)
+  SELECT count(*)::integer FROM ins
+$$;

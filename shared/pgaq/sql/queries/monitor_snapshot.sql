@@ -1,0 +1,1 @@
+SELECT aq.take_snapshot()
