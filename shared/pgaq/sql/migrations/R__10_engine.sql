@@ -208,16 +208,22 @@ END $$;
 
 -- ---------------------------------------------------------------------------------------
 -- Access: the queue table's owner (or a member), a queue privilege, or a system privilege.
-CREATE OR REPLACE FUNCTION aq.has_access(q aq.queue_info, p_priv text) RETURNS boolean
+-- Like aq.has_access, for a given role rather than the current one.
+CREATE OR REPLACE FUNCTION aq.has_access_as(q aq.queue_info, p_priv text, p_role name) RETURNS boolean
 LANGUAGE sql STABLE AS $$
-  SELECT pg_has_role(current_user, q.owner, 'MEMBER')
-      OR pg_has_role(current_user, 'aq_administrator_role', 'MEMBER')
-      OR (p_priv = 'ENQUEUE' AND pg_has_role(current_user, 'aq_enqueue_any', 'MEMBER'))
-      OR (p_priv = 'DEQUEUE' AND pg_has_role(current_user, 'aq_dequeue_any', 'MEMBER'))
+  SELECT pg_has_role(p_role, q.owner, 'MEMBER')
+      OR pg_has_role(p_role, 'aq_administrator_role', 'MEMBER')
+      OR (p_priv = 'ENQUEUE' AND pg_has_role(p_role, 'aq_enqueue_any', 'MEMBER'))
+      OR (p_priv = 'DEQUEUE' AND pg_has_role(p_role, 'aq_dequeue_any', 'MEMBER'))
       OR EXISTS (SELECT 1 FROM aq.queue_privileges p
                  WHERE p.queue_id = q.queue_id
-                   AND pg_has_role(current_user, p.grantee, 'MEMBER')
+                   AND pg_has_role(p_role, p.grantee, 'MEMBER')
                    AND CASE p_priv WHEN 'ENQUEUE' THEN p.enqueue ELSE p.dequeue END)
+$$;
+
+CREATE OR REPLACE FUNCTION aq.has_access(q aq.queue_info, p_priv text) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT aq.has_access_as(q, p_priv, current_user)
 $$;
 
 CREATE OR REPLACE FUNCTION aq.check_access(q aq.queue_info, p_priv text) RETURNS void

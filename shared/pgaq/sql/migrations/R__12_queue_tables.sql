@@ -97,9 +97,7 @@ BEGIN
   END IF;
   PERFORM aq.create_queue_table_views(t);
   PERFORM aq.create_queue_table_functions(t);
-  IF to_regprocedure('aq.apply_queue_grants(integer)') IS NOT NULL THEN  -- TODO(lead): unguard
-    EXECUTE 'SELECT aq.apply_queue_grants($1)' USING t.id;
-  END IF;
+  PERFORM aq.apply_queue_grants(t.id);
 END $$;
 
 CREATE OR REPLACE FUNCTION aq.create_queue_table_views(t aq.queue_tables) RETURNS void

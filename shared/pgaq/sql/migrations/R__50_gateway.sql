@@ -1,19 +1,6 @@
 -- What the IDAP gateway asks the database: which of an agent's database users may use a
 -- queue, the alias directory, and registrations.
 
--- Like aq.has_access, for a given role rather than the current one.
-CREATE OR REPLACE FUNCTION aq.has_access_as(q aq.queue_info, p_priv text, p_role name) RETURNS boolean
-LANGUAGE sql STABLE AS $$
-  SELECT pg_has_role(p_role, q.owner, 'MEMBER')
-      OR pg_has_role(p_role, 'aq_administrator_role', 'MEMBER')
-      OR (p_priv = 'ENQUEUE' AND pg_has_role(p_role, 'aq_enqueue_any', 'MEMBER'))
-      OR (p_priv = 'DEQUEUE' AND pg_has_role(p_role, 'aq_dequeue_any', 'MEMBER'))
-      OR EXISTS (SELECT 1 FROM aq.queue_privileges p
-                 WHERE p.queue_id = q.queue_id
-                   AND pg_has_role(p_role, p.grantee, 'MEMBER')
-                   AND CASE p_priv WHEN 'ENQUEUE' THEN p.enqueue ELSE p.dequeue END)
-$$;
-
 -- The first of the agent's database users (enable_db_access) that may use the queue with
 -- the privilege; NULL when none may. Runs as its owner: agent mappings are admin-only data.
 CREATE OR REPLACE FUNCTION aq.gateway_role_for(p_agent text, p_queue_id integer, p_priv text)
