@@ -21,6 +21,7 @@ from ..errors import ConnectionLost, PgaqError, wrap_db_error
 from ..queries import load
 from . import response
 from .request import (
+    NS_AQ,
     AgentRef,
     CommitRequest,
     Destination,
@@ -61,7 +62,10 @@ def to_fault(exc: BaseException) -> Fault:
     if isinstance(exc, PgaqError):
         server = bool(exc.sqlstate and exc.sqlstate.startswith(_SERVER_STATES))
         msg = exc.message.split("\nCONTEXT:")[0]
-        return Fault(not server, msg, exc.code)
+        code = exc.code
+        if code is None and exc.sqlstate == "42501":
+            code, msg = 1031, f"ORA-01031: insufficient privileges ({msg})"
+        return Fault(not server, msg, code)
     name = type(exc).__name__
     if name == "SchemaError":
         return Fault(True, str(exc))
@@ -306,7 +310,7 @@ class Gateway:
             return {"READY": 0, "WAIT": 1, "PROCESSED": 2}.get(m.state, 3)
 
         def payload(m: Message, parent: etree._Element) -> None:
-            payload_to_xml(meta.payload_kind, m.payload, info, parent, None)
+            payload_to_xml(meta.payload_kind, m.payload, info, parent, NS_AQ)
 
         return response.receive_response(
             req.destination.name, messages,
