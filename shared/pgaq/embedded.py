@@ -131,9 +131,22 @@ class Cluster:
     def initialised(self) -> bool:
         return (self.pgdata / "PG_VERSION").exists()
 
+    def _check_reachable(self) -> None:
+        """As root, the server runs as `postgres`: every parent must let it through."""
+        if os.geteuid() != 0:
+            return
+        probe = subprocess.run(_as_server_user() + ["test", "-x", str(self.data_dir)],
+                               capture_output=True, timeout=10, cwd="/")
+        if probe.returncode != 0:
+            raise ConfigError(
+                f"{self.data_dir} is not reachable by the '{SERVER_USER}' system user that runs "
+                "PostgreSQL: choose a data directory whose parents are world-executable"
+            )
+
     def init(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.socket_dir.mkdir(parents=True, exist_ok=True)
+        self._check_reachable()
         if not self.initialised():
             self.pgdata.mkdir(parents=True, exist_ok=True)
             os.chmod(self.pgdata, 0o700)

@@ -1,0 +1,1 @@
+SELECT aq.admin_call($1::text, $2::jsonb)
