@@ -152,6 +152,8 @@ class Session:
             tuple[str, str | None], tuple[tuple[str | None, str | None], list[int], int | None]
         ] = {}
         self._queue_ids: dict[str, int] = {}
+        # queue -> (unqualified name, the fast enqueue statement or None); see aq.fast_path
+        self._fast: dict[str, tuple[str, str | None]] = {}
 
     def rebind(self, conn: asyncpg.Connection) -> None:
         """Use another connection (between transactions), keeping positions."""
@@ -290,12 +292,40 @@ class Session:
                 "bytes (RAW queues) or all be objects",
                 25215,
             )
-        ids: list[bytes] = await self._run(
-            visibility,
-            lambda c: c.fetchval(load("engine_enqueue"), queue, props, objs, raw,
-                                 transformation, self.agent),
-        )
+        simple = transformation is None and all(
+            p is None or not (p.sender_id or p.recipient_list or p.exception_queue
+                              or p.original_msgid) for _, p in messages)
+        ids: list[bytes] | None = None
+        if simple:
+            fast = await self._fast_path(queue)
+            if fast[1] is not None:
+                name, sql = fast[0], fast[1]
+                try:
+                    ids = await self._run(
+                        visibility, lambda c: c.fetchval(sql, name, props, objs, raw, self.agent))
+                except QueueError as exc:
+                    if exc.code != 24010:
+                        raise
+                    self._fast.pop(queue, None)  # the queue moved: take the general path
+        if ids is None:
+            ids = await self._run(
+                visibility,
+                lambda c: c.fetchval(load("engine_enqueue"), queue, props, objs, raw,
+                                     transformation, self.agent),
+            )
         return [i.hex().upper() for i in ids]
+
+    async def _fast_path(self, queue: str) -> tuple[str, str | None]:
+        hit = self._fast.get(queue)
+        if hit is None:
+            row = await self._run("ON_COMMIT", lambda c: c.fetchrow(load("engine_fast_path"), queue))
+            assert row is not None
+            fn = row["send_fn"]
+            hit = (row["queue_name"], load("engine_send_fast").replace("{fn}", fn) if fn else None)
+            if len(self._fast) > 1000:
+                self._fast.clear()
+            self._fast[queue] = hit
+        return hit
 
     # -- dequeue ------------------------------------------------------------------------
     async def queue_id(self, queue: str) -> int:

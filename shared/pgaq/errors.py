@@ -52,6 +52,13 @@ def wrap_db_error(exc: BaseException) -> PgaqError:
     message = str(exc)
     sqlstate: str | None = getattr(exc, "sqlstate", None)
     code = ora_code(message)
+    if code is None and sqlstate == "42501":
+        code, message = 1031, f"ORA-01031: insufficient privileges ({message})"
+    elif code is None and sqlstate == "42P01":
+        code, message = 24010, f"ORA-24010: the queue's table is gone ({message})"
+    elif code is None and sqlstate == "42883" and "aq$_" in message:
+        code, message = 24010, f"ORA-24010: the queue's table is gone ({message})"
+
     err: PgaqError
     if code == 25228:
         err = EndOfFetch(message, code, sqlstate)

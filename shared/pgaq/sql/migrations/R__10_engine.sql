@@ -60,8 +60,16 @@ CREATE OR REPLACE FUNCTION aq.qualify(p_text text, p_what text DEFAULT 'name',
                                       p_max integer DEFAULT 63)
 RETURNS text[] LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  parts text[] := aq.parse_name(p_text, p_what, p_max);
+  parts text[];
 BEGIN
+  -- the common spelling, schema.name in lower case, needs no parsing
+  IF p_text ~ '^[a-z_][a-z0-9_$#]{0,62}\.[a-z_][a-z0-9_$#]{0,62}$' AND length(p_text) <= p_max * 2 + 1 THEN
+    parts := string_to_array(p_text, '.');
+    IF length(parts[2]) <= p_max THEN
+      RETURN parts;
+    END IF;
+  END IF;
+  parts := aq.parse_name(p_text, p_what, p_max);
   IF array_length(parts, 1) = 1 THEN
     IF EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = current_user) THEN
       RETURN ARRAY[current_user::text, parts[1]];
@@ -208,22 +216,28 @@ END $$;
 
 -- ---------------------------------------------------------------------------------------
 -- Access: the queue table's owner (or a member), a queue privilege, or a system privilege.
--- Like aq.has_access, for a given role rather than the current one.
+-- Like aq.has_access, for a given role rather than the current one. Cheapest tests first:
+-- this runs on every enqueue and dequeue.
 CREATE OR REPLACE FUNCTION aq.has_access_as(q aq.queue_info, p_priv text, p_role name) RETURNS boolean
-LANGUAGE sql STABLE AS $$
-  SELECT pg_has_role(p_role, q.owner, 'MEMBER')
-      OR pg_has_role(p_role, 'aq_administrator_role', 'MEMBER')
-      OR (p_priv = 'ENQUEUE' AND pg_has_role(p_role, 'aq_enqueue_any', 'MEMBER'))
-      OR (p_priv = 'DEQUEUE' AND pg_has_role(p_role, 'aq_dequeue_any', 'MEMBER'))
-      OR EXISTS (SELECT 1 FROM aq.queue_privileges p
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF p_role = q.owner OR pg_has_role(p_role, q.owner, 'MEMBER') THEN
+    RETURN true;
+  END IF;
+  IF pg_has_role(p_role, 'aq_administrator_role', 'MEMBER')
+     OR (p_priv = 'ENQUEUE' AND pg_has_role(p_role, 'aq_enqueue_any', 'MEMBER'))
+     OR (p_priv = 'DEQUEUE' AND pg_has_role(p_role, 'aq_dequeue_any', 'MEMBER')) THEN
+    RETURN true;
+  END IF;
+  RETURN EXISTS (SELECT 1 FROM aq.queue_privileges p
                  WHERE p.queue_id = q.queue_id
-                   AND pg_has_role(p_role, p.grantee, 'MEMBER')
-                   AND CASE p_priv WHEN 'ENQUEUE' THEN p.enqueue ELSE p.dequeue END)
-$$;
+                   AND CASE p_priv WHEN 'ENQUEUE' THEN p.enqueue ELSE p.dequeue END
+                   AND pg_has_role(p_role, p.grantee, 'MEMBER'));
+END $$;
 
 CREATE OR REPLACE FUNCTION aq.has_access(q aq.queue_info, p_priv text) RETURNS boolean
 LANGUAGE sql STABLE AS $$
-  SELECT aq.has_access_as(q, p_priv, current_user)
+  SELECT aq.has_access_as(q, p_priv, current_user::name)
 $$;
 
 CREATE OR REPLACE FUNCTION aq.check_access(q aq.queue_info, p_priv text) RETURNS void

@@ -55,8 +55,10 @@ BEGIN
                  qt || '_wait', s, qt);
   EXECUTE format('CREATE INDEX %I ON %I.%I (expire_at) WHERE expire_at IS NOT NULL AND state IN (0, 1)',
                  qt || '_expiry', s, qt);
-  EXECUTE format('CREATE INDEX %I ON %I.%I (txn_group) WHERE txn_group IS NOT NULL',
-                 qt || '_grp', s, qt);
+  IF t.message_grouping = 'TRANSACTIONAL' THEN
+    EXECUTE format('CREATE INDEX %I ON %I.%I (txn_group) WHERE txn_group IS NOT NULL',
+                   qt || '_grp', s, qt);
+  END IF;
 
   IF t.multiple_consumers THEN
     EXECUTE format($f$

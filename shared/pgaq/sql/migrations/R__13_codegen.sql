@@ -38,6 +38,75 @@ BEGIN
                'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins',
                'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) INTO ids, any_ready, any_wait FROM ins'));
 
+  -- the whole enqueue of simple messages (no recipients, sender, exception queue or
+  -- transformation) on single-consumer tables: the library's fast path
+  IF NOT t.multiple_consumers THEN
+    EXECUTE format($f$
+      CREATE OR REPLACE FUNCTION %1$I.%2$I(p_queue name, p_props jsonb, p_payloads jsonb, p_raw bytea[],
+                                           p_agent text)
+      RETURNS bytea[] LANGUAGE plpgsql AS $body$
+      DECLARE
+        qrow record;
+        ids bytea[];
+        any_ready boolean;
+        any_wait boolean;
+        qi aq.queue_info;
+        now_ts timestamptz := clock_timestamp();
+      BEGIN
+        SELECT q.id, q.queue_type, q.enqueue_enabled INTO qrow
+        FROM aq.queues q WHERE q.queue_table_id = %3$s AND q.queue_name = p_queue;
+        IF NOT FOUND THEN
+          PERFORM aq.err(24010, format('QUEUE %%s.%%s does not exist', %4$L, p_queue), '42704');
+        END IF;
+        IF qrow.queue_type <> 'NORMAL_QUEUE' OR NOT qrow.enqueue_enabled THEN
+          PERFORM aq.err(25207, format('enqueue failed, queue %%s.%%s is disabled from enqueueing', %4$L, p_queue), '55000');
+        END IF;
+        IF current_user <> %5$L AND NOT pg_has_role(current_user, %5$L, 'MEMBER') THEN
+          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          PERFORM aq.check_access(qi, 'ENQUEUE');
+        END IF;
+        IF p_props IS NULL OR jsonb_typeof(p_props) <> 'array' OR jsonb_array_length(p_props) = 0 THEN
+          PERFORM aq.err(24031, 'invalid value, message properties should be a non-empty array', '22023');
+        END IF;
+        %7$s
+        %6$s
+        IF any_ready THEN PERFORM pg_notify('aq_' || qrow.id, ''); END IF;
+        IF any_wait THEN PERFORM pg_notify('aq_time', ''); END IF;
+        RETURN ids;
+      END $body$
+    $f$, t.schema_name, 'aq$_' || t.table_name || '_send', t.id, t.schema_name, t.owner,
+         replace(replace(replace(replace(replace(replace(
+           replace(aq.enqueue_sql(q, NULL::aq.transformations),
+             'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins',
+             'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) INTO ids, any_ready, any_wait FROM ins'),
+           '$1', 'p_queue'), '$2', 'p_props'), '$3', 'p_payloads'), '$4', 'p_raw'),
+           '$5', 'now_ts'), '$6', 'p_agent') || ';'
+         || CASE WHEN t.payload_kind = 'RAW' THEN '' ELSE $x$
+        EXCEPTION
+          WHEN invalid_text_representation OR numeric_value_out_of_range OR datetime_field_overflow
+            OR invalid_datetime_format OR string_data_right_truncation OR invalid_parameter_value
+            OR datatype_mismatch OR invalid_binary_representation OR array_subscript_error
+            OR not_null_violation OR check_violation OR invalid_escape_sequence THEN
+            PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
+        END;$x$ END,
+         CASE WHEN t.payload_kind = 'RAW' THEN $x$
+        IF p_raw IS NULL OR cardinality(p_raw) <> jsonb_array_length(p_props) THEN
+          PERFORM aq.err(25215, 'user_data type and queue type do not match: one RAW payload per message', '42804');
+        END IF;$x$
+         ELSE format($x$
+        IF p_payloads IS NULL OR jsonb_typeof(p_payloads) <> 'array'
+           OR jsonb_array_length(p_payloads) <> jsonb_array_length(p_props)
+           OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_payloads) x WHERE jsonb_typeof(x) <> 'object')
+           OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_payloads) x, jsonb_object_keys(x) k
+                      WHERE k NOT IN (SELECT a.attname FROM pg_attribute a
+                                      WHERE a.attrelid = %s AND a.attnum > 0 AND NOT a.attisdropped)) THEN
+          PERFORM aq.check_payloads((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id),
+                                    NULL::aq.transformations, jsonb_array_length(p_props), p_payloads, p_raw);
+        END IF;
+        BEGIN$x$, (SELECT typrelid FROM pg_type WHERE oid = t.payload_type)) END);
+    EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_send', t.owner);
+  END IF;
+
   -- dequeue: (exception | multi | single) x mode x (delete | keep) x (from start | after position)
   FOREACH kind IN ARRAY ARRAY['EXC', 'MULTI', 'SINGLE'] LOOP
     CONTINUE WHEN kind = 'MULTI' AND NOT t.multiple_consumers;

@@ -20,6 +20,17 @@ BEGIN
   RETURN n::integer;
 END $$;
 
+CREATE OR REPLACE FUNCTION aq.corr_prop(p jsonb) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  c text := p ->> 'correlation';
+BEGIN
+  IF length(c) > 128 THEN
+    PERFORM aq.err(24005, 'correlation identifier longer than 128 characters', '22023');
+  END IF;
+  RETURN c;
+END $$;
+
 -- Validate per-message properties once, returning them normalised.
 CREATE OR REPLACE FUNCTION aq.normalise_props(q aq.queue_info, p_props jsonb) RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
@@ -37,6 +48,7 @@ BEGIN
   IF p_props IS NULL OR jsonb_typeof(p_props) <> 'array' OR jsonb_array_length(p_props) = 0 THEN
     PERFORM aq.err(24031, 'invalid value, message properties should be a non-empty array', '22023');
   END IF;
+
   FOR p IN SELECT * FROM jsonb_array_elements(p_props) LOOP
     IF jsonb_typeof(p) <> 'object' THEN
       PERFORM aq.err(24031, 'invalid value, message properties should be objects', '22023');
@@ -155,12 +167,11 @@ LANGUAGE sql STABLE AS $sql$
             ready_time, expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
             original_msgid, original_queue_name, txn_group, user_data)
-        SELECT $1, uuid_send(gen_random_uuid()), p ->> 'correlation', (p ->> 'priority')::integer,
-               CASE WHEN (p ->> 'delay')::integer > 0 THEN 1 ELSE 0 END,
-               (p ->> 'delay')::integer, (p ->> 'expiration')::integer,
-               $5 + make_interval(secs => (p ->> 'delay')::integer),
-               $5 + make_interval(secs => (p ->> 'delay')::integer)
-                  + make_interval(secs => (p ->> 'expiration')::integer),
+        SELECT $1, uuid_send(gen_random_uuid()), v.corr, v.pri,
+               CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
+               v.dly, v.exp,
+               $5 + make_interval(secs => v.dly),
+               $5 + make_interval(secs => v.dly) + make_interval(secs => v.exp),
                nextval('aq.enq_seq'), $5, current_user, $6, pg_current_xact_id()::text,
                p ->> 'exception_qschema', p ->> 'exception_queue',
                p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
@@ -168,6 +179,11 @@ LANGUAGE sql STABLE AS $sql$
                pg_current_xact_id()::text::bigint,
                %s
         FROM jsonb_array_elements($2) WITH ORDINALITY AS e(p, i)
+        CROSS JOIN LATERAL (SELECT
+               aq.int_prop(p, 'priority', 1, -2147483648, 24005, 'PRIORITY') AS pri,
+               aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY') AS dly,
+               nullif(aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION'), -1) AS exp,
+               aq.corr_prop(p) AS corr) v
         ORDER BY e.i
         RETURNING m.msgid, m.enq_seq, m.state)
       SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins
