@@ -152,8 +152,9 @@ class Session:
             tuple[str, str | None], tuple[tuple[str | None, str | None], list[int], int | None]
         ] = {}
         self._queue_ids: dict[str, int] = {}
-        # queue -> (unqualified name, the fast enqueue statement or None); see aq.fast_path
-        self._fast: dict[str, tuple[str, str | None]] = {}
+        # queue -> (unqualified name, fast enqueue, fast dequeue statements or None);
+        # see aq.fast_path
+        self._fast: dict[str, tuple[str, str | None, str | None]] = {}
 
     def rebind(self, conn: asyncpg.Connection) -> None:
         """Use another connection (between transactions), keeping positions."""
@@ -315,13 +316,15 @@ class Session:
             )
         return [i.hex().upper() for i in ids]
 
-    async def _fast_path(self, queue: str) -> tuple[str, str | None]:
+    async def _fast_path(self, queue: str) -> tuple[str, str | None, str | None]:
         hit = self._fast.get(queue)
         if hit is None:
             row = await self._run("ON_COMMIT", lambda c: c.fetchrow(load("engine_fast_path"), queue))
             assert row is not None
-            fn = row["send_fn"]
-            hit = (row["queue_name"], load("engine_send_fast").replace("{fn}", fn) if fn else None)
+            send, recv = row["send_fn"], row["recv_fn"]
+            hit = (row["queue_name"],
+                   load("engine_send_fast").replace("{fn}", send) if send else None,
+                   load("engine_recv_fast").replace("{fn}", recv) if recv else None)
             if len(self._fast) > 1000:
                 self._fast.clear()
             self._fast[queue] = hit
@@ -370,14 +373,30 @@ class Session:
         if saved is not None and saved[0] == criteria:
             _, pos, grp = saved
         msgid = _msgid_bytes(o.msgid) if o.msgid else None
-        rows = await self._run(
-            o.visibility,
-            lambda c: c.fetch(
-                load("engine_dequeue"), queue, o.consumer_name, o.dequeue_mode, o.navigation,
-                msgid, o.correlation, o.condition, o.batch_size, pos, wrap,
-                o.transformation, self.agent, grp,
-            ),
-        )
+        rows: list[asyncpg.Record] | None = None
+        if (msgid is None and o.correlation is None and o.condition is None
+                and o.transformation is None and o.navigation.upper() != "NEXT_TRANSACTION"):
+            fast = await self._fast_path(queue)
+            if fast[2] is not None:
+                name, sql = fast[0], fast[2]
+                start = None if o.navigation.upper() == "FIRST_MESSAGE" else pos
+                try:
+                    rows = await self._run(o.visibility, lambda c: c.fetch(
+                        sql, name, o.consumer_name, o.dequeue_mode, start, o.batch_size,
+                        self.agent, wrap))
+                except QueueError as exc:
+                    if exc.code != 24010:
+                        raise
+                    self._fast.pop(queue, None)
+        if rows is None:
+            rows = await self._run(
+                o.visibility,
+                lambda c: c.fetch(
+                    load("engine_dequeue"), queue, o.consumer_name, o.dequeue_mode, o.navigation,
+                    msgid, o.correlation, o.condition, o.batch_size, pos, wrap,
+                    o.transformation, self.agent, grp,
+                ),
+            )
         if not rows:
             return []
         last = rows[-1]

@@ -146,6 +146,72 @@ BEGIN
       RETURN result;
     END $body$
   $f$, t.schema_name, 'aq$_' || t.table_name || '_deq', body);
+  -- the whole dequeue without selection criteria: the library's fast path
+  IF t.message_grouping = 'NONE' THEN
+    EXECUTE format($f$
+      CREATE OR REPLACE FUNCTION %1$I.%2$I(p_queue name, p_consumer text, p_mode text, p_pos bigint[],
+                                           p_batch integer, p_agent text, p_wrap boolean)
+      RETURNS aq.dequeued[] LANGUAGE plpgsql AS $body$
+      DECLARE
+        qrow record;
+        consumer text := aq.agent_name(p_consumer);
+        result aq.dequeued[];
+        multi boolean;
+        is_exc boolean;
+        qi aq.queue_info;
+        mode text := upper(coalesce(p_mode, 'REMOVE'));
+        now_ts timestamptz := clock_timestamp();
+      BEGIN
+        SELECT q.id, q.queue_type, q.dequeue_enabled, q.retention_time INTO qrow
+        FROM aq.queues q WHERE q.queue_table_id = %3$s AND q.queue_name = p_queue;
+        IF NOT FOUND THEN
+          PERFORM aq.err(24010, format('QUEUE %%s.%%s does not exist', %4$L, p_queue), '42704');
+        END IF;
+        IF mode NOT IN ('BROWSE', 'LOCKED', 'REMOVE', 'REMOVE_NODATA') THEN
+          PERFORM aq.err(25239, format('invalid DEQUEUE_MODE %%s', quote_literal(p_mode)), '22023');
+        END IF;
+        IF coalesce(p_batch, 1) < 1 OR p_batch > 10000 THEN
+          PERFORM aq.err(25240, 'batch size must be between 1 and 10000', '22023');
+        END IF;
+        IF NOT qrow.dequeue_enabled THEN
+          PERFORM aq.err(25226, format('dequeue failed, queue %%s.%%s is not enabled for dequeue', %4$L, p_queue), '55000');
+        END IF;
+        is_exc := qrow.queue_type = 'EXCEPTION_QUEUE';
+        multi := %5$L::boolean AND NOT is_exc;
+        IF is_exc AND consumer IS NOT NULL AND %5$L::boolean THEN
+          PERFORM aq.err(25231, format('exception queue %%s.%%s is dequeued with a NULL consumer name', %4$L, p_queue), '22023');
+        ELSIF multi AND consumer IS NULL THEN
+          PERFORM aq.err(25231, format('cannot dequeue because CONSUMER_NAME not specified for multi-consumer queue %%s.%%s', %4$L, p_queue), '22023');
+        ELSIF NOT %5$L::boolean AND consumer IS NOT NULL THEN
+          PERFORM aq.err(24039, format('Queue %%s.%%s not created in queue table for multiple consumers: CONSUMER_NAME not allowed', %4$L, p_queue), '22023');
+        END IF;
+        IF current_user <> %6$L AND NOT pg_has_role(current_user, %6$L, 'MEMBER') THEN
+          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          PERFORM aq.check_access(qi, 'DEQUEUE');
+        END IF;
+        IF multi AND EXISTS (SELECT 1 FROM aq.subscribers s WHERE s.queue_id = qrow.id
+                               AND s.name = consumer AND s.transformation IS NOT NULL) THEN
+          RETURN aq.dequeue_array(quote_ident(%4$L) || '.' || quote_ident(p_queue), p_consumer, p_mode, 'NEXT_MESSAGE',
+                                  NULL, NULL, NULL, p_batch, p_pos, p_wrap, NULL, p_agent, NULL);
+        END IF;
+        result := %1$I.%7$I(p_queue, CASE WHEN is_exc THEN 3 ELSE 0 END, NULL, NULL, p_pos, NULL,
+                            coalesce(p_batch, 1), NULL, consumer, now_ts, p_agent, mode, multi,
+                            is_exc OR qrow.retention_time = 0);
+        IF result IS NULL AND p_pos IS NOT NULL AND coalesce(p_wrap, true) THEN
+          result := %1$I.%7$I(p_queue, CASE WHEN is_exc THEN 3 ELSE 0 END, NULL, NULL, NULL, NULL,
+                              coalesce(p_batch, 1), NULL, consumer, now_ts, p_agent, mode, multi,
+                              is_exc OR qrow.retention_time = 0);
+        END IF;
+        IF result IS NOT NULL AND multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
+          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          PERFORM aq.finish_messages(qi, ARRAY(SELECT (x).msgid FROM unnest(result) x));
+        END IF;
+        RETURN result;
+      END $body$
+    $f$, t.schema_name, 'aq$_' || t.table_name || '_recv', t.id, t.schema_name,
+         t.multiple_consumers, t.owner, 'aq$_' || t.table_name || '_deq');
+    EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_recv', t.owner);
+  END IF;
   EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_enq', t.owner);
   EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_deq', t.owner);
 END $$;
