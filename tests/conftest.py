@@ -15,7 +15,6 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-
 from pgaq.embedded import Cluster
 from pgaq.migrate import migrate
 

@@ -14,12 +14,11 @@ from typing import Any
 
 import asyncpg
 from aiohttp import web
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-from prometheus_client.core import GaugeMetricFamily
-
 from pgaq.errors import describe, wrap_db_error
 from pgaq.migrate import migrate_dsn
 from pgaq.queries import load
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily
 
 log = logging.getLogger("pgaq.core")
 

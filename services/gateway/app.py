@@ -19,14 +19,19 @@ from urllib.parse import parse_qs
 
 import asyncpg
 from aiohttp import web
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client import CONTENT_TYPE_LATEST
-
 from pgaq.aio import TaskGroup
 from pgaq.idap.auth import Authenticator, parse_basic
 from pgaq.idap.gateway import Fault, Gateway, GatewaySettings, Hook
 from pgaq.idap.sessions import SessionError, SessionStore
 from pgaq.listener import Listener
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 
 log = logging.getLogger("pgaq.gateway")
 COOKIE = "JSESSIONID"
@@ -288,8 +293,9 @@ def main() -> None:
             loop.add_signal_handler(sig, stop.set)
         group = TaskGroup("gateway")
         group.spawn("http", serve(settings, stop))
-        done = asyncio.ensure_future(stop.wait())
-        await asyncio.wait([done, group.failed], return_when=asyncio.FIRST_COMPLETED)
+        done: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
+        waiters: list[asyncio.Future[Any]] = [done, group.failed]
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
         if group.failed.done():
             log.error("gateway task died; stopping")
             stop.set()

@@ -6,9 +6,9 @@ import asyncio
 import logging
 import os
 import signal
+from typing import Any
 
 import asyncpg
-
 from pgaq.aio import TaskGroup
 from pgaq.listener import Listener
 from pgaq.monitor import Monitor, MonitorSettings
@@ -35,8 +35,9 @@ async def run(dsn: str, settings: MonitorSettings, stop: asyncio.Event) -> None:
     group = TaskGroup("monitor")
     try:
         group.spawn("loop", Monitor(pool, listener, settings).run(stop))
-        done = asyncio.ensure_future(stop.wait())
-        await asyncio.wait([done, group.failed], return_when=asyncio.FIRST_COMPLETED)
+        done: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
+        waiters: list[asyncio.Future[Any]] = [done, group.failed]
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
         done.cancel()
         if group.failed.done():
             raise SystemExit(f"monitor loop died: {group.failed.result()!r}")

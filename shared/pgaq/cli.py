@@ -54,6 +54,15 @@ async def _wait_healthy(url: str, timeout: float = 60.0) -> None:
     raise PgaqError(f"{url} did not become healthy in {timeout:.0f}s")
 
 
+def _admin_token(path: Path) -> str:
+    """The admin API's token, made once and kept private to this user."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
 async def up(data_dir: Path, port: int) -> int:
     cluster: Cluster | None = None
     dsn = os.environ.get("PGAQ_DSN")
@@ -68,14 +77,7 @@ async def up(data_dir: Path, port: int) -> int:
     if applied:
         log.info("schema: applied %s", ", ".join(applied))
     core_port = int(os.environ.get("PGAQ_CORE_PORT") or port + 1)
-    token_file = data_dir / "admin.token"
-    token = os.environ.get("PGAQ_ADMIN_TOKEN")
-    if not token:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        if not token_file.exists():
-            token_file.write_text(secrets.token_urlsafe(32))
-            token_file.chmod(0o600)
-        token = token_file.read_text().strip()
+    token = os.environ.get("PGAQ_ADMIN_TOKEN") or _admin_token(data_dir / "admin.token")
     env = {"PGAQ_DSN": dsn, "PGAQ_ADMIN_TOKEN": token}
     specs = [
         ServiceSpec("core", "pgaq_services.core", {"PGAQ_CORE_PORT": str(core_port)}),

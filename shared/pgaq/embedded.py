@@ -122,7 +122,7 @@ class Cluster:
 
     def _run(self, args: list[str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
         assert self.bindir is not None
-        cmd = _as_server_user() + [str(self.bindir / args[0]), *args[1:]]
+        cmd = [*_as_server_user(), str(self.bindir / args[0]), *args[1:]]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd="/")
         if proc.returncode != 0:
             raise ConfigError(f"{args[0]} failed ({proc.returncode}): {proc.stderr.strip()}")
@@ -135,7 +135,7 @@ class Cluster:
         """As root, the server runs as `postgres`: every parent must let it through."""
         if os.geteuid() != 0:
             return
-        probe = subprocess.run(_as_server_user() + ["test", "-x", str(self.data_dir)],
+        probe = subprocess.run([*_as_server_user(), "test", "-x", str(self.data_dir)],
                                capture_output=True, timeout=10, cwd="/")
         if probe.returncode != 0:
             raise ConfigError(

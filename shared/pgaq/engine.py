@@ -205,14 +205,16 @@ class Session:
             await tx.rollback()
             for (queue, consumer), ids in removed.items():
                 assert self.conn is not None
-                await self._autocommit(
-                    self.conn,
-                    lambda c, q=queue, n=consumer, i=ids: c.fetchval(
-                        load("engine_failed_attempts"), q, n, i
-                    ),
-                )
+                await self._record_failed(self.conn, queue, consumer, ids)
         except asyncpg.PostgresError as exc:
             raise wrap_db_error(exc) from exc
+
+    async def _record_failed(self, conn: asyncpg.Connection, queue: str, consumer: str | None,
+                             ids: list[bytes]) -> None:
+        async def call(c: asyncpg.Connection) -> None:
+            await c.fetchval(load("engine_failed_attempts"), queue, consumer, ids)
+
+        await self._autocommit(conn, call)
 
     async def _autocommit(
         self, conn: asyncpg.Connection, fn: Callable[[asyncpg.Connection], Awaitable[T]]
@@ -314,6 +316,7 @@ class Session:
                 lambda c: c.fetchval(load("engine_enqueue"), queue, props, objs, raw,
                                      transformation, self.agent),
             )
+        assert ids is not None
         return [i.hex().upper() for i in ids]
 
     async def _fast_path(self, queue: str) -> tuple[str, str | None, str | None]:

@@ -35,6 +35,7 @@ class Listener:
         self._stop = asyncio.Event()
         self._tasks: TaskGroup | None = None
         self.connected = asyncio.Event()
+        self.subscribed = asyncio.Event()  # set whenever a waiter's LISTEN is in place
 
     async def start(self) -> None:
         self._tasks = TaskGroup("listener")
@@ -55,6 +56,7 @@ class Listener:
         self._events[channel].add(event)
         try:
             await self._ensure_listening(channel)
+            self.subscribed.set()
             yield event
         finally:
             self._events[channel].discard(event)

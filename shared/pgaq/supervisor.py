@@ -31,7 +31,9 @@ class Backoff:
     def next_delay(self, uptime: float) -> float:
         if uptime >= self.reset_after:
             self.failures = 0
-        delay = 0.0 if self.failures == 0 else min(self.maximum, self.base * self.factor ** (self.failures - 1))
+        delay = 0.0
+        if self.failures:
+            delay = min(self.maximum, self.base * self.factor ** (self.failures - 1))
         self.failures += 1
         return delay
 
@@ -95,7 +97,7 @@ class Supervisor:
                     pass
         waits = [p.wait() for p in self.procs.values() if p.returncode is None]
         if waits:
-            done, pending = await asyncio.wait(
+            await asyncio.wait(
                 [asyncio.ensure_future(w) for w in waits], timeout=self.stop_timeout)
             for p in self.procs.values():
                 if p.returncode is None:

@@ -14,7 +14,6 @@ from pathlib import Path
 import aiohttp
 import asyncpg
 import pytest
-
 from pgaq.embedded import Cluster, free_port
 
 

@@ -12,7 +12,6 @@ import aiohttp
 import asyncpg
 from aiohttp import web
 from lxml import etree
-
 from pgaq.embedded import free_port
 from pgaq_services.gateway.app import Settings, build
 

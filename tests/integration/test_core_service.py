@@ -8,7 +8,6 @@ import aiohttp
 import asyncpg
 import pytest
 from aiohttp import web
-
 from pgaq.embedded import free_port
 from pgaq.supervisor import Backoff
 from pgaq_services.core.app import Settings, build

@@ -6,7 +6,6 @@ import asyncio
 
 import asyncpg
 import pytest
-
 from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.errors import PgaqError
 
@@ -347,9 +346,8 @@ async def test_blocking_dequeue_woken_by_notify(conn: asyncpg.Connection, db_dsn
     try:
         waiter = Session(waiter_conn, listener=listener, safety_poll=60)
         task = asyncio.create_task(waiter.dequeue("s.q", DequeueOptions(wait=30)))
-        # the waiter is subscribed once it has a listener channel; enqueue after that
-        while not listener._events:  # noqa: SLF001 - test synchronisation on the subscription
-            await asyncio.sleep(0)
+        # enqueue once the waiter's LISTEN is in place
+        await asyncio.wait_for(listener.subscribed.wait(), 10)
         await Session(conn).enqueue("s.q", b"wake")
         got = await asyncio.wait_for(task, 10)
         assert [m.payload for m in got] == [b"wake"]

@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
-
 from pgaq.engine import DequeueOptions, Session
 from pgaq.errors import PgaqError
 

@@ -3,7 +3,6 @@
 Reused by the schema, parser and gateway tests. Text as in the seed.
 """
 
-# ruff: noqa: E501, W291, W293
 
 EXAMPLE_17_1 = """<?xml version="1.0"?>
    <Envelope xmlns= "http://schemas.xmlsoap.org/soap/envelope/">

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pgaq.idap.request import (
     ReceiveRequest,
     RequestError,
@@ -97,6 +96,6 @@ def test_invalid_requests(body: str, message: str) -> None:
 
 
 def test_other_envelope_namespace_is_refused() -> None:
-    with pytest.raises(RequestError, match="SOAP 1.1"):
+    with pytest.raises(RequestError, match=r"SOAP 1\.1"):
         parse_request(parse(b'<Envelope xmlns="http://ns.oracle.com/AQ/schemas/envelope">'
                             b"<Body/></Envelope>"))

@@ -31,7 +31,8 @@ INT_RANGES = {"byte": 8, "short": 16, "int": 32, "long": 64}
 SQL_INT = {"int2": 16, "int4": 32, "int8": 64}
 _WS = re.compile(r"\s+")
 _DATE = re.compile(
-    r"^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(\.\d+)?)?)?([+-]\d{2}(?::?\d{2})?|Z)?$")
+    r"^(\d{4})-(\d{1,2})-(\d{1,2})"
+    r"(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(\.\d+)?)?)?([+-]\d{2}(?::?\d{2})?|Z)?$")
 
 
 class PayloadError(QueueError):
@@ -180,9 +181,8 @@ def _scalar(attr: Attr, el: etree._Element) -> Any:
         if attr.typmod >= 4:
             precision = ((attr.typmod - 4) >> 16) & 0xFFFF
             scale = (attr.typmod - 4) & 0xFFFF
-            q = d.quantize(Decimal(1).scaleb(-scale)) if scale < 1000 else d
-            digits = len(q.as_tuple().digits) - max(0, -q.as_tuple().exponent) if q else 0
-            if digits > precision - scale:
+            int_digits = max(0, d.adjusted() + 1) if d else 0
+            if int_digits > precision - scale:
                 raise _err(f"{what}: {t} is too large for {attr.sql_type}", 1438)
         return str(d)
     if base in ("float4", "float8"):

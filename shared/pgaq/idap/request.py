@@ -221,7 +221,8 @@ def parse_request(envelope: etree._Element) -> Request:
         return SendRequest(
             operation=name,  # type: ignore[arg-type]
             destination=_destination(opts),
-            visibility=_enum(child(opts, "visibility"), ("ON_COMMIT", "IMMEDIATE"), "ON_COMMIT", "visibility"),
+            visibility=_enum(child(opts, "visibility"), ("ON_COMMIT", "IMMEDIATE"), "ON_COMMIT",
+                             "visibility"),
             transformation=_str(child(opts, "transformation")),
             messages=messages,
             commit=_commit(op),
@@ -248,7 +249,8 @@ def parse_request(envelope: etree._Element) -> Request:
             message_id=msgid,
             condition=cond,
             batch_size=_int(child(opts, "batch_size"), "batch_size", 1, 10000) or 1,
-            visibility=_enum(child(opts, "visibility"), ("ON_COMMIT", "IMMEDIATE"), "ON_COMMIT", "visibility"),
+            visibility=_enum(child(opts, "visibility"), ("ON_COMMIT", "IMMEDIATE"), "ON_COMMIT",
+                             "visibility"),
             dequeue_mode=_enum(child(opts, "dequeue_mode"),
                                ("BROWSE", "LOCKED", "REMOVE", "REMOVE_NODATA"), "REMOVE", "dequeue_mode"),
             navigation_mode=_enum(child(opts, "navigation_mode"),

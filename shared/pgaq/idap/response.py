@@ -33,7 +33,7 @@ def _op(body: etree._Element, name: str) -> etree._Element:
 
 
 def serialize(env: etree._Element, stylesheet: str | None = None) -> bytes:
-    out = etree.tostring(env, xml_declaration=False, encoding="UTF-8")
+    out: bytes = etree.tostring(env, xml_declaration=False, encoding="UTF-8")
     head = b"<?xml version = '1.0'?>\n"
     if stylesheet:
         # the servlet's configurable stylesheet processing instruction

@@ -111,7 +111,7 @@ class SessionStore:
         """The session's engine, bound to a held connection when `transactional`."""
         if s.engine is None:
             s.engine = Session(
-                None,  # type: ignore[arg-type]  # bound below
+                None,  # bound to a connection when a transaction starts
                 pool=self.pool, listener=self.listener, agent=s.agent,
                 max_wait=self.max_wait, safety_poll=self.safety_poll,
             )

@@ -57,9 +57,9 @@ async def load_type_info(conn: asyncpg.Connection, regtype: str) -> TypeInfo:
         for r in by_parent.get(parent, []):
             element = None
             if r["kind"] == "composite" and r["attr_regtype"] not in seen:
-                element = build(r["attr_regtype"], seen + (parent,))
+                element = build(r["attr_regtype"], (*seen, parent))
             elif r["kind"] == "array" and r["element_composite"]:
-                element = build(r["element_type"], seen + (parent,))
+                element = build(r["element_type"], (*seen, parent))
             attrs.append(Attr(r["attname"], r["sql_type"], r["kind"], r["base_name"],
                               r["typmod"], element))
         return TypeInfo(parent, names.get(parent, parent.rsplit(".", 1)[-1]), tuple(attrs))

@@ -45,7 +45,8 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
   a sys.aq$_agent;
 BEGIN
-  SELECT agent INTO a FROM aq.directory WHERE alias = p_alias AND agent IS NOT NULL;
+  SELECT (d.agent).name, (d.agent).address, (d.agent).protocol INTO a
+  FROM aq.directory d WHERE d.alias = p_alias AND d.queue_name IS NULL;
   IF NOT FOUND THEN
     PERFORM aq.err(24047, format('no agent registered in the directory under alias %s', quote_literal(left(p_alias, 100))), '42704');
   END IF;
@@ -56,6 +57,7 @@ END $$;
 -- names a queue ([schema.]name).
 CREATE OR REPLACE PROCEDURE dbms_aqadm.add_alias_to_ldap(alias text, obj_location text)
 LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 DECLARE
   q aq.queue_info := aq.resolve_queue(obj_location);
 BEGIN
@@ -70,6 +72,7 @@ END $$;
 -- Agent aliases (IDAP agent_alias): an extension with the same storage.
 CREATE OR REPLACE PROCEDURE dbms_aqadm.add_agent_alias(alias text, agent sys.aq$_agent)
 LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 BEGIN
   IF alias IS NULL OR btrim(alias) = '' OR length(alias) > 256 THEN
     PERFORM aq.err(24031, 'invalid value, ALIAS should be non-NULL (at most 256 characters)', '22023');
@@ -80,6 +83,7 @@ END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aqadm.del_alias_from_ldap(alias text)
 LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 BEGIN
   DELETE FROM aq.directory d WHERE d.alias = del_alias_from_ldap.alias;
   IF NOT FOUND THEN
