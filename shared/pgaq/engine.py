@@ -28,6 +28,7 @@ Payload = bytes | dict[str, Any] | None
 DEQUEUE_MODES = ("BROWSE", "LOCKED", "REMOVE", "REMOVE_NODATA")
 NAVIGATIONS = ("FIRST_MESSAGE", "NEXT_MESSAGE", "NEXT_TRANSACTION")
 VISIBILITIES = ("ON_COMMIT", "IMMEDIATE")
+_INT32 = (-(2**31), 2**31 - 1)
 
 
 @dataclass(frozen=True)
@@ -152,9 +153,9 @@ class Session:
             tuple[str, str | None], tuple[tuple[str | None, str | None], list[int], int | None]
         ] = {}
         self._queue_ids: dict[str, int] = {}
-        # queue -> (unqualified name, fast enqueue, fast dequeue statements or None);
-        # see aq.fast_path
-        self._fast: dict[str, tuple[str, str | None, str | None]] = {}
+        # queue -> (unqualified name, fast enqueue, fast dequeue, single-message enqueue
+        # statements or None); see aq.fast_path
+        self._fast: dict[str, tuple[str, str | None, str | None, str | None]] = {}
 
     def rebind(self, conn: asyncpg.Connection) -> None:
         """Use another connection (between transactions), keeping positions."""
@@ -301,6 +302,24 @@ class Session:
         ids: list[bytes] | None = None
         if simple:
             fast = await self._fast_path(queue)
+            one = messages[0][1] or MessageProperties()
+            if (len(messages) == 1 and fast[3] is not None
+                    and all(_INT32[0] <= v <= _INT32[1] for v in
+                            (one.priority, one.delay, -1 if one.expiration is None else one.expiration))):
+                name, sql1 = fast[0], fast[3]
+                payload = messages[0][0]
+                try:
+                    mid: bytes = await self._run(visibility, lambda c: c.fetchval(
+                        sql1, name, one.priority, one.delay,
+                        -1 if one.expiration is None else one.expiration, one.correlation,
+                        raw[0] if raw else None, json.dumps(payload, default=str) if objs else None,
+                        self.agent))
+                    return [mid.hex().upper()]
+                except QueueError as exc:
+                    if exc.code != 24010:
+                        raise
+                    self._fast.pop(queue, None)
+                    fast = await self._fast_path(queue)
             if fast[1] is not None:
                 name, sql = fast[0], fast[1]
                 try:
@@ -319,15 +338,16 @@ class Session:
         assert ids is not None
         return [i.hex().upper() for i in ids]
 
-    async def _fast_path(self, queue: str) -> tuple[str, str | None, str | None]:
+    async def _fast_path(self, queue: str) -> tuple[str, str | None, str | None, str | None]:
         hit = self._fast.get(queue)
         if hit is None:
             row = await self._run("ON_COMMIT", lambda c: c.fetchrow(load("engine_fast_path"), queue))
             assert row is not None
-            send, recv = row["send_fn"], row["recv_fn"]
+            send, recv, send1 = row["send_fn"], row["recv_fn"], row["send1_fn"]
             hit = (row["queue_name"],
                    load("engine_send_fast").replace("{fn}", send) if send else None,
-                   load("engine_recv_fast").replace("{fn}", recv) if recv else None)
+                   load("engine_recv_fast").replace("{fn}", recv) if recv else None,
+                   load("engine_send1_fast").replace("{fn}", send1) if send1 else None)
             if len(self._fast) > 1000:
                 self._fast.clear()
             self._fast[queue] = hit

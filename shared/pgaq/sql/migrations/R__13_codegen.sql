@@ -146,6 +146,83 @@ BEGIN
       RETURN result;
     END $body$
   $f$, t.schema_name, 'aq$_' || t.table_name || '_deq', body);
+  -- one simple message with scalar arguments (no JSON to take apart): the most frequent call
+  IF NOT t.multiple_consumers AND t.message_grouping = 'NONE' THEN
+    EXECUTE format($f$
+      CREATE OR REPLACE FUNCTION %1$I.%2$I(p_queue name, p_priority integer, p_delay integer,
+                                           p_expiration integer, p_corr text, p_raw bytea,
+                                           p_obj jsonb, p_agent text)
+      RETURNS bytea LANGUAGE plpgsql AS $body$
+      DECLARE
+        qrow record;
+        qi aq.queue_info;
+        id bytea := uuid_send(gen_random_uuid());
+        now_ts timestamptz := clock_timestamp();
+        d integer := coalesce(p_delay, 0);
+        e integer := nullif(p_expiration, -1);
+      BEGIN
+        SELECT q.id, q.queue_type, q.enqueue_enabled INTO qrow
+        FROM aq.queues q WHERE q.queue_table_id = %3$s AND q.queue_name = p_queue;
+        IF NOT FOUND THEN
+          PERFORM aq.err(24010, format('QUEUE %%s.%%s does not exist', %4$L, p_queue), '42704');
+        END IF;
+        IF qrow.queue_type <> 'NORMAL_QUEUE' OR NOT qrow.enqueue_enabled THEN
+          PERFORM aq.err(25207, format('enqueue failed, queue %%s.%%s is disabled from enqueueing', %4$L, p_queue), '55000');
+        END IF;
+        IF current_user <> %5$L AND NOT pg_has_role(current_user, %5$L, 'MEMBER') THEN
+          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          PERFORM aq.check_access(qi, 'ENQUEUE');
+        END IF;
+        IF d < 0 THEN
+          PERFORM aq.err(25208, format('invalid value %%s, DELAY is out of range', d), '22023');
+        END IF;
+        IF e < 0 THEN
+          PERFORM aq.err(25209, format('invalid value %%s, EXPIRATION is out of range', e), '22023');
+        END IF;
+        IF length(p_corr) > 128 THEN
+          PERFORM aq.err(24005, 'correlation identifier longer than 128 characters', '22023');
+        END IF;
+        %6$s
+        INSERT INTO %1$I.%7$I (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
+                               expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group,
+                               user_data)
+        VALUES (p_queue, id, p_corr, coalesce(p_priority, 1), CASE WHEN d > 0 THEN 1 ELSE 0 END, d, e,
+                now_ts + make_interval(secs => d),
+                now_ts + make_interval(secs => d) + make_interval(secs => e),
+                nextval('aq.enq_seq'), now_ts, current_user, p_agent, pg_current_xact_id()::text,
+                pg_current_xact_id()::text::bigint, %8$s);
+        %9$s
+        IF d > 0 THEN
+          PERFORM pg_notify('aq_time', '');
+        ELSE
+          PERFORM pg_notify('aq_' || qrow.id, '');
+        END IF;
+        RETURN id;
+      END $body$
+    $f$, t.schema_name, 'aq$_' || t.table_name || '_send1', t.id, t.schema_name, t.owner,
+         CASE WHEN t.payload_kind = 'RAW' THEN '' ELSE format($x$
+        IF p_obj IS NULL OR jsonb_typeof(p_obj) <> 'object'
+           OR EXISTS (SELECT 1 FROM jsonb_object_keys(p_obj) k
+                      WHERE k NOT IN (SELECT a.attname FROM pg_attribute a
+                                      WHERE a.attrelid = %s AND a.attnum > 0 AND NOT a.attisdropped)) THEN
+          PERFORM aq.check_payloads((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id),
+                                    NULL::aq.transformations, 1, jsonb_build_array(p_obj), NULL);
+        END IF;
+        BEGIN$x$, (SELECT typrelid FROM pg_type WHERE oid = t.payload_type)) END,
+         t.table_name,
+         CASE WHEN t.payload_kind = 'RAW' THEN 'p_raw'
+              ELSE format('jsonb_populate_record(NULL::%s, p_obj)', t.payload_type) END,
+         CASE WHEN t.payload_kind = 'RAW' THEN '' ELSE $x$
+        EXCEPTION
+          WHEN invalid_text_representation OR numeric_value_out_of_range OR datetime_field_overflow
+            OR invalid_datetime_format OR string_data_right_truncation OR invalid_parameter_value
+            OR datatype_mismatch OR invalid_binary_representation OR array_subscript_error
+            OR not_null_violation OR check_violation OR invalid_escape_sequence THEN
+            PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
+        END;$x$ END);
+    EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_send1', t.owner);
+  END IF;
+
   -- the whole dequeue without selection criteria: the library's fast path
   IF t.message_grouping = 'NONE' THEN
     EXECUTE format($f$

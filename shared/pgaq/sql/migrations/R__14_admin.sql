@@ -114,9 +114,10 @@ BEGIN
   END IF;
   EXECUTE format('DROP VIEW IF EXISTS %I.%I, %I.%I, %I.%I', t.schema_name, 'aq$' || t.table_name,
                  t.schema_name, 'aq$' || t.table_name || '_s', t.schema_name, 'aq$' || t.table_name || '_r');
-  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I, %I.%I, %I.%I, %I.%I',
+  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I, %I.%I, %I.%I, %I.%I, %I.%I',
                  t.schema_name, 'aq$_' || t.table_name || '_enq', t.schema_name, 'aq$_' || t.table_name || '_deq',
-                 t.schema_name, 'aq$_' || t.table_name || '_send', t.schema_name, 'aq$_' || t.table_name || '_recv');
+                 t.schema_name, 'aq$_' || t.table_name || '_send', t.schema_name, 'aq$_' || t.table_name || '_recv',
+                 t.schema_name, 'aq$_' || t.table_name || '_send1');
   EXECUTE format('DROP TABLE IF EXISTS %I.%I', t.schema_name, 'aq$_' || t.table_name || '_r');
   EXECUTE format('DROP TABLE IF EXISTS %I.%I', t.schema_name, t.table_name);
   DELETE FROM aq.queue_tables WHERE id = t.id;

@@ -1,1 +1,2 @@
-SELECT queue_id, queue_name, multiple_consumers, payload_kind, send_fn, recv_fn FROM aq.fast_path($1::text)
+SELECT queue_id, queue_name, multiple_consumers, payload_kind, send_fn, recv_fn, send1_fn
+FROM aq.fast_path($1::text)
