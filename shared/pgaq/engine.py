@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import asyncpg
 
-from .errors import PgaqError, QueueError, wrap_db_error
+from .errors import ConnectionLost, PgaqError, QueueError, wrap_db_error
 from .listener import Listener
 from .queries import load
 
@@ -376,7 +376,12 @@ class Session:
         async with self.listener.subscribe(channel) as event:
             while True:
                 event.clear()
-                got = await self._dequeue_once(queue, o, wrap=True)
+                try:
+                    got = await self._dequeue_once(queue, o, wrap=True)
+                except ConnectionLost:
+                    if self._tx is not None or self.conn is not None:
+                        raise  # the transaction (or our own connection) is gone
+                    got = []  # a pooled connection died (a restart): wait and try again
                 if got:
                     return got
                 remaining = deadline - time.monotonic()

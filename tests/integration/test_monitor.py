@@ -164,3 +164,46 @@ async def test_two_monitors_share_the_work(conn: asyncpg.Connection, db_dsn: str
         await a.close()
         await b.close()
     assert await conn.fetchval("SELECT count(*) FROM s.aq$qt WHERE msg_state = 'EXPIRED'") == 600
+
+
+async def test_waiters_wake_across_a_postgres_restart() -> None:
+    """A blocked receiver (autocommit, pooled) still wakes after PostgreSQL restarts."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from pgaq.embedded import Cluster
+    from pgaq.migrate import migrate
+
+    base = Path(tempfile.mkdtemp(prefix="pgaq-restart-"))
+    os.chmod(base, 0o755)
+    cluster = Cluster(base / "c", durable=False)
+    cluster.init()
+    cluster.start()
+    try:
+        conn = await asyncpg.connect(cluster.dsn())
+        await migrate(conn)
+        await make_queue(conn)
+        await conn.close()
+        pool = await asyncpg.create_pool(cluster.dsn(), min_size=0, max_size=3)
+        listener = Listener(cluster.dsn(), reconnect_max=0.2)
+        await listener.start()
+        try:
+            waiter = Session(None, pool=pool, listener=listener, safety_poll=60)
+            receive = asyncio.create_task(waiter.dequeue("s.q", DequeueOptions(wait=60)))
+            await asyncio.wait_for(listener.subscribed.wait(), 10)
+            listener.connected.clear()
+            await asyncio.to_thread(cluster.restart)
+            await pool.expire_connections()
+            await asyncio.wait_for(listener.connected.wait(), 30)  # re-subscribed
+            async with pool.acquire() as c:
+                await Session(c).enqueue("s.q", b"after restart")
+            [m] = await asyncio.wait_for(receive, 30)
+            assert m.payload == b"after restart"
+        finally:
+            await listener.close()
+            await pool.close()
+    finally:
+        cluster.destroy()
+        shutil.rmtree(base, ignore_errors=True)
