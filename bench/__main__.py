@@ -157,6 +157,9 @@ async def main() -> int:
         d_small = await run_for(pool, CONCURRENCY, 60, deq_from("bench.small"), max_ops=n)
         d_big = await run_for(pool, CONCURRENCY, 60, deq_from("bench.big"), max_ops=n)
         await pool.close()
+        from .monitor_bench import run as run_monitor
+
+        monitor_rows = await run_monitor(dsn)
 
         def row(name: str, ours: Result, floor: Result, target: float, unit: str = "msg/s",
                 note: str = "") -> None:
@@ -174,6 +177,7 @@ async def main() -> int:
             note="floor: DELETE ... FOR UPDATE SKIP LOCKED RETURNING")
         row(f"dequeue at {BIG:,} vs 1,000 msgs", d_big, d_small, 0.80,
             note=f"floor: the same dequeue on a 1,000-message queue (fill {fill_big:.0f}s)")
+        rows.extend(monitor_rows)
     finally:
         cluster.destroy()
         shutil.rmtree(base, ignore_errors=True)
@@ -183,6 +187,10 @@ async def main() -> int:
     print(header)
     print("-" * len(header))
     for r in rows:
+        if "ratio" not in r:
+            print(f"{r['benchmark'][:34]:34} {r['pgaq']:>10} {r['floor']:>10} {'':>7} "
+                  f"{r['target']:>7}  {'PASS' if r['pass'] else 'FAIL':6}   {r['note']}")
+            continue
         print(f"{r['benchmark']:34} {r['pgaq']:>10,.0f} {r['floor']:>10,.0f} {r['ratio']:>7.2f} "
               f"{'≥' + str(r['target']):>7}  {'PASS' if r['pass'] else 'FAIL':6}   "
               f"{r['pgaq_p50_ms']:.2f}/{r['pgaq_p99_ms']:.2f} | "

@@ -55,6 +55,7 @@ BEGIN
                  qt || '_wait', s, qt);
   EXECUTE format('CREATE INDEX %I ON %I.%I (expire_at) WHERE expire_at IS NOT NULL AND state IN (0, 1)',
                  qt || '_expiry', s, qt);
+  PERFORM aq.create_queue_table_indexes(t);
   IF t.message_grouping = 'TRANSACTIONAL' THEN
     EXECUTE format('CREATE INDEX %I ON %I.%I (txn_group) WHERE txn_group IS NOT NULL',
                    qt || '_grp', s, qt);
@@ -193,4 +194,13 @@ BEGIN
       USING v, NEW.msgid;
   END IF;
   RETURN NULL;
+END $$;
+
+-- Indexes added after the first release, created on existing tables by R__99 too.
+CREATE OR REPLACE FUNCTION aq.create_queue_table_indexes(t aq.queue_tables) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  -- the monitor's retention scan
+  EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I (deq_time) WHERE state = 2',
+                 t.table_name || '_done', t.schema_name, t.table_name);
 END $$;

@@ -68,15 +68,14 @@ BEGIN
            u AS (UPDATE %1$I.%2$I m SET state = 3, expiration_reason = 'TIME_EXPIRATION',
                    original_queue_name = m.q_name,
                    exception_qschema = %1$L,
-                   exception_queue = CASE WHEN EXISTS (SELECT 1 FROM aq.queues x
-                        WHERE x.schema_name = m.exception_qschema AND x.queue_name = m.exception_queue
-                          AND x.queue_table_id = %3$s) THEN m.exception_queue ELSE %4$L::name END,
-                   q_name = CASE WHEN EXISTS (SELECT 1 FROM aq.queues x
-                        WHERE x.schema_name = m.exception_qschema AND x.queue_name = m.exception_queue
-                          AND x.queue_table_id = %3$s) THEN m.exception_queue ELSE %4$L::name END
+                   exception_queue = CASE WHEN m.exception_queue = ANY ($3) THEN m.exception_queue
+                                          ELSE %4$L::name END,
+                   q_name = CASE WHEN m.exception_queue = ANY ($3) THEN m.exception_queue
+                                 ELSE %4$L::name END
                  FROM due WHERE m.msgid = due.msgid RETURNING m.q_name)
       SELECT count(*), array_agg(DISTINCT q_name) FROM u
-    $f$, s, qt, t.id, defexc) INTO n, ids USING p_now, p_limit;
+    $f$, s, qt, t.id, defexc) INTO n, ids
+    USING p_now, p_limit, ARRAY(SELECT x.queue_name FROM aq.queues x WHERE x.queue_table_id = t.id);
     total := total + n;
     woke := coalesce(woke, '{}') || coalesce(ids::text[], '{}');
   END IF;
