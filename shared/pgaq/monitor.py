@@ -38,6 +38,11 @@ def sleep_for(next_due_in: float | None, safety_poll: float) -> float:
     return max(0.0, min(next_due_in, safety_poll))
 
 
+def _log_notice(_conn: object, message: object) -> None:
+    """Warnings the SQL side raises (e.g. a vanished exception queue) go to our log."""
+    log.warning("%s", getattr(message, "message", message))
+
+
 class Monitor:
     def __init__(self, pool: asyncpg.Pool, listener: Listener, settings: MonitorSettings) -> None:
         self.pool = pool
@@ -50,7 +55,11 @@ class Monitor:
         """One pass; returns how long to sleep before the next."""
         started = time.monotonic()
         async with self.pool.acquire() as c:
-            row = await c.fetchrow(load("monitor_pass"), self.settings.batch)
+            c.add_log_listener(_log_notice)
+            try:
+                row = await c.fetchrow(load("monitor_pass"), self.settings.batch)
+            finally:
+                c.remove_log_listener(_log_notice)
         assert row is not None
         spent = time.monotonic() - started  # the due time was measured when the pass began
         self.passes += 1

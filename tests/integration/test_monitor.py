@@ -207,3 +207,28 @@ async def test_waiters_wake_across_a_postgres_restart() -> None:
     finally:
         cluster.destroy()
         shutil.rmtree(base, ignore_errors=True)
+
+
+async def test_vanished_exception_queue_falls_back_with_a_warning(conn: asyncpg.Connection) -> None:
+    await make_queue(conn)
+    await make_queue(conn, "s.myexc", create_table=False)
+    s = Session(conn)
+    mid = await s.enqueue("s.q", b"x", MessageProperties(expiration=1, exception_queue="s.myexc"))
+    await conn.execute("CALL dbms_aqadm.stop_queue('s.myexc'); CALL dbms_aqadm.drop_queue('s.myexc')")
+    notices: list[str] = []
+    conn.add_log_listener(lambda _c, m: notices.append(m.message))
+    await monitor_at(conn, 2)
+    assert await conn.fetchval("SELECT queue FROM s.aq$qt WHERE msg_id = $1", mid) == "aq$_qt_e"
+    assert any("no longer exists" in n for n in notices)
+
+
+async def test_a_pass_is_all_or_nothing(conn: asyncpg.Connection) -> None:
+    await make_queue(conn)
+    await Session(conn).enqueue_array("s.q", [(b"x", MessageProperties(expiration=1))] * 50)
+    tx = conn.transaction()
+    await tx.start()
+    await monitor_at(conn, 2)
+    await tx.rollback()  # as if the monitor died mid-batch
+    assert await conn.fetchval("SELECT count(*) FROM s.aq$qt WHERE msg_state = 'READY'") == 50
+    await monitor_at(conn, 2)
+    assert await conn.fetchval("SELECT count(*) FROM s.aq$qt WHERE msg_state = 'EXPIRED'") == 50

@@ -62,6 +62,15 @@ BEGIN
       total := total + cardinality(ids);
     END IF;
   ELSE
+    -- as Oracle writes to its alert file: an exception queue named at enqueue is gone
+    EXECUTE format($f$SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE state IN (0, 1)
+                      AND expire_at <= $1 AND exception_queue IS NOT NULL
+                      AND NOT (exception_queue = ANY ($2)) LIMIT $3) x$f$, s, qt)
+      INTO n USING p_now, ARRAY(SELECT x.queue_name FROM aq.queues x WHERE x.queue_table_id = t.id), p_limit;
+    IF n > 0 THEN
+      RAISE WARNING 'pgaq: % expired message(s) in %.% name an exception queue that no longer exists; moved to %',
+        n, s, qt, defexc;
+    END IF;
     EXECUTE format($f$
       WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
                    ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED),
@@ -76,6 +85,7 @@ BEGIN
       SELECT count(*), array_agg(DISTINCT q_name) FROM u
     $f$, s, qt, t.id, defexc) INTO n, ids
     USING p_now, p_limit, ARRAY(SELECT x.queue_name FROM aq.queues x WHERE x.queue_table_id = t.id);
+
     total := total + n;
     woke := coalesce(woke, '{}') || coalesce(ids::text[], '{}');
   END IF;
