@@ -11,7 +11,6 @@ from datetime import timedelta
 from typing import Any
 
 import asyncpg
-
 from pgaq.engine import DequeueOptions, MessageProperties, Session
 from pgaq.listener import Listener
 from pgaq.monitor import Monitor, MonitorSettings
@@ -125,7 +124,8 @@ async def run(dsn: str) -> list[dict[str, Any]]:
     ticks = os.sysconf("SC_CLK_TCK")
 
     def cpu() -> float:
-        f = open(f"/proc/{proc.pid}/stat").read().split()  # noqa: SIM115
+        with open(f"/proc/{proc.pid}/stat") as stat:
+            f = stat.read().split()
         return (int(f[13]) + int(f[14])) / ticks
 
     c0, t0 = cpu(), time.perf_counter()

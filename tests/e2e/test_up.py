@@ -83,7 +83,7 @@ async def test_up_with_external_database(tmp_path: Path, cluster: Cluster, db_ds
         assert await stop(proc) == 0
 
 
-@pytest.mark.parametrize("service", ["gateway"])
+@pytest.mark.parametrize("service", ["gateway", "monitor"])
 async def test_a_killed_service_is_restarted(tmp_path: Path, db_dsn: str, service: str) -> None:
     port = free_port()
     proc, lines = await start_up(tmp_path / "data", port, {"PGAQ_DSN": db_dsn})
@@ -96,14 +96,25 @@ async def test_a_killed_service_is_restarted(tmp_path: Path, db_dsn: str, servic
             assert pids
             for pid in pids:
                 os.kill(pid, signal.SIGKILL)
+            # the supervisor starts a new process (a new pid) for the killed one
             for _ in range(600):
-                try:
-                    async with http.get(lines["GATEWAY"], timeout=aiohttp.ClientTimeout(total=1)) as r:
-                        if r.status == 200:
-                            break
-                except (aiohttp.ClientError, OSError, TimeoutError):
-                    await asyncio.sleep(0.1)
+                out = await asyncio.create_subprocess_exec(
+                    "pgrep", "-f", f"pgaq_services.{service}", stdout=asyncio.subprocess.PIPE)
+                now = [int(p) for p in (await out.communicate())[0].split()]
+                if now and not set(now) & set(pids):
+                    break
+                await asyncio.sleep(0.05)
             else:
-                raise AssertionError("the gateway did not come back")
+                raise AssertionError(f"the {service} was not restarted")
+            if service == "gateway":
+                for _ in range(600):
+                    try:
+                        async with http.get(lines["GATEWAY"], timeout=aiohttp.ClientTimeout(total=1)) as r:
+                            if r.status == 200:
+                                break
+                    except (aiohttp.ClientError, OSError, TimeoutError):
+                        await asyncio.sleep(0.1)
+                else:
+                    raise AssertionError("the gateway did not come back")
     finally:
         assert await stop(proc) == 0

@@ -438,3 +438,41 @@ async def test_stylesheet_alias_and_register(conn: asyncpg.Connection, db_dsn: s
         assert await conn.fetchval("SELECT count(*) FROM s.aq$qt WHERE consumer_name = 'APP1'") == 1
     finally:
         await drop_roles(conn, roles)
+
+
+async def test_delayed_send_wakes_a_blocked_receive(gw: tuple[str, list[str]], db_dsn: str) -> None:
+    """Issue 4's scenario over IDAP: <delay> hides the message, the monitor wakes the waiter."""
+    from pgaq.listener import Listener
+    from pgaq.monitor import Monitor, MonitorSettings
+
+    url, _ = gw
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2)
+    listener = Listener(db_dsn)
+    await listener.start()
+    stop = asyncio.Event()
+    monitor = asyncio.create_task(Monitor(pool, listener, MonitorSettings(safety_poll=30)).run(stop))
+    sender, waiter = Client(url, "JOHN", "secret"), Client(url, "JOHN", "secret")
+    try:
+        r = await sender.post(envelope(op("AQXmlSend",
+            "<producer_options><destination>AQUSER.RAW_MSGQ</destination></producer_options>"
+            "<message_set><message><message_header><delay>2</delay><sender_id/></message_header>"
+            "<message_payload><RAW>0D</RAW></message_payload></message></message_set><AQXmlCommit/>")))
+        assert r.status == 200, r.body
+        sent = asyncio.get_running_loop().time()
+        r = await waiter.post(envelope(op("AQXmlReceive",
+            "<consumer_options><destination>AQUSER.RAW_MSGQ</destination><wait_time>0</wait_time>"
+            "</consumer_options>")))
+        assert r.text("//aq:message_count") == ["0"]  # invisible while delayed
+        r = await waiter.post(envelope(op("AQXmlReceive",
+            "<consumer_options><destination>AQUSER.RAW_MSGQ</destination><wait_time>10</wait_time>"
+            "</consumer_options><AQXmlCommit/>")))
+        waited = asyncio.get_running_loop().time() - sent
+        assert r.text("//*[local-name()='RAW']") == ["0D"]
+        assert 1.5 < waited < 4.0
+    finally:
+        await sender.close()
+        await waiter.close()
+        stop.set()
+        await monitor
+        await listener.close()
+        await pool.close()
