@@ -476,3 +476,157 @@ async def test_delayed_send_wakes_a_blocked_receive(gw: tuple[str, list[str]], d
         await monitor
         await listener.close()
         await pool.close()
+
+
+async def test_hooks_run_inside_the_transaction(gw: tuple[str, list[str]], conn: asyncpg.Connection, db_dsn: str) -> None:
+    await conn.execute("CREATE TABLE public.audit (agent text, op text, phase text)")
+    await conn.execute("GRANT INSERT ON public.audit TO PUBLIC")
+    async with running_gateway(db_dsn, hooks=["tests.integration.gateway_hooks:audit"]) as url:
+        c = Client(url, "JOHN", "secret")
+        try:
+            await c.post(ex.EXAMPLE_17_5.encode())
+            await c.post(ex.EXAMPLE_17_15.encode())  # rollback: the audit rows go too
+            assert await conn.fetchval("SELECT count(*) FROM public.audit") == 0
+            await c.post(ex.EXAMPLE_17_5.encode())
+            await c.post(ex.EXAMPLE_17_14.encode())
+        finally:
+            await c.close()
+    rows = [tuple(r) for r in await conn.fetch("SELECT agent, op, phase FROM public.audit")]
+    assert ("JOHN", "AQXmlSend", "before") in rows and ("JOHN", "AQXmlSend", "after") in rows
+
+
+async def test_client_disconnect_ends_the_wait(gw: tuple[str, list[str]]) -> None:
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    metrics = url.split("/aqserv")[0] + "/metrics"
+    try:
+        task = asyncio.create_task(c.post(envelope(op("AQXmlReceive",
+            "<consumer_options><destination>AQUSER.RAW_MSGQ</destination><wait_time>60</wait_time>"
+            "</consumer_options>"))))
+        probe = Client(url, "JOHN", "secret")
+        try:
+            async def waiting() -> float:
+                async with probe.http.get(metrics) as m:
+                    for line in (await m.text()).splitlines():
+                        if line.startswith("pgaq_gateway_waiting_receivers "):
+                            return float(line.split()[1])
+                return 0.0
+
+            for _ in range(500):
+                if await waiting() == 1.0:
+                    break
+            task.cancel()  # the client goes away
+            await c.close()
+            for _ in range(500):
+                if await waiting() == 0.0:
+                    break
+            else:
+                raise AssertionError("the wait did not end with the client")
+        finally:
+            await probe.close()
+    finally:
+        await c.close()
+
+
+async def test_many_clients_no_loss_no_duplicates(gw: tuple[str, list[str]]) -> None:
+    url, _ = gw
+    n_clients, per_client = 8, 10
+
+    async def producer(i: int) -> list[str]:
+        c = Client(url, "JOHN", "secret")
+        ids = []
+        try:
+            for k in range(per_client):
+                r = await c.post(envelope(op("AQXmlSend",
+                    "<producer_options><destination>AQUSER.RAW_MSGQ</destination></producer_options>"
+                    "<message_set><message><message_header><sender_id/></message_header>"
+                    f"<message_payload><RAW>{i:02X}{k:02X}</RAW></message_payload></message>"
+                    "</message_set><AQXmlCommit/>")))
+                assert r.status == 200, r.body
+                ids += r.text("//aq:message_id")
+        finally:
+            await c.close()
+        return ids
+
+    async def consumer() -> list[str]:
+        c = Client(url, "JOHN", "secret")
+        got = []
+        try:
+            while True:
+                r = await c.post(envelope(op("AQXmlReceive",
+                    "<consumer_options><destination>AQUSER.RAW_MSGQ</destination><wait_time>1</wait_time>"
+                    "<batch_size>3</batch_size></consumer_options><AQXmlCommit/>")))
+                ids = r.text("//aq:message_header/aq:message_id")
+                if not ids:
+                    return got
+                got += ids
+        finally:
+            await c.close()
+
+    sent_lists = await asyncio.gather(*(producer(i) for i in range(n_clients)))
+    received = await asyncio.gather(*(consumer() for _ in range(4)))
+    sent = sorted(x for xs in sent_lists for x in xs)
+    got = sorted(x for xs in received for x in xs)
+    assert got == sent and len(set(got)) == n_clients * per_client
+
+
+async def test_shutdown_rolls_back_open_sessions(conn: asyncpg.Connection, db_dsn: str) -> None:
+    roles = await make_agent(conn, "SHUT", "pw", ("sh",))
+    await conn.execute(f'CREATE SCHEMA s AUTHORIZATION "{roles[0]}"')
+    await conn.execute("CALL dbms_aqadm.create_queue_table('s.qt', 'RAW');"
+                       "CALL dbms_aqadm.create_queue('s.q', 's.qt'); CALL dbms_aqadm.start_queue('s.q')")
+    await conn.execute("SELECT aq.enqueue_array('s.q', '[{}]', NULL, ARRAY['\\x01'::bytea])")
+    try:
+        async with running_gateway(db_dsn) as url:
+            c = Client(url, "SHUT", "pw")
+            try:
+                r = await c.post(envelope(op("AQXmlReceive",
+                    "<consumer_options><destination>s.q</destination><wait_time>0</wait_time>"
+                    "</consumer_options>")))
+                assert r.text("//aq:message_count") == ["1"]
+                await c.post(envelope(op("AQXmlSend",
+                    "<producer_options><destination>s.q</destination></producer_options><message_set>"
+                    "<message><message_header><sender_id/></message_header><message_payload>"
+                    "<RAW>02</RAW></message_payload></message></message_set>")))
+            finally:
+                await c.close()
+        # the gateway stopped with the transaction open: rolled back, the attempt counted
+        rows = await conn.fetch("SELECT user_data, retry_count FROM s.qt")
+        assert [(bytes(r["user_data"]), r["retry_count"]) for r in rows] == [(b"\x01", 1)]
+    finally:
+        await drop_roles(conn, roles)
+
+
+async def test_tls(gw: tuple[str, list[str]], db_dsn: str, tmp_path: Any) -> None:
+    import shutil
+    import ssl
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    from aiohttp import web
+
+    from pgaq.embedded import free_port
+    from pgaq_services.gateway.app import Settings, build, ssl_context
+
+    port = free_port()
+    settings = Settings(dsn=db_dsn, port=port, tls_cert=str(cert), tls_key=str(key))
+    runner = web.AppRunner(build(settings))
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port, ssl_context=ssl_context(settings)).start()
+    try:
+        c = Client(f"https://127.0.0.1:{port}/aqserv/servlet", "JOHN", "secret")
+        client_ctx = ssl.create_default_context(cafile=str(cert))
+        try:
+            async with c.http.post(c.url, data=ex.EXAMPLE_17_14.encode(), ssl=client_ctx,
+                                   headers={"Content-Type": "text/xml", "Authorization": c.auth}) as r:
+                assert r.status == 200
+                assert "Secure" in r.headers.get("Set-Cookie", "")
+        finally:
+            await c.close()
+    finally:
+        await runner.cleanup()
