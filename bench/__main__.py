@@ -160,6 +160,9 @@ async def main() -> int:
         from .monitor_bench import run as run_monitor
 
         monitor_rows = await run_monitor(dsn)
+        from .gateway_bench import run as run_gateway
+
+        gateway_rows = await run_gateway(dsn, SECONDS, f_ins, f_del)
 
         def row(name: str, ours: Result, floor: Result, target: float, unit: str = "msg/s",
                 note: str = "") -> None:
@@ -177,6 +180,7 @@ async def main() -> int:
             note="floor: DELETE ... FOR UPDATE SKIP LOCKED RETURNING")
         row(f"dequeue at {BIG:,} vs 1,000 msgs", d_big, d_small, 0.80,
             note=f"floor: the same dequeue on a 1,000-message queue (fill {fill_big:.0f}s)")
+        rows.extend(gateway_rows)
         rows.extend(monitor_rows)
     finally:
         cluster.destroy()

@@ -232,9 +232,9 @@ def build(settings: Settings) -> web.Application:
         store_ref["store"] = store
         schema = None
         if settings.validate:
-            from pgaq.idap.schema import load_schemas
+            from pgaq.idap.schema import load_fast_validator
 
-            schema = load_schemas()
+            schema = load_fast_validator()
         metrics = app[METRICS]
         app[POOL] = pool
         app[LISTENER] = listener

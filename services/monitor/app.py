@@ -22,7 +22,7 @@ def settings_from_env(env: dict[str, str] | None = None) -> tuple[str, MonitorSe
     if not dsn:
         raise SystemExit("PGAQ_DSN is required")
     return dsn, MonitorSettings(
-        batch=int(e.get("PGAQ_MONITOR_BATCH", "1000")),
+        batch=int(e.get("PGAQ_MONITOR_BATCH", "5000")),
         safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
         snapshot_period=float(e.get("PGAQ_SNAPSHOT_PERIOD", "60")),
     )

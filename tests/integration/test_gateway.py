@@ -605,11 +605,11 @@ async def test_tls(gw: tuple[str, list[str]], db_dsn: str, tmp_path: Any) -> Non
     if shutil.which("openssl") is None:
         pytest.skip("openssl is not installed")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    await asyncio.to_thread(
+        subprocess.run, ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                         "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
     from aiohttp import web
-
     from pgaq.embedded import free_port
     from pgaq_services.gateway.app import Settings, build, ssl_context
 

@@ -1,0 +1,172 @@
+"""IDAP gateway figures over loopback (issue 3's targets), the gateway in its own process."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import statistics
+import sys
+import time
+from typing import Any
+
+import aiohttp
+import asyncpg
+from pgaq.embedded import free_port
+from pgaq.engine import Session
+
+from .harness import Result
+
+CLIENTS = int(os.environ.get("BENCH_HTTP_CLIENTS", "16"))
+SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
+AQ = "http://ns.oracle.com/AQ/schemas/access"
+
+
+def _doc(body: str) -> bytes:
+    return f'<Envelope xmlns="{SOAP}"><Body><{body}</Body></Envelope>'.encode()
+
+
+def _msg(i: int) -> str:
+    return (f"<message><message_number>{i}</message_number><message_header><sender_id/>"
+            "</message_header><message_payload><RAW>" + "78" * 100 + "</RAW></message_payload></message>")
+
+
+SEND = _doc(f'AQXmlSend xmlns="{AQ}"><producer_options><destination>gw.q</destination>'
+            f"</producer_options><message_set>{_msg(1)}</message_set><AQXmlCommit/></AQXmlSend>")
+PUBLISH = _doc(f'AQXmlPublish xmlns="{AQ}"><producer_options><destination>gw.t</destination>'
+               f"</producer_options><message_set>{''.join(_msg(i) for i in range(1, 101))}"
+               "</message_set><AQXmlCommit/></AQXmlPublish>")
+RECEIVE = _doc(f'AQXmlReceive xmlns="{AQ}"><consumer_options><destination>gw.q</destination>'
+               "<wait_time>0</wait_time></consumer_options><AQXmlCommit/></AQXmlReceive>")
+WAIT = _doc(f'AQXmlReceive xmlns="{AQ}"><consumer_options><destination>gw.w</destination>'
+            "<wait_time>30</wait_time></consumer_options><AQXmlCommit/></AQXmlReceive>")
+OPEN = _doc(f'AQXmlSend xmlns="{AQ}"><producer_options><destination>gw.q</destination>'
+            f"</producer_options><message_set>{_msg(1)}</message_set></AQXmlSend>")
+
+
+async def _setup(dsn: str) -> None:
+    c = await asyncpg.connect(dsn)
+    try:
+        await c.execute("""
+            CREATE SCHEMA gw;
+            CALL dbms_aqadm.create_queue_table('gw.qt', 'RAW');
+            CALL dbms_aqadm.create_queue('gw.q', 'gw.qt'); CALL dbms_aqadm.start_queue('gw.q');
+            CALL dbms_aqadm.create_queue('gw.w', 'gw.qt'); CALL dbms_aqadm.start_queue('gw.w');
+            CALL dbms_aqadm.create_queue_table('gw.tt', 'RAW', multiple_consumers => true);
+            CALL dbms_aqadm.create_queue('gw.t', 'gw.tt'); CALL dbms_aqadm.start_queue('gw.t');
+            CALL dbms_aqadm.add_subscriber('gw.t', sys.aq$_agent('S', NULL, NULL));
+            CALL dbms_aqadm.create_aq_agent(agent_name => 'BENCH', enable_http => true, password => 'pw');
+            CALL dbms_aqadm.enable_db_access(agent_name => 'BENCH', db_username => 'postgres');
+        """)
+    finally:
+        await c.close()
+
+
+async def _http_loop(url: str, doc: bytes, seconds: float, clients: int) -> Result:
+    auth = "Basic " + base64.b64encode(b"BENCH:pw").decode()
+    latencies: list[float] = []
+    count = 0
+    deadline = time.perf_counter() + seconds
+
+    async def worker() -> None:
+        nonlocal count
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+            while time.perf_counter() < deadline:
+                t = time.perf_counter()
+                async with http.post(url, data=doc, headers={
+                        "Content-Type": "text/xml", "Authorization": auth}) as r:
+                    await r.read()
+                    if r.status != 200:
+                        raise RuntimeError(f"gateway answered {r.status}")
+                latencies.append(time.perf_counter() - t)
+                count += 1
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    return Result(count, time.perf_counter() - started, latencies)
+
+
+def _rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+async def run(dsn: str, seconds: float, floor_insert: Result, floor_delete: Result) -> list[dict[str, Any]]:
+    await _setup(dsn)
+    port = free_port()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "pgaq_services.gateway",
+        env={**os.environ, "PGAQ_DSN": dsn, "PGAQ_PORT": str(port), "PGAQ_LOG_LEVEL": "WARNING"})
+    url = f"http://127.0.0.1:{port}/aqserv/servlet"
+    rows: list[dict[str, Any]] = []
+    try:
+        async with aiohttp.ClientSession() as http:
+            for _ in range(300):
+                try:
+                    async with http.get(f"http://127.0.0.1:{port}/health") as r:
+                        if r.status == 200:
+                            break
+                except aiohttp.ClientError:
+                    pass
+                await asyncio.sleep(0.1)
+        send = await _http_loop(url, SEND, seconds, CLIENTS)
+        publish = await _http_loop(url, PUBLISH, seconds, CLIENTS)
+        publish.items_per_op = 100
+        receive = await _http_loop(url, RECEIVE, seconds, CLIENTS)
+
+        # blocking receive: woken how long after the enqueue commits?
+        wake: list[float] = []
+        pool = await asyncpg.create_pool(dsn, min_size=1, max_size=2)
+        try:
+            for _ in range(30):
+                waiter = asyncio.create_task(_http_loop(url, WAIT, 0.001, 1))
+                await asyncio.sleep(0.05)  # let the receive reach its wait (no event over HTTP)
+                async with pool.acquire() as c:
+                    await Session(c).enqueue("gw.w", b"w")
+                committed = time.perf_counter()
+                await waiter
+                wake.append((time.perf_counter() - committed) * 1000)
+        finally:
+            await pool.close()
+
+        # memory with 50 open transactional sessions
+        before = _rss_kib(proc.pid)
+        sessions = [aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) for _ in range(50)]
+        auth = "Basic " + base64.b64encode(b"BENCH:pw").decode()
+        try:
+            headers = {"Content-Type": "text/xml", "Authorization": auth}
+            for s in sessions:
+                async with s.post(url, data=OPEN, headers=headers) as r:
+                    await r.read()
+            with_sessions = _rss_kib(proc.pid)
+        finally:
+            for s in sessions:
+                await s.close()
+    finally:
+        proc.terminate()
+        await proc.wait()
+
+    def row(name: str, ours: Result, floor: Result, target: float, note: str) -> None:
+        ratio = ours.rate / floor.rate if floor.rate else 0.0
+        rows.append({"benchmark": name, "pgaq": round(ours.rate, 1), "floor": round(floor.rate, 1),
+                     "unit": "msg/s", "ratio": round(ratio, 3), "target": target, "pass": ratio >= target,
+                     "pgaq_p50_ms": round(ours.p50, 3), "pgaq_p99_ms": round(ours.pct(99), 3),
+                     "floor_p50_ms": round(floor.p50, 3), "floor_p99_ms": round(floor.pct(99), 3),
+                     "note": note})
+
+    row(f"IDAP Send+Commit ({CLIENTS} clients)", send, floor_insert, 0.40, "floor: INSERT rate")
+    row("IDAP Publish 100/request", publish, floor_insert, 1.5, "floor: single-row INSERT rate")
+    row("IDAP Receive REMOVE+Commit", receive, floor_delete, 0.30, "floor: DELETE SKIP LOCKED rate")
+    p50 = statistics.median(wake)
+    p99 = sorted(wake)[min(len(wake) - 1, int(0.99 * len(wake)))]
+    rows.append({"benchmark": "IDAP blocking receive woken (ms p50)", "pgaq": round(p50, 2),
+                 "floor": "-", "unit": "ms", "target": "p50 <= 5, p99 <= 25",
+                 "pass": p50 <= 5 and p99 <= 25, "pgaq_p99_ms": round(p99, 2),
+                 "note": f"p99 {p99:.1f} ms after the enqueue commits"})
+    rows.append({"benchmark": "gateway RSS with 50 sessions (MiB)", "pgaq": round(with_sessions / 1024, 1),
+                 "floor": round(before / 1024, 1), "unit": "MiB", "target": "report",
+                 "pass": True, "note": "floor: RSS before opening them"})
+    return rows
