@@ -214,6 +214,14 @@ async def metrics_view(request: web.Request) -> web.Response:
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
+async def _reset(conn: asyncpg.Connection) -> None:
+    """Connections come back from sessions with only transaction-local state (SET LOCAL
+    ROLE), which their transaction's end already undid; asyncpg's default reset (a
+    round trip per release) is not needed."""
+    if conn.is_in_transaction():
+        await conn.execute("ROLLBACK")
+
+
 def build(settings: Settings) -> web.Application:
     """The whole gateway wired in one place; nothing connects until the app starts."""
     app = web.Application(client_max_size=settings.body_limit)
@@ -222,7 +230,8 @@ def build(settings: Settings) -> web.Application:
     app[METRICS] = Metrics(store_ref)
 
     async def lifecycle(app: web.Application) -> Any:
-        pool = await asyncpg.create_pool(settings.dsn, min_size=2, max_size=settings.pool_max)
+        pool = await asyncpg.create_pool(settings.dsn, min_size=2, max_size=settings.pool_max,
+                                         reset=_reset)
         listener = Listener(settings.dsn)
         await listener.start()
         store = SessionStore(pool, listener, timeout=settings.session_timeout,

@@ -147,6 +147,7 @@ class Session:
         self.max_wait = max_wait
         self.safety_poll = safety_poll
         self._tx: asyncpg.transaction.Transaction | None = None
+        self._dirty = False  # whether the open transaction did any work yet
         self._removed: dict[tuple[str, str | None], list[bytes]] = {}
         # NEXT_MESSAGE positions per (queue, consumer), valid for one selection criterion
         self._positions: dict[
@@ -185,6 +186,16 @@ class Session:
                 pass
             raise wrap_db_error(exc) from exc
         self._tx = tx
+        self._dirty = False
+
+    async def _restart(self) -> None:
+        tx, self._tx = self._tx, None
+        if tx is not None:
+            try:
+                await tx.rollback()
+            except (asyncpg.PostgresError, asyncpg.InterfaceError):
+                pass
+        await self.begin()
 
     async def commit(self) -> None:
         tx, self._tx = self._tx, None
@@ -242,6 +253,16 @@ class Session:
                     return await self._autocommit(other, fn)
             if self._tx is not None:
                 assert self.conn is not None
+                if not self._dirty:
+                    # the transaction holds nothing yet: no savepoint; if this fails,
+                    # start the transaction afresh so the session stays usable
+                    try:
+                        result = await fn(self.conn)
+                    except (asyncpg.PostgresError, PgaqError):
+                        await self._restart()
+                        raise
+                    self._dirty = True
+                    return result
                 async with self.conn.transaction():
                     return await fn(self.conn)
             if self.conn is None:

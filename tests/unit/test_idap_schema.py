@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pgaq.idap.schema import SchemaError, load_fast_validator, load_schemas, validate
 from pgaq.idap.xmlsafe import parse
 

@@ -212,7 +212,7 @@ class Gateway:
         return meta.role
 
     async def _engine(self, s: HttpSession, transactional: bool, role: str) -> Session:
-        engine = await self.store.engine_for(s, transactional=transactional)
+        engine = await self.store.engine_for(s, transactional=transactional, role=role)
         engine.role = role
         if engine.in_transaction and s.role != role:
             assert s.conn is not None

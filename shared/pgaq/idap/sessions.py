@@ -107,7 +107,8 @@ class SessionStore:
         self._sessions[s.token] = s
         return s
 
-    async def engine_for(self, s: HttpSession, *, transactional: bool) -> Session:
+    async def engine_for(self, s: HttpSession, *, transactional: bool,
+                         role: str | None = None) -> Session:
         """The session's engine, bound to a held connection when `transactional`."""
         if s.engine is None:
             s.engine = Session(
@@ -124,9 +125,9 @@ class SessionStore:
             try:
                 s.conn = await self.pool.acquire()
                 s.engine.rebind(s.conn)
-                s.engine.role = None
+                s.engine.role = role
                 await s.engine.begin()
-                s.role = None
+                s.role = role
             except BaseException:
                 await self._release(s)
                 raise
