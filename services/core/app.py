@@ -17,6 +17,7 @@ from aiohttp import web
 from pgaq.errors import describe, wrap_db_error
 from pgaq.migrate import migrate_dsn
 from pgaq.queries import load
+from pgaq.web import db_health
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
@@ -74,12 +75,7 @@ def _authorised(request: web.Request) -> bool:
 
 
 async def health(request: web.Request) -> web.Response:
-    try:
-        async with request.app[POOL].acquire(timeout=5) as c:
-            await c.fetchval("SELECT 1")
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
-        return web.json_response({"status": "unavailable", "error": str(exc)[:200]}, status=503)
-    return web.json_response({"status": "ok"})
+    return await db_health(request.app[POOL])
 
 
 async def metrics(request: web.Request) -> web.Response:

@@ -24,6 +24,7 @@ from pgaq.idap.auth import Authenticator, parse_basic
 from pgaq.idap.gateway import Fault, Gateway, GatewaySettings, Hook
 from pgaq.idap.sessions import SessionError, SessionStore
 from pgaq.listener import Listener
+from pgaq.web import db_health
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -201,12 +202,7 @@ async def servlet_get(request: web.Request) -> web.StreamResponse:
 
 
 async def health(request: web.Request) -> web.Response:
-    try:
-        async with request.app[POOL].acquire(timeout=5) as c:
-            await c.fetchval("SELECT 1")
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
-        return web.json_response({"status": "unavailable", "error": str(exc)[:200]}, status=503)
-    return web.json_response({"status": "ok"})
+    return await db_health(request.app[POOL])
 
 
 async def metrics_view(request: web.Request) -> web.Response:
