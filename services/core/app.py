@@ -1,5 +1,9 @@
-"""The core service: wiring only. Applies migrations on start, then serves /health,
-Prometheus /metrics (queue depths by state) and a JSON admin API over dbms_aqadm."""
+"""The core service: wiring only (settings, routes, lifecycle, signals).
+
+It applies the migrations on start (safe with other starters: migrate() holds an advisory
+lock), then serves /health, Prometheus /metrics and a JSON admin API over dbms_aqadm for
+automation tools. The logic lives in `pgaq.core`.
+"""
 
 from __future__ import annotations
 
@@ -9,69 +13,98 @@ import json
 import logging
 import os
 import signal
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
 from aiohttp import web
-from pgaq.errors import describe, wrap_db_error
+from pgaq import core
+from pgaq.aio import TaskGroup
+from pgaq.db import create_pool
+from pgaq.errors import PgaqError, describe
+from pgaq.logs import setup_logging
 from pgaq.migrate import migrate_dsn
-from pgaq.queries import load
 from pgaq.web import db_health
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client import CONTENT_TYPE_LATEST
 
 log = logging.getLogger("pgaq.core")
 
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
-@dataclass
+
+@dataclass(frozen=True)
 class Settings:
     dsn: str
     host: str = "127.0.0.1"
     port: int = 8081
     token: str | None = None
+    pool_max: int = 5
+    shutdown_timeout: float = 10.0
+    migrate: bool = True
 
     @classmethod
-    def from_env(cls) -> Settings:
-        dsn = os.environ.get("PGAQ_DSN")
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        e = dict(os.environ if env is None else env)
+        dsn = e.get("PGAQ_DSN")
         if not dsn:
             raise SystemExit("PGAQ_DSN is required")
-        return cls(dsn=dsn, host=os.environ.get("PGAQ_CORE_HOST", "127.0.0.1"),
-                   port=int(os.environ.get("PGAQ_CORE_PORT", "8081")),
-                   token=os.environ.get("PGAQ_ADMIN_TOKEN") or None)
+        token = e.get("PGAQ_ADMIN_TOKEN") or None
+        host = e.get("PGAQ_CORE_HOST", "127.0.0.1")
+        if token is None and host not in LOOPBACK:
+            # without a token the admin API must not be reachable from other hosts
+            log.warning("PGAQ_ADMIN_TOKEN is not set: binding to 127.0.0.1, not %s", host)
+            host = "127.0.0.1"
+        return cls(dsn=dsn, host=host, port=int(e.get("PGAQ_CORE_PORT", "8081")), token=token,
+                   pool_max=int(e.get("PGAQ_CORE_POOL_MAX", "5")),
+                   shutdown_timeout=float(e.get("PGAQ_SHUTDOWN_TIMEOUT", "10")))
 
 
-POOL = web.AppKey("pool", asyncpg.Pool)
 SETTINGS = web.AppKey("settings", Settings)
-REGISTRY = web.AppKey("registry", CollectorRegistry)
+POOL = web.AppKey("pool", asyncpg.Pool)
+METRICS = web.AppKey("metrics", core.DepthMetrics)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-class DepthCollector:
-    """Queue depths read at scrape time (no background polling)."""
-
-    def __init__(self) -> None:
-        self.rows: list[asyncpg.Record] = []
-
-    def collect(self) -> Any:
-        g = GaugeMetricFamily("pgaq_queue_messages", "messages by queue and state",
-                              labels=["schema", "queue", "state"])
-        for r in self.rows:
-            g.add_metric([r["queue_schema"], r["queue_name"], r["state"]], r["messages"])
-        yield g
-        up = GaugeMetricFamily("pgaq_up", "the core service is up")
-        up.add_metric([], 1)
-        yield up
+def _error(status: int, message: str, code: str | None = None) -> web.Response:
+    return web.json_response({"error": message, "code": code}, status=status)
 
 
-DEPTHS = web.AppKey("depths", DepthCollector)
+@web.middleware
+async def json_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every failure becomes a JSON body with the ORA code; never a traceback."""
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return _error(exc.status, exc.reason)
+    except PgaqError as exc:
+        status = core.http_status(exc)
+        body = describe(exc)
+        body["error"] = str(body["error"]).split("\nCONTEXT:")[0]
+        if status >= 500:
+            log.error("%s %s failed: %s", request.method, request.path, exc)
+        return web.json_response(body, status=status)
+    except Exception:
+        log.exception("%s %s failed", request.method, request.path)
+        return _error(500, "internal server error")
 
 
 def _authorised(request: web.Request) -> bool:
     token = request.app[SETTINGS].token
     if token is None:
-        return request.remote in ("127.0.0.1", "::1")
+        return request.remote in LOOPBACK
     given = request.headers.get("Authorization", "")
-    return given.startswith("Bearer ") and hmac.compare_digest(given[7:], token)
+    scheme, _, value = given.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), token.encode())
+
+
+def _require_auth(request: web.Request) -> None:
+    if not _authorised(request):
+        raise web.HTTPUnauthorized(reason="a valid bearer token is required",
+                                   headers={"WWW-Authenticate": "Bearer"})
 
 
 async def health(request: web.Request) -> web.Response:
@@ -79,85 +112,95 @@ async def health(request: web.Request) -> web.Response:
 
 
 async def metrics(request: web.Request) -> web.Response:
-    collector = request.app[DEPTHS]
-    async with request.app[POOL].acquire() as c:
-        collector.rows = await c.fetch(load("core_queue_depths"))
-    return web.Response(body=generate_latest(request.app[REGISTRY]),
-                        headers={"Content-Type": CONTENT_TYPE_LATEST})
+    body = await request.app[METRICS].render()
+    return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
 async def admin_call(request: web.Request) -> web.Response:
-    if not _authorised(request):
-        return web.json_response({"error": "unauthorised"}, status=401)
+    _require_auth(request)
     try:
-        args = await request.json()
+        args = await request.json(loads=json.loads)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return web.json_response({"error": "the body must be a JSON object", "code": None}, status=400)
-    try:
-        async with request.app[POOL].acquire() as c:
-            await c.fetchval(load("core_admin_call"), request.match_info["procedure"], json.dumps(args))
-    except asyncpg.PostgresError as exc:
-        err = wrap_db_error(exc)
-        status = 500 if (err.sqlstate or "").startswith(("08", "53", "57", "58", "XX")) else 400
-        body = describe(err)
-        body["error"] = body["error"].split("\nCONTEXT:")[0]
-        return web.json_response(body, status=status)
+        return _error(400, "the body must be a JSON object of named arguments", "ORA-06550")
+    await core.admin_call(request.app[POOL], request.match_info["procedure"], args)
     return web.json_response({"status": "ok"})
 
 
 async def queues(request: web.Request) -> web.Response:
-    if not _authorised(request):
-        return web.json_response({"error": "unauthorised"}, status=401)
-    async with request.app[POOL].acquire() as c:
-        rows = await c.fetch(load("core_queues"))
-    return web.json_response([dict(r) for r in rows])
+    _require_auth(request)
+    return web.json_response(await core.list_queues(request.app[POOL]))
+
+
+async def queue(request: web.Request) -> web.Response:
+    _require_auth(request)
+    schema, name = request.match_info["schema"], request.match_info["name"]
+    found = await core.get_queue(request.app[POOL], schema, name)
+    if found is None:
+        return _error(404, f"ORA-24010: QUEUE {schema}.{name} does not exist", "ORA-24010")
+    return web.json_response(found)
 
 
 def build(settings: Settings) -> web.Application:
-    app = web.Application(client_max_size=1024 * 1024)
+    """The whole core service in one place; nothing connects until the app starts."""
+    app = web.Application(client_max_size=1024 * 1024, middlewares=[json_errors])
     app[SETTINGS] = settings
-    registry = CollectorRegistry()
-    depths = DepthCollector()
-    registry.register(depths)
-    app[REGISTRY] = registry
-    app[DEPTHS] = depths
 
-    async def lifecycle(app: web.Application) -> Any:
-        await migrate_dsn(settings.dsn)
-        app[POOL] = await asyncpg.create_pool(settings.dsn, min_size=1, max_size=5)
+    async def lifecycle(app: web.Application) -> AsyncIterator[None]:
+        if settings.migrate:
+            applied = await migrate_dsn(settings.dsn)
+            if applied:
+                log.info("schema: applied %s", ", ".join(applied))
+        pool = await create_pool(settings.dsn, min_size=1, max_size=settings.pool_max)
+        app[POOL] = pool
+        app[METRICS] = core.DepthMetrics(pool)
         yield
-        await app[POOL].close()
+        await asyncio.wait_for(pool.close(), settings.shutdown_timeout)
 
     app.cleanup_ctx.append(lifecycle)
     app.router.add_get("/health", health)
     app.router.add_get("/metrics", metrics)
     app.router.add_post("/api/admin/{procedure}", admin_call)
     app.router.add_get("/api/queues", queues)
+    app.router.add_get(r"/api/queues/{schema:[^./]+}.{name:[^/]+}", queue)
     return app
 
 
 async def serve(settings: Settings, stop: asyncio.Event) -> None:
+    """Serve until `stop`; in-flight requests get `shutdown_timeout` to finish."""
     runner = web.AppRunner(build(settings), access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, settings.host, settings.port, shutdown_timeout=5)
-    await site.start()
-    log.info("core on %s:%s", settings.host, settings.port)
     try:
+        site = web.TCPSite(runner, settings.host, settings.port,
+                           shutdown_timeout=settings.shutdown_timeout)
+        await site.start()
+        log.info("core on http://%s:%s", settings.host, settings.port)
         await stop.wait()
+        log.info("stopping")
     finally:
-        await asyncio.wait_for(runner.cleanup(), 15)
+        await asyncio.wait_for(runner.cleanup(), settings.shutdown_timeout + 5)
+
+
+async def run(settings: Settings) -> None:
+    """Serve until SIGTERM/SIGINT or until the server task dies (then exit non-zero)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    group = TaskGroup("core")
+    http = group.spawn("http", serve(settings, stop))
+    waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(stop.wait()), group.failed, http]
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiters[0].cancel()
+        stop.set()
+        if not http.done():
+            await asyncio.wait([http], timeout=settings.shutdown_timeout + 10)
+        await group.close(timeout=settings.shutdown_timeout)
+    if group.failed.done():
+        raise SystemExit(f"core failed: {group.failed.result()!r}")
 
 
 def main() -> None:
-    logging.basicConfig(level=os.environ.get("PGAQ_LOG_LEVEL", "INFO"),
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    settings = Settings.from_env()
-
-    async def go() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await serve(settings, stop)
-
-    asyncio.run(go())
+    setup_logging()
+    asyncio.run(run(Settings.from_env()))

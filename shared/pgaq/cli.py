@@ -1,4 +1,9 @@
-"""The `pgaq` command: `up` (the embedded default), `sql` (psql), `migrate`."""
+"""The `pgaq` command: `up` (the embedded default), `sql` (psql), `migrate`.
+
+`pgaq up` is what `make run` calls: with no PGAQ_DSN it owns a private PostgreSQL cluster
+under --data-dir, so a developer needs nothing but PostgreSQL's binaries installed. Its
+stdout carries only machine-readable lines (DSN=, GATEWAY=, CORE=, READY); logs go to stderr.
+"""
 
 from __future__ import annotations
 
@@ -9,148 +14,315 @@ import os
 import secrets
 import shutil
 import signal
+import socket
 import sys
 import time
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import aiohttp
 import asyncpg
 
+from .aio import TaskGroup
 from .embedded import Cluster, find_bindir, free_port
-from .errors import PgaqError
+from .errors import ConfigError, PgaqError, wrap_db_error
+from .logs import setup_logging
 from .migrate import migrate_dsn
 from .supervisor import ServiceSpec, Supervisor
 
-log = logging.getLogger("pgaq")
+log = logging.getLogger("pgaq.cli")
+T = TypeVar("T")
 
-# Every service of the mesh, in start order; each is `python -m <module>`.
-SERVICES = ("core", "monitor", "gateway")
+DATABASE = "pgaq"
+SERVLET_PATH = "/aqserv/servlet"
+
+
+@dataclass(frozen=True)
+class Service:
+    """A child service, run as `python -m pgaq_services.<name>`.
+
+    `port_env` names the environment variable that carries its HTTP port (which then also
+    serves /health, polled before READY); its port is `--port` + `port_offset`, unless the
+    variable is already set in our environment (the gateway always takes `--port`).
+    """
+
+    name: str
+    port_env: str | None = None
+    port_offset: int = 0
+
+
+# Every service `pgaq up` runs, in start order (core first: it applies the migrations).
+# Adding a service is one line here plus its `services/<name>/__main__.py`.
+SERVICES: tuple[Service, ...] = (
+    Service("core", port_env="PGAQ_CORE_PORT", port_offset=1),
+    Service("monitor"),
+    Service("gateway", port_env="PGAQ_PORT", port_offset=0),
+)
+
+
+def plan_services(services: tuple[Service, ...], port: int,
+                  env: Mapping[str, str]) -> list[ServiceSpec]:
+    """Turn the service list into child specs: module, per-child env, health URL."""
+    specs: list[ServiceSpec] = []
+    for svc in services:
+        child_env: dict[str, str] = {}
+        health = None
+        if svc.port_env is not None:
+            explicit = env.get(svc.port_env) if svc.port_offset else None
+            svc_port = int(explicit) if explicit else port + svc.port_offset
+            child_env[svc.port_env] = str(svc_port)
+            health = f"http://127.0.0.1:{svc_port}/health"
+        specs.append(ServiceSpec(svc.name, f"pgaq_services.{svc.name}", child_env, health))
+    return specs
+
+
+def announce(specs: list[ServiceSpec]) -> list[str]:
+    """The `KEY=value` lines that tell scripts where each service listens."""
+    lines: list[str] = []
+    for spec in specs:
+        if spec.health_url is None:
+            continue
+        base = spec.health_url.removesuffix("/health")
+        if spec.name == "gateway":
+            lines.append(f"GATEWAY={base}{SERVLET_PATH}")
+        else:
+            lines.append(f"{spec.name.upper()}={base}")
+    return lines
+
+
+def free_base_port(services: tuple[Service, ...] = SERVICES, attempts: int = 50) -> int:
+    """For `--port 0`: a port N such that every service's N + offset is free right now."""
+    offsets = sorted({s.port_offset for s in services if s.port_env is not None} | {0})
+    for _ in range(attempts):
+        base = free_port()
+        try:
+            for off in offsets[1:]:
+                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                    sock.bind(("127.0.0.1", base + off))
+        except (OSError, OverflowError):
+            continue
+        return base
+    raise ConfigError("no free run of local ports found for the services")
 
 
 def _say(line: str) -> None:
     print(line, flush=True)
 
 
-async def _ensure_database(cluster: Cluster, name: str) -> None:
-    conn = await asyncpg.connect(cluster.dsn("postgres"))
-    try:
-        if not await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name):
-            await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-
-
-async def _wait_healthy(url: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    async with aiohttp.ClientSession() as http:
-        while time.monotonic() < deadline:
-            try:
-                async with http.get(url, timeout=aiohttp.ClientTimeout(total=2)) as r:
-                    if r.status == 200:
-                        return
-            except (aiohttp.ClientError, OSError, TimeoutError):
-                pass
-            await asyncio.sleep(0.1)
-    raise PgaqError(f"{url} did not become healthy in {timeout:.0f}s")
-
-
-def _admin_token(path: Path) -> str:
-    """The admin API's token, made once and kept private to this user."""
+def admin_token(path: Path) -> str:
+    """The admin API's bearer token: made once, readable by this user only (0600)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
-        path.write_text(secrets.token_urlsafe(32))
-        path.chmod(0o600)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_urlsafe(32))
     return path.read_text().strip()
 
 
-async def up(data_dir: Path, port: int) -> int:
-    cluster: Cluster | None = None
-    dsn = os.environ.get("PGAQ_DSN")
-    if not dsn:
-        cluster = Cluster(data_dir / "cluster", durable=True)
-        cluster.init()
-        if not cluster.running():
-            cluster.start()
-        await _ensure_database(cluster, "pgaq")
-        dsn = cluster.dsn("pgaq")
-    applied = await migrate_dsn(dsn)
-    if applied:
-        log.info("schema: applied %s", ", ".join(applied))
-    core_port = int(os.environ.get("PGAQ_CORE_PORT") or port + 1)
-    token = os.environ.get("PGAQ_ADMIN_TOKEN") or _admin_token(data_dir / "admin.token")
-    env = {"PGAQ_DSN": dsn, "PGAQ_ADMIN_TOKEN": token}
-    specs = [
-        ServiceSpec("core", "pgaq_services.core", {"PGAQ_CORE_PORT": str(core_port)}),
-        ServiceSpec("monitor", "pgaq_services.monitor"),
-        ServiceSpec("gateway", "pgaq_services.gateway", {"PGAQ_PORT": str(port)}),
-    ]
-    sup = Supervisor(specs, env)
+def running_port(pgdata: Path) -> int | None:
+    """The port of the postmaster running on `pgdata`, or None when none runs there."""
+    try:
+        lines = (pgdata / "postmaster.pid").read_text().splitlines()
+        pid, port = int(lines[0]), int(lines[3])
+    except (OSError, ValueError, IndexError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass  # alive, owned by the postgres user
+    return port
+
+
+def _start_cluster(cluster: Cluster) -> None:
+    """Blocking: initialise when new, adopt a server left running, else start one."""
+    cluster.init()
+    port = running_port(cluster.pgdata)
+    if port is not None and cluster.running():
+        log.warning("adopting the PostgreSQL server already running on port %s", port)
+        cluster.port = port
+    else:
+        cluster.start()
+    log.info("private PostgreSQL cluster at %s on port %s", cluster.pgdata, cluster.port)
+
+
+async def _ensure_database(admin_dsn: str, name: str) -> None:
+    try:
+        conn = await asyncpg.connect(admin_dsn)
+        try:
+            if not await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name):
+                await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+    except (asyncpg.PostgresError, OSError) as exc:
+        raise wrap_db_error(exc) from exc
+
+
+async def _wait_healthy(urls: list[str], timeout: float) -> None:
+    """Poll each /health until it answers 200; each child starts on its own schedule."""
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as http:
+        for url in urls:
+            while True:
+                try:
+                    async with http.get(url, timeout=aiohttp.ClientTimeout(total=2)) as r:
+                        if r.status == 200:
+                            break
+                except (aiohttp.ClientError, OSError):
+                    pass
+                if time.monotonic() > deadline:
+                    raise PgaqError(f"{url} did not become healthy in {timeout:.0f}s")
+                await asyncio.sleep(0.1)
+
+
+async def _until(stop: asyncio.Event, aw: Awaitable[T],
+                 *also: asyncio.Future[Any]) -> asyncio.Future[T] | None:
+    """Run `aw` unless `stop` (or any of `also`) comes first: its finished future, else None."""
+    work = asyncio.ensure_future(aw)
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait([work, stopped, *also], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+    if work.done():
+        work.result()  # raise its error here
+        return work
+    work.cancel()
+    await asyncio.wait([work])
+    return None
+
+
+async def up(data_dir: Path, port: int, env: Mapping[str, str] | None = None,
+             services: tuple[Service, ...] = SERVICES) -> int:
+    """Start the database (unless PGAQ_DSN) and every service; run until SIGTERM/SIGINT."""
+    e = dict(os.environ if env is None else env)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    shutdown_timeout = float(e.get("PGAQ_SHUTDOWN_TIMEOUT", "10"))
+    cluster: Cluster | None = None
+    group = TaskGroup("up")
+    sup: Supervisor | None = None
     try:
-        await sup.start()
-        await _wait_healthy(f"http://127.0.0.1:{core_port}/health")
-        await _wait_healthy(f"http://127.0.0.1:{port}/health")
+        dsn = e.get("PGAQ_DSN") or None
+        if dsn is None:
+            cluster = Cluster(data_dir / "cluster", durable=True)
+            await asyncio.to_thread(_start_cluster, cluster)
+            if stop.is_set():
+                return 0
+            if await _until(stop, _ensure_database(cluster.dsn("postgres"), DATABASE)) is None:
+                return 0
+            dsn = cluster.dsn(DATABASE)
+        migrated = await _until(stop, migrate_dsn(dsn))
+        if migrated is None:
+            return 0
+        applied = migrated.result()
+        log.info("schema: %s", f"applied {', '.join(applied)}" if applied else "up to date")
         _say(f"DSN={dsn}")
-        _say(f"GATEWAY=http://127.0.0.1:{port}/aqserv/servlet")
-        _say(f"CORE=http://127.0.0.1:{core_port}")
+
+        token = e.get("PGAQ_ADMIN_TOKEN") or admin_token(data_dir / "admin.token")
+        specs = plan_services(services, port, e)
+        base_env = {"PGAQ_DSN": dsn, "PGAQ_ADMIN_TOKEN": token, "PGAQ_DATA_DIR": str(data_dir)}
+        sup = Supervisor(specs, base_env, group, stop_timeout=shutdown_timeout)
+        await sup.start()
+        urls = [s.health_url for s in specs if s.health_url]
+        ready_timeout = float(e.get("PGAQ_READY_TIMEOUT", "120"))
+        if await _until(stop, _wait_healthy(urls, ready_timeout), group.failed) is None:
+            if group.failed.done():
+                raise PgaqError(f"supervisor failed: {group.failed.result()!r}")
+            return 0
+        for line in announce(specs):
+            _say(line)
         _say("READY")
-        await stop.wait()
+        log.info("ready: %s", ", ".join(s.name for s in specs))
+        await _until(stop, asyncio.shield(group.failed))
+        if group.failed.done():
+            raise PgaqError(f"supervisor failed: {group.failed.result()!r}")
+        log.info("stopping")
+        return 0
     finally:
-        await sup.stop()
+        if sup is not None:
+            await sup.stop()
+        await group.close(timeout=shutdown_timeout)
         if cluster is not None:
-            cluster.stop()
+            await asyncio.to_thread(cluster.stop, "fast", shutdown_timeout + 20)
+            log.info("private PostgreSQL cluster stopped")
+
+
+def _dsn_for_sql(data_dir: Path) -> str:
+    if dsn := os.environ.get("PGAQ_DSN"):
+        return dsn
+    pgdata = data_dir / "cluster" / "pg"
+    port = running_port(pgdata)
+    if port is None:
+        raise ConfigError(f"no PostgreSQL running under {data_dir}: start it with `pgaq up`, "
+                          "or set PGAQ_DSN")
+    return f"postgresql://postgres@127.0.0.1:{port}/{DATABASE}"
+
+
+def _psql() -> str:
+    found = shutil.which("psql")
+    if found:
+        return found
+    candidate = find_bindir() / "psql"
+    if not candidate.exists():
+        raise ConfigError("psql not found on PATH nor next to initdb")
+    return str(candidate)
+
+
+def sql(data_dir: Path, extra: list[str]) -> int:
+    """Replace this process with psql on the configured database."""
+    dsn = _dsn_for_sql(data_dir)
+    psql = _psql()
+    args = extra[1:] if extra[:1] == ["--"] else extra
+    os.execv(psql, [psql, dsn, *args])
+
+
+def migrate_command() -> int:
+    dsn = os.environ.get("PGAQ_DSN")
+    if not dsn:
+        raise ConfigError("PGAQ_DSN is required (e.g. postgresql://user@host:5432/db)")
+    for name in asyncio.run(migrate_dsn(dsn)):
+        _say(name)
     return 0
 
 
-def _sql(data_dir: Path) -> int:
-    dsn = os.environ.get("PGAQ_DSN")
-    if not dsn:
-        cluster = Cluster(data_dir / "cluster", port=_running_port(data_dir / "cluster"))
-        dsn = cluster.dsn("pgaq")
-    psql = shutil.which("psql") or str(find_bindir() / "psql")
-    os.execv(psql, [psql, dsn])
-    return 0  # pragma: no cover
-
-
-def _running_port(cluster_dir: Path) -> int:
-    pid = cluster_dir / "pg" / "postmaster.pid"
-    if not pid.exists():
-        raise SystemExit(f"no running cluster under {cluster_dir}: start it with `pgaq up`")
-    return int(pid.read_text().splitlines()[3])
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pgaq", description="Oracle Streams AQ on PostgreSQL")
+    sub = p.add_subparsers(dest="command", required=True)
+    p_up = sub.add_parser("up", help="start PostgreSQL (unless PGAQ_DSN is set) and every service")
+    p_up.add_argument("--data-dir", type=Path, default=Path(".pgaq"))
+    p_up.add_argument("--port", type=int, default=int(os.environ.get("PGAQ_PORT") or "8080"),
+                      help="the gateway's HTTP port (0: a free one); core takes port+1")
+    p_sql = sub.add_parser("sql", help="psql on PGAQ_DSN or the running embedded cluster")
+    p_sql.add_argument("--data-dir", type=Path, default=Path(".pgaq"))
+    p_sql.epilog = "any other arguments (e.g. -c 'SELECT 1') are passed to psql"
+    sub.add_parser("migrate", help="install or upgrade the schema in PGAQ_DSN; prints what ran")
+    return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=os.environ.get("PGAQ_LOG_LEVEL", "INFO"),
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s", stream=sys.stderr)
-    parser = argparse.ArgumentParser(prog="pgaq", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    p_up = sub.add_parser("up", help="start PostgreSQL (unless PGAQ_DSN is set) and every service")
-    p_up.add_argument("--data-dir", type=Path, default=Path(".pgaq"))
-    p_up.add_argument("--port", type=int, default=int(os.environ.get("PGAQ_PORT", "8080")),
-                      help="the gateway's HTTP port (0: a free one)")
-    p_sql = sub.add_parser("sql", help="psql on the configured database")
-    p_sql.add_argument("--data-dir", type=Path, default=Path(".pgaq"))
-    sub.add_parser("migrate", help="install or upgrade the schema in PGAQ_DSN")
-    args = parser.parse_args(argv)
+    setup_logging()
+    p = parser()
+    args, extra = p.parse_known_args(argv)
+    if extra and args.command != "sql":
+        p.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "up":
-            port = args.port or free_port()
-            return asyncio.run(up(args.data_dir.absolute(), port))
+            return asyncio.run(up(args.data_dir.absolute(), args.port or free_base_port()))
         if args.command == "sql":
-            return _sql(args.data_dir.absolute())
-        dsn = os.environ.get("PGAQ_DSN")
-        if not dsn:
-            raise SystemExit("PGAQ_DSN is required")
-        for name in asyncio.run(migrate_dsn(dsn)):
-            print(name)
-        return 0
+            return sql(args.data_dir.absolute(), extra)
+        return migrate_command()
     except PgaqError as exc:
         log.error("%s", exc)
         return 1
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

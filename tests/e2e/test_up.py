@@ -6,6 +6,7 @@ import asyncio
 import os
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -14,7 +15,8 @@ from pathlib import Path
 import aiohttp
 import asyncpg
 import pytest
-from pgaq.embedded import Cluster, free_port
+from pgaq.cli import free_base_port
+from pgaq.embedded import Cluster
 
 
 async def start_up(data_dir: Path, port: int, env: dict[str, str] | None = None
@@ -35,6 +37,23 @@ async def start_up(data_dir: Path, port: int, env: dict[str, str] | None = None
         lines[key] = value
 
 
+async def children(parent: int, service: str) -> list[int]:
+    """Pids of `parent`'s children running `pgaq_services.<service>` (never anyone else's)."""
+    out = await asyncio.create_subprocess_exec(
+        "pgrep", "-P", str(parent), "-f", f"pgaq_services.{service}", stdout=asyncio.subprocess.PIPE)
+    return [int(p) for p in (await out.communicate())[0].split()]
+
+
+async def cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """Run `pgaq <args>` to completion; its exit code and stdout."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "pgaq.cli", *args, stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, **(env or {})})
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode()
+
+
 async def stop(proc: asyncio.subprocess.Process) -> int:
     proc.send_signal(signal.SIGTERM)
     return await asyncio.wait_for(proc.wait(), 60)
@@ -51,7 +70,7 @@ def public_tmp() -> Iterator[Path]:
 
 async def test_up_embedded_default(public_tmp: Path) -> None:
     tmp_path = public_tmp
-    port = free_port()
+    port = free_base_port()
     proc, lines = await start_up(tmp_path / "data", port)
     try:
         assert lines["GATEWAY"] == f"http://127.0.0.1:{port}/aqserv/servlet"
@@ -67,14 +86,57 @@ async def test_up_embedded_default(public_tmp: Path) -> None:
                 assert r.status == 200
             async with http.get(f"{lines['CORE']}/metrics") as r:
                 assert "pgaq_up 1.0" in await r.text()
+            # the admin API takes the token `pgaq up` made, private to this user
+            token_file = tmp_path / "data" / "admin.token"
+            assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+            auth = {"Authorization": f"Bearer {token_file.read_text().strip()}"}
+            async with http.get(f"{lines['CORE']}/api/queues", headers=auth) as r:
+                assert r.status == 200 and await r.json() == []
+            async with http.get(f"{lines['CORE']}/api/queues") as r:
+                assert r.status == 401
+        # `pgaq sql` finds the running embedded cluster
+        code, out = await cli("sql", "--data-dir", str(tmp_path / "data"), "-tAc",
+                              "SELECT count(*) > 0 FROM aq.schema_migrations", env={"PGAQ_DSN": ""})
+        assert (code, out.strip()) == (0, "t")
     finally:
         code = await stop(proc)
     assert code == 0
     assert not (tmp_path / "data" / "cluster" / "pg" / "postmaster.pid").exists()
+    with pytest.raises(OSError):
+        await asyncpg.connect(lines["DSN"], timeout=5)
+    code, _ = await cli("sql", "--data-dir", str(tmp_path / "data"), env={"PGAQ_DSN": ""})
+    assert code == 1  # nothing running there any more
+
+
+async def test_sigterm_during_start_stops_everything(public_tmp: Path) -> None:
+    """A stop that arrives before READY still stops the cluster and exits 0."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "pgaq.cli", "up", "--data-dir", str(public_tmp / "data"),
+        "--port", str(free_base_port()), stdout=asyncio.subprocess.PIPE)
+    assert proc.stdout is not None
+    line = await asyncio.wait_for(proc.stdout.readline(), 120)
+    assert line.startswith(b"DSN=")
+    assert await stop(proc) == 0
+    assert not (public_tmp / "data" / "cluster" / "pg" / "postmaster.pid").exists()
+
+
+async def test_migrate_command(cluster: Cluster) -> None:
+    admin = await asyncpg.connect(cluster.dsn())
+    try:
+        await admin.execute("DROP DATABASE IF EXISTS pgaq_migrate_cli")
+        await admin.execute("CREATE DATABASE pgaq_migrate_cli")
+    finally:
+        await admin.close()
+    dsn = cluster.dsn("pgaq_migrate_cli")
+    code, out = await cli("migrate", env={"PGAQ_DSN": dsn})
+    assert code == 0 and out.splitlines()[0] == "V0001__catalog.sql"
+    assert await cli("migrate", env={"PGAQ_DSN": dsn}) == (0, "")  # nothing left to apply
+    code, _ = await cli("migrate", env={"PGAQ_DSN": ""})
+    assert code == 1
 
 
 async def test_up_with_external_database(tmp_path: Path, cluster: Cluster, db_dsn: str) -> None:
-    port = free_port()
+    port = free_base_port()
     proc, lines = await start_up(tmp_path / "data", port, {"PGAQ_DSN": db_dsn})
     try:
         assert lines["DSN"] == db_dsn
@@ -85,22 +147,18 @@ async def test_up_with_external_database(tmp_path: Path, cluster: Cluster, db_ds
 
 @pytest.mark.parametrize("service", ["gateway", "monitor"])
 async def test_a_killed_service_is_restarted(tmp_path: Path, db_dsn: str, service: str) -> None:
-    port = free_port()
+    port = free_base_port()
     proc, lines = await start_up(tmp_path / "data", port, {"PGAQ_DSN": db_dsn})
     try:
         async with aiohttp.ClientSession() as http:
-            # find the gateway's pid through the OS: the child listening on our port
-            out = await asyncio.create_subprocess_exec(
-                "pgrep", "-f", f"pgaq_services.{service}", stdout=asyncio.subprocess.PIPE)
-            pids = [int(p) for p in (await out.communicate())[0].split()]
+            # find the service's pid through the OS: only our own `pgaq up`'s children
+            pids = await children(proc.pid, service)
             assert pids
             for pid in pids:
                 os.kill(pid, signal.SIGKILL)
             # the supervisor starts a new process (a new pid) for the killed one
             for _ in range(600):
-                out = await asyncio.create_subprocess_exec(
-                    "pgrep", "-f", f"pgaq_services.{service}", stdout=asyncio.subprocess.PIPE)
-                now = [int(p) for p in (await out.communicate())[0].split()]
+                now = await children(proc.pid, service)
                 if now and not set(now) & set(pids):
                     break
                 await asyncio.sleep(0.05)
