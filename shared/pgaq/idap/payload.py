@@ -1,8 +1,10 @@
 """Payloads between IDAP XML and the engine's values.
 
-RAW queues carry bytes (hex in XML), JMS queues the sys.aq$_jms_* records (typed
-properties kept with their types), object queues a composite value mapped element by
-element (names case-insensitive, nested objects, collections written <X><X_ITEM>…).
+RAW queues carry bytes (hex in XML), JMS queues the sys.aq$_jms_* records as dicts (user
+properties and map items keep their JMS types), object queues a composite value as the
+dict `jsonb_populate_record` reads (names case-insensitive, nested objects, collections
+written <X><X_ITEM>…</X_ITEM></X> as Oracle's servlet does). Values are checked here, so a
+bad one is a client error naming its element, not a cast failure inside the enqueue.
 Element names are matched without namespaces: Oracle's examples put payloads in the AQ
 namespace, SOAP toolkits in none.
 """
@@ -11,8 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+from datetime import date, datetime, time
+from decimal import Decimal, localcontext
 from typing import Any
 
 from lxml import etree
@@ -24,92 +26,252 @@ from .xmlsafe import children, local
 JMS_ELEMENT = {
     "JMS_TEXT": "jms_text_message", "JMS_BYTES": "jms_bytes_message",
     "JMS_MAP": "jms_map_message", "JMS_OBJECT": "jms_object_message",
-    "JMS_STREAM": "jms_bytes_message",
 }
+JMS_BODY = {"JMS_TEXT": "text_data", "JMS_BYTES": "bytes_data", "JMS_MAP": "map_data",
+            "JMS_OBJECT": "ser_object_data"}
 VALUE_TYPES = ("int", "string", "long", "double", "boolean", "float", "short", "byte")
-INT_RANGES = {"byte": 8, "short": 16, "int": 32, "long": 64}
-SQL_INT = {"int2": 16, "int4": 32, "int8": 64}
+INT_BITS = {"byte": 8, "short": 16, "int": 32, "long": 64}
+SQL_INT_BITS = {"int2": 16, "int4": 32, "int8": 64}
+SQL_FLOAT = {"float4": "float", "float8": "double"}
+SQL_DATES = ("date", "timestamp", "timestamptz")
+FLOAT_MAX = 3.4028234663852886e38
 _WS = re.compile(r"\s+")
+_INT = re.compile(r"^[+-]?[0-9]+$")
+_NUM = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
+_SPECIAL = {"inf": "INF", "+inf": "INF", "infinity": "INF", "+infinity": "INF",
+            "-inf": "-INF", "-infinity": "-INF", "nan": "NaN"}
+# Oracle's servlet writes "2000-08-23 0:0:0"; ISO 8601 and PostgreSQL's output are read too
 _DATE = re.compile(
-    r"^(\d{4})-(\d{1,2})-(\d{1,2})"
-    r"(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(\.\d+)?)?)?([+-]\d{2}(?::?\d{2})?|Z)?$")
+    r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
+    r"(?:[ T]([0-9]{1,2}):([0-9]{1,2})(?::([0-9]{1,2})(?:\.([0-9]{1,9}))?)?)?"
+    r"\s*(Z|[+-][0-9]{2}(?::?[0-9]{2})?)?$")
+MAX_ECHO = 60
 
 
 class PayloadError(QueueError):
-    """The payload does not fit the queue's type (a client error)."""
+    """The payload does not fit the queue's type: a client error naming the element."""
 
 
 def _err(msg: str, code: int = 25215) -> PayloadError:
     return PayloadError(f"ORA-{code:05d}: {msg}", code)
 
 
-def _short(text: str | None) -> str:
+def _show(text: str | None) -> str:
+    """User input quoted for an error message, never more than MAX_ECHO characters."""
     t = text or ""
-    return repr(t[:60] + ("…" if len(t) > 60 else ""))
+    return repr(t[:MAX_ECHO] + ("…" if len(t) > MAX_ECHO else ""))
 
 
-# -- reading ------------------------------------------------------------------------------
+def _tag(name: str) -> str:
+    """An element name for an error message (names come from the client too)."""
+    return name[:MAX_ECHO] + ("…" if len(name) > MAX_ECHO else "")
+
+
+# -- reading: scalars ---------------------------------------------------------------------
 def _hex(text: str | None, what: str) -> bytes:
+    """Hex digits, any case, whitespace and line breaks ignored (example 17-5 wraps them).
+
+    An odd digit count is read as Oracle's HEXTORAW reads it, with a leading zero:
+    example 17-5 itself has 139 digits.
+    """
     clean = _WS.sub("", text or "")
     if len(clean) % 2:
-        clean = "0" + clean  # as Oracle's HEXTORAW reads an odd number of digits
+        clean = "0" + clean
     try:
         return bytes.fromhex(clean)
     except ValueError as exc:
-        raise _err(f"{what} is not hexadecimal: {_short(clean)}") from exc
+        raise _err(f"{what} is not hexadecimal: {_show(clean)}") from exc
 
 
-def _typed(kind: str, text: str | None, what: str) -> Any:
+def _integer(t: str, bits: int, what: str, type_name: str) -> int:
+    if not _INT.match(t):
+        # 1e3 or 10.0 are integers too, written differently
+        if _NUM.match(t):
+            d = Decimal(t)
+            if d.adjusted() > 20:
+                raise _err(f"{what}: {_show(t)} is out of range for {type_name}", 1438)
+            if d == d.to_integral_value():
+                return _integer(str(int(d)), bits, what, type_name)
+        raise _err(f"{what}: {_show(t)} is not an integer", 1722)
+    sign = "-" if t.startswith("-") else ""
+    digits = t.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 20:  # never hand a huge digit string to int()
+        raise _err(f"{what}: {_show(t)} is out of range for {type_name}", 1438)
+    n = int(sign + digits)
+    if not -(2 ** (bits - 1)) <= n < 2 ** (bits - 1):
+        raise _err(f"{what}: {n} is out of range for {type_name}", 1438)
+    return n
+
+
+def _floating(t: str, what: str, single: bool) -> float | str:
+    special = _SPECIAL.get(t.lower())
+    if special is not None:
+        return special  # JSON has no NaN or infinity: kept as XML Schema spells them
+    if not _NUM.match(t):
+        raise _err(f"{what}: {_show(t)} is not a number", 1722)
+    f = float(t)
+    if math.isinf(f) or (single and abs(f) > FLOAT_MAX):
+        raise _err(f"{what}: {_show(t)} is out of range for a {'float' if single else 'double'}", 1438)
+    return f
+
+
+def _boolean(t: str, what: str) -> bool:
+    low = t.lower()
+    if low in ("true", "1"):
+        return True
+    if low in ("false", "0"):
+        return False
+    raise _err(f"{what}: {_show(t)} is not a boolean (true, false, 1 or 0)")
+
+
+def _jms_value(kind: str, text: str | None, what: str) -> Any:
+    """A JMS property or map value, typed as its <kind_value> element says."""
+    if kind == "string":
+        return text or ""
     t = (text or "").strip()
-    if kind in INT_RANGES:
-        try:
-            n = int(t)
-        except ValueError as exc:
-            raise _err(f"{what}: {_short(t)} is not an integer", 1722) from exc
-        bits = INT_RANGES[kind]
-        if not -(2 ** (bits - 1)) <= n < 2 ** (bits - 1):
-            raise _err(f"{what}: {n} does not fit a {kind}", 1438)
-        return n
+    if kind in INT_BITS:
+        return _integer(t, INT_BITS[kind], what, kind)
     if kind in ("double", "float"):
-        try:
-            f = float(t)
-        except ValueError as exc:
-            raise _err(f"{what}: {_short(t)} is not a number", 1722) from exc
-        if math.isnan(f) or math.isinf(f):
-            return t  # kept as its text, as JSON has no NaN
-        return f
-    if kind == "boolean":
-        low = t.lower()
-        if low in ("true", "1"):
-            return True
-        if low in ("false", "0"):
-            return False
-        raise _err(f"{what}: {_short(t)} is not a boolean")
-    return text or ""
+        return _floating(t, what, kind == "float")
+    return _boolean(t, what)
+
+
+def _numeric(t: str, attr: Attr, what: str) -> int | str:
+    """A NUMBER: exact, checked against numeric(p,s); an int when whole, else its text."""
+    if not _NUM.match(t):
+        raise _err(f"{what}: {_show(t)} is not a number", 1722)
+    d = Decimal(t)
+    if d and not -16383 <= d.adjusted() <= 131071:  # PostgreSQL's numeric limits
+        raise _err(f"{what}: {_show(t)} is out of range for {attr.sql_type}", 1438)
+    ps = attr.precision_scale
+    if ps is not None and d:
+        precision, scale = ps
+        if d.adjusted() >= precision - scale:
+            raise _err(f"{what}: {_show(t)} is too large for {attr.sql_type}", 1438)
+        with localcontext() as ctx:
+            ctx.prec = precision + 2
+            rounded = d.quantize(Decimal(1).scaleb(-scale))  # as PostgreSQL rounds
+        if rounded and rounded.adjusted() >= precision - scale:
+            raise _err(f"{what}: {_show(t)} is too large for {attr.sql_type}", 1438)
+    if d == d.to_integral_value() and d.adjusted() < 18 and "." not in t and "e" not in t.lower():
+        return int(d)
+    return t.lstrip("+")
+
+
+def _datetime(t: str, attr: Attr, what: str) -> str:
+    m = _DATE.match(t)
+    if not m:
+        raise _err(f"{what}: {_show(t)} is not a date (YYYY-MM-DD H:M:S)", 1861)
+    y, mo, d, h, mi, s, frac, tz = m.groups()
+    try:
+        value = datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(s or 0))
+    except ValueError as exc:
+        raise _err(f"{what}: {_show(t)} is not a valid date", 1861) from exc
+    if attr.scalar == "date":
+        return value.date().isoformat()  # PostgreSQL's date has no time of day
+    iso = value.isoformat()
+    if frac:
+        iso += "." + frac
+    if tz and attr.scalar == "timestamptz":
+        iso += "+00:00" if tz == "Z" else tz
+    return iso
+
+
+def _scalar(attr: Attr, el: etree._Element, what: str) -> Any:
+    if len(children(el)):
+        raise _err(f"{what} is a {attr.sql_type}, not a structure")
+    text = "".join(el.itertext())
+    base = attr.scalar
+    if base in ("varchar", "bpchar", "text", "name", "char", "citext", ""):
+        if text == "":
+            return None  # an empty element is NULL, as Oracle's '' is
+        limit = attr.max_length
+        if limit is not None and len(text) > limit:
+            raise _err(f"{what}: value too large for {attr.sql_type} "
+                       f"(actual: {len(text)}, maximum: {limit})", 12899)
+        return text
+    t = text.strip()
+    if t == "":
+        return None
+    if base in SQL_INT_BITS:
+        return _integer(t, SQL_INT_BITS[base], what, attr.sql_type)
+    if base == "numeric":
+        return _numeric(t, attr, what)
+    if base in SQL_FLOAT:
+        f = _floating(t, what, base == "float4")
+        # PostgreSQL spells the special values its own way
+        return {"INF": "Infinity", "-INF": "-Infinity"}.get(f, f) if isinstance(f, str) else f
+    if base == "bool":
+        return _boolean(t, what)
+    if base in SQL_DATES:
+        return _datetime(t, attr, what)
+    if base == "bytea":
+        return "\\x" + _hex(t, what).hex()
+    return text  # other types (uuid, enums...) are checked by PostgreSQL itself
+
+
+# -- reading: structures ------------------------------------------------------------------
+def _object(el: etree._Element, info: TypeInfo, path: str) -> dict[str, Any] | None:
+    items = children(el)
+    if not items:
+        if "".join(el.itertext()).strip():
+            raise _err(f"{path} is an object of type {info.name.upper()}, not a value")
+        return None  # <CUSTOMER/>: a NULL object
+    out: dict[str, Any] = {a.name: None for a in info.attrs}
+    seen: set[str] = set()
+    for c in items:
+        name = local(c)
+        attr = info.attr(name)
+        if attr is None:
+            raise _err(f"{info.name.upper()} has no attribute {_tag(name).upper()} (in {path})")
+        if attr.name in seen:
+            raise _err(f"{path}.{attr.name.upper()} is given twice")
+        seen.add(attr.name)
+        out[attr.name] = _value(attr, c, f"{path}.{attr.name.upper()}")
+    return out
+
+
+def _value(attr: Attr, el: etree._Element, path: str) -> Any:
+    if attr.kind == "composite":
+        assert attr.element is not None
+        return _object(el, attr.element, path)
+    if attr.kind == "array":
+        if not children(el) and "".join(el.itertext()).strip():
+            raise _err(f"{path} is a collection: write its items as <{attr.name.upper()}_ITEM>")
+        out: list[Any] = []
+        for i, item in enumerate(children(el), start=1):
+            where = f"{path}[{i}]"
+            if attr.element is not None:
+                out.append(_object(item, attr.element, where))
+            else:
+                out.append(_scalar(attr, item, where))
+        return out
+    return _scalar(attr, el, path)
 
 
 def _typed_values(el: etree._Element | None, item: str, what: str) -> dict[str, Any]:
+    """<property>/<item> lists: {name: {"type": jms type, "value": json}} (last one wins)."""
     out: dict[str, Any] = {}
     if el is None:
         return out
     for p in children(el):
         if local(p) != item:
-            raise _err(f"{what} holds an unexpected element <{local(p)}>")
-        name = None
-        value = None
-        kind = None
+            raise _err(f"{what} holds an unexpected element <{_tag(local(p))}>")
+        name: str | None = None
+        typed: tuple[str, Any] | None = None
         for c in children(p):
             n = local(c)
-            if n == "name":
-                name = (c.text or "").strip()
-            elif n.endswith("_value") and n[:-6] in VALUE_TYPES:
+            if n == "name" and name is None:
+                name = "".join(c.itertext()).strip()
+            elif n.endswith("_value") and n[:-6] in VALUE_TYPES and typed is None:
                 kind = n[:-6]
-                value = _typed(kind, c.text, f"{what} {name or ''}".strip())
+                typed = (kind, _jms_value(kind, "".join(c.itertext()),
+                                          f"{what} {_tag(name or '?')} <{n}>"))
             else:
-                raise _err(f"{what} item holds an unexpected element <{n}>")
-        if not name or kind is None:
-            raise _err(f"every {item} in {what} needs a name and a typed value")
-        out[name] = {"type": kind, "value": value}
+                raise _err(f"{what} <{item}> holds an unexpected element <{_tag(n)}>")
+        if not name or typed is None:
+            raise _err(f"every <{item}> in {what} needs a <name> and one typed value")
+        out[name] = {"type": typed[0], "value": typed[1]}
     return out
 
 
@@ -120,253 +282,289 @@ def _first(el: etree._Element, name: str) -> etree._Element | None:
     return None
 
 
+def _text(el: etree._Element) -> str:
+    return "".join(el.itertext()).strip()
+
+
+def _reply_to(el: etree._Element) -> dict[str, Any]:
+    rt: dict[str, str] = {}
+    for x in children(el):
+        n = local(x)
+        if n not in ("agent_name", "address", "protocol"):
+            # agent_alias needs an LDAP lookup, which payloads do not get
+            raise _err(f"reply_to holds an unsupported element <{_tag(n)}>")
+        rt[n] = _text(x)
+    proto = rt.get("protocol")
+    return {"name": rt.get("agent_name") or None, "address": rt.get("address") or None,
+            "protocol": _integer(proto, 32, "reply_to protocol", "int") if proto else 0}
+
+
 def _jms(kind: str, el: etree._Element) -> dict[str, Any]:
-    props = _first(el, "oracle_jms_properties")
     header: dict[str, Any] = {"replyto": None, "type": None, "userid": None, "appid": None,
-                              "groupid": None, "groupseq": None}
-    if props is not None:
-        for c in children(props):
-            n = local(c)
-            if n == "reply_to":
-                rt = {local(x): (x.text or "").strip() for x in children(c)}
-                proto = rt.get("protocol")
-                header["replyto"] = {"name": rt.get("agent_name"), "address": rt.get("address"),
-                                     "protocol": _typed("int", proto, "reply_to protocol") if proto else 0}
-            elif n in ("type", "userid", "appid", "groupid"):
-                header[n] = (c.text or "").strip()
-            elif n == "group_sequence":
-                header["groupseq"] = _typed("int", c.text, "group_sequence")
-            elif n in ("timestamp", "recv_timestamp"):
-                continue  # set by the queue (enqueue time), as in Oracle
-            else:
-                raise _err(f"oracle_jms_properties holds an unexpected element <{n}>")
-    header["properties"] = _typed_values(_first(el, "user_properties"), "property", "user_properties")
+                              "groupid": None, "groupseq": None, "properties": {}}
+    body_tag = JMS_BODY[kind]
     out: dict[str, Any] = {"header": header}
     if kind == "JMS_TEXT":
-        body = _first(el, "text_data")
-        text = "" if body is None else "".join(body.itertext())
-        out.update(text_vc=text, text_len=len(text))
+        out.update(text_len=0, text_vc=None)
     elif kind == "JMS_MAP":
-        out["map"] = _typed_values(_first(el, "map_data"), "item", "map_data")
+        out["map"] = {}
     else:
-        tag = "ser_object_data" if kind == "JMS_OBJECT" else "bytes_data"
-        body = _first(el, tag)
-        raw = _hex(None if body is None else body.text, tag)
-        out.update(bytes_raw="\\x" + raw.hex(), bytes_len=len(raw))
+        out.update(bytes_len=0, bytes_raw=None)
+    for part in children(el):
+        n = local(part)
+        if n == "oracle_jms_properties":
+            for c in children(part):
+                p = local(c)
+                if p == "reply_to":
+                    header["replyto"] = _reply_to(c)
+                elif p in ("type", "userid", "appid", "groupid"):
+                    header[p] = _text(c) or None
+                elif p == "group_sequence":
+                    t = _text(c)
+                    header["groupseq"] = _integer(t, 32, "group_sequence", "int") if t else None
+                elif p in ("timestamp", "recv_timestamp"):
+                    continue  # set by the queue at enqueue and dequeue, as in Oracle
+                else:
+                    raise _err(f"oracle_jms_properties holds an unexpected element <{_tag(p)}>")
+        elif n == "user_properties":
+            header["properties"] = _typed_values(part, "property", "user_properties")
+        elif n == body_tag and kind == "JMS_TEXT":
+            text = "".join(part.itertext())
+            out.update(text_vc=text, text_len=len(text))
+        elif n == body_tag and kind == "JMS_MAP":
+            out["map"] = _typed_values(part, "item", "map_data")
+        elif n == body_tag:  # bytes_data, ser_object_data
+            raw = _hex(_text(part), n)
+            out.update(bytes_raw="\\x" + raw.hex(), bytes_len=len(raw))
+        else:
+            raise _err(f"{JMS_ELEMENT[kind]} holds an unexpected element <{_tag(n)}>")
     return out
 
 
-def _scalar(attr: Attr, el: etree._Element) -> Any:
-    if len(children(el)):
-        raise _err(f"{attr.name.upper()} is a {attr.sql_type}, not a structure")
-    text = el.text
-    if text is None or text.strip() == "":
-        return None
-    t = text.strip()
-    base = attr.base
-    what = attr.name.upper()
-    if base in SQL_INT:
-        n = _typed("long", t, what)
-        bits = SQL_INT[base]
-        if not -(2 ** (bits - 1)) <= n < 2 ** (bits - 1):
-            raise _err(f"{what}: {n} is out of range for {attr.sql_type}", 1438)
-        return n
-    if base == "numeric":
-        try:
-            d = Decimal(t)
-        except InvalidOperation as exc:
-            raise _err(f"{what}: {_short(t)} is not a number", 1722) from exc
-        if not d.is_finite():
-            raise _err(f"{what}: {_short(t)} is not a finite number", 1722)
-        if attr.typmod >= 4:
-            precision = ((attr.typmod - 4) >> 16) & 0xFFFF
-            scale = (attr.typmod - 4) & 0xFFFF
-            int_digits = max(0, d.adjusted() + 1) if d else 0
-            if int_digits > precision - scale:
-                raise _err(f"{what}: {t} is too large for {attr.sql_type}", 1438)
-        return str(d)
-    if base in ("float4", "float8"):
-        return _typed("double", t, what)
-    if base == "bool":
-        return _typed("boolean", t, what)
-    if base in ("varchar", "bpchar") and attr.typmod > 4 and len(text) > attr.typmod - 4:
-        raise _err(f"{what}: value too large for {attr.sql_type} "
-                   f"(actual {len(text)}, maximum {attr.typmod - 4})", 12899)
-    if base in ("date", "timestamp", "timestamptz"):
-        m = _DATE.match(t)
-        if not m:
-            raise _err(f"{what}: {_short(t)} is not a date (YYYY-MM-DD H:M:S)", 1861)
-        y, mo, d_, h, mi, s, frac, tz = m.groups()
-        try:
-            datetime(int(y), int(mo), int(d_), int(h or 0), int(mi or 0), int(s or 0))
-        except ValueError as exc:
-            raise _err(f"{what}: {_short(t)} is not a valid date", 1861) from exc
-        iso = f"{int(y):04d}-{int(mo):02d}-{int(d_):02d}"
-        if base != "date":
-            iso += f" {int(h or 0):02d}:{int(mi or 0):02d}:{int(s or 0):02d}{frac or ''}{tz or ''}"
-        return iso
-    if base == "bytea":
-        return "\\x" + _hex(t, what).hex()
-    return text
-
-
-def _object(el: etree._Element, info: TypeInfo) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for c in children(el):
-        attr = info.attr(local(c))
-        if attr is None:
-            raise _err(f"{info.name.upper()} has no attribute {local(c).upper()[:60]}")
-        if attr.name in out:
-            raise _err(f"{attr.name.upper()} given twice")
-        out[attr.name] = _value(attr, c)
-    return out
-
-
-def _value(attr: Attr, el: etree._Element) -> Any:
-    if attr.kind == "composite":
-        assert attr.element is not None
-        if not len(children(el)) and not (el.text or "").strip():
-            return None
-        return _object(el, attr.element)
-    if attr.kind == "array":
-        items = children(el)
-        if attr.element is not None:
-            return [_object(i, attr.element) for i in items]
-        scalar = Attr(attr.name, attr.sql_type, "scalar", attr.base, -1)
-        return [_scalar(scalar, i) for i in items]
-    return _scalar(attr, el)
-
-
-def xml_to_payload(kind: str, payload_elem: etree._Element, info: TypeInfo | None) -> Any:
-    """The engine's payload (bytes or a dict) from a <message_payload> element."""
+def xml_to_payload(kind: str, payload_elem: etree._Element, info: TypeInfo | None
+                   ) -> bytes | dict[str, Any]:
+    """The engine's payload (bytes for RAW, else a dict) from a <message_payload> element."""
     items = children(payload_elem)
     if len(items) != 1:
-        raise _err("message_payload must hold exactly one element")
+        raise _err(f"message_payload must hold exactly one element, not {len(items)}")
     el = items[0]
     name = local(el)
     if kind == "RAW":
         if name.lower() != "raw":
-            raise _err(f"the queue takes RAW payloads, not <{name[:60]}>")
-        return _hex(el.text, "RAW")
+            raise _err(f"the queue takes RAW payloads, not <{_tag(name)}>")
+        if children(el):
+            raise _err("RAW holds hexadecimal text, not elements")
+        return _hex("".join(el.itertext()), "RAW")
+    if kind == "JMS_STREAM":
+        raise _err("JMS StreamMessage queues are not supported through IDAP")
     if kind in JMS_ELEMENT:
         expected = JMS_ELEMENT[kind]
         if name != expected:
-            raise _err(f"the queue takes {expected} payloads, not <{name[:60]}>")
+            raise _err(f"the queue takes <{expected}> payloads, not <{_tag(name)}>")
         return _jms(kind, el)
-    assert info is not None
+    if kind != "OBJECT" or info is None:
+        raise ValueError(f"no payload mapping for kind {kind!r} without type information")
     if name.lower() != info.name.lower():
-        raise _err(f"the queue takes {info.name.upper()} payloads, not <{name[:60]}>")
-    return _object(el, info)
+        raise _err(f"the queue takes {info.name.upper()} payloads, not <{_tag(name)}>")
+    value = _object(el, info, info.name.upper())
+    # <EMP_TYP/>: an object whose attributes are all NULL (a payload itself is never NULL)
+    return value if value is not None else {a.name: None for a in info.attrs}
 
 
 # -- writing ------------------------------------------------------------------------------
-def _sub(parent: etree._Element, ns: str | None, name: str, text: Any = None) -> etree._Element:
+def _sub(parent: etree._Element, ns: str | None, name: str, text: str | None = None
+         ) -> etree._Element:
     el = etree.SubElement(parent, f"{{{ns}}}{name}" if ns else name)
     if text is not None:
-        el.text = text if isinstance(text, str) else str(text)
+        try:
+            el.text = text
+        except ValueError as exc:
+            # PostgreSQL text may hold control characters that XML 1.0 cannot carry
+            raise _err(f"the value of <{name}> holds characters XML cannot carry") from exc
     return el
 
 
-def oracle_date(value: str) -> str:
+def oracle_date(value: Any) -> str:
     """'1996-01-01T00:00:00' -> '1996-01-01 0:0:0', as Oracle's servlet writes dates."""
-    try:
-        d = datetime.fromisoformat(value)
-    except ValueError:
+    if isinstance(value, datetime):
+        d = value
+    elif isinstance(value, date):
+        d = datetime.combine(value, time())
+    else:
+        text = str(value)
+        m = _DATE.match(text.strip())
+        if not m:
+            return text
+        y, mo, dd, h, mi, s, frac, tz = m.groups()
         try:
-            d0 = date.fromisoformat(value)
+            d = datetime(int(y), int(mo), int(dd), int(h or 0), int(mi or 0), int(s or 0))
         except ValueError:
-            return value
-        return f"{d0:%Y-%m-%d} 0:0:0"
-    frac = f".{d.microsecond:06d}".rstrip("0") if d.microsecond else ""
-    return f"{d:%Y-%m-%d} {d.hour}:{d.minute}:{d.second}{frac}"
+            return text
+        out = f"{d:%Y-%m-%d} {d.hour}:{d.minute}:{d.second}"
+        if frac and frac.strip("0"):
+            out += "." + frac.rstrip("0")
+        return out + ("+00:00" if tz == "Z" else tz or "")
+    out = f"{d:%Y-%m-%d} {d.hour}:{d.minute}:{d.second}"
+    if d.microsecond:
+        out += f".{d.microsecond:06d}".rstrip("0")
+    offset = d.strftime("%z")
+    return out + (f"{offset[:3]}:{offset[3:]}" if offset else "")
+
+
+def oracle_number(value: Any) -> str:
+    """A NUMBER as Oracle prints it: no exponent, no trailing fractional zeros."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "NaN" if math.isnan(value) else ("INF" if value > 0 else "-INF")
+        d = Decimal(repr(value))
+    elif isinstance(value, Decimal):
+        d = value
+    else:
+        text = str(value).strip()
+        special = _SPECIAL.get(text.lower())
+        if special is not None:
+            return special
+        if not _NUM.match(text):
+            return text
+        d = Decimal(text)
+    if not d.is_finite():
+        return "NaN" if d.is_nan() else ("INF" if d > 0 else "-INF")
+    s = format(d, "f")
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+def _float_text(value: Any) -> str:
+    """A JMS float/double as XML Schema writes it (repr keeps every digit a float has)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        text = str(value)
+        return _SPECIAL.get(text.lower(), text)
+    f = float(value)
+    if not math.isfinite(f):
+        return "NaN" if math.isnan(f) else ("INF" if f > 0 else "-INF")
+    if f.is_integer() and abs(f) < 1e15:
+        return str(int(f))
+    return repr(f)
 
 
 def _write_scalar(attr: Attr, value: Any) -> str:
-    if attr.base in ("date", "timestamp", "timestamptz") and isinstance(value, str):
+    base = attr.scalar
+    if base in SQL_DATES:
         return oracle_date(value)
-    if attr.base == "bytea" and isinstance(value, str) and value.startswith("\\x"):
-        return value[2:].upper()
+    if base == "bytea" and isinstance(value, str):
+        return (value[2:] if value.startswith("\\x") else value).upper()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).hex().upper()
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
+    if base in SQL_FLOAT:
+        return _float_text(value)
+    if base == "numeric" or base in SQL_INT_BITS or isinstance(value, (int, float, Decimal)):
+        return oracle_number(value)
     return str(value)
 
 
-def _write_object(parent: etree._Element, ns: str | None, name: str, value: dict[str, Any],
+def _write_object(parent: etree._Element, ns: str | None, tag: str, value: dict[str, Any],
                   info: TypeInfo) -> None:
-    el = _sub(parent, ns, name.upper())
+    el = _sub(parent, ns, tag)
+    low = {k.lower(): v for k, v in value.items()}
     for attr in info.attrs:
-        v = value.get(attr.name)
+        v = low.get(attr.name.lower())
         if v is None:
-            continue
+            continue  # NULL attributes are left out, as Oracle's servlet does
+        name = attr.name.upper()
         if attr.kind == "composite" and attr.element is not None:
-            _write_object(el, ns, attr.name, v, attr.element)
+            _write_object(el, ns, name, v, attr.element)
         elif attr.kind == "array":
-            coll = _sub(el, ns, attr.name.upper())
+            coll = _sub(el, ns, name)
             for item in v:
                 if item is None:
-                    continue
-                if attr.element is not None:
-                    _write_object(coll, ns, f"{attr.name}_ITEM", item, attr.element)
+                    _sub(coll, ns, f"{name}_ITEM")
+                elif attr.element is not None:
+                    _write_object(coll, ns, f"{name}_ITEM", item, attr.element)
                 else:
-                    _sub(coll, ns, f"{attr.name.upper()}_ITEM", _write_scalar(attr, item))
+                    _sub(coll, ns, f"{name}_ITEM", _write_scalar(attr, item))
         else:
-            _sub(el, ns, attr.name.upper(), _write_scalar(attr, v))
+            _sub(el, ns, name, _write_scalar(attr, v))
 
 
 def _write_typed(parent: etree._Element, ns: str | None, item: str, values: dict[str, Any]) -> None:
     for key, spec in values.items():
-        it = _sub(parent, ns, item)
-        _sub(it, ns, "name", key)
-        if isinstance(spec, dict) and "type" in spec:
-            kind, value = spec["type"], spec.get("value")
-        else:  # a plain JSON scalar (written by SQL users)
-            kind = ("boolean" if isinstance(spec, bool) else "long" if isinstance(spec, int)
-                    else "double" if isinstance(spec, float) else "string")
+        if isinstance(spec, dict) and spec.get("type") in VALUE_TYPES:
+            kind, value = str(spec["type"]), spec.get("value")
+        else:  # a plain JSON scalar, as SQL users may write one
             value = spec
-        if isinstance(value, bool):
-            value = "true" if value else "false"
-        _sub(it, ns, f"{kind}_value", "" if value is None else value)
+            kind = ("boolean" if isinstance(value, bool) else "long" if isinstance(value, int)
+                    else "double" if isinstance(value, float) else "string")
+        it = _sub(parent, ns, item)
+        _sub(it, ns, "name", str(key))
+        if value is None:
+            text = ""
+        elif kind == "boolean":
+            text = "true" if value in (True, "true", 1) else "false"
+        elif kind in ("float", "double"):
+            text = _float_text(value)
+        else:
+            text = str(value)
+        _sub(it, ns, f"{kind}_value", text)
 
 
-def payload_to_xml(kind: str, payload: Any, info: TypeInfo | None, parent: etree._Element,
-                   ns: str | None) -> None:
-    """Append the payload's XML to `parent` (a <message_payload> element)."""
+def _write_jms(kind: str, payload: dict[str, Any], parent: etree._Element, ns: str | None) -> None:
+    el = _sub(parent, ns, JMS_ELEMENT[kind])
+    header = payload.get("header") or {}
+    props = _sub(el, ns, "oracle_jms_properties")
+    if header.get("type") is not None:
+        _sub(props, ns, "type", str(header["type"]))
+    rt = header.get("replyto")
+    if rt and rt.get("name"):
+        r = _sub(props, ns, "reply_to")
+        _sub(r, ns, "agent_name", str(rt["name"]))
+        if rt.get("address"):
+            _sub(r, ns, "address", str(rt["address"]))
+        if rt.get("protocol"):
+            _sub(r, ns, "protocol", str(rt["protocol"]))
+    for key, tag in (("userid", "userid"), ("appid", "appid"), ("groupid", "groupid"),
+                     ("groupseq", "group_sequence")):
+        if header.get(key) is not None:
+            _sub(props, ns, tag, str(header[key]))
+    user = header.get("properties") or {}
+    if user:
+        _write_typed(_sub(el, ns, "user_properties"), ns, "property", user)
+    if kind == "JMS_TEXT":
+        _sub(el, ns, "text_data", payload.get("text_vc") or "")
+    elif kind == "JMS_MAP":
+        _write_typed(_sub(el, ns, "map_data"), ns, "item", payload.get("map") or {})
+    else:
+        raw = payload.get("bytes_raw") or ""
+        if isinstance(raw, (bytes, bytearray, memoryview)):
+            hexed = bytes(raw).hex()
+        else:
+            hexed = raw[2:] if raw.startswith("\\x") else raw
+        _sub(el, ns, JMS_BODY[kind], hexed.upper())
+
+
+def payload_to_xml(kind: str, payload: bytes | dict[str, Any] | None, info: TypeInfo | None,
+                   parent: etree._Element, ns: str | None) -> None:
+    """Append the payload's XML to `parent` (a <message_payload>) in namespace `ns`."""
     if payload is None:
         return
     if kind == "RAW":
+        if isinstance(payload, dict):
+            raise ValueError("a RAW payload is bytes")
         _sub(parent, ns, "RAW", bytes(payload).hex().upper())
         return
+    if not isinstance(payload, dict):
+        raise ValueError(f"a {kind} payload is a dict")
+    if kind == "JMS_STREAM":
+        raise _err("JMS StreamMessage queues are not supported through IDAP")
     if kind in JMS_ELEMENT:
-        el = _sub(parent, ns, JMS_ELEMENT[kind])
-        header = payload.get("header") or {}
-        props = _sub(el, ns, "oracle_jms_properties")
-        if header.get("type") is not None:
-            _sub(props, ns, "type", header["type"])
-        rt = header.get("replyto")
-        if rt and rt.get("name"):
-            r = _sub(props, ns, "reply_to")
-            _sub(r, ns, "agent_name", rt["name"])
-            if rt.get("address"):
-                _sub(r, ns, "address", rt["address"])
-            if rt.get("protocol"):
-                _sub(r, ns, "protocol", rt["protocol"])
-        for key, tag in (("userid", "userid"), ("appid", "appid"), ("groupid", "groupid"),
-                         ("groupseq", "group_sequence")):
-            if header.get(key) is not None:
-                _sub(props, ns, tag, header[key])
-        up = header.get("properties") or {}
-        if up:
-            _write_typed(_sub(el, ns, "user_properties"), ns, "property", up)
-        if kind == "JMS_TEXT":
-            _sub(el, ns, "text_data", payload.get("text_vc") or "")
-        elif kind == "JMS_MAP":
-            _write_typed(_sub(el, ns, "map_data"), ns, "item", payload.get("map") or {})
-        else:
-            raw = payload.get("bytes_raw") or "\\x"
-            tag = "ser_object_data" if kind == "JMS_OBJECT" else "bytes_data"
-            _sub(el, ns, tag, raw[2:].upper())
+        _write_jms(kind, payload, parent, ns)
         return
-    assert info is not None
-    _write_object(parent, ns, info.name, payload, info)
+    if kind != "OBJECT" or info is None:
+        raise ValueError(f"no payload mapping for kind {kind!r} without type information")
+    _write_object(parent, ns, info.name.upper(), payload, info)
