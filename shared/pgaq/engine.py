@@ -14,6 +14,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, TypeVar
 
 import asyncpg
@@ -101,6 +102,12 @@ class Message:
     transaction_group: int | None
     payload: Payload
     position: tuple[int, ...] = field(default=(), repr=False)
+
+
+def _number(text: str) -> float | Decimal:
+    """JSON numbers beyond a float's 15 significant digits stay exact (numeric columns)."""
+    digits = text.lstrip("-").split("e")[0].split("E")[0].replace(".", "").lstrip("0")
+    return Decimal(text) if len(digits) > 15 else float(text)
 
 
 def _hex(b: bytes | None) -> str | None:
@@ -470,7 +477,9 @@ def _message(r: asyncpg.Record) -> Message:
     if r["payload_raw"] is not None:
         payload = bytes(r["payload_raw"])
     elif r["payload_json"] is not None:
-        payload = json.loads(r["payload_json"]) if isinstance(r["payload_json"], str) else r["payload_json"]
+        # numbers keep their precision: numeric(38) values do not fit a float
+        payload = (json.loads(r["payload_json"], parse_float=_number)
+                   if isinstance(r["payload_json"], str) else r["payload_json"])
     else:
         payload = None
     sender = None
