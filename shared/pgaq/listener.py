@@ -19,6 +19,7 @@ from typing import Any
 import asyncpg
 
 from .aio import TaskGroup, wait_any
+from .queries import load
 
 log = logging.getLogger("pgaq.listener")
 
@@ -53,15 +54,19 @@ class Listener:
     async def subscribe(self, channel: str) -> AsyncIterator[asyncio.Event]:
         """An event set on every NOTIFY of `channel` (and after reconnects)."""
         event = asyncio.Event()
+        first = not self._events.get(channel)
         self._events[channel].add(event)
         try:
             await self._ensure_listening(channel)
+            if first:
+                await self._register(channel)
             self.subscribed.set()
             yield event
         finally:
             self._events[channel].discard(event)
             if not self._events[channel]:
                 self._events.pop(channel, None)
+                await self._unregister(channel)
 
     def _notify(self, _conn: Any, _pid: int, channel: str, _payload: str) -> None:
         for event in list(self._events.get(channel, ())):
@@ -78,6 +83,39 @@ class Listener:
                 log.warning("LISTEN %s failed: %r; will retry after reconnect", channel, exc)
                 self._lost.set()
 
+    @staticmethod
+    def _queue_id(channel: str) -> int | None:
+        """Queue channels are `aq_<queue id>`; enqueuers notify them only while a process
+        is registered as waiting (aq.wake)."""
+        if channel.startswith("aq_") and channel[3:].isdigit():
+            return int(channel[3:])
+        return None
+
+    async def _register(self, channel: str) -> None:
+        qid = self._queue_id(channel)
+        if qid is None:
+            return
+        async with self._lock:
+            if self._conn is None or self._conn.is_closed():
+                return  # the reconnect registers every active channel
+            try:
+                await self._conn.execute(load("listener_register"), qid)
+            except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                log.warning("registering a waiter on %s failed: %r", channel, exc)
+                self._lost.set()
+
+    async def _unregister(self, channel: str) -> None:
+        qid = self._queue_id(channel)
+        if qid is None:
+            return
+        async with self._lock:
+            if self._conn is None or self._conn.is_closed():
+                return
+            try:
+                await self._conn.execute(load("listener_unregister"), qid)
+            except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                log.warning("unregistering a waiter on %s failed: %r", channel, exc)
+
     def _on_terminate(self, _conn: Any) -> None:
         self._lost.set()
 
@@ -90,6 +128,9 @@ class Listener:
             for channel in list(self._events):
                 await conn.add_listener(channel, self._notify)
                 self._listening.add(channel)
+                qid = self._queue_id(channel)
+                if qid is not None:
+                    await conn.execute(load("listener_register"), qid)
         self.connected.set()
 
     async def _reconnect_loop(self) -> None:

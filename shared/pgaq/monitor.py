@@ -73,6 +73,7 @@ class Monitor:
     async def snapshot(self) -> None:
         async with self.pool.acquire() as c:
             await c.fetchval(load("monitor_snapshot"))
+            await c.fetchval(load("monitor_forget_waiters"))
 
     async def run(self, stop: asyncio.Event) -> None:
         next_snapshot = time.monotonic()

@@ -144,6 +144,7 @@ async def test_session_timeout_rolls_back(gw: tuple[str, list[str]], conn: async
         qid = await conn.fetchval("SELECT id FROM aq.queues WHERE queue_name = 'raw_msgq'")
         woke = asyncio.get_running_loop().create_future()
         await conn.add_listener(f"aq_{qid}", lambda *_: woke.done() or woke.set_result(True))
+        await conn.execute("SELECT aq.register_waiter($1)", qid)  # notify me, I wait
         await asyncio.wait_for(woke, 15)
         assert await conn.fetchval("SELECT retry_count FROM aquser.raw_qt") == 1
     finally:

@@ -70,7 +70,7 @@ BEGIN
         END IF;
         %7$s
         %6$s
-        IF any_ready THEN PERFORM pg_notify('aq_' || qrow.id, ''); END IF;
+        IF any_ready THEN PERFORM aq.wake(qrow.id); END IF;
         IF any_wait THEN PERFORM pg_notify('aq_time', ''); END IF;
         RETURN ids;
       END $body$
@@ -195,7 +195,7 @@ BEGIN
         IF d > 0 THEN
           PERFORM pg_notify('aq_time', '');
         ELSE
-          PERFORM pg_notify('aq_' || qrow.id, '');
+          PERFORM aq.wake(qrow.id);
         END IF;
         RETURN id;
       END $body$

@@ -232,7 +232,7 @@ BEGIN
     enqueue_enabled = queues.enqueue_enabled OR (coalesce(start_queue.enqueue, false) AND q.queue_type = 'NORMAL_QUEUE'),
     dequeue_enabled = queues.dequeue_enabled OR coalesce(start_queue.dequeue, false)
   WHERE id = q.queue_id;
-  PERFORM pg_notify('aq_' || q.queue_id, '');
+  PERFORM aq.wake(q.queue_id);
 END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aqadm.stop_queue(

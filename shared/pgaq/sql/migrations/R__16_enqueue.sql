@@ -301,7 +301,7 @@ BEGIN
   END IF;
 
   IF any_ready THEN
-    PERFORM pg_notify('aq_' || q.queue_id, '');
+    PERFORM aq.wake(q.queue_id);
   END IF;
   IF any_wait THEN
     PERFORM pg_notify('aq_time', '');

@@ -66,7 +66,7 @@ BEGIN
     USING q.queue_name, p_msgids, CASE WHEN q.queue_type = 'EXCEPTION_QUEUE' THEN 2147483647 ELSE q.max_retries END,
           q.retry_delay, now_ts;
   END IF;
-  IF ready THEN PERFORM pg_notify('aq_' || q.queue_id, ''); END IF;
+  IF ready THEN PERFORM aq.wake(q.queue_id); END IF;
   IF waiting THEN PERFORM pg_notify('aq_time', ''); END IF;
   RETURN n;
 END $$;

@@ -105,7 +105,7 @@ BEGIN
 
   -- wake the queues' waiters once per queue
   IF woke IS NOT NULL THEN
-    PERFORM pg_notify('aq_' || q2.id, '')
+    PERFORM aq.wake(q2.id)
     FROM aq.queues q2 WHERE q2.queue_table_id = t.id AND q2.queue_name = ANY (woke::name[]);
   END IF;
 

@@ -1,0 +1,1 @@
+SELECT aq.register_waiter($1::integer)

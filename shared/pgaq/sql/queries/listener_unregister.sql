@@ -1,0 +1,1 @@
+SELECT aq.unregister_waiter($1::integer)

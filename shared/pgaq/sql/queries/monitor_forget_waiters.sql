@@ -1,0 +1,1 @@
+SELECT aq.forget_dead_waiters()
