@@ -109,8 +109,12 @@ def receive_response(destination: str, messages: Sequence[Message], payload: Pay
 
 
 def fault(client: bool, message: str, code: int | str | None) -> etree._Element:
-    """A SOAP Fault; `detail` carries status_response as in Oracle's example 17-21."""
-    env, body = _envelope()
+    """A SOAP Fault; `detail` carries status_response as in Oracle's example 17-21.
+
+    The envelope is prefixed: faultcode, faultstring and detail are unqualified elements,
+    which a default SOAP namespace would capture."""
+    env = etree.Element(f"{{{NS_SOAP}}}Envelope", nsmap={"SOAP-ENV": NS_SOAP})
+    body = etree.SubElement(env, f"{{{NS_SOAP}}}Body")
     f = etree.SubElement(body, f"{{{NS_SOAP}}}Fault")
     etree.SubElement(f, "faultcode").text = "SOAP-ENV:Client" if client else "SOAP-ENV:Server"
     etree.SubElement(f, "faultstring").text = (
