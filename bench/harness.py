@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import asyncpg
@@ -17,12 +17,19 @@ class Result:
     seconds: float
     latencies: list[float]
     items_per_op: int = 1
+    dry: bool = False  # the work ran out before the deadline
+    wal_bytes: int = 0  # WAL the cluster wrote meanwhile, when measured
+
+    @property
+    def wal_per_op(self) -> float:
+        return self.wal_bytes / self.ops if self.ops else 0.0
 
     @property
     def rate(self) -> float:
         return self.ops * self.items_per_op / self.seconds if self.seconds else 0.0
 
     def pct(self, p: float) -> float:
+        """The p-th percentile latency per operation, in ms."""
         if not self.latencies:
             return 0.0
         xs = sorted(self.latencies)
@@ -32,32 +39,63 @@ class Result:
     def p50(self) -> float:
         return statistics.median(self.latencies) * 1000 if self.latencies else 0.0
 
+    @property
+    def p99(self) -> float:
+        return self.pct(99)
 
-Op = Callable[[asyncpg.Connection], Awaitable[object]]
+
+# one operation on a worker's own connection; returning False means "nothing left to do"
+Op = Callable[[], Awaitable[object]]
+ConnOp = Callable[[asyncpg.Connection], Awaitable[object]]
 
 
-async def run_for(pool: asyncpg.Pool, concurrency: int, seconds: float, op: Op,
-                  items_per_op: int = 1, max_ops: int | None = None) -> Result:
-    """Each worker repeats `op` on its own connection until the deadline (or max_ops)."""
+async def run_ops(ops: Sequence[Op], seconds: float, items_per_op: int = 1) -> Result:
+    """One asyncio task per op (each bound to its own connection), repeating it until the
+    deadline; counts completed operations and their latencies."""
     latencies: list[float] = []
     count = 0
+    dry = False
     deadline = time.perf_counter() + seconds
     stop = asyncio.Event()
 
-    async def worker() -> None:
-        nonlocal count
-        async with pool.acquire() as conn:
-            while not stop.is_set() and time.perf_counter() < deadline:
-                t = time.perf_counter()
-                got = await op(conn)
-                latencies.append(time.perf_counter() - t)
-                if got is False:  # the op ran dry
-                    stop.set()
-                    return
-                count += 1
-                if max_ops is not None and count >= max_ops:
-                    stop.set()
+    async def worker(op: Op) -> None:
+        nonlocal count, dry
+        clock = time.perf_counter
+        while not stop.is_set():
+            t = clock()
+            if t >= deadline:
+                return
+            got = await op()
+            if got is False:
+                dry = True
+                stop.set()
+                return
+            latencies.append(clock() - t)
+            count += 1
 
     started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return Result(count, time.perf_counter() - started, latencies, items_per_op)
+    await asyncio.gather(*(worker(op) for op in ops))
+    return Result(count, time.perf_counter() - started, latencies, items_per_op, dry)
+
+
+async def measure(ops: Sequence[Op], seconds: float, warmup: float,
+                  items_per_op: int = 1) -> Result:
+    """A short unrecorded warm-up, then the time-boxed measurement."""
+    if warmup > 0:
+        await run_ops(ops, warmup, items_per_op)
+    return await run_ops(ops, seconds, items_per_op)
+
+
+async def run_for(pool: asyncpg.Pool, concurrency: int, seconds: float, op: ConnOp,
+                  items_per_op: int = 1) -> Result:
+    """`op` on `concurrency` pooled connections (one per worker) until the deadline."""
+    conns = [await pool.acquire() for _ in range(concurrency)]
+    try:
+        return await run_ops([_bind(op, c) for c in conns], seconds, items_per_op)
+    finally:
+        for c in conns:
+            await pool.release(c)
+
+
+def _bind(op: ConnOp, conn: asyncpg.Connection) -> Op:
+    return lambda: op(conn)

@@ -1,0 +1,292 @@
+"""The engine's core figures (enqueue, array enqueue, REMOVE dequeue, dequeue on a deep
+queue), each beside a raw-SQL floor measured on the same database with the same number
+of connections.
+
+Floor and pgaq alternate A-B-B-A (two halves each) after a joint warm-up, with a
+CHECKPOINT before each pair, so slow drift (WAL, autovacuum, a shrinking table) is shared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import asyncpg
+from pgaq.engine import Session
+
+from .harness import Op, Result, run_ops
+from .report import Row, ratio_row
+from .settings import Settings
+
+PAYLOAD = b"x" * 100
+X = TypeVar("X")
+
+SCHEMA = """
+CREATE SCHEMA bench;
+-- the floors: plain tables with the columns a message needs (payload, priority, time)
+CREATE TABLE bench.floor_ins (id bigserial PRIMARY KEY, q_name text NOT NULL,
+    priority integer NOT NULL, enq_time timestamptz NOT NULL DEFAULT now(), payload bytea);
+CREATE TABLE bench.floor_deq (LIKE bench.floor_ins INCLUDING ALL);
+-- RAW queues, single consumer, default sort (ENQ_TIME); one queue table each
+CALL dbms_aqadm.create_queue_table('bench.qt', 'RAW');
+CALL dbms_aqadm.create_queue('bench.q', 'bench.qt');
+CALL dbms_aqadm.start_queue('bench.q');
+CALL dbms_aqadm.create_queue_table('bench.dqt', 'RAW');
+CALL dbms_aqadm.create_queue('bench.dq', 'bench.dqt');
+CALL dbms_aqadm.start_queue('bench.dq');
+CALL dbms_aqadm.create_queue_table('bench.small_qt', 'RAW');
+CALL dbms_aqadm.create_queue('bench.small', 'bench.small_qt');
+CALL dbms_aqadm.start_queue('bench.small');
+CALL dbms_aqadm.create_queue_table('bench.big_qt', 'RAW');
+CALL dbms_aqadm.create_queue('bench.big', 'bench.big_qt');
+CALL dbms_aqadm.start_queue('bench.big');
+"""
+
+FLOOR_INSERT = "INSERT INTO bench.floor_ins (q_name, priority, payload) VALUES ($1, $2, $3)"
+FLOOR_DELETE = """DELETE FROM bench.floor_deq WHERE id = (
+    SELECT id FROM bench.floor_deq ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING *"""
+FLOOR_INSERT_100 = ("INSERT INTO bench.floor_ins (q_name, priority, payload) "
+                    "SELECT 'q', 1, p FROM unnest($1::bytea[]) p")
+
+PROFILE = """
+SELECT calls, plans, round(total_exec_time::numeric, 1) AS total_ms,
+       round((total_exec_time / greatest(calls, 1))::numeric, 4) AS mean_ms,
+       round((total_plan_time / greatest(plans, 1))::numeric, 4) AS plan_ms,
+       regexp_replace(left(query, 160), '\\s+', ' ', 'g') AS query
+FROM pg_stat_statements
+WHERE query NOT ILIKE '%pg_stat_statements%'
+ORDER BY total_exec_time DESC LIMIT 12
+"""
+
+
+def log(text: str) -> None:
+    print(f"  [{time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+def _bind(fn: Callable[[X], Awaitable[object]], x: X) -> Op:
+    return lambda: fn(x)
+
+
+def _join(a: Result, b: Result) -> Result:
+    return Result(a.ops + b.ops, a.seconds + b.seconds, a.latencies + b.latencies,
+                  a.items_per_op, a.dry or b.dry, a.wal_bytes + b.wal_bytes)
+
+
+class Core:
+    def __init__(self, dsn: str, settings: Settings) -> None:
+        self.dsn = dsn
+        self.s = settings
+        self.conns: list[asyncpg.Connection] = []
+        self.sessions: list[Session] = []
+        self.admin: asyncpg.Connection | None = None
+        self.profiles: dict[str, list[dict[str, Any]]] = {}
+        self.facts: dict[str, Any] = {}
+        self.rows: list[Row] = []
+        self.floors: dict[str, Result] = {}  # for the gateway's figures
+
+    # -- plumbing -----------------------------------------------------------------------
+    async def open(self) -> None:
+        self.admin = await asyncpg.connect(self.dsn)
+        await self.admin.execute(SCHEMA)
+        self.conns = [await asyncpg.connect(self.dsn) for _ in range(self.s.concurrency)]
+        # one library session per connection, kept as an application keeps it
+        self.sessions = [Session(c) for c in self.conns]
+
+    async def close(self) -> None:
+        for c in [*self.conns, *([self.admin] if self.admin else [])]:
+            await c.close()
+
+    @property
+    def a(self) -> asyncpg.Connection:
+        assert self.admin is not None
+        return self.admin
+
+    def per_conn(self, fn: Callable[[asyncpg.Connection], Awaitable[object]]) -> list[Op]:
+        return [_bind(fn, c) for c in self.conns]
+
+    def per_session(self, fn: Callable[[Session], Awaitable[object]]) -> list[Op]:
+        return [_bind(fn, s) for s in self.sessions]
+
+    async def pair(self, label: str, floor: Sequence[Op], ours: Sequence[Op],
+                   items_per_op: int = 1, floor_items: int = 1) -> tuple[Result, Result]:
+        """Warm both up, then floor, pgaq, pgaq, floor: half the time each."""
+        await self.a.execute("CHECKPOINT")
+        if self.s.warmup > 0:
+            await run_ops(floor, self.s.warmup / 2)
+            await run_ops(ours, self.s.warmup / 2)
+        if self.s.stats:
+            await self.a.execute("SELECT pg_stat_statements_reset()")
+        half = self.s.seconds / 2
+        f1 = await self.timed(floor, half, floor_items)
+        o1 = await self.timed(ours, half, items_per_op)
+        o2 = await self.timed(ours, half, items_per_op)
+        f2 = await self.timed(floor, half, floor_items)
+        f, o = _join(f1, f2), _join(o1, o2)
+        if self.s.stats:
+            self.profiles[label] = [dict(r) for r in await self.a.fetch(PROFILE)]
+        log(f"{label}: pgaq {o.rate:,.0f}/s, floor {f.rate:,.0f}/s")
+        return f, o
+
+    async def timed(self, ops: Sequence[Op], seconds: float, items_per_op: int) -> Result:
+        """run_ops, noting the WAL written meanwhile (by the whole cluster)."""
+        before = await self.a.fetchval("SELECT pg_current_wal_insert_lsn()")
+        r = await run_ops(ops, seconds, items_per_op)
+        r.wal_bytes = int(await self.a.fetchval(
+            "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1)", before))
+        return r
+
+    async def fill_queue(self, queue: str, n: int, chunk: int) -> float:
+        """Pre-fill with enqueue_array, `chunk` messages per call, on every connection."""
+        started = time.perf_counter()
+        parts = [min(chunk, n - i) for i in range(0, n, chunk)]
+
+        async def worker(s: Session) -> None:
+            while parts:
+                k = parts.pop()
+                await s.enqueue_array(queue, [(PAYLOAD, None)] * k)
+
+        await asyncio.gather(*(worker(s) for s in self.sessions))
+        return time.perf_counter() - started
+
+    # -- the benchmarks -------------------------------------------------------------------
+    async def run(self) -> list[Row]:
+        rows: list[Row] = []
+        s = self.s
+        log(f"core: {s.concurrency} connections, {s.seconds:g} s per figure "
+            f"(+{s.warmup:g} s warm-up)")
+
+        # 1. single-message enqueue, one per transaction
+        f_ins, e_enq = await self.pair(
+            "enqueue 1 msg/txn",
+            self.per_conn(lambda c: c.execute(FLOOR_INSERT, "q", 1, PAYLOAD)),
+            self.per_session(lambda x: x.enqueue("bench.q", PAYLOAD)))
+        rows.append(ratio_row("1. enqueue 1 msg/txn", e_enq, f_ins, 0.60, latency=True,
+                              note="floor: INSERT 1 row/txn"))
+
+        # 3. array enqueue, 100 messages per call, against the single-row INSERT floor
+        batch = [(PAYLOAD, None)] * 100
+        payloads = [PAYLOAD] * 100
+        f_arr, e_arr = await self.pair(
+            "array enqueue 100/call",
+            self.per_conn(lambda c: c.execute(FLOOR_INSERT_100, payloads)),
+            self.per_session(lambda x: x.enqueue_array("bench.q", batch)),
+            items_per_op=100, floor_items=100)
+        rows.append(ratio_row("3. array enqueue 100/call", e_arr, f_ins, 3.0,
+                              note=f"floor: single-row INSERT rate (bench 1); raw INSERT of "
+                                   f"100 rows/stmt: {f_arr.rate:,.0f} msg/s, pgaq "
+                                   f"{e_arr.rate / f_arr.rate if f_arr.rate else 0:.2f}x of it"))
+
+        # 2. REMOVE dequeue with commit, on pre-filled, vacuumed tables of equal size
+        n = s.prefill or max(20_000, int(f_ins.rate * (s.warmup + s.seconds) * 2))
+        took = await self.fill_queue("bench.dq", n, 1000)
+        await self.a.execute(
+            "INSERT INTO bench.floor_deq (q_name, priority, payload) "
+            "SELECT 'q', 1, $1 FROM generate_series(1, $2)", PAYLOAD, n)
+        await self.a.execute("VACUUM ANALYZE bench.dqt")
+        await self.a.execute("VACUUM ANALYZE bench.floor_deq")
+        log(f"pre-filled {n:,} messages for the REMOVE benchmark ({took:.1f} s)")
+
+        async def floor_delete(c: asyncpg.Connection) -> bool:
+            return await c.fetchrow(FLOOR_DELETE) is not None
+
+        async def engine_dequeue(x: Session) -> bool:
+            return bool(await x.dequeue("bench.dq"))
+
+        f_del, e_deq = await self.pair("dequeue REMOVE + commit", self.per_conn(floor_delete),
+                                       self.per_session(engine_dequeue))
+        rows.append(ratio_row("2. dequeue REMOVE + commit", e_deq, f_del, 0.60, latency=True,
+                              note=f"floor: DELETE .. SKIP LOCKED RETURNING; {n:,} pre-filled"))
+
+        # 4. dequeue on a deep queue vs a shallow one (both pgaq), kept at depth by a refiller
+        rows.extend(await self.depth())
+        self.facts.update({"prefill": n, "prefill_seconds": round(took, 2)})
+        self.floors = {"insert": f_ins, "delete": f_del}
+        self.rows = sorted(rows, key=lambda r: str(r["benchmark"]))  # 1. 2. 3. 4.
+        return self.rows
+
+    async def depth(self) -> list[Row]:
+        s = self.s
+        took_small = await self.fill_queue("bench.small", s.small, s.fill_chunk)
+        log(f"filling {s.big:,} messages (enqueue_array, {s.fill_chunk:,} per call, "
+            f"{s.concurrency} connections) ...")
+        took = await self.fill_queue("bench.big", s.big, s.fill_chunk)
+        for table, n in (("bench.floor_small", s.small), ("bench.floor_big", s.big)):
+            await self.a.execute(f"CREATE TABLE {table} (LIKE bench.floor_ins INCLUDING ALL)")
+            await self.a.execute(f"INSERT INTO {table} (q_name, priority, payload) "
+                                 "SELECT 'q', 1, $1 FROM generate_series(1, $2)", PAYLOAD, n)
+        t = time.perf_counter()
+        for table in ("bench.small_qt", "bench.big_qt", "bench.floor_small", "bench.floor_big"):
+            await self.a.execute(f"VACUUM ANALYZE {table}")
+        vac = time.perf_counter() - t
+        log(f"filled {s.big:,} in {took:.1f} s ({s.big / took:,.0f} msg/s), {s.small:,} in "
+            f"{took_small:.1f} s; VACUUM ANALYZE {vac:.1f} s")
+        self.facts.update({"big_fill_seconds": round(took, 2), "vacuum_seconds": round(vac, 2)})
+
+        refill = await asyncpg.connect(self.dsn)
+        refiller = Session(refill)
+        targets = ("bench.small", "bench.big", "bench.floor_small", "bench.floor_big")
+        consumed = dict.fromkeys(targets, 0)
+        refilled = dict(consumed)
+        stop = asyncio.Event()
+
+        async def keep_depth() -> None:
+            """Put back what was consumed, so each queue stays at its depth throughout."""
+            while not stop.is_set():
+                for q in targets:
+                    k = min(consumed[q] - refilled[q], 1000)
+                    if k > 0:
+                        if q.startswith("bench.floor"):
+                            await refill.execute(
+                                f"INSERT INTO {q} (q_name, priority, payload) "
+                                "SELECT 'q', 1, $1 FROM generate_series(1, $2)", PAYLOAD, k)
+                        else:
+                            await refiller.enqueue_array(q, [(PAYLOAD, None)] * k)
+                        refilled[q] += k
+                await asyncio.sleep(0.02)
+
+        def deq(queue: str) -> list[Op]:
+            async def op(x: Session) -> bool:
+                got = await x.dequeue(queue)
+                consumed[queue] += len(got)
+                return bool(got)
+            return self.per_session(op)
+
+        def delete(table: str) -> list[Op]:
+            sql = FLOOR_DELETE.replace("bench.floor_deq", table)
+
+            async def op(c: asyncpg.Connection) -> bool:
+                got = await c.fetchrow(sql) is not None
+                consumed[table] += got
+                return got
+            return self.per_conn(op)
+
+        task = asyncio.create_task(keep_depth())
+        try:
+            small, big = await self.pair("dequeue depth", deq("bench.small"), deq("bench.big"))
+            f_small, f_big = await self.pair("raw DELETE depth", delete("bench.floor_small"),
+                                             delete("bench.floor_big"))
+        finally:
+            stop.set()
+            await task
+            await refill.close()
+        note = f"depth kept by a refiller; fill of {s.big:,} took {took:.0f} s"
+        context = ratio_row(f"4b. raw DELETE at depth {s.big:,} vs {s.small:,}", f_big, f_small,
+                            0.80, latency=True,
+                            note="context, not a pgaq target: what PostgreSQL itself loses at depth")
+        context["context"] = True
+        return [ratio_row(f"4. dequeue at depth {s.big:,} vs {s.small:,}", big, small, 0.80,
+                          latency=True, note=f"floor: pgaq dequeue at depth {s.small:,}; {note}"),
+                context]
+
+
+async def run(dsn: str, settings: Settings) -> Core:
+    """Run the core suite; the returned object holds rows, facts, floors and profiles."""
+    core = Core(dsn, settings)
+    try:
+        await core.open()
+        await core.run()
+    finally:
+        await core.close()
+    return core

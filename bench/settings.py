@@ -1,0 +1,36 @@
+"""Benchmark knobs, read from the environment (defaults keep `make bench` near 3-4 minutes)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+def _float(name: str, default: float) -> float:
+    return float(os.environ.get(name, default))
+
+
+def _int(name: str, default: int) -> int:
+    return int(float(os.environ.get(name, default)))  # 1e6 is accepted too
+
+
+@dataclass(frozen=True)
+class Settings:
+    seconds: float = field(default_factory=lambda: _float("BENCH_SECONDS", 5.0))
+    warmup: float = field(default_factory=lambda: _float("BENCH_WARMUP", 1.0))
+    concurrency: int = field(default_factory=lambda: _int("BENCH_CONCURRENCY", 4))
+    big: int = field(default_factory=lambda: _int("BENCH_BIG", 1_000_000))
+    small: int = field(default_factory=lambda: _int("BENCH_SMALL", 1_000))
+    # messages pre-filled for the REMOVE benchmark; 0 = sized from the measured insert rate
+    prefill: int = field(default_factory=lambda: _int("BENCH_PREFILL", 0))
+    fill_chunk: int = field(default_factory=lambda: _int("BENCH_FILL_CHUNK", 10_000))
+    suites: tuple[str, ...] = field(default_factory=lambda: tuple(
+        s.strip() for s in os.environ.get("BENCH_SUITES", "core,gateway,monitor").split(",")
+        if s.strip()))
+    # pg_stat_statements in the cluster, and a statement profile after the core suite
+    stats: bool = field(default_factory=lambda: os.environ.get("BENCH_STATS", "") not in ("", "0"))
+
+    def describe(self) -> dict[str, object]:
+        return {"seconds": self.seconds, "warmup": self.warmup, "concurrency": self.concurrency,
+                "big": self.big, "small": self.small, "prefill": self.prefill,
+                "fill_chunk": self.fill_chunk, "suites": list(self.suites), "stats": self.stats}
