@@ -115,14 +115,22 @@ BEGIN
       FOREACH del IN ARRAY ARRAY[true, false] LOOP
         CONTINUE WHEN NOT del AND (kind <> 'SINGLE' OR mode IN ('BROWSE', 'LOCKED'));
         after := ' AND ' || aq.after_position_expr(q.sort_key, CASE WHEN kind = 'MULTI' THEN 'r' ELSE 'm' END, 5);
+        -- a literal LIMIT 1 for single-message calls: with LIMIT $7 the planner assumes a
+        -- tenth of the table and never settles on a cached (generic) plan
         branch := branch || format($b$
           ELSIF p12 = %L AND (p14 = %L OR p12 IN ('BROWSE', 'LOCKED')) THEN
-            IF p5 IS NULL THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+              %s;
+            ELSIF p5 IS NULL THEN
+              %s;
+            ELSIF p7 = 1 THEN
               %s;
             ELSE
               %s;
             END IF;$b$, mode, del,
+          replace(replace(aq.dequeue_sql(q, mode, kind = 'MULTI', kind = 'EXC', '', '', outp, del), plain, into_result), 'LIMIT $7', 'LIMIT 1'),
           replace(aq.dequeue_sql(q, mode, kind = 'MULTI', kind = 'EXC', '', '', outp, del), plain, into_result),
+          replace(replace(aq.dequeue_sql(q, mode, kind = 'MULTI', kind = 'EXC', '', after, outp, del), plain, into_result), 'LIMIT $7', 'LIMIT 1'),
           replace(aq.dequeue_sql(q, mode, kind = 'MULTI', kind = 'EXC', '', after, outp, del), plain, into_result));
       END LOOP;
     END LOOP;
