@@ -151,17 +151,25 @@ async def test_supervisor_stop_kills_a_child_that_ignores_sigterm(tmp_path: Path
     pkg = tmp_path / "stubborn_child"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
+    fifo = tmp_path / "armed"
+    os.mkfifo(fifo)
     (pkg / "__main__.py").write_text(
-        "import signal, sys, time\n"
+        "import signal, time\n"
         "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-        "print('armed', file=sys.stderr, flush=True)\n"
+        f"with open({str(fifo)!r}, 'w') as f:\n"
+        "    f.write('armed')\n"
         "time.sleep(60)\n")
     group = TaskGroup("test")
     sup = Supervisor([ServiceSpec("stubborn", "stubborn_child")], {"PYTHONPATH": str(tmp_path)}, group,
                      stop_timeout=0.5)
     await sup.start()
     proc = sup.procs["stubborn"]
-    await asyncio.sleep(0.5)  # let it install its SIGTERM handler
+
+    def armed() -> str:
+        with open(fifo) as f:  # returns once the child has ignored SIGTERM and written
+            return f.read()
+
+    assert await asyncio.wait_for(asyncio.to_thread(armed), 30) == "armed"
     await asyncio.wait_for(sup.stop(), 10)
     assert proc.returncode == -9
     assert sup.restarts["stubborn"] == 0
