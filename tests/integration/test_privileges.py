@@ -451,3 +451,26 @@ async def test_dictionary_views_per_role(conn: asyncpg.Connection, role: str, db
         await alice.close()
     t = await conn.fetchrow("SELECT * FROM user_queue_tables")
     assert (t["type"], t["object_type"], t["recipients"], t["compatible"]) == ("RAW", None, "SINGLE", "10.0.0")
+
+
+async def test_a_dropped_grantee_does_not_break_access_checks(conn: asyncpg.Connection) -> None:
+    import uuid as _uuid
+
+    from pgaq.engine import Session as _Session
+
+    from .helpers import make_queue as _make_queue
+
+    await _make_queue(conn, "s.q9", "s.qt9")
+    gone = f"gone_{_uuid.uuid4().hex[:8]}"
+    await conn.execute(f'CREATE ROLE "{gone}"')
+    await conn.execute("CALL dbms_aqadm.grant_queue_privilege('ALL', 's.q9', $1)", gone)
+    await conn.execute(f'DROP OWNED BY "{gone}"; DROP ROLE "{gone}"')
+    nobody = f"nobody_{_uuid.uuid4().hex[:8]}"
+    await conn.execute(f'CREATE ROLE "{nobody}"')
+    try:
+        q = await conn.fetchval(
+            "SELECT aq.has_access_as(aq.resolve_queue('s.q9'), 'ENQUEUE', $1)", nobody)
+        assert q is False
+        await _Session(conn).enqueue("s.q9", b"still works")
+    finally:
+        await conn.execute(f'DROP ROLE "{nobody}"')

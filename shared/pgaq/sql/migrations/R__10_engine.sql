@@ -229,11 +229,19 @@ BEGIN
      OR (p_priv = 'DEQUEUE' AND pg_has_role(p_role, 'aq_dequeue_any', 'MEMBER')) THEN
     RETURN true;
   END IF;
-  RETURN EXISTS (SELECT 1 FROM aq.queue_privileges p
+  -- joined with pg_roles: a grantee dropped since its grant must not break the check
+  RETURN EXISTS (SELECT 1 FROM aq.queue_privileges p JOIN pg_roles r ON r.rolname = p.grantee
                  WHERE p.queue_id = q.queue_id
                    AND CASE p_priv WHEN 'ENQUEUE' THEN p.enqueue ELSE p.dequeue END
-                   AND pg_has_role(p_role, p.grantee, 'MEMBER'));
+                   AND pg_has_role(p_role, r.oid, 'MEMBER'));
 END $$;
+
+CREATE OR REPLACE FUNCTION aq.has_grant_option(p_queue_id integer, p_role name) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+  SELECT EXISTS (SELECT 1 FROM aq.queue_privileges g JOIN pg_roles r ON r.rolname = g.grantee
+                 WHERE g.queue_id = p_queue_id AND g.grant_option
+                   AND pg_has_role(p_role, r.oid, 'MEMBER'))
+$$;
 
 CREATE OR REPLACE FUNCTION aq.has_access(q aq.queue_info, p_priv text) RETURNS boolean
 LANGUAGE sql STABLE AS $$
