@@ -90,6 +90,7 @@ class Supervisor:
         self.backoff_template = backoff or Backoff()
         self.procs: dict[str, asyncio.subprocess.Process] = {}
         self.restarts: dict[str, int] = {s.name: 0 for s in specs}
+        self.died = asyncio.Event()  # set at every child death, for observers and tests
         self._stop = asyncio.Event()
         self._never = asyncio.Event()
 
@@ -121,6 +122,7 @@ class Supervisor:
                 return
             delay = backoff.exited(self.clock.monotonic())
             self.restarts[spec.name] += 1
+            self.died.set()
             log.error("SERVICE DIED: %s (pid %s, %s); restart #%d in %.1fs", spec.name, proc.pid,
                       describe_exit(code), self.restarts[spec.name], delay)
             if delay > 0 and not await self._sleep(delay):

@@ -17,6 +17,7 @@ DECLARE
   into_result text := 'SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o';
   plain text := 'SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) FROM o';
   kind text;
+  enq_checks text;  -- the enqueue functions' queue checks (queue exists, enabled, access)
 BEGIN
   -- a queue_info for the table (queue-specific fields are unused by the builders)
   q := ROW(NULL, t.schema_name, NULL, 'NORMAL_QUEUE', 0, 0, 0, true, true,
@@ -25,6 +26,18 @@ BEGIN
            t.sort_list || CASE WHEN t.message_grouping = 'TRANSACTIONAL' THEN '+G' ELSE '' END,
            ('aq$_' || t.table_name || '_r')::name, ('aq$_' || t.table_name || '_e')::name)::aq.queue_info;
   outp := aq.payload_output_expr(q, NULL::aq.transformations, 'm');
+  enq_checks := format($c$SELECT q.id, q.queue_type, q.enqueue_enabled INTO qrow
+        FROM aq.queues q WHERE q.queue_table_id = %1$s AND q.queue_name = p_queue;
+        IF NOT FOUND THEN
+          PERFORM aq.err(24010, format('QUEUE %%s.%%s does not exist', %2$L, p_queue), '42704');
+        END IF;
+        IF qrow.queue_type <> 'NORMAL_QUEUE' OR NOT qrow.enqueue_enabled THEN
+          PERFORM aq.err(25207, format('enqueue failed, queue %%s.%%s is disabled from enqueueing', %2$L, p_queue), '55000');
+        END IF;
+        IF current_user <> %3$L AND NOT pg_has_role(current_user, %3$L, 'MEMBER') THEN
+          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          PERFORM aq.check_access(qi, 'ENQUEUE');
+        END IF;$c$, t.id, t.schema_name, t.owner);
 
   EXECUTE format($f$
     CREATE OR REPLACE FUNCTION %I.%I(p1 name, p2 jsonb, p3 jsonb, p4 bytea[], p5 timestamptz, p6 text,
@@ -53,18 +66,7 @@ BEGIN
         qi aq.queue_info;
         now_ts timestamptz := clock_timestamp();
       BEGIN
-        SELECT q.id, q.queue_type, q.enqueue_enabled INTO qrow
-        FROM aq.queues q WHERE q.queue_table_id = %3$s AND q.queue_name = p_queue;
-        IF NOT FOUND THEN
-          PERFORM aq.err(24010, format('QUEUE %%s.%%s does not exist', %4$L, p_queue), '42704');
-        END IF;
-        IF qrow.queue_type <> 'NORMAL_QUEUE' OR NOT qrow.enqueue_enabled THEN
-          PERFORM aq.err(25207, format('enqueue failed, queue %%s.%%s is disabled from enqueueing', %4$L, p_queue), '55000');
-        END IF;
-        IF current_user <> %5$L AND NOT pg_has_role(current_user, %5$L, 'MEMBER') THEN
-          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
-          PERFORM aq.check_access(qi, 'ENQUEUE');
-        END IF;
+        %8$s
         IF p_props IS NULL OR jsonb_typeof(p_props) <> 'array' OR jsonb_array_length(p_props) = 0 THEN
           PERFORM aq.err(24031, 'invalid value, message properties should be a non-empty array', '22023');
         END IF;
@@ -103,7 +105,8 @@ BEGIN
           PERFORM aq.check_payloads((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id),
                                     NULL::aq.transformations, jsonb_array_length(p_props), p_payloads, p_raw);
         END IF;
-        BEGIN$x$, (SELECT typrelid FROM pg_type WHERE oid = t.payload_type)) END);
+        BEGIN$x$, (SELECT typrelid FROM pg_type WHERE oid = t.payload_type)) END,
+         enq_checks);
     EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_send', t.owner);
   END IF;
 
@@ -169,18 +172,7 @@ BEGIN
         d integer := coalesce(p_delay, 0);
         e integer := nullif(p_expiration, -1);
       BEGIN
-        SELECT q.id, q.queue_type, q.enqueue_enabled INTO qrow
-        FROM aq.queues q WHERE q.queue_table_id = %3$s AND q.queue_name = p_queue;
-        IF NOT FOUND THEN
-          PERFORM aq.err(24010, format('QUEUE %%s.%%s does not exist', %4$L, p_queue), '42704');
-        END IF;
-        IF qrow.queue_type <> 'NORMAL_QUEUE' OR NOT qrow.enqueue_enabled THEN
-          PERFORM aq.err(25207, format('enqueue failed, queue %%s.%%s is disabled from enqueueing', %4$L, p_queue), '55000');
-        END IF;
-        IF current_user <> %5$L AND NOT pg_has_role(current_user, %5$L, 'MEMBER') THEN
-          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
-          PERFORM aq.check_access(qi, 'ENQUEUE');
-        END IF;
+        %10$s
         IF d < 0 THEN
           PERFORM aq.err(25208, format('invalid value %%s, DELAY is out of range', d), '22023');
         END IF;
@@ -227,7 +219,8 @@ BEGIN
             OR datatype_mismatch OR invalid_binary_representation OR array_subscript_error
             OR not_null_violation OR check_violation OR invalid_escape_sequence THEN
             PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
-        END;$x$ END);
+        END;$x$ END,
+         enq_checks);
     EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_send1', t.owner);
   END IF;
 
