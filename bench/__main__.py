@@ -55,8 +55,8 @@ async def main() -> int:
                 from .gateway_bench import run as run_gateway
 
                 core_bench.log("gateway ...")
-                rows.extend(await run_gateway(db.dsn, settings.seconds, floors["insert"],
-                                              floors["delete"]))
+                rows.extend(await run_gateway(db.dsn, db.socket_dsn, settings.seconds,
+                                              floors["insert"], floors["delete"]))
         if "monitor" in settings.suites:
             from .monitor_bench import run as run_monitor
 

@@ -22,6 +22,7 @@ DATABASE = "bench"
 class Database:
     dsn: str
     version: str  # server_version
+    socket_dsn: str  # the same database over the Unix socket (how `pgaq up` runs services)
 
 
 @asynccontextmanager
@@ -53,7 +54,7 @@ async def private_database(stats: bool = False) -> AsyncIterator[Database]:
                 await conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         finally:
             await conn.close()
-        yield Database(dsn, version)
+        yield Database(dsn, version, cluster.socket_dsn(DATABASE))
     finally:
         await asyncio.to_thread(cluster.destroy)
         shutil.rmtree(base, ignore_errors=True)

@@ -20,6 +20,7 @@ from urllib.parse import parse_qs
 import asyncpg
 from aiohttp import web
 from pgaq.aio import TaskGroup
+from pgaq.aio import run as aio_run
 from pgaq.idap.auth import Authenticator, parse_basic
 from pgaq.idap.gateway import Fault, Gateway, GatewaySettings, Hook
 from pgaq.idap.sessions import SessionError, SessionStore
@@ -33,6 +34,8 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+
+from .workers import FORWARDED, Forwarder, die_with_parent, run_group, socket_path
 
 log = logging.getLogger("pgaq.gateway")
 COOKIE = "JSESSIONID"
@@ -57,6 +60,14 @@ class Settings:
     hooks: list[str] = field(default_factory=list)
     validate: bool = True
     shutdown_timeout: float = 10.0
+    workers: int = 1  # processes serving the port (see workers.py)
+    worker: int | None = None  # this process's index when it is one of several
+    run_dir: str | None = None  # where the workers' private sockets live
+
+    @property
+    def prefix(self) -> str:
+        """What this worker's session tokens start with."""
+        return "" if self.worker is None else f"w{self.worker}."
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -80,7 +91,20 @@ class Settings:
             stylesheet=e.get("PGAQ_STYLESHEET") or None,
             hooks=[h for h in e.get("PGAQ_GATEWAY_HOOKS", "").split(",") if h.strip()],
             validate=e.get("PGAQ_VALIDATE", "1") not in ("0", "false", "no"),
+            workers=_workers(e.get("PGAQ_GATEWAY_WORKERS", "auto")),
+            worker=int(e["PGAQ_GATEWAY_WORKER"]) if e.get("PGAQ_GATEWAY_WORKER") else None,
+            run_dir=e.get("PGAQ_GATEWAY_RUN_DIR") or None,
         )
+
+
+def _workers(value: str) -> int:
+    """`auto`: one per CPU, at most 4 (PostgreSQL needs the rest)."""
+    if value.strip().lower() == "auto":
+        return max(1, min(os.cpu_count() or 1, 4))
+    n = int(value)
+    if n < 1:
+        raise SystemExit("PGAQ_GATEWAY_WORKERS must be at least 1")
+    return n
 
 
 def load_hooks(specs: list[str]) -> list[Hook]:
@@ -93,7 +117,11 @@ def load_hooks(specs: list[str]) -> list[Hook]:
 
 
 class Metrics:
-    def __init__(self, store_ref: dict[str, Any]) -> None:
+    """Request counters and latencies, sessions and waiting receivers. With several worker
+    processes (PROMETHEUS_MULTIPROC_DIR set) the values live in shared files and /metrics
+    sums them over the live workers."""
+
+    def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self.requests = Counter("pgaq_gateway_requests", "IDAP requests by operation and outcome",
                                 ["operation", "outcome"], registry=self.registry)
@@ -102,13 +130,24 @@ class Metrics:
                                  buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                                           0.5, 1, 2.5, 5, 10, 30, 60, 300))
         self.waiting = Gauge("pgaq_gateway_waiting_receivers", "receives blocked in wait_time",
-                             registry=self.registry)
-        sessions = Gauge("pgaq_gateway_sessions", "HTTP sessions", registry=self.registry)
-        sessions.set_function(lambda: store_ref["store"].sessions if store_ref.get("store") else 0)
-        open_tx = Gauge("pgaq_gateway_open_transactions", "sessions holding a transaction",
-                        registry=self.registry)
-        open_tx.set_function(
-            lambda: store_ref["store"].open_transactions if store_ref.get("store") else 0)
+                             registry=self.registry, multiprocess_mode="livesum")
+        self.sessions = Gauge("pgaq_gateway_sessions", "HTTP sessions", registry=self.registry,
+                              multiprocess_mode="livesum")
+        self.open_tx = Gauge("pgaq_gateway_open_transactions", "sessions holding a transaction",
+                             registry=self.registry, multiprocess_mode="livesum")
+
+    def observe_store(self, store: SessionStore) -> None:
+        self.sessions.set(store.sessions)
+        self.open_tx.set(store.open_transactions)
+
+    def render(self) -> bytes:
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            from prometheus_client import multiprocess
+
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+            return generate_latest(registry)
+        return generate_latest(self.registry)
 
 
 POOL = web.AppKey("pool", asyncpg.Pool)
@@ -118,13 +157,19 @@ AUTH = web.AppKey("auth", Authenticator)
 METRICS = web.AppKey("metrics", Metrics)
 SETTINGS = web.AppKey("settings", Settings)
 LISTENER = web.AppKey("listener", Listener)
+FORWARDER = web.AppKey("forwarder", Forwarder)
 
 
-def _xml(body: bytes, status: int = 200, cookie: str | None = None, secure: bool = False) -> web.Response:
+def _xml(body: bytes, status: int = 200, cookie: str | None = None, secure: bool = False,
+         drop: bool = False) -> web.Response:
+    """A text/xml response; `cookie` sets the session cookie, `drop` expires a stale one
+    (a session that ended), so clients stop presenting it."""
     resp = web.Response(body=body, status=status, content_type="text/xml", charset="utf-8")
     if cookie:
         resp.set_cookie(COOKIE, cookie, httponly=True, samesite="Strict", secure=secure,
                         path="/")
+    elif drop:
+        resp.del_cookie(COOKIE, path="/")
     return resp
 
 
@@ -159,8 +204,17 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
         return web.Response(status=415, text="use Content-Type text/xml or "
                                              "application/x-www-form-urlencoded (aqxmldoc)\n")
     secure = settings.tls_cert is not None
+    token = request.cookies.get(COOKIE)
+    store = app[STORE]
+    if token and settings.workers > 1 and FORWARDED not in request.headers:
+        owner = store.owner_of(token)
+        if owner and owner != store.prefix:
+            forwarded = await app[FORWARDER].forward(owner, request, raw)
+            if forwarded is not None:
+                return forwarded
+            token = None
     try:
-        session = app[STORE].get(request.cookies.get(COOKIE), agent)
+        session = store.get(token, agent)
     except SessionError as exc:
         metrics.requests.labels("session", "client_fault").inc()
         return _xml(gateway.fault_bytes(Fault(True, str(exc), exc.code)), 400)
@@ -178,10 +232,15 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
                 session.last_used = time.monotonic()
     except Fault as fault:
         metrics.requests.labels(operation, "client_fault" if fault.client else "server_fault").inc()
-        return _xml(gateway.fault_bytes(fault), 400 if fault.client else 500, session.token, secure)
+        cookie = session.token if store.keep(session) else None
+        metrics.observe_store(store)
+        return _xml(gateway.fault_bytes(fault), 400 if fault.client else 500, cookie, secure,
+                    drop=bool(token))
     metrics.requests.labels(operation, "ok").inc()
     metrics.latency.labels(operation).observe(time.perf_counter() - started)
-    return _xml(body, 200, session.token, secure)
+    cookie = session.token if store.keep(session) else None
+    metrics.observe_store(store)
+    return _xml(body, 200, cookie, secure, drop=bool(token))
 
 
 async def servlet_get(request: web.Request) -> web.StreamResponse:
@@ -206,7 +265,8 @@ async def health(request: web.Request) -> web.Response:
 
 
 async def metrics_view(request: web.Request) -> web.Response:
-    body = generate_latest(request.app[METRICS].registry)
+    request.app[METRICS].observe_store(request.app[STORE])
+    body = request.app[METRICS].render()
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
@@ -221,20 +281,21 @@ async def _reset(conn: asyncpg.Connection) -> None:
 def build(settings: Settings) -> web.Application:
     """The whole gateway wired in one place; nothing connects until the app starts."""
     app = web.Application(client_max_size=settings.body_limit)
-    store_ref: dict[str, Any] = {}
     app[SETTINGS] = settings
-    app[METRICS] = Metrics(store_ref)
+    app[METRICS] = Metrics()
 
     async def lifecycle(app: web.Application) -> Any:
         pool = await asyncpg.create_pool(settings.dsn, min_size=2, max_size=settings.pool_max,
                                          reset=_reset)
         listener = Listener(settings.dsn)
         await listener.start()
+        # the open-transaction limit is the gateway's: each worker takes its share
+        share = -(-settings.max_transactions // settings.workers)
         store = SessionStore(pool, listener, timeout=settings.session_timeout,
-                             max_transactions=settings.max_transactions,
-                             max_wait=settings.max_wait, safety_poll=settings.safety_poll)
+                             max_transactions=share, max_wait=settings.max_wait,
+                             safety_poll=settings.safety_poll, prefix=settings.prefix)
         await store.start()
-        store_ref["store"] = store
+        forwarder = Forwarder(settings.run_dir or "")
         schema = None
         if settings.validate:
             from pgaq.idap.schema import load_fast_validator
@@ -244,6 +305,7 @@ def build(settings: Settings) -> web.Application:
         app[POOL] = pool
         app[LISTENER] = listener
         app[STORE] = store
+        app[FORWARDER] = forwarder
         app[AUTH] = Authenticator(pool)
         app[GATEWAY] = Gateway(
             pool, store, schema=schema,
@@ -252,6 +314,7 @@ def build(settings: Settings) -> web.Application:
             on_wait=lambda d: metrics.waiting.inc(d),
         )
         yield
+        await forwarder.close()
         await store.close()
         await listener.close()
         await pool.close()
@@ -276,9 +339,14 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
     app = build(settings)
     runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
     await runner.setup()
+    group = settings.worker is not None
     site = web.TCPSite(runner, settings.host, settings.port, ssl_context=ssl_context(settings),
-                       shutdown_timeout=settings.shutdown_timeout)
+                       shutdown_timeout=settings.shutdown_timeout, reuse_port=group or None)
     await site.start()
+    if group and settings.run_dir:
+        # sessions owned by this worker reach it from the others through this socket
+        await web.UnixSite(runner, socket_path(settings.run_dir, settings.prefix),
+                           shutdown_timeout=settings.shutdown_timeout).start()
     log.info("IDAP gateway on %s:%s%s", settings.host, settings.port, settings.path)
     try:
         await stop.wait()
@@ -290,6 +358,11 @@ def main() -> None:
     logging.basicConfig(level=os.environ.get("PGAQ_LOG_LEVEL", "INFO"),
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
     settings = Settings.from_env()
+    if settings.workers > 1 and settings.worker is None:
+        asyncio.run(run_group(settings.workers, settings.shutdown_timeout + 5))
+        return
+    if settings.worker is not None and os.environ.get("PGAQ_GATEWAY_PARENT"):
+        die_with_parent(int(os.environ["PGAQ_GATEWAY_PARENT"]))
 
     async def run() -> None:
         stop = asyncio.Event()
@@ -308,4 +381,4 @@ def main() -> None:
         if group.failed.done():
             raise SystemExit(1)
 
-    asyncio.run(run())
+    aio_run(run())

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
-from typing import Any
+import os
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 log = logging.getLogger("pgaq")
 
@@ -62,3 +63,21 @@ class TaskGroup:
             t.cancel()
         if self.tasks:
             await asyncio.wait(list(self.tasks), timeout=timeout)
+
+
+T = TypeVar("T")
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run on uvloop when it is installed (its sockets cost a service about a
+    third less CPU per request); PGAQ_EVENT_LOOP=asyncio keeps the standard loop."""
+    factory: Callable[[], asyncio.AbstractEventLoop] | None = None
+    if os.environ.get("PGAQ_EVENT_LOOP", "uvloop").lower() != "asyncio":
+        try:
+            import uvloop
+
+            factory = uvloop.new_event_loop
+        except ImportError:
+            pass
+    with asyncio.Runner(loop_factory=factory) as runner:
+        return runner.run(main)

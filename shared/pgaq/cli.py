@@ -211,6 +211,7 @@ async def up(data_dir: Path, port: int, env: Mapping[str, str] | None = None,
     sup: Supervisor | None = None
     try:
         dsn = e.get("PGAQ_DSN") or None
+        service_dsn = dsn  # what the services use: the Unix socket of a private cluster
         if dsn is None:
             cluster = Cluster(data_dir / "cluster", durable=True)
             await asyncio.to_thread(_start_cluster, cluster)
@@ -219,6 +220,7 @@ async def up(data_dir: Path, port: int, env: Mapping[str, str] | None = None,
             if await _until(stop, _ensure_database(cluster.dsn("postgres"), DATABASE)) is None:
                 return 0
             dsn = cluster.dsn(DATABASE)
+            service_dsn = cluster.socket_dsn(DATABASE)
         migrated = await _until(stop, migrate_dsn(dsn))
         if migrated is None:
             return 0
@@ -228,7 +230,7 @@ async def up(data_dir: Path, port: int, env: Mapping[str, str] | None = None,
 
         token = e.get("PGAQ_ADMIN_TOKEN") or admin_token(data_dir / "admin.token")
         specs = plan_services(services, port, e)
-        base_env = {"PGAQ_DSN": dsn, "PGAQ_ADMIN_TOKEN": token, "PGAQ_DATA_DIR": str(data_dir)}
+        base_env = {"PGAQ_DSN": service_dsn or dsn, "PGAQ_ADMIN_TOKEN": token, "PGAQ_DATA_DIR": str(data_dir)}
         sup = Supervisor(specs, base_env, group, stop_timeout=shutdown_timeout)
         await sup.start()
         urls = [s.health_url for s in specs if s.health_url]

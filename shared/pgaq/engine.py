@@ -134,6 +134,29 @@ def _check(value: str, allowed: tuple[str, ...], what: str, code: int) -> str:
     return v
 
 
+@dataclass(frozen=True)
+class FastPath:
+    """A queue's generated statements (see aq.fast_path), each also in a variant that sets
+    the session's role itself, so an autocommit call is one round trip, not four."""
+
+    name: str  # the queue's unqualified name
+    send: Statement | None
+    recv: Statement | None
+    send1: Statement | None
+
+
+@dataclass(frozen=True)
+class Statement:
+    plain: str
+    as_role: str  # takes the role as one more, last, parameter
+
+    @classmethod
+    def make(cls, template: str, fn: str | None) -> Statement | None:
+        if fn is None:
+            return None
+        return cls(load(template).replace("{fn}", fn), load(template + "_role").replace("{fn}", fn))
+
+
 class Session:
     def __init__(
         self,
@@ -145,6 +168,7 @@ class Session:
         agent: str | None = None,
         max_wait: float = 300.0,
         safety_poll: float = 5.0,
+        fast_cache: dict[tuple[str | None, str], FastPath] | None = None,
     ) -> None:
         self.conn = conn
         self.pool = pool
@@ -161,9 +185,8 @@ class Session:
             tuple[str, str | None], tuple[tuple[str | None, str | None], list[int], int | None]
         ] = {}
         self._queue_ids: dict[str, int] = {}
-        # queue -> (unqualified name, fast enqueue, fast dequeue, single-message enqueue
-        # statements or None); see aq.fast_path
-        self._fast: dict[str, tuple[str, str | None, str | None, str | None]] = {}
+        # (role, queue) -> statements; a gateway shares one cache between its sessions
+        self._fast: dict[tuple[str | None, str], FastPath] = {} if fast_cache is None else fast_cache
 
     def rebind(self, conn: asyncpg.Connection) -> None:
         """Use another connection (between transactions), keeping positions."""
@@ -175,6 +198,11 @@ class Session:
     @property
     def in_transaction(self) -> bool:
         return self._tx is not None
+
+    @property
+    def has_positions(self) -> bool:
+        """Whether NEXT_MESSAGE navigation has positions to continue from."""
+        return bool(self._positions)
 
     async def begin(self) -> None:
         if self._tx is not None:
@@ -236,8 +264,11 @@ class Session:
         await self._autocommit(conn, call)
 
     async def _autocommit(
-        self, conn: asyncpg.Connection, fn: Callable[[asyncpg.Connection], Awaitable[T]]
+        self, conn: asyncpg.Connection, fn: Callable[[asyncpg.Connection], Awaitable[T]],
+        inline: Callable[[asyncpg.Connection], Awaitable[T]] | None = None,
     ) -> T:
+        if self.role and inline is not None:
+            return await inline(conn)
         if self.role:
             async with conn.transaction():
                 await conn.execute(load("engine_set_role"), self.role)
@@ -245,10 +276,12 @@ class Session:
         return await fn(conn)
 
     async def _run(
-        self, visibility: str, fn: Callable[[asyncpg.Connection], Awaitable[T]]
+        self, visibility: str, fn: Callable[[asyncpg.Connection], Awaitable[T]],
+        inline: Callable[[asyncpg.Connection], Awaitable[T]] | None = None,
     ) -> T:
         """Run one operation: in the session's transaction (under a savepoint, so a bad
-        request leaves the transaction usable), or in a transaction of its own."""
+        request leaves the transaction usable), or in a transaction of its own (`inline`,
+        when given, is the same operation as one statement that sets the role itself)."""
         vis = _check(visibility, VISIBILITIES, "VISIBILITY", 25236)
         try:
             if vis == "IMMEDIATE" and self._tx is not None:
@@ -257,7 +290,7 @@ class Session:
                         "IMMEDIATE visibility inside a transaction needs a connection pool"
                     )
                 async with self.pool.acquire() as other:
-                    return await self._autocommit(other, fn)
+                    return await self._autocommit(other, fn, inline)
             if self._tx is not None:
                 assert self.conn is not None
                 if not self._dirty:
@@ -276,8 +309,8 @@ class Session:
                 if self.pool is None:
                     raise PgaqError("a Session needs a connection or a pool")
                 async with self.pool.acquire() as conn:
-                    return await self._autocommit(conn, fn)
-            return await self._autocommit(self.conn, fn)
+                    return await self._autocommit(conn, fn, inline)
+            return await self._autocommit(self.conn, fn, inline)
         except asyncpg.PostgresError as exc:
             raise wrap_db_error(exc) from exc
         except (OSError, asyncpg.InterfaceError) as exc:
@@ -331,32 +364,36 @@ class Session:
         if simple:
             fast = await self._fast_path(queue)
             one = messages[0][1] or MessageProperties()
-            if (len(messages) == 1 and fast[3] is not None
+            if (len(messages) == 1 and fast.send1 is not None
                     and all(_INT32[0] <= v <= _INT32[1] for v in
                             (one.priority, one.delay, -1 if one.expiration is None else one.expiration))):
-                name, sql1 = fast[0], fast[3]
+                send1 = fast.send1
                 payload = messages[0][0]
+                args1 = (fast.name, one.priority, one.delay,
+                         -1 if one.expiration is None else one.expiration, one.correlation,
+                         raw[0] if raw else None, json.dumps(payload, default=str) if objs else None,
+                         self.agent)
                 try:
-                    mid: bytes = await self._run(visibility, lambda c: c.fetchval(
-                        sql1, name, one.priority, one.delay,
-                        -1 if one.expiration is None else one.expiration, one.correlation,
-                        raw[0] if raw else None, json.dumps(payload, default=str) if objs else None,
-                        self.agent))
+                    mid: bytes = await self._run(
+                        visibility, lambda c: c.fetchval(send1.plain, *args1),
+                        lambda c: c.fetchval(send1.as_role, *args1, self.role))
                     return [mid.hex().upper()]
                 except QueueError as exc:
                     if exc.code != 24010:
                         raise
-                    self._fast.pop(queue, None)
+                    self._fast.pop((self.role, queue), None)
                     fast = await self._fast_path(queue)
-            if fast[1] is not None:
-                name, sql = fast[0], fast[1]
+            if fast.send is not None:
+                send = fast.send
+                args = (fast.name, props, objs, raw, self.agent)
                 try:
                     ids = await self._run(
-                        visibility, lambda c: c.fetchval(sql, name, props, objs, raw, self.agent))
+                        visibility, lambda c: c.fetchval(send.plain, *args),
+                        lambda c: c.fetchval(send.as_role, *args, self.role))
                 except QueueError as exc:
                     if exc.code != 24010:
                         raise
-                    self._fast.pop(queue, None)  # the queue moved: take the general path
+                    self._fast.pop((self.role, queue), None)  # the queue moved: take the general path
         if ids is None:
             ids = await self._run(
                 visibility,
@@ -366,19 +403,18 @@ class Session:
         assert ids is not None
         return [i.hex().upper() for i in ids]
 
-    async def _fast_path(self, queue: str) -> tuple[str, str | None, str | None, str | None]:
-        hit = self._fast.get(queue)
+    async def _fast_path(self, queue: str) -> FastPath:
+        hit = self._fast.get((self.role, queue))
         if hit is None:
             row = await self._run("ON_COMMIT", lambda c: c.fetchrow(load("engine_fast_path"), queue))
             assert row is not None
-            send, recv, send1 = row["send_fn"], row["recv_fn"], row["send1_fn"]
-            hit = (row["queue_name"],
-                   load("engine_send_fast").replace("{fn}", send) if send else None,
-                   load("engine_recv_fast").replace("{fn}", recv) if recv else None,
-                   load("engine_send1_fast").replace("{fn}", send1) if send1 else None)
+            hit = FastPath(row["queue_name"],
+                           Statement.make("engine_send_fast", row["send_fn"]),
+                           Statement.make("engine_recv_fast", row["recv_fn"]),
+                           Statement.make("engine_send1_fast", row["send1_fn"]))
             if len(self._fast) > 1000:
                 self._fast.clear()
-            self._fast[queue] = hit
+            self._fast[(self.role, queue)] = hit
         return hit
 
     # -- dequeue ------------------------------------------------------------------------
@@ -433,17 +469,18 @@ class Session:
         if (msgid is None and o.correlation is None and o.condition is None
                 and o.transformation is None and o.navigation.upper() != "NEXT_TRANSACTION"):
             fast = await self._fast_path(queue)
-            if fast[2] is not None:
-                name, sql = fast[0], fast[2]
+            if fast.recv is not None:
+                recv = fast.recv
                 start = None if o.navigation.upper() == "FIRST_MESSAGE" else pos
+                args = (fast.name, o.consumer_name, o.dequeue_mode, start, o.batch_size,
+                        self.agent, wrap)
                 try:
-                    rows = await self._run(o.visibility, lambda c: c.fetch(
-                        sql, name, o.consumer_name, o.dequeue_mode, start, o.batch_size,
-                        self.agent, wrap))
+                    rows = await self._run(o.visibility, lambda c: c.fetch(recv.plain, *args),
+                                           lambda c: c.fetch(recv.as_role, *args, self.role))
                 except QueueError as exc:
                     if exc.code != 24010:
                         raise
-                    self._fast.pop(queue, None)
+                    self._fast.pop((self.role, queue), None)
         if rows is None:
             rows = await self._run(
                 o.visibility,

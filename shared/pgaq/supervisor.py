@@ -12,6 +12,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .aio import TaskGroup, wait_any
@@ -81,7 +82,8 @@ class Supervisor:
 
     def __init__(self, specs: list[ServiceSpec], base_env: dict[str, str], group: TaskGroup, *,
                  clock: Clock | None = None, stop_timeout: float = 10.0,
-                 backoff: Backoff | None = None) -> None:
+                 backoff: Backoff | None = None,
+                 on_exit: Callable[[int], None] | None = None) -> None:
         self.specs = specs
         self.base_env = base_env
         self.group = group
@@ -93,6 +95,7 @@ class Supervisor:
         self.died = asyncio.Event()  # set at every child death, for observers and tests
         self._stop = asyncio.Event()
         self._never = asyncio.Event()
+        self._on_exit = on_exit  # called with the pid of every child that exited
 
     async def start(self) -> None:
         """Spawn every child in list order, each watched by a named task."""
@@ -118,6 +121,8 @@ class Supervisor:
         while not self._stop.is_set():
             proc = self.procs[spec.name]
             code = await proc.wait()
+            if self._on_exit is not None:
+                self._on_exit(proc.pid)
             if self._stop.is_set():
                 return
             delay = backoff.exited(self.clock.monotonic())

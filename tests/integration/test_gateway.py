@@ -296,7 +296,8 @@ async def test_foreign_cookie_refused(gw: tuple[str, list[str]], conn: asyncpg.C
     others = await make_agent(conn, "EVE", "pw", ("eve",))
     john, eve = Client(url, "JOHN", "secret"), Client(url, "EVE", "pw")
     try:
-        await john.post(ex.EXAMPLE_17_14.encode())
+        r = await john.post(ex.EXAMPLE_17_1.encode())  # opens a transaction: a session
+        assert r.status == 200, r.body
         cookie = next(iter(john.http.cookie_jar)).value
         r = await eve.post(ex.EXAMPLE_17_14.encode(), headers={"Cookie": f"JSESSIONID={cookie}"})
         assert r.status == 400 and r.fault is not None
@@ -623,11 +624,62 @@ async def test_tls(gw: tuple[str, list[str]], db_dsn: str, tmp_path: Any) -> Non
         c = Client(f"https://127.0.0.1:{port}/aqserv/servlet", "JOHN", "secret")
         client_ctx = ssl.create_default_context(cafile=str(cert))
         try:
-            async with c.http.post(c.url, data=ex.EXAMPLE_17_14.encode(), ssl=client_ctx,
+            # a Send without commit opens a transaction, so the session's cookie is set
+            async with c.http.post(c.url, data=ex.EXAMPLE_17_1.encode(), ssl=client_ctx,
                                    headers={"Content-Type": "text/xml", "Authorization": c.auth}) as r:
-                assert r.status == 200
+                assert r.status == 200, await r.text()
                 assert "Secure" in r.headers.get("Set-Cookie", "")
         finally:
             await c.close()
     finally:
         await runner.cleanup()
+
+
+async def test_a_burst_of_logins_verifies_the_password_once(conn: asyncpg.Connection,
+                                                            db_dsn: str) -> None:
+    """The password hash is slow on purpose: concurrent first requests share one check."""
+    from pgaq.idap.auth import Authenticator
+
+    roles = await make_agent(conn, "BURST", "pw", ("burst",))
+    calls = 0
+
+    class Counting(Authenticator):
+        async def _verify(self, user: str, password: str) -> str | None:
+            nonlocal calls
+            calls += 1
+            return await super()._verify(user, password)
+
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4)
+    try:
+        auth = Counting(pool)
+        got = await asyncio.gather(*(auth.check("burst", "pw") for _ in range(20)))
+        assert got == ["BURST"] * 20 and calls == 1
+        assert await auth.check("burst", "pw") == "BURST" and calls == 1  # cached
+        wrong = await asyncio.gather(*(auth.check("burst", "nope") for _ in range(5)))
+        assert wrong == [None] * 5 and calls == 2  # failures are shared, never cached
+        assert await auth.check("burst", "nope") is None and calls == 3
+    finally:
+        await pool.close()
+        await drop_roles(conn, roles)
+
+
+async def test_cookies_only_for_sessions_that_hold_something(gw: tuple[str, list[str]]) -> None:
+    """A request that commits leaves nothing to continue: no cookie. A transaction gets
+    one; once it ends, the response expires the cookie so the client stops sending it."""
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        async with c.http.post(c.url, data=ex.EXAMPLE_17_14.encode(),
+                               headers={"Content-Type": "text/xml", "Authorization": c.auth}) as r:
+            assert r.status == 200 and "JSESSIONID" not in r.cookies
+        r1 = await c.post(ex.EXAMPLE_17_1.encode())  # no commit: a transaction stays open
+        assert r1.status == 200, r1.body
+        assert [k.key for k in c.http.cookie_jar] == ["JSESSIONID"]
+        async with c.http.post(c.url, data=ex.EXAMPLE_17_14.encode(),
+                               headers={"Content-Type": "text/xml", "Authorization": c.auth}) as r:
+            assert r.status == 200
+            morsel = r.cookies["JSESSIONID"]
+            assert morsel.value == "" and morsel["max-age"] == "0"
+        assert list(c.http.cookie_jar) == []
+    finally:
+        await c.close()

@@ -474,3 +474,31 @@ async def test_a_dropped_grantee_does_not_break_access_checks(conn: asyncpg.Conn
         await _Session(conn).enqueue("s.q9", b"still works")
     finally:
         await conn.execute(f'DROP ROLE "{nobody}"')
+
+
+async def test_role_set_inside_the_fast_statement(conn: asyncpg.Connection, role: str,
+                                                  db_dsn: str) -> None:
+    """A session with `role` on a privileged pool runs an autocommit fast-path call as one
+    statement that sets the role itself: the role's privileges apply, the message records
+    the role as its enqueuer, and the pooled connection is back to its own user after."""
+    await make_queue(conn, "s.qa")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=1)
+    try:
+        s = Session(None, pool=pool, role=role)
+        for visibility in ("IMMEDIATE", "ON_COMMIT"):  # no transaction: both autocommit
+            with pytest.raises(PgaqError) as err:
+                await s.enqueue("s.qa", b"x", visibility=visibility)
+            assert err.value.code == 1031
+            with pytest.raises(PgaqError) as err:
+                await s.dequeue("s.qa", DequeueOptions(visibility=visibility, wait=0))
+            assert err.value.code == 1031
+        await conn.execute("CALL dbms_aqadm.grant_queue_privilege('ALL', 's.qa', $1)", role)
+        await s.enqueue("s.qa", b"one", visibility="IMMEDIATE")
+        await s.enqueue_array("s.qa", [(b"two", None), (b"three", None)], visibility="IMMEDIATE")
+        assert await conn.fetchval("SELECT array_agg(DISTINCT enq_uid) FROM s.qt") == [role]
+        got = await s.dequeue("s.qa", DequeueOptions(visibility="IMMEDIATE", batch_size=5, wait=0))
+        assert [m.payload for m in got] == [b"one", b"two", b"three"]
+        async with pool.acquire() as c:
+            assert await c.fetchval("SELECT current_user") == "postgres"
+    finally:
+        await pool.close()

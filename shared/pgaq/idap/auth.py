@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import hashlib
@@ -34,23 +35,36 @@ class Authenticator:
         self.ttl = ttl
         self.max_entries = max_entries
         self._ok: dict[bytes, tuple[float, str]] = {}
+        self._pending: dict[bytes, asyncio.Future[str | None]] = {}
 
     async def check(self, user: str, password: str) -> str | None:
-        """The agent's canonical name when the credentials are right, else None."""
+        """The agent's canonical name when the credentials are right, else None.
+
+        Concurrent checks of the same credentials share one verification: a burst of
+        requests (a client's first, or all of them when the cache entry expires) must not
+        run the slow hash once per request."""
         key = hashlib.sha256(f"{user}\x00{password}".encode()).digest()
         now = time.monotonic()
         hit = self._ok.get(key)
         if hit and hit[0] > now:
             return hit[1]
+        pending = self._pending.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(self._verify(user, password))
+            self._pending[key] = pending
+            pending.add_done_callback(lambda _f: self._pending.pop(key, None))
+        agent = await asyncio.shield(pending)
+        if agent is not None:
+            if len(self._ok) >= self.max_entries:
+                self._ok.clear()
+            self._ok[key] = (time.monotonic() + self.ttl, agent)
+        return agent
+
+    async def _verify(self, user: str, password: str) -> str | None:
         async with self.pool.acquire() as c:
             ok = await c.fetchval(load("idap_authenticate"), user, password)
             agent = await c.fetchval(load("idap_agent_name"), user) if ok else None
-        if not ok or agent is None:
-            return None
-        if len(self._ok) >= self.max_entries:
-            self._ok.clear()
-        self._ok[key] = (now + self.ttl, agent)
-        return str(agent)
+        return str(agent) if ok and agent is not None else None
 
     def forget(self) -> None:
         self._ok.clear()

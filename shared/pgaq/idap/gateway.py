@@ -220,6 +220,15 @@ class Gateway:
             s.role = role
         return engine
 
+    def _visibility(self, s: HttpSession, visibility: str, commit: bool) -> str:
+        """A request that commits and has no transaction to join is its own transaction:
+        run it as IMMEDIATE (one autocommit statement) rather than BEGIN, SET ROLE, the
+        operation and COMMIT. Hooks need the transaction, so they keep the long way."""
+        if (commit and visibility == "ON_COMMIT" and not s.in_transaction
+                and not self.settings.hooks):
+            return "IMMEDIATE"
+        return visibility
+
     async def _hooks(self, phase: str, operation: str, s: HttpSession) -> None:
         for hook in self.settings.hooks:
             await hook(phase, operation, s.agent, s.conn)
@@ -254,10 +263,10 @@ class Gateway:
                 recipient_list=recipients,
                 exception_queue=m.exception_queue,
             )))
-        transactional = req.visibility == "ON_COMMIT"
-        engine = await self._engine(s, transactional, role)
+        visibility = self._visibility(s, req.visibility, req.commit)
+        engine = await self._engine(s, visibility == "ON_COMMIT", role)
         await self._hooks("before", req.operation, s)
-        ids = await engine.enqueue_array(meta.name, batch, visibility=req.visibility,
+        ids = await engine.enqueue_array(meta.name, batch, visibility=visibility,
                                          transformation=req.transformation)
         await self._hooks("after", req.operation, s)
         if req.commit:
@@ -279,7 +288,7 @@ class Gateway:
             consumer_name=req.consumer_name,
             dequeue_mode=req.dequeue_mode,
             navigation=req.navigation_mode,
-            visibility=req.visibility,
+            visibility=self._visibility(s, req.visibility, req.commit),
             wait=wait,
             msgid=req.message_id,
             correlation=req.correlation,
@@ -287,8 +296,7 @@ class Gateway:
             batch_size=req.batch_size,
             transformation=req.transformation,
         )
-        transactional = req.visibility == "ON_COMMIT"
-        engine = await self._engine(s, transactional, role)
+        engine = await self._engine(s, opts.visibility == "ON_COMMIT", role)
         await self._hooks("before", "AQXmlReceive", s)
         waiting = wait is None or wait > 0
         if waiting:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import asyncpg
 
 from ..aio import TaskGroup, wait_any
-from ..engine import Session
+from ..engine import FastPath, Session
 from ..errors import PgaqError
 from ..listener import Listener
 
@@ -44,6 +44,12 @@ class HttpSession:
     def in_transaction(self) -> bool:
         return self.engine is not None and self.engine.in_transaction
 
+    @property
+    def holds_state(self) -> bool:
+        """Whether the session has anything a later request could continue: an open
+        transaction or dequeue positions. Sessions without are not kept (no cookie)."""
+        return self.engine is not None and (self.engine.in_transaction or self.engine.has_positions)
+
 
 class SessionStore:
     def __init__(
@@ -56,8 +62,10 @@ class SessionStore:
         max_sessions: int = 10_000,
         max_wait: float = 300.0,
         safety_poll: float = 5.0,
+        prefix: str = "",
     ) -> None:
         self.pool = pool
+        self.prefix = prefix  # names the worker process that owns a token (see owner_of)
         self.listener = listener
         self.timeout = timeout
         self.max_transactions = max_transactions
@@ -65,6 +73,7 @@ class SessionStore:
         self.max_wait = max_wait
         self.safety_poll = safety_poll
         self._sessions: dict[str, HttpSession] = {}
+        self._fast_cache: dict[tuple[str | None, str], FastPath] = {}  # shared by all sessions
         self._open = 0
         self._stop = asyncio.Event()
         self._tasks: TaskGroup | None = None
@@ -100,12 +109,43 @@ class SessionStore:
                 if not secrets.compare_digest(s.agent, agent):
                     raise SessionError("the session belongs to another agent", 25400)
                 s.last_used = now
+                # least recently used last: eviction takes from the front
+                self._sessions[token] = self._sessions.pop(token)
                 return s
         if len(self._sessions) >= self.max_sessions:
-            raise SessionError("too many HTTP sessions; retry later", 25401)
-        s = HttpSession(token=secrets.token_urlsafe(32), agent=agent)
+            self._evict()
+        s = HttpSession(token=self.prefix + secrets.token_urlsafe(32), agent=agent)
         self._sessions[s.token] = s
         return s
+
+    def _evict(self) -> None:
+        """Make room by dropping the least recently used sessions that hold no transaction
+        (their positions are all they lose); a store full of transactions refuses."""
+        excess = len(self._sessions) - self.max_sessions + 1
+        for token, s in list(self._sessions.items()):
+            if excess <= 0:
+                return
+            if not s.in_transaction and not s.lock.locked():
+                s.closed = True
+                del self._sessions[token]
+                excess -= 1
+        if excess > 0:
+            raise SessionError("too many HTTP sessions; retry later", 25401)
+
+    def keep(self, s: HttpSession) -> bool:
+        """After a request: keep the session if it holds state, else forget it. True when
+        kept (the response then carries the cookie)."""
+        if s.holds_state or s.lock.locked():
+            return True
+        if self._sessions.get(s.token) is s:
+            del self._sessions[s.token]
+        return False
+
+    @staticmethod
+    def owner_of(token: str) -> str:
+        """The prefix of the worker that issued `token` ("" for a single process)."""
+        head, dot, _ = token.partition(".")
+        return head + dot if dot else ""
 
     async def engine_for(self, s: HttpSession, *, transactional: bool,
                          role: str | None = None) -> Session:
@@ -115,6 +155,7 @@ class SessionStore:
                 None,  # bound to a connection when a transaction starts
                 pool=self.pool, listener=self.listener, agent=s.agent,
                 max_wait=self.max_wait, safety_poll=self.safety_poll,
+                fast_cache=self._fast_cache,
             )
         if transactional and not s.engine.in_transaction:
             if self._open >= self.max_transactions:

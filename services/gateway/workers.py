@@ -1,0 +1,128 @@
+"""Several gateway worker processes on one port, and the hop that keeps a session's
+requests on the worker holding its transaction.
+
+One Python process saturates one core well before PostgreSQL does, so the gateway runs
+N workers (SO_REUSEPORT spreads connections between them). A transactional session lives
+in one worker, on a database connection that worker holds: its cookie names the worker
+(`w2.<random>`), and a request carrying it that lands elsewhere is passed on over the
+owner's private Unix socket. Prometheus metrics are shared through prometheus_client's
+multiprocess directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import logging
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+from pgaq.aio import TaskGroup
+from pgaq.supervisor import ServiceSpec, Supervisor
+
+log = logging.getLogger("pgaq.gateway.workers")
+FORWARDED = "X-Pgaq-Forwarded"
+_PASS_HEADERS = ("Authorization", "Content-Type", "Cookie", "SOAPAction", "SOAPMethodName")
+
+
+def socket_path(run_dir: str, prefix: str) -> str:
+    return str(Path(run_dir) / f"{prefix.rstrip('.')}.sock")
+
+
+class Forwarder:
+    """Passes a request to the worker that owns its session, over that worker's socket."""
+
+    def __init__(self, run_dir: str) -> None:
+        self.run_dir = run_dir
+        self._clients: dict[str, aiohttp.ClientSession] = {}
+
+    def _client(self, owner: str) -> aiohttp.ClientSession:
+        client = self._clients.get(owner)
+        if client is None or client.closed:
+            client = aiohttp.ClientSession(
+                connector=aiohttp.UnixConnector(path=socket_path(self.run_dir, owner)),
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=5),
+                cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False)
+            self._clients[owner] = client
+        return client
+
+    async def forward(self, owner: str, request: web.Request, body: bytes) -> web.Response | None:
+        """The owner's response, or None when the owner is gone (a crash or restart took
+        the session's transaction with it): the caller then serves it as a new session."""
+        headers = {h: request.headers[h] for h in _PASS_HEADERS if h in request.headers}
+        headers[FORWARDED] = "1"
+        try:
+            async with self._client(owner).post(f"http://worker{request.path_qs}", data=body,
+                                                headers=headers) as r:
+                payload = await r.read()
+                resp = web.Response(body=payload, status=r.status)
+                for name in ("Content-Type", "WWW-Authenticate"):
+                    if name in r.headers:
+                        resp.headers[name] = r.headers[name]
+                for value in r.headers.getall("Set-Cookie", []):
+                    resp.headers.add("Set-Cookie", value)
+                return resp
+        except (aiohttp.ClientConnectionError, OSError) as exc:
+            log.warning("worker %s unreachable (%r); serving the request here", owner, exc)
+            return None
+
+    async def close(self) -> None:
+        for client in self._clients.values():
+            await client.close()
+
+
+def die_with_parent(parent: int) -> None:
+    """A worker must not outlive its group (a SIGKILLed parent would leave it serving the
+    port): the kernel sends SIGTERM when the parent goes."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+async def run_group(workers: int, stop_timeout: float) -> None:
+    """The parent of `workers` gateway processes: starts, restarts and stops them."""
+    run_dir = tempfile.mkdtemp(prefix="pgaq-gateway-")
+    metrics_dir = Path(run_dir) / "metrics"
+    metrics_dir.mkdir()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    specs = [
+        ServiceSpec(f"gateway-w{i}", "pgaq_services.gateway", env={
+            "PGAQ_GATEWAY_WORKER": str(i), "PGAQ_GATEWAY_WORKERS": str(workers),
+            "PGAQ_GATEWAY_RUN_DIR": run_dir, "PGAQ_GATEWAY_PARENT": str(os.getpid()),
+            "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir)})
+        for i in range(workers)
+    ]
+
+    def exited(pid: int) -> None:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid, str(metrics_dir))  # type: ignore[no-untyped-call]
+
+    group = TaskGroup("gateway-workers")
+    supervisor = Supervisor(specs, {}, group, stop_timeout=stop_timeout, on_exit=exited)
+    try:
+        await supervisor.start()
+        log.info("gateway: %d worker processes", workers)
+        done: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
+        waiters: list[asyncio.Future[Any]] = [done, group.failed]
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        done.cancel()
+        await supervisor.stop()
+        if group.failed.done():
+            sys.exit(1)
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)

@@ -1,0 +1,155 @@
+"""The gateway as several worker processes on one port: a session's requests reach the
+worker holding its transaction whichever worker accepts the connection; metrics add up
+over the workers; the workers do not outlive their parent."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+
+import aiohttp
+import asyncpg
+import pytest
+from pgaq.embedded import free_port
+
+SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
+AQ = "http://ns.oracle.com/AQ/schemas/access"
+AUTH = "Basic " + base64.b64encode(b"WORKERS:pw").decode()
+
+
+def doc(body: str) -> bytes:
+    return f'<Envelope xmlns="{SOAP}"><Body>{body}</Body></Envelope>'.encode()
+
+
+def send(i: int, commit: bool) -> bytes:
+    return doc(f'<AQXmlSend xmlns="{AQ}"><producer_options><destination>wk.q</destination>'
+               f"</producer_options><message_set><message><message_number>1</message_number>"
+               f"<message_header><correlation>m{i}</correlation><sender_id/></message_header>"
+               f"<message_payload><RAW>0A0B</RAW></message_payload></message></message_set>"
+               f"{'<AQXmlCommit/>' if commit else ''}</AQXmlSend>")
+
+
+COMMIT = doc(f'<AQXmlCommit xmlns="{AQ}"/>')
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (an orphan's zombie waits for init to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+async def children_of(pid: int) -> list[int]:
+    out = await asyncio.create_subprocess_exec("pgrep", "-P", str(pid), stdout=asyncio.subprocess.PIPE)
+    return [int(p) for p in (await out.communicate())[0].split()]
+
+
+@pytest.fixture
+async def gateway(db_dsn: str) -> AsyncIterator[tuple[str, asyncio.subprocess.Process]]:
+    c = await asyncpg.connect(db_dsn)
+    try:
+        await c.execute("""
+            CREATE SCHEMA wk;
+            CALL dbms_aqadm.create_queue_table('wk.qt', 'RAW');
+            CALL dbms_aqadm.create_queue('wk.q', 'wk.qt'); CALL dbms_aqadm.start_queue('wk.q');
+            CALL dbms_aqadm.create_aq_agent(agent_name => 'WORKERS', enable_http => true, password => 'pw');
+            CALL dbms_aqadm.enable_db_access(agent_name => 'WORKERS', db_username => 'postgres');
+        """)
+    finally:
+        await c.close()
+    port = free_port()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "pgaq_services.gateway",
+        env={**os.environ, "PGAQ_DSN": db_dsn, "PGAQ_PORT": str(port), "PGAQ_GATEWAY_WORKERS": "2",
+             "PGAQ_LOG_LEVEL": "WARNING"})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        async with aiohttp.ClientSession() as http:
+            for _ in range(600):
+                try:
+                    async with http.get(f"{base}/health") as r:
+                        if r.status == 200 and len(await children_of(proc.pid)) == 2:
+                            break
+                except aiohttp.ClientError:
+                    pass
+                await asyncio.sleep(0.05)
+            else:
+                raise AssertionError("the gateway workers did not start")
+        yield base, proc
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(proc.wait(), 30) == 0
+
+
+async def post(base: str, body: bytes, cookie: str | None = None) -> tuple[int, str | None, bytes]:
+    """One request on a fresh TCP connection, so the kernel picks the worker each time."""
+    headers = {"Content-Type": "text/xml", "Authorization": AUTH}
+    if cookie:
+        headers["Cookie"] = f"JSESSIONID={cookie}"
+    conn = aiohttp.TCPConnector(force_close=True)
+    async with aiohttp.ClientSession(connector=conn, cookie_jar=aiohttp.DummyCookieJar()) as http:
+        async with http.post(f"{base}/aqserv/servlet", data=body, headers=headers) as r:
+            got = r.cookies.get("JSESSIONID")
+            return r.status, got.value if got is not None else None, await r.read()
+
+
+async def test_a_session_spans_workers(gateway: tuple[str, asyncio.subprocess.Process],
+                                       db_dsn: str) -> None:
+    base, _ = gateway
+    status, cookie, body = await post(base, send(0, commit=False))
+    assert status == 200 and cookie and cookie.startswith("w"), body
+    for i in range(1, 13):  # 12 fresh connections: both workers take some (p = 1 - 2^-12)
+        status, again, body = await post(base, send(i, commit=False), cookie)
+        assert status == 200, body
+        assert again in (None, cookie)  # the same session, never a new one
+    c = await asyncpg.connect(db_dsn)
+    try:
+        # one transaction, still open: nothing visible yet
+        assert await c.fetchval("SELECT count(*) FROM wk.qt") == 0
+        status, after, body = await post(base, COMMIT, cookie)
+        assert status == 200, body
+        corr = await c.fetch("SELECT corrid FROM wk.qt ORDER BY enq_seq")
+        assert [r["corrid"] for r in corr] == [f"m{i}" for i in range(13)]
+    finally:
+        await c.close()
+    # the session ended with its transaction: the cookie is expired, not renewed
+    assert after == ""
+    # one-shot requests (commit inside) open no session and set no cookie
+    status, none, body = await post(base, send(99, commit=True))
+    assert status == 200 and none is None, body
+
+
+async def test_metrics_add_up_over_workers(gateway: tuple[str, asyncio.subprocess.Process]) -> None:
+    base, _ = gateway
+    for i in range(10):
+        status, _, body = await post(base, send(i, commit=True))
+        assert status == 200, body
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{base}/metrics") as r:
+            text = await r.text()
+    lines = [ln for ln in text.splitlines()
+             if ln.startswith("pgaq_gateway_requests_total{") and 'operation="AQXmlSend"' in ln
+             and 'outcome="ok"' in ln]
+    assert lines and sum(float(ln.rsplit(" ", 1)[1]) for ln in lines) == 10, text
+
+
+async def test_workers_die_with_their_parent(gateway: tuple[str, asyncio.subprocess.Process]) -> None:
+    _, proc = gateway
+    workers = await children_of(proc.pid)
+    assert len(workers) == 2
+    proc.kill()
+    await proc.wait()
+    for _ in range(600):
+        alive = [w for w in workers if _running(w)]
+        if not alive:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError(f"workers {alive} outlived the gateway's parent")

@@ -1,0 +1,45 @@
+"""The gateway's session store: bounded by evicting idle sessions, tokens naming their worker."""
+
+from __future__ import annotations
+
+import pytest
+from pgaq.idap.sessions import SessionError, SessionStore
+
+
+def store(**kw: object) -> SessionStore:
+    return SessionStore(None, None, **kw)  # type: ignore[arg-type]  # no database needed here
+
+
+def test_least_recently_used_idle_session_makes_room() -> None:
+    s = store(max_sessions=3)
+    a, b, c = (s.get(None, "A") for _ in range(3))
+    assert s.get(a.token, "A") is a  # a used again: b is now the oldest
+    d = s.get(None, "A")
+    assert s.sessions == 3 and b.closed and not a.closed and not c.closed
+    assert s.get(b.token, "A") is not b  # an evicted token starts afresh
+    assert not d.closed
+
+
+async def test_a_store_full_of_busy_sessions_refuses() -> None:
+    s = store(max_sessions=2)
+    busy = [s.get(None, "A") for _ in range(2)]
+    for x in busy:
+        await x.lock.acquire()
+    with pytest.raises(SessionError) as err:
+        s.get(None, "A")
+    assert err.value.code == 25401
+
+
+def test_tokens_name_their_worker_and_other_agents_are_refused() -> None:
+    s = store(prefix="w1.")
+    t = s.get(None, "A").token
+    assert t.startswith("w1.") and SessionStore.owner_of(t) == "w1."
+    assert SessionStore.owner_of("plain-token") == ""
+    with pytest.raises(SessionError):
+        s.get(t, "B")
+
+
+def test_a_session_holding_nothing_is_not_kept() -> None:
+    s = store()
+    x = s.get(None, "A")
+    assert not s.keep(x) and s.sessions == 0
