@@ -25,6 +25,7 @@ from pgaq.idap.auth import Authenticator, parse_basic
 from pgaq.idap.gateway import Fault, Gateway, GatewaySettings, Hook
 from pgaq.idap.sessions import SessionError, SessionStore
 from pgaq.listener import Listener
+from pgaq.logs import setup_logging
 from pgaq.web import db_health
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -355,8 +356,7 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    logging.basicConfig(level=os.environ.get("PGAQ_LOG_LEVEL", "INFO"),
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    setup_logging()
     settings = Settings.from_env()
     if settings.workers > 1 and settings.worker is None:
         asyncio.run(run_group(settings.workers, settings.shutdown_timeout + 5))

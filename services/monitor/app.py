@@ -11,6 +11,7 @@ from typing import Any
 import asyncpg
 from pgaq.aio import TaskGroup
 from pgaq.listener import Listener
+from pgaq.logs import setup_logging
 from pgaq.monitor import Monitor, MonitorSettings
 
 log = logging.getLogger("pgaq.monitor")
@@ -49,8 +50,7 @@ async def run(dsn: str, settings: MonitorSettings, stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    logging.basicConfig(level=os.environ.get("PGAQ_LOG_LEVEL", "INFO"),
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    setup_logging()
     dsn, settings = settings_from_env()
 
     async def go() -> None:

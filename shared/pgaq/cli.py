@@ -58,6 +58,7 @@ class Service:
 SERVICES: tuple[Service, ...] = (
     Service("core", port_env="PGAQ_CORE_PORT", port_offset=1),
     Service("monitor"),
+    Service("notifier"),
     Service("gateway", port_env="PGAQ_PORT", port_offset=0),
 )
 

@@ -26,7 +26,7 @@ BEGIN
            t.sort_list || CASE WHEN t.message_grouping = 'TRANSACTIONAL' THEN '+G' ELSE '' END,
            ('aq$_' || t.table_name || '_r')::name, ('aq$_' || t.table_name || '_e')::name)::aq.queue_info;
   outp := aq.payload_output_expr(q, NULL::aq.transformations, 'm');
-  enq_checks := format($c$SELECT q.id, q.queue_type, q.enqueue_enabled INTO qrow
+  enq_checks := format($c$SELECT q.id, q.queue_type, q.enqueue_enabled, q.notify INTO qrow
         FROM aq.queues q WHERE q.queue_table_id = %1$s AND q.queue_name = p_queue;
         IF NOT FOUND THEN
           PERFORM aq.err(24010, format('QUEUE %%s.%%s does not exist', %2$L, p_queue), '42704');
@@ -72,6 +72,7 @@ BEGIN
         END IF;
         %7$s
         %6$s
+        IF qrow.notify THEN PERFORM aq.notify_enqueued(qrow.id, ids); END IF;
         IF any_ready THEN PERFORM aq.wake(qrow.id); END IF;
         IF any_wait THEN PERFORM pg_notify('aq_time', ''); END IF;
         RETURN ids;
@@ -192,6 +193,9 @@ BEGIN
                 nextval('aq.enq_seq'), now_ts, current_user, p_agent, pg_current_xact_id()::text,
                 pg_current_xact_id()::text::bigint, %8$s);
         %9$s
+        IF qrow.notify THEN
+          PERFORM aq.notify_enqueued(qrow.id, ARRAY[id]);
+        END IF;
         IF d > 0 THEN
           PERFORM pg_notify('aq_time', '');
         ELSE

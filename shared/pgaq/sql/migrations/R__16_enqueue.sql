@@ -300,6 +300,9 @@ BEGIN
     END IF;
   END IF;
 
+  IF (SELECT x.notify FROM aq.queues x WHERE x.id = q.queue_id) THEN
+    PERFORM aq.notify_enqueued(q.queue_id, ids);  -- the outbox, in this transaction
+  END IF;
   IF any_ready THEN
     PERFORM aq.wake(q.queue_id);
   END IF;

@@ -91,34 +91,4 @@ BEGIN
   END IF;
 END $$;
 
--- AQXmlRegister: the registration the notifier serves. The caller must be allowed to
--- dequeue from the queue; consumer names only on multi-consumer queues.
-CREATE OR REPLACE FUNCTION aq.register(p_queue text, p_consumer text, p_url text,
-                                       p_agent text DEFAULT NULL, p_presentation text DEFAULT 'XML',
-                                       p_lookup text DEFAULT 'DATABASE')
-RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-  q aq.queue_info := aq.resolve_destination(p_queue, p_lookup);
-  consumer text := aq.agent_name(p_consumer);
-  url text := btrim(coalesce(p_url, ''));
-  id bigint;
-BEGIN
-  PERFORM aq.check_access(q, 'DEQUEUE');
-  IF consumer IS NOT NULL AND NOT q.multiple_consumers THEN
-    PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: consumer_name not allowed',
-                                 q.schema_name, q.queue_name), '22023');
-  END IF;
-  IF consumer IS NULL AND q.multiple_consumers THEN
-    PERFORM aq.err(25231, format('registration on multi-consumer queue %s.%s needs a consumer_name',
-                                 q.schema_name, q.queue_name), '22023');
-  END IF;
-  IF length(url) > 2000 OR url !~* '^(https?://[^\s/?#]+[^\s]*|mailto:(//)?[^@\s]+@[^@\s]+|plsql://[A-Za-z_][A-Za-z0-9_$#]*(\.[A-Za-z_][A-Za-z0-9_$#]*)?)$' THEN
-    PERFORM aq.err(24940, format('invalid notify_url %s: use http://, https://, mailto: or plsql://schema.procedure',
-                                 quote_literal(left(url, 100))), '22023');
-  END IF;
-  INSERT INTO aq.registrations (queue_id, consumer_name, notify_url, presentation, agent_name)
-  VALUES (q.queue_id, coalesce(consumer, ''), url, upper(coalesce(p_presentation, 'XML')), p_agent)
-  ON CONFLICT (queue_id, consumer_name, notify_url) DO UPDATE SET agent_name = EXCLUDED.agent_name
-  RETURNING registrations.id INTO id;
-  RETURN id;
-END $$;
+-- AQXmlRegister: aq.register lives with the notifications (R__60_notifications.sql).

@@ -1,0 +1,1 @@
+"""Notification delivery: the outbox the enqueue writes, delivered by the notifier service."""

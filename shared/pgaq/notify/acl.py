@@ -1,0 +1,99 @@
+"""Where http(s) notifications may go: the operator's allow/deny list (aq.notification_hosts).
+
+Registration checks the URL's host in SQL (aq.notification_host_allowed); delivery checks
+again with the list as it is now, and also every address the host name resolves to, so a
+name cannot be pointed at a denied network after it was registered.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.resolver import DefaultResolver
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _ip(text: str) -> Address | None:
+    try:
+        return ipaddress.ip_address(text.strip("[]"))
+    except ValueError:
+        return None
+
+
+def _net(pattern: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    try:
+        return ipaddress.ip_network(pattern, strict=False)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class HostRules:
+    entries: tuple[tuple[str, bool], ...] = ()  # (pattern, allow)
+
+    @staticmethod
+    def _name_match(pattern: str, name: str) -> bool:
+        if pattern == name:
+            return True
+        return pattern.startswith("*.") and name.endswith(pattern[1:])
+
+    @staticmethod
+    def _ip_match(pattern: str, ip: Address | None) -> bool:
+        net = _net(pattern)
+        return ip is not None and net is not None and ip.version == net.version and ip in net
+
+    def _verdicts(self, name: str, ip: Address | None) -> list[bool]:
+        return [allow for pattern, allow in self.entries
+                if self._name_match(pattern, name) or self._ip_match(pattern, ip)]
+
+    def host_allowed(self, host: str) -> bool:
+        """As aq.notification_host_allowed: an allow entry matches and no deny entry does."""
+        name = host.lower().strip("[]")
+        verdicts = self._verdicts(name, _ip(name))
+        return any(verdicts) and all(verdicts)
+
+    def address_allowed(self, host: str, address: str) -> bool:
+        """A resolved address of an allowed host: refused when a deny entry covers it, and,
+        unless the host was allowed by name, it must itself be covered by an allow entry."""
+        ip = _ip(address)
+        if ip is None:
+            return False
+        on_ip = [allow for pattern, allow in self.entries if self._ip_match(pattern, ip)]
+        if not all(on_ip):
+            return False
+        name = host.lower().strip("[]")
+        by_name = [allow for pattern, allow in self.entries if self._name_match(pattern, name)]
+        return (any(by_name) and all(by_name)) or (any(on_ip) and all(on_ip))
+
+
+class GuardedResolver(AbstractResolver):
+    """Resolves as usual, then drops the addresses the rules do not allow; none left is a
+    connection error the delivery reports."""
+
+    def __init__(self, rules: Callable[[], HostRules], inner: AbstractResolver | None = None) -> None:
+        self._rules = rules
+        self._inner = inner or DefaultResolver()
+
+    async def resolve(self, host: str, port: int = 0,
+                      family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
+        rules = self._rules()
+        if not rules.host_allowed(host):
+            raise OSError(f"notifications may not go to {host} (aq.notification_hosts)")
+        found = await self._inner.resolve(host, port, family)
+        kept = [r for r in found if rules.address_allowed(host, r["host"])]
+        if not kept:
+            raise OSError(f"{host} resolves only to addresses notifications may not go to")
+        return kept
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+def rules_from_rows(rows: list[Any]) -> HostRules:
+    return HostRules(tuple((str(r["pattern"]), bool(r["allow"])) for r in rows))

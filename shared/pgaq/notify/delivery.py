@@ -1,0 +1,167 @@
+"""Delivering one notification: HTTP POST, e-mail through SMTP, or a PostgreSQL procedure.
+
+Each sender raises DeliveryError on failure; `permanent` failures (a 4xx answer, a
+refused recipient, a host the operator does not allow) are not retried.
+"""
+
+from __future__ import annotations
+
+import ssl
+import time
+from collections.abc import Callable
+from email.message import EmailMessage
+from email.utils import formatdate
+
+import aiohttp
+import aiosmtplib
+import asyncpg
+
+from ..queries import load
+from .acl import GuardedResolver, HostRules
+from .document import notification_xml
+from .model import Notification
+from .settings import NotifierSettings
+
+ID_HEADER = "X-Pgaq-Notification-Id"
+
+
+class DeliveryError(Exception):
+    def __init__(self, message: str, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
+def _headers(n: Notification) -> dict[str, str]:
+    return {ID_HEADER: str(n.id), "X-Pgaq-Notification-Event": n.event,
+            "X-Pgaq-Attempt": str(n.attempts), "X-Pgaq-Subscription": n.reg_name}
+
+
+class HttpSender:
+    """POSTs AQXmlNotification (or, for RAW presentation, the payload itself)."""
+
+    def __init__(self, settings: NotifierSettings, rules: Callable[[], HostRules],
+                 ssl_context: ssl.SSLContext | None = None) -> None:
+        self.settings = settings
+        self._rules = rules
+        self._ssl = ssl_context
+        self._http: aiohttp.ClientSession | None = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._http is None:
+            connector = aiohttp.TCPConnector(resolver=GuardedResolver(self._rules),
+                                             limit=0, limit_per_host=self.settings.per_destination,
+                                             ssl=self._ssl if self._ssl is not None else True)
+            self._http = aiohttp.ClientSession(
+                connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
+                timeout=aiohttp.ClientTimeout(total=self.settings.http_timeout),
+                headers={"User-Agent": "pgaq-notifier"})
+        return self._http
+
+    async def send(self, n: Notification) -> None:
+        headers = _headers(n)
+        if n.presentation == "RAW":
+            body = n.payload or b""
+            headers["Content-Type"] = "application/octet-stream"
+            if n.msgid is not None:
+                headers["X-Pgaq-Message-Id"] = n.msgid.hex().upper()
+        else:
+            body = notification_xml(n)
+            headers["Content-Type"] = "text/xml; charset=utf-8"
+        try:
+            async with self._client().post(n.url, data=body, headers=headers,
+                                           allow_redirects=False) as r:
+                await r.read()
+                if 200 <= r.status < 300:
+                    return
+                retry = r.status >= 500 or r.status in (408, 425, 429)
+                raise DeliveryError(f"HTTP {r.status} {r.reason or ''}".strip(), permanent=not retry)
+        except DeliveryError:
+            raise
+        except TimeoutError as exc:
+            raise DeliveryError(f"no answer within {self.settings.http_timeout:g} s") from exc
+        except (aiohttp.ClientError, OSError) as exc:
+            permanent = "may not go to" in str(exc)
+            raise DeliveryError(f"{type(exc).__name__}: {exc}", permanent=permanent) from exc
+
+    async def close(self) -> None:
+        if self._http is not None:
+            await self._http.close()
+
+
+class MailSender:
+    """E-mails AQXmlNotification through DBMS_AQELM's SMTP server."""
+
+    def __init__(self, settings: NotifierSettings, pool: asyncpg.Pool) -> None:
+        self.settings = settings
+        self.pool = pool
+        self._cached: tuple[float, asyncpg.Record | None] = (0.0, None)
+
+    async def _smtp(self) -> asyncpg.Record | None:
+        at, row = self._cached
+        if time.monotonic() - at > 5.0:
+            async with self.pool.acquire() as c:
+                row = await c.fetchrow(load("notify_mail_settings"))
+            self._cached = (time.monotonic(), row)
+        return row
+
+    async def send(self, n: Notification) -> None:
+        smtp = await self._smtp()
+        if smtp is None or not smtp["mailhost"]:
+            raise DeliveryError("no mail host: CALL dbms_aqelm.set_mailhost(...)")
+        to = n.url.split(":", 1)[1].lstrip("/")
+        msg = EmailMessage()
+        msg["From"] = smtp["sendfrom"] or "aq@localhost"
+        msg["To"] = to
+        msg["Subject"] = f"Oracle Streams AQ notification: {n.reg_name}"
+        msg["Date"] = formatdate(localtime=False)
+        msg["Message-ID"] = f"<{n.id}@pgaq>"  # stable: receivers drop duplicates by it
+        for k, v in _headers(n).items():
+            msg[k] = v
+        msg.set_content(notification_xml(n).decode("utf-8"), subtype="xml")
+        try:
+            await aiosmtplib.send(
+                msg, hostname=smtp["mailhost"], port=smtp["mailport"],
+                start_tls=self.settings.smtp_starttls, username=self.settings.smtp_user,
+                password=self.settings.smtp_password, timeout=self.settings.smtp_timeout)
+        except aiosmtplib.SMTPRecipientsRefused as exc:
+            codes = [r.code for r in exc.recipients]
+            raise DeliveryError(f"recipient refused: {exc}",
+                                permanent=all(c >= 500 for c in codes)) from exc
+        except aiosmtplib.SMTPResponseException as exc:
+            raise DeliveryError(f"SMTP {exc.code}: {exc.message}", permanent=exc.code >= 500
+                                and exc.code not in (554,)) from exc
+        except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
+            raise DeliveryError(f"{type(exc).__name__}: {exc}") from exc
+
+
+class PlsqlSender:
+    """Calls the registration's procedure as the registration's owner, and records the
+    delivery in the same transaction: a procedure's work and its notification's state
+    commit together, so a plsql notification runs exactly once."""
+
+    def __init__(self, settings: NotifierSettings, pool: asyncpg.Pool, claimer: str) -> None:
+        self.settings = settings
+        self.pool = pool
+        self.claimer = claimer
+
+    async def send(self, n: Notification, now: Callable[[], object]) -> None:
+        try:
+            async with self.pool.acquire() as c:
+                args = await c.fetchrow(load("notify_plsql_call"), n.id)
+                if args is None:
+                    raise DeliveryError("the notification is gone", permanent=True)
+                async with c.transaction():
+                    ms = int(self.settings.plsql_timeout * 1000)
+                    await c.execute(load("notify_plsql_timeout"), str(ms))
+                    await c.execute(load("engine_set_role"), n.owner)
+                    await c.execute(args["call_sql"], args["context"], args["reginfo"], args["descr"],
+                                    args["payload"], args["payloadl"])
+                    await c.execute(load("engine_set_role"), "none")
+                    await c.execute(load("notify_plsql_delivered"), n.id, self.claimer, now())
+        except DeliveryError:
+            raise
+        except asyncpg.PostgresError as exc:
+            msg = str(exc).split("\n")[0]
+            raise DeliveryError(f"{type(exc).__name__}: {msg}") from exc
+        except (TimeoutError, OSError, asyncpg.InterfaceError) as exc:
+            raise DeliveryError(f"{type(exc).__name__}: {exc}") from exc

@@ -1,0 +1,50 @@
+"""The notifier's settings, from the environment (PGAQ_NOTIFY_*, PGAQ_SMTP_*)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class NotifierSettings:
+    max_attempts: int = 10  # then the notification is FAILED, with its last error
+    backoff_base: float = 1.0  # seconds before the 2nd attempt; doubles each time
+    backoff_max: float = 600.0
+    http_timeout: float = 10.0  # per attempt: connect, send, answer
+    smtp_timeout: float = 30.0
+    plsql_timeout: float = 30.0
+    per_destination: int = 8  # concurrent deliveries to one host:port, the SMTP server, a procedure
+    batch: int = 200  # notifications claimed at a time
+    safety_poll: float = 5.0  # a poll in case a NOTIFY was missed
+    keep_finished: float = 7 * 86400.0  # delivered and failed rows stay visible this long
+    smtp_starttls: bool = False
+    smtp_user: str | None = None
+    smtp_password: str | None = None
+    name: str = "notifier"
+
+    @property
+    def lease(self) -> float:
+        """How long a claim holds: longer than any delivery may take, so only a dead
+        notifier's claims are taken over."""
+        return 3 * max(self.http_timeout, self.smtp_timeout, self.plsql_timeout) + 30.0
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> NotifierSettings:
+        e = dict(os.environ if env is None else env)
+        return cls(
+            max_attempts=int(e.get("PGAQ_NOTIFY_MAX_ATTEMPTS", "10")),
+            backoff_base=float(e.get("PGAQ_NOTIFY_BACKOFF_BASE", "1")),
+            backoff_max=float(e.get("PGAQ_NOTIFY_BACKOFF_MAX", "600")),
+            http_timeout=float(e.get("PGAQ_NOTIFY_HTTP_TIMEOUT", "10")),
+            smtp_timeout=float(e.get("PGAQ_NOTIFY_SMTP_TIMEOUT", "30")),
+            plsql_timeout=float(e.get("PGAQ_NOTIFY_PLSQL_TIMEOUT", "30")),
+            per_destination=int(e.get("PGAQ_NOTIFY_PER_DESTINATION", "8")),
+            batch=int(e.get("PGAQ_NOTIFY_BATCH", "200")),
+            safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
+            keep_finished=float(e.get("PGAQ_NOTIFY_KEEP", str(7 * 86400))),
+            smtp_starttls=e.get("PGAQ_SMTP_STARTTLS", "0").lower() in ("1", "true", "yes"),
+            smtp_user=e.get("PGAQ_SMTP_USER") or None,
+            smtp_password=e.get("PGAQ_SMTP_PASSWORD") or None,
+            name=e.get("PGAQ_NOTIFIER_NAME") or f"notifier-{os.uname().nodename}-{os.getpid()}",
+        )

@@ -1,0 +1,495 @@
+-- Notifications: registrations (AQXmlRegister, dbms_aq.register), the outbox rows the
+-- enqueue's transaction writes (aq.notify_enqueued), registration timeouts, DBMS_AQELM's
+-- mail settings and the operator's list of hosts http(s) notifications may reach.
+-- The notifier service (pgaq.notify) delivers the outbox.
+
+-- ---------------------------------------------------------------------------------------
+-- Oracle's constructors and constants
+
+CREATE OR REPLACE FUNCTION sys.aq$_reg_info(name text, namespace integer, callback text,
+                                            context bytea DEFAULT NULL, qosflags integer DEFAULT 0,
+                                            timeout integer DEFAULT 0)
+RETURNS sys.aq$_reg_info LANGUAGE sql IMMUTABLE AS $$
+  SELECT ROW(name, namespace, callback, context, qosflags, timeout)::sys.aq$_reg_info
+$$;
+
+CREATE OR REPLACE FUNCTION sys.aq$_reg_info_list(VARIADIC regs sys.aq$_reg_info[])
+RETURNS sys.aq$_reg_info[] LANGUAGE sql IMMUTABLE AS $$ SELECT regs $$;
+
+CREATE OR REPLACE FUNCTION dbms_aq.namespace_aq() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 0';
+CREATE OR REPLACE FUNCTION dbms_aq.namespace_anonymous() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 1';
+CREATE OR REPLACE FUNCTION dbms_aq.ntfn_qos_reliable() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 1';
+CREATE OR REPLACE FUNCTION dbms_aq.ntfn_qos_payload() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 2';
+CREATE OR REPLACE FUNCTION dbms_aq.ntfn_qos_purge_ntfn() RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT 4';
+
+-- ---------------------------------------------------------------------------------------
+-- notify_url: http(s)://host[:port]/path, mailto:[//]address, plsql://schema.procedure
+-- (Oracle's `?PR=0|1` suffix picks RAW or XML presentation for plsql).
+
+CREATE OR REPLACE FUNCTION aq.parse_notify_url(p_url text, OUT scheme text, OUT host text,
+                                               OUT port integer, OUT target text,
+                                               OUT presentation text, OUT dest_key text)
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  url text := btrim(coalesce(p_url, ''));
+  m text[];
+BEGIN
+  IF length(url) > 2000 THEN
+    PERFORM aq.err(24940, 'invalid notify_url: longer than 2000 characters', '22023');
+  END IF;
+  m := regexp_match(url, '^(https?)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?)(:([0-9]{1,5}))?([/?#][^\s]*)?$');
+  IF m IS NOT NULL THEN
+    scheme := lower(m[1]);
+    host := lower(btrim(m[2], '[]'));
+    port := coalesce(m[5]::integer, CASE scheme WHEN 'https' THEN 443 ELSE 80 END);
+    IF port < 1 OR port > 65535 THEN
+      PERFORM aq.err(24940, format('invalid notify_url %s: port out of range', quote_literal(left(url, 100))), '22023');
+    END IF;
+    target := url;
+    presentation := 'XML';
+    dest_key := format('%s://%s:%s', scheme, host, port);
+    RETURN;
+  END IF;
+  m := regexp_match(url, '^mailto:(//)?([A-Za-z0-9.!#$%&''*+/=?^_`{|}~-]+@[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?)$', 'i');
+  IF m IS NOT NULL THEN
+    scheme := 'mailto';
+    target := m[2];
+    presentation := 'XML';
+    dest_key := 'mailto';
+    RETURN;
+  END IF;
+  m := regexp_match(url, '^plsql://([A-Za-z_][A-Za-z0-9_$#]*)\.([A-Za-z_][A-Za-z0-9_$#]*)(\?PR=([01]))?$', 'i');
+  IF m IS NOT NULL THEN
+    scheme := 'plsql';
+    -- unquoted names, as PostgreSQL folds them
+    target := lower(m[1]) || '.' || lower(m[2]);
+    presentation := CASE m[4] WHEN '0' THEN 'RAW' ELSE 'XML' END;
+    dest_key := 'plsql://' || target;
+    RETURN;
+  END IF;
+  PERFORM aq.err(24940, format('invalid notify_url %s: use http://host[:port]/path, https://..., '
+                               'mailto:address or plsql://schema.procedure', quote_literal(left(url, 100))), '22023');
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.notify_dest_key(p_url text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT (aq.parse_notify_url(p_url)).dest_key $$;
+
+-- Whether http(s) notifications may go to `host` (a name or an IP address): some allow
+-- entry matches and no deny entry does. Patterns: `name`, `*.domain`, `ip`, `cidr`.
+CREATE OR REPLACE FUNCTION aq.notification_host_allowed(p_host text) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  WITH h AS (
+    SELECT lower(p_host) AS name,
+           CASE WHEN p_host ~ '^[0-9.]+$' OR p_host ~ '^[0-9A-Fa-f:.]+$' AND p_host LIKE '%:%'
+                THEN p_host::inet END AS ip
+  ), matches AS (
+    SELECT e.allow FROM aq.notification_hosts e, h
+    WHERE e.pattern = h.name
+       OR (e.pattern LIKE '*.%' AND h.name LIKE '%' || substr(e.pattern, 2))
+       OR (h.ip IS NOT NULL AND e.pattern ~ '^[0-9a-f:.]+(/[0-9]{1,3})?$' AND h.ip <<= e.pattern::cidr)
+  )
+  SELECT coalesce(bool_or(allow), false) AND NOT coalesce(bool_or(NOT allow), false) FROM matches
+$$;
+
+CREATE OR REPLACE PROCEDURE aq.allow_notification_host(host text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.require_admin('allow_notification_host');
+  PERFORM aq.check_host_pattern(host);
+  INSERT INTO aq.notification_hosts (pattern, allow) VALUES (lower(btrim(host)), true)
+  ON CONFLICT (pattern) DO UPDATE SET allow = true;
+END $$;
+
+CREATE OR REPLACE PROCEDURE aq.deny_notification_host(host text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.require_admin('deny_notification_host');
+  PERFORM aq.check_host_pattern(host);
+  INSERT INTO aq.notification_hosts (pattern, allow) VALUES (lower(btrim(host)), false)
+  ON CONFLICT (pattern) DO UPDATE SET allow = false;
+END $$;
+
+CREATE OR REPLACE PROCEDURE aq.remove_notification_host(host text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.require_admin('remove_notification_host');
+  DELETE FROM aq.notification_hosts WHERE pattern = lower(btrim(host));
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.check_host_pattern(p text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  s text := lower(btrim(coalesce(p, '')));
+BEGIN
+  IF s ~ '^[0-9a-f:.]+(/[0-9]{1,3})?$' AND (s ~ '^[0-9./]+$' OR s LIKE '%:%') THEN
+    BEGIN
+      PERFORM s::cidr;
+      RETURN;
+    EXCEPTION WHEN invalid_text_representation THEN
+      NULL;
+    END;
+  ELSIF s ~ '^(\*\.)?[a-z0-9]([a-z0-9.-]*[a-z0-9])?$' AND length(s) <= 253 THEN
+    RETURN;
+  END IF;
+  PERFORM aq.err(24940, format('invalid host pattern %s: use a host name, *.domain, an IP address or a CIDR block',
+                               quote_literal(left(p, 100))), '22023');
+END $$;
+
+-- ---------------------------------------------------------------------------------------
+-- Registrations
+
+-- keeps aq.queues.notify true exactly while the queue has registrations; the queue row is
+-- locked first so concurrent registrations and removals cannot leave it wrong
+CREATE OR REPLACE FUNCTION aq.registrations_changed() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  qid integer;
+BEGIN
+  FOREACH qid IN ARRAY ARRAY[CASE WHEN TG_OP <> 'INSERT' THEN OLD.queue_id END,
+                             CASE WHEN TG_OP <> 'DELETE' THEN NEW.queue_id END] LOOP
+    CONTINUE WHEN qid IS NULL;
+    PERFORM 1 FROM aq.queues WHERE id = qid FOR NO KEY UPDATE;
+    UPDATE aq.queues q SET notify = EXISTS (SELECT 1 FROM aq.registrations r WHERE r.queue_id = qid)
+    WHERE q.id = qid;
+  END LOOP;
+  RETURN NULL;
+END $$;
+
+DROP TRIGGER IF EXISTS registrations_changed ON aq.registrations;
+CREATE TRIGGER registrations_changed AFTER INSERT OR DELETE OR UPDATE OF queue_id ON aq.registrations
+FOR EACH ROW EXECUTE FUNCTION aq.registrations_changed();
+
+DROP FUNCTION IF EXISTS aq.register(text, text, text, text, text, text);
+
+-- One registration (AQXmlRegister, dbms_aq.register). The caller must be allowed to
+-- dequeue from the queue; consumer names only on multi-consumer queues; http(s) hosts
+-- only where the operator allowed them; at most max_registrations per agent or role.
+-- qosflags: 2 payload delivery (RAW queues), 4 purge on the first notification.
+CREATE OR REPLACE FUNCTION aq.register(p_queue text, p_consumer text, p_url text,
+                                       p_agent text DEFAULT NULL, p_lookup text DEFAULT 'DATABASE',
+                                       p_presentation text DEFAULT NULL, p_timeout integer DEFAULT 0,
+                                       p_qosflags integer DEFAULT 0, p_context bytea DEFAULT NULL,
+                                       p_namespace integer DEFAULT 0)
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_destination(p_queue, p_lookup);
+  consumer text := aq.agent_name(p_consumer);
+  u record := aq.parse_notify_url(p_url);
+  url text := btrim(p_url);
+  who text := coalesce(p_agent, current_user);
+  lim integer := (SELECT max_registrations FROM aq.notification_settings);
+  flags integer := coalesce(p_qosflags, 0);
+  pres text := upper(coalesce(p_presentation, u.presentation));
+  id bigint;
+BEGIN
+  PERFORM aq.check_access(q, 'DEQUEUE');
+  IF consumer IS NOT NULL AND NOT q.multiple_consumers THEN
+    PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: consumer_name not allowed',
+                                 q.schema_name, q.queue_name), '22023');
+  END IF;
+  IF consumer IS NULL AND q.multiple_consumers THEN
+    PERFORM aq.err(25231, format('registration on multi-consumer queue %s.%s needs a consumer_name',
+                                 q.schema_name, q.queue_name), '22023');
+  END IF;
+  IF coalesce(p_namespace, 0) NOT IN (0, 1) THEN
+    PERFORM aq.err(24945, format('invalid namespace %s: use dbms_aq.namespace_aq() or namespace_anonymous()', p_namespace), '22023');
+  END IF;
+  IF pres NOT IN ('XML', 'RAW') THEN
+    PERFORM aq.err(24946, format('invalid presentation %s: use XML or RAW', quote_literal(pres)), '22023');
+  END IF;
+  IF flags < 0 OR flags > 7 THEN
+    PERFORM aq.err(24947, format('invalid qosflags %s: combine 1 (reliable), 2 (payload), 4 (purge on notification)', flags), '22023');
+  END IF;
+  IF flags & 2 <> 0 AND q.payload_kind <> 'RAW' THEN
+    PERFORM aq.err(24948, format('payload delivery is for RAW queues; %s.%s holds %s', q.schema_name, q.queue_name,
+                                 q.payload_type), '22023');
+  END IF;
+  IF coalesce(p_timeout, 0) < 0 THEN
+    PERFORM aq.err(24949, format('invalid registration timeout %s: seconds, 0 for none', p_timeout), '22023');
+  END IF;
+  IF u.scheme IN ('http', 'https') AND NOT aq.notification_host_allowed(u.host) THEN
+    PERFORM aq.err(24950, format('notifications may not go to %s: an administrator allows hosts with '
+                                 'CALL aq.allow_notification_host(''%s'')', u.host, u.host), '42501');
+  END IF;
+  IF (SELECT count(*) FROM aq.registrations r WHERE coalesce(r.agent_name, r.owner) = who
+        AND NOT (r.queue_id = q.queue_id AND r.consumer_name = coalesce(consumer, '') AND r.notify_url = url)) >= lim THEN
+    PERFORM aq.err(24951, format('%s already has %s registrations, the limit', who, lim), '54000');
+  END IF;
+  INSERT INTO aq.registrations AS r (queue_id, consumer_name, notify_url, presentation, agent_name,
+                                     user_context, timeout_s, purge_on_notify, payload_delivery,
+                                     namespace, expires_at)
+  VALUES (q.queue_id, coalesce(consumer, ''), url, pres, p_agent, p_context,
+          nullif(p_timeout, 0), flags & 4 <> 0, flags & 2 <> 0, coalesce(p_namespace, 0),
+          CASE WHEN coalesce(p_timeout, 0) > 0 THEN now() + make_interval(secs => p_timeout) END)
+  ON CONFLICT (queue_id, consumer_name, notify_url) DO UPDATE
+    SET agent_name = EXCLUDED.agent_name, presentation = EXCLUDED.presentation,
+        user_context = EXCLUDED.user_context, timeout_s = EXCLUDED.timeout_s,
+        purge_on_notify = EXCLUDED.purge_on_notify, payload_delivery = EXCLUDED.payload_delivery,
+        namespace = EXCLUDED.namespace, expires_at = EXCLUDED.expires_at
+  RETURNING r.id INTO id;
+  IF id IS NULL THEN  -- the row exists but row security hides it: another owner's
+    PERFORM aq.err(1031, 'insufficient privileges: the registration belongs to another user', '42501');
+  END IF;
+  PERFORM pg_notify('aq_notify', 'registrations');  -- the notifier re-reads its timers
+  RETURN id;
+END $$;
+
+-- Removes a registration; row security lets only its owner or an administrator do it.
+CREATE OR REPLACE FUNCTION aq.unregister(p_queue text, p_consumer text, p_url text,
+                                         p_lookup text DEFAULT 'DATABASE') RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_destination(p_queue, p_lookup);
+  gone bigint;
+BEGIN
+  DELETE FROM aq.registrations r
+  WHERE r.queue_id = q.queue_id AND r.consumer_name = coalesce(aq.agent_name(p_consumer), '')
+    AND r.notify_url = btrim(p_url)
+  RETURNING r.id INTO gone;
+  IF gone IS NULL THEN
+    PERFORM aq.err(24952, format('no registration of yours for %s.%s%s at %s', q.schema_name, q.queue_name,
+                                     coalesce(':' || aq.agent_name(p_consumer), ''),
+                                     quote_literal(left(p_url, 100))), '42704');
+  END IF;
+  RETURN true;
+END $$;
+
+-- name: SCHEMA.QUEUE or SCHEMA.QUEUE:CONSUMER (Oracle's subscription name)
+CREATE OR REPLACE FUNCTION aq.split_reg_name(p_name text, OUT queue text, OUT consumer text)
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  parts text[] := regexp_match(btrim(coalesce(p_name, '')), '^([^:]+)(:(.+))?$');
+BEGIN
+  IF parts IS NULL THEN
+    PERFORM aq.err(24953, format('invalid registration name %s: use schema.queue or schema.queue:consumer',
+                                     quote_literal(left(p_name, 100))), '22023');
+  END IF;
+  queue := parts[1];
+  consumer := parts[3];
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aq.register(reg_list sys.aq$_reg_info[], count integer)
+LANGUAGE plpgsql AS $$
+DECLARE
+  r sys.aq$_reg_info;
+  n record;
+BEGIN
+  IF count IS NULL OR count < 0 OR count > coalesce(cardinality(reg_list), 0) THEN
+    PERFORM aq.err(24954, format('count %s does not match the %s registrations given', count,
+                                     coalesce(cardinality(reg_list), 0)), '22023');
+  END IF;
+  FOR i IN 1 .. count LOOP
+    r := reg_list[i];
+    n := aq.split_reg_name(r.name);
+    PERFORM aq.register(n.queue, n.consumer, r.callback, NULL, 'DATABASE', NULL,
+                        coalesce(r.timeout, 0), coalesce(r.qosflags, 0), r.context, coalesce(r.namespace, 0));
+  END LOOP;
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aq.unregister(reg_list sys.aq$_reg_info[], count integer)
+LANGUAGE plpgsql AS $$
+DECLARE
+  r sys.aq$_reg_info;
+  n record;
+BEGIN
+  IF count IS NULL OR count < 0 OR count > coalesce(cardinality(reg_list), 0) THEN
+    PERFORM aq.err(24954, format('count %s does not match the %s registrations given', count,
+                                     coalesce(cardinality(reg_list), 0)), '22023');
+  END IF;
+  FOR i IN 1 .. count LOOP
+    r := reg_list[i];
+    n := aq.split_reg_name(r.name);
+    PERFORM aq.unregister(n.queue, n.consumer, r.callback);
+  END LOOP;
+END $$;
+
+-- ---------------------------------------------------------------------------------------
+-- The outbox
+
+-- Called by every enqueue path, in the enqueue's transaction, when the queue has
+-- registrations: one notification per (registration, message) for the registration's
+-- consumer; a purge-on-notification registration gets the first and goes.
+CREATE OR REPLACE FUNCTION aq.notify_enqueued(p_queue_id integer, p_ids bytea[]) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  q aq.queue_info;
+  n bigint;
+BEGIN
+  SELECT * INTO q FROM aq.queue_info WHERE queue_id = p_queue_id;
+  EXECUTE format($f$
+    WITH msgs AS (
+      SELECT m.msgid, %s AS consumer, m.enq_seq,
+             jsonb_build_object(
+               'correlation', m.corrid, 'priority', m.priority, 'delay', m.delay,
+               'expiration', m.expiration, 'enq_time', m.enq_time, 'state', m.state,
+               'attempts', m.retry_count, 'exception_queue',
+               CASE WHEN m.exception_queue IS NOT NULL THEN m.exception_qschema || '.' || m.exception_queue END,
+               'sender_name', m.sender_name, 'sender_address', m.sender_address,
+               'sender_protocol', m.sender_protocol,
+               'original_msgid', upper(encode(m.original_msgid, 'hex'))) AS props,
+             %s AS raw
+      FROM %I.%I m %s
+      WHERE m.msgid = ANY($1)
+        AND m.enq_tid = pg_current_xact_id()::text  -- only what this transaction enqueued
+    ), pairs AS (
+      SELECT r.id AS reg_id, r.purge_on_notify, r.payload_delivery, r.notify_url, r.presentation,
+             r.owner, r.agent_name, r.user_context, r.namespace, r.consumer_name,
+             m.msgid, m.props, m.raw,
+             row_number() OVER (PARTITION BY r.id ORDER BY m.enq_seq) AS nth
+      FROM aq.registrations r JOIN msgs m ON r.consumer_name = coalesce(m.consumer, '')
+      WHERE r.queue_id = $2 AND (r.expires_at IS NULL OR r.expires_at > clock_timestamp())
+    ), ins AS (
+      INSERT INTO aq.notifications (registration_id, event, queue_id, queue_name, consumer_name, msgid,
+                                    message, payload, reg_name, namespace, url, dest_key, presentation,
+                                    owner, agent_name, user_context)
+      SELECT p.reg_id, 'MESSAGE', $2, $3, nullif(p.consumer_name, ''), p.msgid, p.props,
+             CASE WHEN p.payload_delivery THEN p.raw END,
+             $3 || coalesce(':' || nullif(p.consumer_name, ''), ''), p.namespace, p.notify_url,
+             aq.notify_dest_key(p.notify_url), p.presentation, p.owner, p.agent_name, p.user_context
+      FROM pairs p WHERE NOT p.purge_on_notify OR p.nth = 1
+      ORDER BY p.reg_id, p.nth
+      RETURNING registration_id
+    ), purged AS (
+      DELETE FROM aq.registrations r
+      WHERE r.purge_on_notify AND r.id IN (SELECT registration_id FROM ins)
+    )
+    SELECT count(*) FROM ins
+  $f$,
+    CASE WHEN q.multiple_consumers THEN 'rc.consumer_name' ELSE 'NULL::text' END,
+    CASE WHEN q.payload_kind = 'RAW' THEN 'm.user_data' ELSE 'NULL::bytea' END,
+    q.table_schema, q.table_name,
+    CASE WHEN q.multiple_consumers
+         THEN format('JOIN %I.%I rc ON rc.msgid = m.msgid', q.table_schema, q.recipients_table) ELSE '' END)
+  INTO n USING p_ids, p_queue_id, q.schema_name || '.' || q.queue_name;
+  IF n > 0 THEN
+    PERFORM pg_notify('aq_notify', '');
+  END IF;
+END $$;
+
+-- Registrations whose timeout passed go, each with a last notification saying so.
+CREATE OR REPLACE FUNCTION aq.expire_registrations(p_now timestamptz) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  n integer;
+BEGIN
+  WITH gone AS (
+    DELETE FROM aq.registrations r WHERE r.expires_at <= least(p_now, clock_timestamp()) RETURNING r.*
+  ), ins AS (
+    INSERT INTO aq.notifications (registration_id, event, queue_id, queue_name, consumer_name, reg_name,
+                                  namespace, url, dest_key, presentation, owner, agent_name, user_context)
+    SELECT g.id, 'TIMEOUT', g.queue_id, q.schema_name || '.' || q.queue_name, nullif(g.consumer_name, ''),
+           q.schema_name || '.' || q.queue_name || coalesce(':' || nullif(g.consumer_name, ''), ''),
+           g.namespace, g.notify_url, aq.notify_dest_key(g.notify_url), g.presentation, g.owner,
+           g.agent_name, g.user_context
+    FROM gone g JOIN aq.queue_info q ON q.queue_id = g.queue_id
+    RETURNING 1
+  )
+  SELECT count(*) INTO n FROM ins;
+  IF n > 0 THEN
+    PERFORM pg_notify('aq_notify', '');
+  END IF;
+  RETURN n;
+END $$;
+
+REVOKE EXECUTE ON FUNCTION aq.expire_registrations(timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.expire_registrations(timestamptz) TO aq_administrator_role;
+
+-- ---------------------------------------------------------------------------------------
+-- DBMS_AQELM: the SMTP server e-mail notifications go through (administrators only)
+
+CREATE OR REPLACE PROCEDURE dbms_aqelm.set_mailhost(mailhost text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.require_admin('dbms_aqelm.set_mailhost');
+  IF mailhost IS NOT NULL AND btrim(mailhost) !~ '^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$' THEN
+    PERFORM aq.err(24940, format('invalid mail host %s', quote_literal(left(mailhost, 100))), '22023');
+  END IF;
+  UPDATE aq.notification_settings SET mailhost = btrim(set_mailhost.mailhost);
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aqelm.get_mailhost(INOUT mailhost text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.require_admin('dbms_aqelm.get_mailhost');
+  SELECT s.mailhost INTO get_mailhost.mailhost FROM aq.notification_settings s;
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aqelm.set_mailport(mailport integer)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.require_admin('dbms_aqelm.set_mailport');
+  IF mailport IS NULL OR mailport < 1 OR mailport > 65535 THEN
+    PERFORM aq.err(24940, format('invalid mail port %s', mailport), '22023');
+  END IF;
+  UPDATE aq.notification_settings SET mailport = set_mailport.mailport;
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aqelm.get_mailport(INOUT mailport integer)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.require_admin('dbms_aqelm.get_mailport');
+  SELECT s.mailport INTO get_mailport.mailport FROM aq.notification_settings s;
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aqelm.set_sendfrom(sendfrom text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.require_admin('dbms_aqelm.set_sendfrom');
+  IF sendfrom IS NOT NULL AND btrim(sendfrom) !~ '^[^@\s<>]+@[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$' THEN
+    PERFORM aq.err(24940, format('invalid sender address %s', quote_literal(left(sendfrom, 100))), '22023');
+  END IF;
+  UPDATE aq.notification_settings SET sendfrom = btrim(set_sendfrom.sendfrom);
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aqelm.get_sendfrom(INOUT sendfrom text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.require_admin('dbms_aqelm.get_sendfrom');
+  SELECT s.sendfrom INTO get_sendfrom.sendfrom FROM aq.notification_settings s;
+END $$;
+
+CREATE OR REPLACE PROCEDURE aq.set_max_registrations(n integer)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.require_admin('set_max_registrations');
+  IF n IS NULL OR n < 1 THEN
+    PERFORM aq.err(24940, format('invalid registration limit %s', n), '22023');
+  END IF;
+  UPDATE aq.notification_settings SET max_registrations = n;
+END $$;
+
+-- ---------------------------------------------------------------------------------------
+-- Views: registrations (Oracle's DBA_SUBSCR_REGISTRATIONS) and the notifications' outcome
+
+CREATE OR REPLACE VIEW aq.dba_subscr_registrations WITH (security_invoker = true) AS
+SELECT r.id AS reg_id,
+       q.schema_name || '.' || q.queue_name || coalesce(':' || nullif(r.consumer_name, ''), '') AS subscription_name,
+       r.notify_url AS location_name, r.owner AS user_name, r.agent_name, r.namespace,
+       r.presentation, r.user_context,
+       (CASE WHEN r.payload_delivery THEN 2 ELSE 0 END + CASE WHEN r.purge_on_notify THEN 4 ELSE 0 END) AS qosflags,
+       r.payload_delivery, r.purge_on_notify, coalesce(r.timeout_s, 0) AS timeout,
+       r.created_at AS reg_time, r.expires_at,
+       CASE WHEN r.expires_at IS NOT NULL AND r.expires_at <= now() THEN 'EXPIRED' ELSE 'ACTIVE' END AS status
+FROM aq.registrations r JOIN aq.queues q ON q.id = r.queue_id;
+GRANT SELECT ON aq.dba_subscr_registrations TO PUBLIC;
+
+CREATE OR REPLACE VIEW aq.user_subscr_registrations WITH (security_invoker = true) AS
+SELECT * FROM aq.dba_subscr_registrations WHERE user_name = current_user;
+GRANT SELECT ON aq.user_subscr_registrations TO PUBLIC;
+
+CREATE OR REPLACE VIEW aq.dba_aq_notifications WITH (security_invoker = true) AS
+SELECT n.id AS notification_id, n.registration_id AS reg_id, n.reg_name AS subscription_name, n.event,
+       n.queue_name, n.consumer_name, upper(encode(n.msgid, 'hex')) AS msg_id, n.url AS location_name,
+       n.owner AS user_name, n.agent_name, n.state, n.attempts, n.last_error, n.created_at,
+       n.due_at AS next_attempt, n.finished_at
+FROM aq.notifications n;
+GRANT SELECT ON aq.dba_aq_notifications TO PUBLIC;
+
+CREATE OR REPLACE VIEW public.dba_subscr_registrations WITH (security_invoker = true) AS
+SELECT * FROM aq.dba_subscr_registrations;
+CREATE OR REPLACE VIEW public.user_subscr_registrations WITH (security_invoker = true) AS
+SELECT * FROM aq.user_subscr_registrations;
+CREATE OR REPLACE VIEW public.dba_aq_notifications WITH (security_invoker = true) AS
+SELECT * FROM aq.dba_aq_notifications;
+GRANT SELECT ON public.dba_subscr_registrations, public.user_subscr_registrations,
+               public.dba_aq_notifications TO PUBLIC;

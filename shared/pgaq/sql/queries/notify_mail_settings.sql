@@ -1,0 +1,2 @@
+-- DBMS_AQELM's SMTP settings
+SELECT mailhost, mailport, sendfrom FROM aq.notification_settings

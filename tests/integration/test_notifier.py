@@ -1,0 +1,617 @@
+"""Notifications end to end: registrations, the outbox, and the notifier delivering to a
+real HTTP receiver on loopback, a real SMTP server (aiosmtpd) and PL/pgSQL procedures."""
+
+from __future__ import annotations
+
+import asyncio
+import email
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+import pytest
+from aiohttp import web
+from aiosmtpd.controller import Controller
+from lxml import etree
+from pgaq.embedded import free_port
+from pgaq.engine import Agent, MessageProperties, Session
+from pgaq.idap.schema import load_schemas
+from pgaq.listener import Listener
+from pgaq.notify.dispatcher import Notifier
+from pgaq.notify.settings import NotifierSettings
+
+from .gateway_support import Client, drop_roles, envelope, make_agent, op, running_gateway
+from .helpers import make_queue, subscribe
+
+NS = {"s": "http://schemas.xmlsoap.org/soap/envelope/", "aq": "http://ns.oracle.com/AQ/schemas/access"}
+
+
+# -- receivers ---------------------------------------------------------------------------
+@dataclass
+class Hit:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def doc(self) -> etree._Element:
+        return etree.fromstring(self.body)
+
+    def text(self, xpath: str) -> list[str]:
+        return [e.text or "" for e in self.doc.xpath(xpath, namespaces=NS)]
+
+
+@dataclass
+class Receiver:
+    """An HTTP endpoint: records every POST; answers per path from a script of statuses
+    ("hang" never answers), 200 once the script is used up."""
+
+    url: str = ""
+    hits: asyncio.Queue[Hit] = field(default_factory=asyncio.Queue)
+    script: dict[str, list[int | str]] = field(default_factory=dict)
+
+    async def handle(self, request: web.Request) -> web.Response:
+        hit = Hit(request.path, dict(request.headers), await request.read())
+        await self.hits.put(hit)
+        plan = self.script.get(request.path) or []
+        answer = plan.pop(0) if plan else 200
+        if answer == "hang":
+            await asyncio.Event().wait()  # until the client gives up
+        assert isinstance(answer, int)
+        return web.Response(status=answer, text="ok")
+
+    async def next(self, timeout: float = 10.0) -> Hit:
+        return await asyncio.wait_for(self.hits.get(), timeout)
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[Receiver]:
+    rec = Receiver()
+    app = web.Application()
+    app.router.add_post("/{tail:.*}", rec.handle)
+    runner = web.AppRunner(app, handler_cancellation=True)
+    await runner.setup()
+    port = free_port()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    rec.url = f"http://127.0.0.1:{port}"
+    yield rec
+    await runner.cleanup()
+
+
+class Mailbox:
+    """aiosmtpd handler (it runs in the controller's thread): refuses `refuse*@` recipients."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.got: asyncio.Queue[email.message.Message] = asyncio.Queue()
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
+                          rcpt_options: Any) -> str:
+        if address.startswith("refuse"):
+            return "550 5.1.1 no such user"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        msg = email.message_from_bytes(envelope.content)
+        self.loop.call_soon_threadsafe(self.got.put_nowait, msg)
+        return "250 Message accepted for delivery"
+
+
+@pytest.fixture
+async def smtp() -> AsyncIterator[tuple[int, Mailbox]]:
+    box = Mailbox(asyncio.get_running_loop())
+    port = free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port)
+    await asyncio.to_thread(controller.start)
+    yield port, box
+    await asyncio.to_thread(controller.stop)
+
+
+# -- the notifier ------------------------------------------------------------------------
+Outcome = tuple[uuid.UUID, str, str | None]
+
+
+@dataclass
+class Running:
+    notifier: Notifier
+    outcomes: asyncio.Queue[Outcome]
+
+    async def outcome(self, timeout: float = 10.0) -> Outcome:
+        return await asyncio.wait_for(self.outcomes.get(), timeout)
+
+    async def until(self, state: str, timeout: float = 10.0) -> Outcome:
+        while True:
+            got = await self.outcome(timeout)
+            if got[1] == state:
+                return got
+
+
+Start = Callable[..., Awaitable[Running]]
+
+
+@pytest.fixture
+async def start_notifier(db_dsn: str) -> AsyncIterator[Start]:
+    running: list[tuple[asyncio.Event, asyncio.Task[None], Listener, asyncpg.Pool]] = []
+
+    async def start(**overrides: Any) -> Running:
+        base: dict[str, Any] = {"backoff_base": 0.05, "backoff_max": 0.2, "http_timeout": 2.0,
+                                "smtp_timeout": 5.0, "safety_poll": 1.0, "max_attempts": 5,
+                                "name": f"test-{len(running)}"}
+        settings = NotifierSettings(**{**base, **overrides})
+        pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=10)
+        listener = Listener(db_dsn)
+        await listener.start()
+        outcomes: asyncio.Queue[Outcome] = asyncio.Queue()
+        n = Notifier(pool, listener, settings, on_outcome=lambda *o: outcomes.put_nowait(o))
+        stop = asyncio.Event()
+        task = asyncio.create_task(n.run(stop))
+        running.append((stop, task, listener, pool))
+        await listener.subscribed.wait()
+        return Running(n, outcomes)
+
+    yield start
+    for stop, task, listener, pool in running:
+        stop.set()
+        await asyncio.wait_for(task, 30)
+        await listener.close()
+        await pool.close()
+
+
+async def allow(conn: asyncpg.Connection, host: str = "127.0.0.1") -> None:
+    await conn.execute("CALL aq.allow_notification_host($1)", host)
+
+
+async def register(conn: asyncpg.Connection, queue: str, consumer: str | None, url: str,
+                   **kw: Any) -> int:
+    args = ", ".join(f"{k} => ${i}" for i, k in enumerate(kw, start=4))
+    sql = f"SELECT aq.register($1, $2, $3{', ' + args if args else ''})"
+    return int(await conn.fetchval(sql, queue, consumer, url, *kw.values()))
+
+
+async def topic(conn: asyncpg.Connection, name: str = "aquser.emp_topic") -> None:
+    await make_queue(conn, name, name + "_t", multiple=True)
+    await subscribe(conn, name, "APP1")
+    await subscribe(conn, name, "APP2")
+
+
+# -- http --------------------------------------------------------------------------------
+async def test_http_notification_after_commit(conn: asyncpg.Connection, receiver: Receiver,
+                                              start_notifier: Start) -> None:
+    await topic(conn)
+    await allow(conn)
+    await register(conn, "aquser.emp_topic", "APP1", f"{receiver.url}/app1")
+    running = await start_notifier()
+    s = Session(conn)
+    mid = await s.enqueue("aquser.emp_topic", b"\x01\x02", MessageProperties(
+        priority=3, correlation="order-7", sender_id=Agent("SHOP", None, 0),
+        recipient_list=[Agent("APP1", None, 0), Agent("APP2", None, 0)]))
+    hit = await receiver.next()
+    assert hit.path == "/app1"
+    assert hit.headers["Content-Type"].startswith("text/xml")
+    load_schemas().validate(hit.doc)  # a valid AQXmlNotification envelope
+    assert hit.text("//aq:notification_options/aq:destination") == ["AQUSER.EMP_TOPIC"]
+    assert hit.text("//aq:notification_options/aq:consumer_name") == ["APP1"]
+    assert hit.text("//aq:message_header/aq:message_id") == [mid]
+    assert hit.text("//aq:message_header/aq:correlation") == ["order-7"]
+    assert hit.text("//aq:message_header/aq:priority") == ["3"]
+    assert hit.text("//aq:sender_id/aq:agent_name") == ["SHOP"]
+    assert hit.doc.xpath("//aq:message_payload", namespaces=NS) == []  # properties only
+    nid, _state, _ = await running.until("DELIVERED")
+    assert str(nid) == hit.headers["X-Pgaq-Notification-Id"]
+    row = await conn.fetchrow("SELECT state, attempts, msg_id, consumer_name FROM dba_aq_notifications")
+    assert tuple(row) == ("DELIVERED", 1, mid, "APP1")
+    # APP2 has no registration: nothing more was sent
+    assert receiver.hits.empty()
+
+
+async def test_rolled_back_enqueue_notifies_nobody(conn: asyncpg.Connection, receiver: Receiver,
+                                                   start_notifier: Start) -> None:
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/q")
+    running = await start_notifier()
+    s = Session(conn)
+    await s.begin()
+    await s.enqueue("s.q", b"x")
+    assert await conn.fetchval("SELECT count(*) FROM aq.notifications") == 1  # in the transaction
+    await s.rollback()
+    assert await conn.fetchval("SELECT count(*) FROM aq.notifications") == 0
+    kept = await s.enqueue("s.q", b"y")
+    hit = await receiver.next()
+    assert hit.text("//aq:message_id") == [kept]  # the first one the receiver ever saw
+    await running.until("DELIVERED")
+    assert receiver.hits.empty()
+
+
+async def test_committed_while_the_notifier_was_down_is_delivered(
+        conn: asyncpg.Connection, receiver: Receiver, start_notifier: Start) -> None:
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/q")
+    ids = [await Session(conn).enqueue("s.q", bytes([i])) for i in range(5)]
+    await start_notifier()
+    got = [(await receiver.next()).text("//aq:message_id")[0] for _ in ids]
+    assert sorted(got) == sorted(ids)
+
+
+async def test_retries_with_backoff_then_delivers(conn: asyncpg.Connection, receiver: Receiver,
+                                                  start_notifier: Start) -> None:
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/flaky")
+    receiver.script["/flaky"] = [500, 503]
+    running = await start_notifier()
+    await Session(conn).enqueue("s.q", b"x")
+    hits = [await receiver.next() for _ in range(3)]
+    ids = {h.headers["X-Pgaq-Notification-Id"] for h in hits}
+    assert len(ids) == 1  # the same notification each time: receivers can drop duplicates
+    assert [h.headers["X-Pgaq-Attempt"] for h in hits] == ["1", "2", "3"]
+    assert [o[1] for o in [await running.outcome() for _ in range(3)]] == ["PENDING", "PENDING", "DELIVERED"]
+    row = await conn.fetchrow("SELECT state, attempts, last_error FROM aq.notifications")
+    assert tuple(row) == ("DELIVERED", 3, None)
+
+
+async def test_gives_up_after_max_attempts(conn: asyncpg.Connection, receiver: Receiver,
+                                           start_notifier: Start) -> None:
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/down")
+    receiver.script["/down"] = [500] * 10
+    running = await start_notifier(max_attempts=3)
+    await Session(conn).enqueue("s.q", b"x")
+    _, _state, error = await running.until("FAILED")
+    assert error == "HTTP 500 Internal Server Error"
+    row = await conn.fetchrow("SELECT state, attempts, last_error FROM dba_aq_notifications")
+    assert tuple(row) == ("FAILED", 3, "HTTP 500 Internal Server Error")
+    assert receiver.hits.qsize() == 3
+
+
+async def test_client_errors_are_not_retried(conn: asyncpg.Connection, receiver: Receiver,
+                                             start_notifier: Start) -> None:
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/gone")
+    receiver.script["/gone"] = [404]
+    running = await start_notifier()
+    await Session(conn).enqueue("s.q", b"x")
+    _, state, error = await running.outcome()
+    assert state == "FAILED" and error is not None and error.startswith("HTTP 404")
+    assert await conn.fetchval("SELECT attempts FROM aq.notifications") == 1
+
+
+async def test_a_hanging_endpoint_does_not_delay_others(conn: asyncpg.Connection, receiver: Receiver,
+                                                        start_notifier: Start) -> None:
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/slow")
+    # the same receiver under another name: another destination
+    await allow(conn, "localhost")
+    fast = receiver.url.replace("127.0.0.1", "localhost") + "/fast"
+    await register(conn, "s.q", None, fast)
+    receiver.script["/slow"] = ["hang"] * 20
+    running = await start_notifier(http_timeout=5.0, per_destination=2)
+    for i in range(4):
+        await Session(conn).enqueue("s.q", bytes([i]))
+    fast_hits = 0
+    while fast_hits < 4:  # all four reach /fast while /slow hangs
+        hit = await receiver.next(timeout=4.0)
+        fast_hits += hit.path == "/fast"
+    states = [await running.until("DELIVERED") for _ in range(4)]
+    assert len(states) == 4
+
+
+async def test_raw_payload_delivery_and_raw_presentation(conn: asyncpg.Connection, receiver: Receiver,
+                                                         start_notifier: Start) -> None:
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/xml", p_qosflags=2)
+    await register(conn, "s.q", None, f"{receiver.url}/raw", p_qosflags=2, p_presentation="RAW")
+    await start_notifier()
+    mid = await Session(conn).enqueue("s.q", b"\xca\xfe")
+    hits = {h.path: h for h in [await receiver.next(), await receiver.next()]}
+    assert hits["/xml"].text("//aq:message_payload/aq:RAW") == ["CAFE"]
+    assert hits["/raw"].body == b"\xca\xfe"
+    assert hits["/raw"].headers["Content-Type"] == "application/octet-stream"
+    assert hits["/raw"].headers["X-Pgaq-Message-Id"] == mid
+
+
+async def test_purge_on_first_notification(conn: asyncpg.Connection, receiver: Receiver,
+                                           start_notifier: Start) -> None:
+    await topic(conn)
+    await allow(conn)
+    await conn.execute("""CALL dbms_aq.register(sys.aq$_reg_info_list(
+        sys.aq$_reg_info('AQUSER.EMP_TOPIC:APP1', dbms_aq.namespace_aq(), $1, NULL,
+                         dbms_aq.ntfn_qos_purge_ntfn())), 1)""", f"{receiver.url}/once")
+    running = await start_notifier()
+    first = await Session(conn).enqueue("aquser.emp_topic", b"1")
+    await Session(conn).enqueue("aquser.emp_topic", b"2")
+    assert (await receiver.next()).text("//aq:message_id") == [first]
+    await running.until("DELIVERED")
+    assert await conn.fetchval("SELECT count(*) FROM aq.registrations") == 0
+    assert await conn.fetchval("SELECT count(*) FROM aq.notifications") == 1
+    assert not await conn.fetchval("SELECT notify FROM aq.queues WHERE queue_name = 'emp_topic'")
+
+
+async def test_registration_timeout_sends_a_last_notification(
+        conn: asyncpg.Connection, receiver: Receiver, start_notifier: Start) -> None:
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/t", p_timeout=1)
+    running = await start_notifier()
+    hit = await receiver.next(timeout=10.0)  # the notifier's timer: no message was enqueued
+    assert hit.headers["X-Pgaq-Notification-Event"] == "TIMEOUT"
+    assert hit.text("//aq:message_set/aq:message_count") == ["0"]
+    load_schemas().validate(hit.doc)
+    await running.until("DELIVERED")
+    assert await conn.fetchval("SELECT count(*) FROM aq.registrations") == 0
+    await Session(conn).enqueue("s.q", b"late")
+    assert await conn.fetchval("SELECT count(*) FROM aq.notifications") == 1
+
+
+async def test_a_lost_claim_is_sent_again_with_the_same_id(conn: asyncpg.Connection, receiver: Receiver,
+                                                           start_notifier: Start) -> None:
+    """A notifier killed between sending and recording: its lease runs out and another
+    notifier sends the notification again, under the same id."""
+    from datetime import UTC, datetime
+
+    from pgaq.queries import load
+
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/again")
+    await Session(conn).enqueue("s.q", b"x")
+    # the dead notifier claimed it with a short lease and never recorded anything
+    claimed = await conn.fetch(load("notify_claim"), "dead", datetime.now(UTC), 0.3, 10, 10, [])
+    assert len(claimed) == 1
+    running = await start_notifier()
+    hit = await receiver.next()
+    assert hit.headers["X-Pgaq-Notification-Id"] == str(claimed[0]["id"])
+    assert hit.headers["X-Pgaq-Attempt"] == "2"
+    await running.until("DELIVERED")
+
+
+async def test_two_notifiers_send_each_notification_once(conn: asyncpg.Connection, receiver: Receiver,
+                                                         start_notifier: Start) -> None:
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/both")
+    a = await start_notifier()
+    b = await start_notifier()
+    await Session(conn).enqueue_array("s.q", [(bytes([i % 256]), None) for i in range(200)])
+    seen = [(await receiver.next()).headers["X-Pgaq-Notification-Id"] for _ in range(200)]
+    assert len(set(seen)) == 200
+    assert a.notifier.delivered + b.notifier.delivered == 200
+    while await conn.fetchval("SELECT count(*) FROM aq.notifications WHERE state <> 'DELIVERED'"):
+        await asyncio.wait_for(asyncio.shield(a.outcomes.get() if a.outcomes.qsize() else
+                                              b.outcomes.get()), 10)
+    assert receiver.hits.empty()
+
+
+# -- mail --------------------------------------------------------------------------------
+async def test_mail_notification(conn: asyncpg.Connection, smtp: tuple[int, Mailbox],
+                                 start_notifier: Start) -> None:
+    port, box = smtp
+    await conn.execute("CALL dbms_aqelm.set_mailhost('127.0.0.1')")
+    await conn.execute("CALL dbms_aqelm.set_mailport($1)", port)
+    await conn.execute("CALL dbms_aqelm.set_sendfrom('aq@example.com')")
+    assert await conn.fetchval("CALL dbms_aqelm.get_mailport(NULL)") == port
+    await topic(conn)
+    await register(conn, "aquser.emp_topic", "APP1", "mailto:app1@example.com")
+    running = await start_notifier()
+    mid = await Session(conn).enqueue("aquser.emp_topic", b"m")
+    msg = await asyncio.wait_for(box.got.get(), 10)
+    nid, _state, _ = await running.until("DELIVERED")
+    assert msg["To"] == "app1@example.com" and msg["From"] == "aq@example.com"
+    assert msg["Message-ID"] == f"<{nid}@pgaq>" and msg["X-Pgaq-Notification-Id"] == str(nid)
+    body = msg.get_payload(decode=True)
+    assert isinstance(body, bytes)
+    doc = etree.fromstring(body)
+    assert [e.text for e in doc.xpath("//aq:message_id", namespaces=NS)] == [mid]
+    assert [e.text for e in doc.xpath("//aq:consumer_name", namespaces=NS)] == ["APP1"]
+
+
+async def test_mail_refused_recipient_and_server_down(conn: asyncpg.Connection, smtp: tuple[int, Mailbox],
+                                                      start_notifier: Start) -> None:
+    port, box = smtp
+    await conn.execute("CALL dbms_aqelm.set_mailhost('127.0.0.1')")
+    await conn.execute("CALL dbms_aqelm.set_mailport($1)", port)
+    await make_queue(conn, "s.q")
+    await register(conn, "s.q", None, "mailto://refuse@example.com")
+    running = await start_notifier(max_attempts=3)
+    await Session(conn).enqueue("s.q", b"m")
+    _, state, error = await running.outcome()
+    assert state == "FAILED" and error is not None and "refused" in error  # 550: not retried
+    # a server that is down: retried, then failed with the connection error
+    await conn.execute("CALL dbms_aqelm.set_mailport($1)", free_port())
+    await conn.execute("SELECT aq.unregister('s.q', NULL, 'mailto://refuse@example.com')")
+    await register(conn, "s.q", None, "mailto:ok@example.com")
+    running.notifier.mail._cached = (0.0, None)  # re-read the settings now
+    await Session(conn).enqueue("s.q", b"n")
+    outcomes = [await running.outcome() for _ in range(3)]
+    assert [o[1] for o in outcomes] == ["PENDING", "PENDING", "FAILED"]
+    assert box.got.empty()
+
+
+# -- plsql -------------------------------------------------------------------------------
+PROC = """
+CREATE TABLE app.log (who name, context bytea, reg_name text, namespace integer, callback text,
+                      msg_id bytea, consumer text, queue text, priority integer,
+                      correlation text, flags integer, payload bytea, payloadl integer);
+CREATE PROCEDURE app.on_new_order(context bytea, reginfo sys.aq$_reg_info,
+                                  descr sys.aq$_descriptor, payload bytea, payloadl integer)
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF (descr.msg_prop).correlation = 'boom' THEN
+    RAISE EXCEPTION 'the callback failed';
+  END IF;
+  INSERT INTO app.log VALUES (current_user, context, reginfo.name, reginfo.namespace, reginfo.callback,
+                              descr.msg_id, descr.consumer_name, descr.queue_name,
+                              (descr.msg_prop).priority, (descr.msg_prop).correlation,
+                              descr.ntfn_flags, payload, payloadl);
+END $$;
+"""
+
+
+async def test_plsql_callback_runs_as_the_owner(conn: asyncpg.Connection, start_notifier: Start) -> None:
+    owner = f"app_{uuid.uuid4().hex[:8]}"
+    await conn.execute(f'CREATE ROLE "{owner}"')
+    try:
+        await conn.execute(f'CREATE SCHEMA app AUTHORIZATION "{owner}"')
+        await conn.execute(f'SET ROLE "{owner}"')
+        await conn.execute(PROC)
+        await conn.execute("RESET ROLE")
+        await make_queue(conn, "s.q")
+        await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('DEQUEUE', 's.q', '{owner}')")
+        await conn.execute(f'SET ROLE "{owner}"')
+        await conn.execute("""CALL dbms_aq.register(sys.aq$_reg_info_list(
+            sys.aq$_reg_info('S.Q', dbms_aq.namespace_aq(), 'plsql://app.on_new_order?PR=0',
+                             '\\xc0ffee'::bytea, dbms_aq.ntfn_qos_payload())), 1)""")
+        await conn.execute("RESET ROLE")
+        running = await start_notifier()
+        mid = await Session(conn).enqueue("s.q", b"\x00\x01\x02", MessageProperties(priority=4,
+                                                                                     correlation="c1"))
+        await running.until("DELIVERED")
+        row = await conn.fetchrow("SELECT * FROM app.log")
+        assert row["who"] == owner and row["context"] == b"\xc0\xff\xee"
+        assert row["reg_name"] == "s.q" and row["callback"] == "plsql://app.on_new_order?PR=0"
+        assert row["msg_id"].hex().upper() == mid and row["queue"] == "s.q" and row["consumer"] is None
+        assert (row["priority"], row["correlation"], row["flags"]) == (4, "c1", 0)
+        assert (row["payload"], row["payloadl"]) == (b"\x00\x01\x02", 3)
+        # a procedure that raises: recorded, retried, nothing half-done
+        await Session(conn).enqueue("s.q", b"z", MessageProperties(correlation="boom"))
+        _, state, error = await running.outcome()
+        assert state == "PENDING" and error is not None and "the callback failed" in error
+        assert await conn.fetchval("SELECT count(*) FROM app.log") == 1
+    finally:
+        await conn.execute("RESET ROLE")
+        await conn.execute(f'DROP OWNED BY "{owner}" CASCADE')
+        await conn.execute(f'DROP ROLE "{owner}"')
+
+
+async def test_missing_procedure_is_retried_until_it_exists(conn: asyncpg.Connection,
+                                                            start_notifier: Start) -> None:
+    await make_queue(conn, "s.q")
+    await conn.execute("CREATE SCHEMA app")
+    await register(conn, "s.q", None, "plsql://app.on_new_order")
+    running = await start_notifier(backoff_base=0.2, backoff_max=0.2, max_attempts=100)
+    await Session(conn).enqueue("s.q", b"x")
+    _, state, error = await running.outcome()
+    assert state == "PENDING" and error is not None and "does not exist" in error
+    await conn.execute(PROC)
+    await running.until("DELIVERED")
+    assert await conn.fetchval("SELECT count(*) FROM app.log") == 1
+
+
+# -- registrations: forms, rules and bad input ------------------------------------------
+@pytest.mark.parametrize("url, code", [
+    ("ftp://example.com/x", "24940"),
+    ("http://", "24940"),
+    ("mailto:not-an-address", "24940"),
+    ("plsql://no_schema", "24940"),
+    ("plsql://a.b; DROP TABLE x", "24940"),
+    ("http://10.0.0.1/x", "24950"),  # not on the allow list
+])
+async def test_bad_notify_urls_are_refused(conn: asyncpg.Connection, url: str, code: str) -> None:
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    with pytest.raises(asyncpg.PostgresError, match=f"ORA-{code}"):
+        await register(conn, "s.q", None, url)
+    assert await conn.fetchval("SELECT count(*) FROM aq.registrations") == 0
+
+
+async def test_registration_rules(conn: asyncpg.Connection, db_dsn: str) -> None:
+    await make_queue(conn, "s.q")
+    await topic(conn)
+    await allow(conn)
+    await conn.execute("CALL aq.deny_notification_host('127.0.0.2')")
+    await conn.execute("CALL aq.allow_notification_host('127.0.0.0/8')")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-24039"):  # consumer on a single-consumer queue
+        await register(conn, "s.q", "APP1", "mailto:a@example.com")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-25231"):  # none on a multi-consumer one
+        await register(conn, "aquser.emp_topic", None, "mailto:a@example.com")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-24950"):  # a deny wins over the /8
+        await register(conn, "s.q", None, "http://127.0.0.2:9/x")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-24948"):  # payload delivery: RAW queues
+        await make_queue(conn, "s.obj", "s.objt", "sys.aq$_jms_text_message")
+        await register(conn, "s.obj", None, "mailto:a@example.com", p_qosflags=2)
+    await register(conn, "s.q", None, "http://127.0.0.3:9/x")
+    # a limit per agent or role
+    await conn.execute("CALL aq.set_max_registrations(2)")
+    await register(conn, "s.q", None, "mailto:b@example.com")
+    await register(conn, "s.q", None, "mailto:b@example.com")  # the same one again: an update
+    with pytest.raises(asyncpg.PostgresError, match="ORA-24951"):
+        await register(conn, "s.q", None, "mailto:c@example.com")
+    # another role: no dequeue right, no registration; and it cannot remove ours
+    role = f"eve_{uuid.uuid4().hex[:8]}"
+    await conn.execute(f'CREATE ROLE "{role}" LOGIN')
+    try:
+        eve = await asyncpg.connect(db_dsn.replace("postgres@", f"{role}@"))
+        try:
+            with pytest.raises(asyncpg.PostgresError, match="ORA-01031"):
+                await register(eve, "s.q", None, "mailto:eve@example.com")
+            await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('DEQUEUE', 's.q', '{role}')")
+            with pytest.raises(asyncpg.PostgresError, match="ORA-24952"):
+                await eve.fetchval("SELECT aq.unregister('s.q', NULL, 'mailto:b@example.com')")
+            assert await eve.fetchval("SELECT count(*) FROM dba_subscr_registrations") == 0
+            await register(eve, "s.q", None, "mailto:eve@example.com")
+            assert await eve.fetchval("SELECT user_name FROM user_subscr_registrations") == role
+            with pytest.raises(asyncpg.PostgresError, match="ORA-01031"):
+                await eve.execute("CALL dbms_aqelm.set_mailhost('evil.example.com')")
+            with pytest.raises(asyncpg.PostgresError, match="ORA-01031"):
+                await eve.execute("CALL aq.allow_notification_host('169.254.169.254')")
+            with pytest.raises(asyncpg.InsufficientPrivilegeError):  # only the notifier expires
+                await eve.fetchval("SELECT aq.expire_registrations(now() + interval '1 year')")
+            # the outbox takes only what the caller's own transaction enqueued
+            mid = bytes.fromhex(await Session(conn).enqueue("s.q", b"x"))
+            before = await conn.fetchval("SELECT count(*) FROM aq.notifications")
+            qid = await conn.fetchval("SELECT id FROM aq.queues WHERE queue_name = 'q'")
+            await eve.execute("SELECT aq.notify_enqueued($1, ARRAY[$2::bytea])", qid, mid)
+            assert await conn.fetchval("SELECT count(*) FROM aq.notifications") == before
+        finally:
+            await eve.close()
+        assert await conn.fetchval("SELECT count(*) FROM dba_subscr_registrations") == 3
+        await conn.execute("SELECT aq.unregister('s.q', NULL, 'mailto:b@example.com')")
+        assert await conn.fetchval("SELECT count(*) FROM dba_subscr_registrations") == 2
+    finally:
+        await conn.execute(f'DROP OWNED BY "{role}" CASCADE')
+        await conn.execute(f'DROP ROLE "{role}"')
+
+
+async def test_register_over_idap_then_publish(conn: asyncpg.Connection, db_dsn: str, receiver: Receiver,
+                                               start_notifier: Start) -> None:
+    """The issue's scenario: an agent registers a notify_url with AQXmlRegister; messages
+    published for APP1 afterwards are POSTed to it."""
+    roles = await make_agent(conn, "JOHN", "pw", ("aquser",))
+    await conn.execute(f'CREATE SCHEMA aquser AUTHORIZATION "{roles[0]}"')
+    await topic(conn)
+    await allow(conn)
+    running = await start_notifier()
+    try:
+        async with running_gateway(db_dsn) as url:
+            c = Client(url, "JOHN", "pw")
+            try:
+                r = await c.post(envelope(op("AQXmlRegister",
+                    "<register_options><destination>AQUSER.EMP_TOPIC</destination>"
+                    f"<consumer_name>APP1</consumer_name><notify_url>{receiver.url}/john</notify_url>"
+                    "</register_options><AQXmlCommit/>")))
+                assert r.status == 200, r.body
+                r = await c.post(envelope(op("AQXmlPublish",
+                    "<producer_options><destination>AQUSER.EMP_TOPIC</destination></producer_options>"
+                    "<message_set><message><message_header><correlation>c9</correlation><sender_id/>"
+                    "</message_header><message_payload><RAW>0102</RAW></message_payload></message>"
+                    "</message_set><AQXmlCommit/>")))
+                assert r.status == 200, r.body
+                mid = r.text("//aq:message_id")[0]
+            finally:
+                await c.close()
+        hit = await receiver.next()
+        assert hit.path == "/john" and hit.text("//aq:message_id") == [mid]
+        assert hit.text("//aq:consumer_name") == ["APP1"]
+        await running.until("DELIVERED")
+        row = await conn.fetchrow("SELECT agent_name, user_name FROM dba_subscr_registrations")
+        assert tuple(row) == ("JOHN", roles[0])
+    finally:
+        await drop_roles(conn, roles)
