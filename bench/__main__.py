@@ -4,7 +4,7 @@ Each pgaq figure stands beside a floor measured in the same run, on the same dat
 with the same concurrency. Environment: BENCH_SECONDS (per figure, default 5),
 BENCH_WARMUP (1), BENCH_CONCURRENCY (4), BENCH_BIG (1,000,000), BENCH_SMALL (1,000),
 BENCH_PREFILL (0 = sized from the insert rate), BENCH_FILL_CHUNK (10,000),
-BENCH_SUITES (core,gateway,monitor), BENCH_STATS (1 = pg_stat_statements profile).
+BENCH_SUITES (core,gateway,notify,monitor), BENCH_STATS (1 = pg_stat_statements profile).
 Always exits 0: it is a report; the SUMMARY line says which targets failed.
 """
 
@@ -57,6 +57,11 @@ async def main() -> int:
                 core_bench.log("gateway ...")
                 rows.extend(await run_gateway(db.dsn, db.socket_dsn, settings.seconds,
                                               floors["insert"], floors["delete"]))
+        if "notify" in settings.suites:
+            from .notify_bench import run as run_notify
+
+            core_bench.log("notifications ...")
+            rows.extend(await run_notify(db.dsn, db.socket_dsn, settings.seconds))
         if "monitor" in settings.suites:
             from .monitor_bench import run as run_monitor
 

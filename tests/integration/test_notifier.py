@@ -254,6 +254,18 @@ async def test_retries_with_backoff_then_delivers(conn: asyncpg.Connection, rece
     assert tuple(row) == ("DELIVERED", 3, None)
 
 
+async def test_finished_notifications_are_pruned(conn: asyncpg.Connection, receiver: Receiver,
+                                                 start_notifier: Start) -> None:
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/p")
+    running = await start_notifier(keep_delivered=0.0)
+    await Session(conn).enqueue("s.q", b"x")
+    await running.until("DELIVERED")
+    assert await running.notifier.housekeep() == 1
+    assert await conn.fetchval("SELECT count(*) FROM aq.notifications") == 0
+
+
 async def test_gives_up_after_max_attempts(conn: asyncpg.Connection, receiver: Receiver,
                                            start_notifier: Start) -> None:
     await make_queue(conn, "s.q")

@@ -71,37 +71,45 @@ class Notifier:
                 while not stop.is_set():
                     if group.failed.done():
                         raise group.failed.result()
-                    now = self.now()
-                    await self._expire(now)
-                    claimed = await self._claim(now)
+                    free = self.settings.batch - len(self._deliveries)
+                    claimed = await self._claim(self.now(), free) if free > 0 else []
                     for n in claimed:
                         self._start(n)
-                    if len(claimed) >= self.settings.batch:
-                        await asyncio.sleep(0)
+                    if claimed and len(claimed) >= free:
+                        await asyncio.sleep(0)  # a full batch: more may be due
+                        continue
+                    # nothing more to claim now: sleep until the next timer, a NOTIFY, or
+                    # a busy destination draining
+                    async with self.pool.acquire() as c:
+                        t = await c.fetchrow(load("notify_next_timer"), self.now())
+                    now = self.now()
+                    assert t is not None
+                    if t["next_expiry"] is not None and t["next_expiry"] <= now:
+                        await self._expire(now)
                         continue
                     timeout = self.settings.safety_poll
-                    async with self.pool.acquire() as c:
-                        nxt = await c.fetchval(load("notify_next_timer"), self._busy())
-                    if nxt is not None:
-                        timeout = max(0.0, min(timeout, (nxt - self.now()).total_seconds()))
-                    await wait_any(wake, timeout, stop)
+                    for at in (t["next_due"], t["next_lease"], t["next_expiry"]):
+                        if at is not None:
+                            timeout = min(timeout, max(0.0, (at - now).total_seconds()))
+                    if timeout > 0:
+                        await wait_any(wake, timeout, stop)
         finally:
             await self._drain()
             await group.close()
             await self._flush()
             await self.http.close()
 
+    # A destination takes `per_destination` deliveries at once (the HTTP connector's limit);
+    # up to twice that are claimed, so the next ones wait ready. A destination with that
+    # many in flight is skipped by claims and wakes the loop when half have finished.
     def _busy(self) -> list[str]:
-        cap = self.settings.per_destination
-        return [d for d, k in self._inflight.items() if k >= cap]
+        most = 2 * self.settings.per_destination
+        return [d for d, k in self._inflight.items() if k >= most]
 
-    async def _claim(self, now: datetime) -> list[Notification]:
-        free = self.settings.batch - len(self._deliveries)
-        if free <= 0:
-            return []
+    async def _claim(self, now: datetime, free: int) -> list[Notification]:
         async with self.pool.acquire() as c:
             rows = await c.fetch(load("notify_claim"), self.settings.name, now, self.settings.lease,
-                                 free, self.settings.per_destination, self._busy())
+                                 free, 2 * self.settings.per_destination, self._busy())
         return [Notification.from_row(r) for r in rows]
 
     async def _expire(self, now: datetime) -> None:
@@ -146,11 +154,11 @@ class Notifier:
             except Exception:  # the lease will bring it back
                 log.exception("recording the failure of %s failed", n.id)
         finally:
-            self._inflight[n.dest_key] -= 1
-            if self._inflight[n.dest_key] <= 0:
+            left = self._inflight[n.dest_key] = self._inflight[n.dest_key] - 1
+            if left <= 0:
                 del self._inflight[n.dest_key]
-            if self._wake is not None:
-                self._wake.set()  # a destination may have room again
+            if self._wake is not None and left <= self.settings.per_destination:
+                self._wake.set()  # the destination has room again
 
     async def _failed(self, n: Notification, error: str, permanent: bool) -> None:
         now = self.now()
@@ -196,13 +204,19 @@ class Notifier:
         async with self.pool.acquire() as c:
             self.rules = rules_from_rows(await c.fetch(load("notify_hosts")))
 
+    async def housekeep(self) -> int:
+        """Re-read the host list; delete what was kept long enough. Returns rows deleted."""
+        await self._load_rules()
+        now = self.clock.time()
+        async with self.pool.acquire() as c:
+            return int(await c.fetchval(load("notify_prune"),
+                                        datetime.fromtimestamp(now - self.settings.keep_delivered, UTC),
+                                        datetime.fromtimestamp(now - self.settings.keep_failed, UTC)))
+
     async def _housekeeping_loop(self, stop: asyncio.Event) -> None:
         while not await wait_any(asyncio.Event(), 5.0, stop) and not stop.is_set():
             try:
-                await self._load_rules()
-                cutoff = datetime.fromtimestamp(self.clock.time() - self.settings.keep_finished, UTC)
-                async with self.pool.acquire() as c:
-                    await c.fetchval(load("notify_prune"), cutoff)
+                await self.housekeep()
             except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
                 log.warning("notifier housekeeping failed: %r", exc)
 

@@ -14,10 +14,11 @@ class NotifierSettings:
     http_timeout: float = 10.0  # per attempt: connect, send, answer
     smtp_timeout: float = 30.0
     plsql_timeout: float = 30.0
-    per_destination: int = 8  # concurrent deliveries to one host:port, the SMTP server, a procedure
+    per_destination: int = 16  # concurrent deliveries to one host:port, the SMTP server, a procedure
     batch: int = 200  # notifications claimed at a time
     safety_poll: float = 5.0  # a poll in case a NOTIFY was missed
-    keep_finished: float = 7 * 86400.0  # delivered and failed rows stay visible this long
+    keep_delivered: float = 3600.0  # delivered rows stay visible this long (dba_aq_notifications)
+    keep_failed: float = 7 * 86400.0  # and failed ones this long
     smtp_starttls: bool = False
     smtp_user: str | None = None
     smtp_password: str | None = None
@@ -39,10 +40,11 @@ class NotifierSettings:
             http_timeout=float(e.get("PGAQ_NOTIFY_HTTP_TIMEOUT", "10")),
             smtp_timeout=float(e.get("PGAQ_NOTIFY_SMTP_TIMEOUT", "30")),
             plsql_timeout=float(e.get("PGAQ_NOTIFY_PLSQL_TIMEOUT", "30")),
-            per_destination=int(e.get("PGAQ_NOTIFY_PER_DESTINATION", "8")),
+            per_destination=int(e.get("PGAQ_NOTIFY_PER_DESTINATION", "16")),
             batch=int(e.get("PGAQ_NOTIFY_BATCH", "200")),
             safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
-            keep_finished=float(e.get("PGAQ_NOTIFY_KEEP", str(7 * 86400))),
+            keep_delivered=float(e.get("PGAQ_NOTIFY_KEEP_DELIVERED", "3600")),
+            keep_failed=float(e.get("PGAQ_NOTIFY_KEEP_FAILED", str(7 * 86400))),
             smtp_starttls=e.get("PGAQ_SMTP_STARTTLS", "0").lower() in ("1", "true", "yes"),
             smtp_user=e.get("PGAQ_SMTP_USER") or None,
             smtp_password=e.get("PGAQ_SMTP_PASSWORD") or None,
