@@ -425,6 +425,49 @@ async def test_mail_notification(conn: asyncpg.Connection, smtp: tuple[int, Mail
     assert [e.text for e in doc.xpath("//aq:consumer_name", namespaces=NS)] == ["APP1"]
 
 
+async def test_mail_over_starttls_with_login(conn: asyncpg.Connection, tmp_path: Any,
+                                             start_notifier: Start) -> None:
+    import ssl
+    import subprocess
+
+    from aiosmtpd.smtp import AuthResult, LoginPassword
+
+    cert, key = tmp_path / "smtp.pem", tmp_path / "smtp.key"
+    await asyncio.to_thread(
+        subprocess.run, ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                         "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(str(cert), str(key))
+    logins: list[tuple[bytes, bytes]] = []
+
+    def authenticator(server: Any, session: Any, envelope: Any, mechanism: str, data: Any) -> AuthResult:
+        ok = isinstance(data, LoginPassword) and (data.login, data.password) == (b"aq", b"s3cret")
+        if isinstance(data, LoginPassword):
+            logins.append((data.login, data.password))
+        return AuthResult(success=ok)
+
+    box = Mailbox(asyncio.get_running_loop())
+    port = free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port, tls_context=server_tls,
+                            require_starttls=True, auth_required=True, auth_require_tls=True,
+                            authenticator=authenticator)
+    await asyncio.to_thread(controller.start)
+    try:
+        await conn.execute("CALL dbms_aqelm.set_mailhost('127.0.0.1')")
+        await conn.execute("CALL dbms_aqelm.set_mailport($1)", port)
+        await make_queue(conn, "s.q")
+        await register(conn, "s.q", None, "mailto:ops@example.com")
+        running = await start_notifier(smtp_starttls=True, smtp_user="aq", smtp_password="s3cret",
+                                       smtp_cafile=str(cert))
+        await Session(conn).enqueue("s.q", b"m")
+        msg = await asyncio.wait_for(box.got.get(), 10)
+        await running.until("DELIVERED")
+        assert msg["To"] == "ops@example.com" and logins == [(b"aq", b"s3cret")]
+    finally:
+        await asyncio.to_thread(controller.stop)
+
+
 async def test_mail_refused_recipient_and_server_down(conn: asyncpg.Connection, smtp: tuple[int, Mailbox],
                                                       start_notifier: Start) -> None:
     port, box = smtp

@@ -122,7 +122,8 @@ class MailSender:
             await aiosmtplib.send(
                 msg, hostname=smtp["mailhost"], port=smtp["mailport"],
                 start_tls=self.settings.smtp_starttls, username=self.settings.smtp_user,
-                password=self.settings.smtp_password, timeout=self.settings.smtp_timeout)
+                password=self.settings.smtp_password, timeout=self.settings.smtp_timeout,
+                cert_bundle=self.settings.smtp_cafile)
         except aiosmtplib.SMTPRecipientsRefused as exc:
             codes = [r.code for r in exc.recipients]
             raise DeliveryError(f"recipient refused: {exc}",

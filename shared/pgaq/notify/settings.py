@@ -19,16 +19,22 @@ class NotifierSettings:
     safety_poll: float = 5.0  # a poll in case a NOTIFY was missed
     keep_delivered: float = 3600.0  # delivered rows stay visible this long (dba_aq_notifications)
     keep_failed: float = 7 * 86400.0  # and failed ones this long
-    smtp_starttls: bool = False
+    smtp_starttls: bool | None = None  # None: when the server offers it; True: required; False: never
+    smtp_cafile: str | None = None  # CA bundle that signs the SMTP server's certificate
     smtp_user: str | None = None
     smtp_password: str | None = None
     name: str = "notifier"
+
+    lease_seconds: float | None = None  # None: derived from the timeouts
 
     @property
     def lease(self) -> float:
         """How long a claim holds: longer than any delivery may take, so only a dead
         notifier's claims are taken over."""
-        return 3 * max(self.http_timeout, self.smtp_timeout, self.plsql_timeout) + 30.0
+        longest = max(self.http_timeout, self.smtp_timeout, self.plsql_timeout)
+        if self.lease_seconds is not None:
+            return max(self.lease_seconds, 2 * longest)
+        return 3 * longest + 30.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> NotifierSettings:
@@ -45,8 +51,17 @@ class NotifierSettings:
             safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
             keep_delivered=float(e.get("PGAQ_NOTIFY_KEEP_DELIVERED", "3600")),
             keep_failed=float(e.get("PGAQ_NOTIFY_KEEP_FAILED", str(7 * 86400))),
-            smtp_starttls=e.get("PGAQ_SMTP_STARTTLS", "0").lower() in ("1", "true", "yes"),
+            smtp_starttls=_tristate(e.get("PGAQ_SMTP_STARTTLS", "auto")),
+            smtp_cafile=e.get("PGAQ_SMTP_CAFILE") or None,
             smtp_user=e.get("PGAQ_SMTP_USER") or None,
             smtp_password=e.get("PGAQ_SMTP_PASSWORD") or None,
+            lease_seconds=float(e["PGAQ_NOTIFY_LEASE"]) if e.get("PGAQ_NOTIFY_LEASE") else None,
             name=e.get("PGAQ_NOTIFIER_NAME") or f"notifier-{os.uname().nodename}-{os.getpid()}",
         )
+
+
+def _tristate(value: str) -> bool | None:
+    v = value.strip().lower()
+    if v in ("", "auto"):
+        return None
+    return v in ("1", "true", "yes", "on")
