@@ -22,6 +22,7 @@ from aiohttp import web
 from pgaq.aio import TaskGroup
 from pgaq.aio import run as aio_run
 from pgaq.idap.auth import Authenticator, parse_basic
+from pgaq.idap.batching import EnqueueBatcher
 from pgaq.idap.gateway import Fault, Gateway, GatewaySettings, Hook
 from pgaq.idap.sessions import SessionError, SessionStore
 from pgaq.listener import Listener
@@ -313,6 +314,7 @@ def build(settings: Settings) -> web.Application:
             settings=GatewaySettings(max_wait=settings.max_wait, stylesheet=settings.stylesheet,
                                      hooks=load_hooks(settings.hooks)),
             on_wait=lambda d: metrics.waiting.inc(d),
+            batcher=EnqueueBatcher(pool, fast_cache=store.fast_cache),
         )
         yield
         await forwarder.close()

@@ -395,11 +395,10 @@ class Session:
                         raise
                     self._fast.pop((self.role, queue), None)  # the queue moved: take the general path
         if ids is None:
+            gargs = (queue, props, objs, raw, transformation, self.agent)
             ids = await self._run(
-                visibility,
-                lambda c: c.fetchval(load("engine_enqueue"), queue, props, objs, raw,
-                                     transformation, self.agent),
-            )
+                visibility, lambda c: c.fetchval(load("engine_enqueue"), *gargs),
+                lambda c: c.fetchval(load("engine_enqueue_role"), *gargs, self.role))
         assert ids is not None
         return [i.hex().upper() for i in ids]
 
@@ -482,14 +481,11 @@ class Session:
                         raise
                     self._fast.pop((self.role, queue), None)
         if rows is None:
+            dargs = (queue, o.consumer_name, o.dequeue_mode, o.navigation, msgid, o.correlation,
+                     o.condition, o.batch_size, pos, wrap, o.transformation, self.agent, grp)
             rows = await self._run(
-                o.visibility,
-                lambda c: c.fetch(
-                    load("engine_dequeue"), queue, o.consumer_name, o.dequeue_mode, o.navigation,
-                    msgid, o.correlation, o.condition, o.batch_size, pos, wrap,
-                    o.transformation, self.agent, grp,
-                ),
-            )
+                o.visibility, lambda c: c.fetch(load("engine_dequeue"), *dargs),
+                lambda c: c.fetch(load("engine_dequeue_role"), *dargs, self.role))
         if not rows:
             return []
         last = rows[-1]

@@ -490,12 +490,25 @@ async def test_role_set_inside_the_fast_statement(conn: asyncpg.Connection, role
                 await s.enqueue("s.qa", b"x", visibility=visibility)
             assert err.value.code == 1031
             with pytest.raises(PgaqError) as err:
+                await s.enqueue("s.qa", b"x", MessageProperties(correlation="c", exception_queue="s.aq$_qt_e"),
+                                visibility=visibility)
+            assert err.value.code == 1031
+            with pytest.raises(PgaqError) as err:
+                await s.dequeue("s.qa", DequeueOptions(visibility=visibility, correlation="c", wait=0))
+            assert err.value.code == 1031
+            with pytest.raises(PgaqError) as err:
                 await s.dequeue("s.qa", DequeueOptions(visibility=visibility, wait=0))
             assert err.value.code == 1031
         await conn.execute("CALL dbms_aqadm.grant_queue_privilege('ALL', 's.qa', $1)", role)
         await s.enqueue("s.qa", b"one", visibility="IMMEDIATE")
         await s.enqueue_array("s.qa", [(b"two", None), (b"three", None)], visibility="IMMEDIATE")
         assert await conn.fetchval("SELECT array_agg(DISTINCT enq_uid) FROM s.qt") == [role]
+        # the general paths (a correlation, a transformation...) set the role the same way
+        await s.enqueue("s.qa", b"four", MessageProperties(correlation="c4",
+                        exception_queue="s.aq$_qt_e"), visibility="IMMEDIATE")
+        got = await s.dequeue("s.qa", DequeueOptions(visibility="IMMEDIATE", correlation="c4", wait=0))
+        assert [m.payload for m in got] == [b"four"]
+        assert await conn.fetchval("SELECT deq_uid FROM s.qt WHERE corrid = 'c4'") in (role, None)
         got = await s.dequeue("s.qa", DequeueOptions(visibility="IMMEDIATE", batch_size=5, wait=0))
         assert [m.payload for m in got] == [b"one", b"two", b"three"]
         async with pool.acquire() as c:

@@ -20,6 +20,7 @@ from ..engine import Agent, DequeueOptions, Message, MessageProperties, Session
 from ..errors import ConnectionLost, PgaqError, wrap_db_error
 from ..queries import load
 from . import response
+from .batching import EnqueueBatcher
 from .request import (
     NS_AQ,
     AgentRef,
@@ -103,8 +104,10 @@ class Gateway:
         schema: Any = None,
         settings: GatewaySettings | None = None,
         on_wait: Callable[[int], None] | None = None,
+        batcher: EnqueueBatcher | None = None,
     ) -> None:
         self.pool = pool
+        self.batcher = batcher
         self.store = store
         self.schema = schema
         self.settings = settings or GatewaySettings()
@@ -264,11 +267,15 @@ class Gateway:
                 exception_queue=m.exception_queue,
             )))
         visibility = self._visibility(s, req.visibility, req.commit)
-        engine = await self._engine(s, visibility == "ON_COMMIT", role)
-        await self._hooks("before", req.operation, s)
-        ids = await engine.enqueue_array(meta.name, batch, visibility=visibility,
-                                         transformation=req.transformation)
-        await self._hooks("after", req.operation, s)
+        if visibility == "IMMEDIATE" and self.batcher is not None and not self.settings.hooks:
+            # a transaction of its own: written together with concurrent ones (batching.py)
+            ids = await self.batcher.enqueue(role, s.agent, meta.name, batch, req.transformation)
+        else:
+            engine = await self._engine(s, visibility == "ON_COMMIT", role)
+            await self._hooks("before", req.operation, s)
+            ids = await engine.enqueue_array(meta.name, batch, visibility=visibility,
+                                             transformation=req.transformation)
+            await self._hooks("after", req.operation, s)
         if req.commit:
             await self.store.finish(s, commit=True)
         return response.send_response(req.operation, req.destination.name, ids)

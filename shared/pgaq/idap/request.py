@@ -13,7 +13,7 @@ from typing import Literal
 from lxml import etree
 
 from ..errors import PgaqError
-from .xmlsafe import child, children, local, ns, text
+from .xmlsafe import child, children, index, local, ns, text
 
 NS_SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
 NS_AQ = "http://ns.oracle.com/AQ/schemas/access"
@@ -182,23 +182,26 @@ def _enum(el: etree._Element | None, allowed: tuple[str, ...], default: str, wha
 
 
 def _message(el: etree._Element) -> OutMessage:
-    header = child(el, "message_header")
+    m = index(el)
+    header = m.get("message_header")
     if header is None:
         raise RequestError("message_header is required in every message")
+    h = index(header)
     recipients = None
-    rl = child(header, "recipient_list")
+    rl = h.get("recipient_list")
     if rl is not None:
         recipients = [a for a in (_agent(r) for r in children(rl) if local(r) == "recipient") if a]
+    sender = h.get("sender_id")
     return OutMessage(
-        number=_int(child(el, "message_number"), "message_number"),
-        correlation=_str(child(header, "correlation")),
-        delay=_int(child(header, "delay"), "delay", 0),
-        expiration=_int(child(header, "expiration"), "expiration", -1),
-        priority=_int(child(header, "priority"), "priority"),
-        sender=_agent(child(header, "sender_id")),
+        number=_int(m.get("message_number"), "message_number"),
+        correlation=_str(h.get("correlation")),
+        delay=_int(h.get("delay"), "delay", 0),
+        expiration=_int(h.get("expiration"), "expiration", -1),
+        priority=_int(h.get("priority"), "priority"),
+        sender=_agent(sender) if sender is not None and len(sender) else None,
         recipients=recipients,
-        exception_queue=_str(child(header, "exception_queue")),
-        payload=child(el, "message_payload"),
+        exception_queue=_str(h.get("exception_queue")),
+        payload=m.get("message_payload"),
     )
 
 

@@ -73,7 +73,7 @@ class SessionStore:
         self.max_wait = max_wait
         self.safety_poll = safety_poll
         self._sessions: dict[str, HttpSession] = {}
-        self._fast_cache: dict[tuple[str | None, str], FastPath] = {}  # shared by all sessions
+        self.fast_cache: dict[tuple[str | None, str], FastPath] = {}  # shared by all sessions
         self._open = 0
         self._stop = asyncio.Event()
         self._tasks: TaskGroup | None = None
@@ -155,7 +155,7 @@ class SessionStore:
                 None,  # bound to a connection when a transaction starts
                 pool=self.pool, listener=self.listener, agent=s.agent,
                 max_wait=self.max_wait, safety_poll=self.safety_poll,
-                fast_cache=self._fast_cache,
+                fast_cache=self.fast_cache,
             )
         if transactional and not s.engine.in_transaction:
             if self._open >= self.max_transactions:

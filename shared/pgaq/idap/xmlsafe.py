@@ -96,4 +96,16 @@ def child(el: etree._Element, name: str) -> etree._Element | None:
 def text(el: etree._Element | None) -> str | None:
     if el is None:
         return None
+    if len(el) == 0:  # a leaf: its text is all there is
+        return (el.text or "").strip()
     return "".join(el.itertext()).strip()
+
+
+def index(el: etree._Element) -> dict[str, etree._Element]:
+    """Children by local name (the first of each), for elements read field by field."""
+    out: dict[str, etree._Element] = {}
+    for c in el:
+        tag = c.tag
+        if isinstance(tag, str):
+            out.setdefault(tag.rsplit("}", 1)[-1], c)
+    return out

@@ -35,7 +35,7 @@ END $$;
 CREATE OR REPLACE FUNCTION aq.normalise_props(q aq.queue_info, p_props jsonb) RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  out jsonb := '[]';
+  out jsonb[] := '{}';  -- an array grows in place; a jsonb `||` would copy it each time
   p jsonb;
   ex text[];
   exq aq.queue_info;
@@ -103,7 +103,7 @@ BEGIN
       PERFORM aq.err(24005, 'correlation identifier longer than 128 characters', '22023');
     END IF;
   END LOOP;
-  RETURN out;
+  RETURN to_jsonb(out);
 END $$;
 
 -- The payload expression for the INSERT, chosen from the queue's payload kind.

@@ -1,0 +1,77 @@
+"""The gateway's natural batching of autocommit enqueues: concurrent requests share a
+statement and a commit, yet each gets its own ids and its own outcome."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import pytest
+from pgaq.engine import MessageProperties
+from pgaq.errors import PgaqError
+from pgaq.idap.batching import EnqueueBatcher
+
+from .helpers import make_queue, subscribe
+
+
+async def test_concurrent_requests_share_statements_and_keep_their_ids(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    await make_queue(conn, "s.q")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4)
+    try:
+        batcher = EnqueueBatcher(pool)
+        requests = [[(f"{i}-{j}".encode(), MessageProperties(correlation=f"r{i}"))
+                     for j in range(1 + i % 3)] for i in range(40)]
+        results = await asyncio.gather(*(batcher.enqueue(None, "AGENT", "s.q", r) for r in requests))
+        assert batcher.requests == 40 and batcher.batches < 40  # they were written together
+        for i, ids in enumerate(results):
+            rows = await conn.fetch("SELECT corrid, user_data, enq_agent FROM s.qt WHERE msgid = ANY($1)",
+                                    [bytes.fromhex(m) for m in ids])
+            assert len(ids) == 1 + i % 3
+            assert {(r["corrid"], r["enq_agent"]) for r in rows} == {(f"r{i}", "AGENT")}
+            assert sorted(r["user_data"] for r in rows) == [f"{i}-{j}".encode() for j in range(1 + i % 3)]
+    finally:
+        await pool.close()
+
+
+async def test_a_bad_request_fails_alone(conn: asyncpg.Connection, db_dsn: str) -> None:
+    await make_queue(conn, "s.t", "s.tt", multiple=True)
+    await subscribe(conn, "s.t", "APP1")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4)
+    try:
+        batcher = EnqueueBatcher(pool)
+        good = [[(b"ok", MessageProperties(correlation=f"g{i}"))] for i in range(10)]
+        bad = [(b"a", MessageProperties()), (b"b", MessageProperties(correlation="x" * 129))]
+        outcomes = await asyncio.gather(
+            *(batcher.enqueue(None, None, "s.t", r) for r in good[:5]),
+            batcher.enqueue(None, None, "s.t", bad),
+            *(batcher.enqueue(None, None, "s.t", r) for r in good[5:]),
+            return_exceptions=True)
+        failed = [o for o in outcomes if isinstance(o, BaseException)]
+        assert len(failed) == 1 and isinstance(failed[0], PgaqError) and failed[0].code == 24005
+        assert all(isinstance(o, list) and len(o) == 1 for o in outcomes if o is not failed[0])
+        # the bad request left nothing behind: all or nothing per request
+        corr = await conn.fetch("SELECT corrid FROM s.tt ORDER BY corrid")
+        assert [r["corrid"] for r in corr] == sorted(f"g{i}" for i in range(10))
+    finally:
+        await pool.close()
+
+
+async def test_a_privilege_error_reaches_only_its_request(conn: asyncpg.Connection, db_dsn: str) -> None:
+    await make_queue(conn, "s.q")
+    await conn.execute('CREATE ROLE "batch_nobody"')
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4)
+    try:
+        batcher = EnqueueBatcher(pool)
+        ok, refused = await asyncio.gather(
+            batcher.enqueue(None, None, "s.q", [(b"1", None)]),
+            batcher.enqueue("batch_nobody", None, "s.q", [(b"2", None)]),
+            return_exceptions=True)
+        assert isinstance(ok, list)
+        assert isinstance(refused, PgaqError) and refused.code == 1031
+        with pytest.raises(PgaqError):
+            await batcher.enqueue("batch_nobody", None, "s.q", [(b"3", None)])
+        assert await conn.fetchval("SELECT count(*) FROM s.qt") == 1
+    finally:
+        await pool.close()
+        await conn.execute('DROP ROLE "batch_nobody"')
