@@ -133,10 +133,25 @@ class Metrics:
                                           0.5, 1, 2.5, 5, 10, 30, 60, 300))
         self.waiting = Gauge("pgaq_gateway_waiting_receivers", "receives blocked in wait_time",
                              registry=self.registry, multiprocess_mode="livesum")
+        self._counters: dict[tuple[str, str], Any] = {}
+        self._latencies: dict[str, Any] = {}
         self.sessions = Gauge("pgaq_gateway_sessions", "HTTP sessions", registry=self.registry,
                               multiprocess_mode="livesum")
         self.open_tx = Gauge("pgaq_gateway_open_transactions", "sessions holding a transaction",
                              registry=self.registry, multiprocess_mode="livesum")
+
+    def count(self, operation: str, outcome: str, seconds: float | None = None) -> None:
+        """One request's outcome (and latency); label children are looked up once."""
+        key = (operation, outcome)
+        child = self._counters.get(key)
+        if child is None:
+            child = self._counters[key] = self.requests.labels(operation, outcome)
+        child.inc()
+        if seconds is not None:
+            hist = self._latencies.get(operation)
+            if hist is None:
+                hist = self._latencies[operation] = self.latency.labels(operation)
+            hist.observe(seconds)
 
     def observe_store(self, store: SessionStore) -> None:
         self.sessions.set(store.sessions)
@@ -184,14 +199,14 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
     creds = parse_basic(request.headers.get("Authorization"))
     agent = await app[AUTH].check(*creds) if creds else None
     if agent is None:
-        metrics.requests.labels("auth", "unauthorized").inc()
+        metrics.count("auth", "unauthorized")
         return web.Response(status=401, text="authentication required\n",
                             headers={"WWW-Authenticate": 'Basic realm="pgaq"'})
     ctype = (request.content_type or "").lower()
     try:
         raw = await request.read()
     except web.HTTPRequestEntityTooLarge:
-        metrics.requests.labels("unknown", "too_large").inc()
+        metrics.count("unknown", "too_large")
         raise
     if ctype == "application/x-www-form-urlencoded":
         fields = parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True)
@@ -202,7 +217,7 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
     elif ctype in XML_TYPES:
         document = raw
     else:
-        metrics.requests.labels("unknown", "unsupported_media").inc()
+        metrics.count("unknown", "unsupported_media")
         return web.Response(status=415, text="use Content-Type text/xml or "
                                              "application/x-www-form-urlencoded (aqxmldoc)\n")
     secure = settings.tls_cert is not None
@@ -218,7 +233,7 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
     try:
         session = store.get(token, agent)
     except SessionError as exc:
-        metrics.requests.labels("session", "client_fault").inc()
+        metrics.count("session", "client_fault")
         return _xml(gateway.fault_bytes(Fault(True, str(exc), exc.code)), 400)
     operation = "unknown"
     try:
@@ -233,13 +248,12 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
             finally:
                 session.last_used = time.monotonic()
     except Fault as fault:
-        metrics.requests.labels(operation, "client_fault" if fault.client else "server_fault").inc()
+        metrics.count(operation, "client_fault" if fault.client else "server_fault")
         cookie = session.token if store.keep(session) else None
         metrics.observe_store(store)
         return _xml(gateway.fault_bytes(fault), 400 if fault.client else 500, cookie, secure,
                     drop=bool(token))
-    metrics.requests.labels(operation, "ok").inc()
-    metrics.latency.labels(operation).observe(time.perf_counter() - started)
+    metrics.count(operation, "ok", time.perf_counter() - started)
     cookie = session.token if store.keep(session) else None
     metrics.observe_store(store)
     return _xml(body, 200, cookie, secure, drop=bool(token))
