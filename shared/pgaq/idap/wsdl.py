@@ -30,6 +30,16 @@ def _types() -> str:
         parent = comment.getparent()
         if parent is not None:
             parent.remove(comment)
+    # mixed content (the printed schema's `mixed="true"`, there for whitespace) leaves
+    # toolkits unable to bind responses to objects; the documents carry no text between
+    # elements, so the WSDL's copy declares element-only content
+    for el in root.xpath("//*[@mixed]"):
+        del el.attrib["mixed"]
+    # a choice holding only a wildcard is a sequence of it (zeep cannot read the former)
+    for choice in root.iter(f"{{{NS_XSD}}}choice"):
+        kids = [k for k in choice if isinstance(k.tag, str)]
+        if len(kids) == 1 and kids[0].tag == f"{{{NS_XSD}}}any":
+            choice.tag = f"{{{NS_XSD}}}sequence"
     text: str = etree.tostring(root, encoding="unicode")
     return text
 
