@@ -59,6 +59,7 @@ SERVICES: tuple[Service, ...] = (
     Service("core", port_env="PGAQ_CORE_PORT", port_offset=1),
     Service("monitor"),
     Service("notifier"),
+    Service("propagator"),
     Service("gateway", port_env="PGAQ_PORT", port_offset=0),
 )
 

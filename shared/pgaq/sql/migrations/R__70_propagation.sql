@@ -1,0 +1,395 @@
+-- Propagation: database links, dbms_aqadm's schedule procedures, the source-side batch
+-- functions the propagator calls, the destination-side exactly-once receiver, and
+-- DBA_QUEUE_SCHEDULES.
+
+-- ---------------------------------------------------------------------------------------
+-- Database links
+
+CREATE OR REPLACE FUNCTION aq.check_link_url(p_url text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  u text := btrim(coalesce(p_url, ''));
+BEGIN
+  IF u !~* '^(postgres(ql)?|https?)://[^\s]+$' OR length(u) > 2000 THEN
+    PERFORM aq.err(24957, format('unsupported database link URL %s: use postgresql://... for a PostgreSQL '
+                                 'database or http(s)://host:port/aqserv/servlet for a pgaq gateway',
+                                 quote_literal(left(regexp_replace(u, '//[^/@]*@', '//***@'), 100))), '22023');
+  END IF;
+  RETURN u;
+END $$;
+
+CREATE OR REPLACE PROCEDURE aq.create_database_link(link_name text, url text, username text DEFAULT NULL,
+                                                    password text DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE
+  n text := lower(btrim(coalesce(link_name, '')));
+BEGIN
+  PERFORM aq.require_admin('create_database_link');
+  IF n !~ '^[a-z_][a-z0-9_$#.-]*$' OR length(n) > 128 THEN
+    PERFORM aq.err(2010, format('invalid database link name %s', quote_literal(left(link_name, 100))), '22023');
+  END IF;
+  IF EXISTS (SELECT 1 FROM aq.db_links l WHERE l.name = n) THEN
+    PERFORM aq.err(2011, format('duplicate database link name %s', n), '42710');
+  END IF;
+  INSERT INTO aq.db_links (name, url, username, password)
+  VALUES (n, aq.check_link_url(url), username, password);
+END $$;
+
+CREATE OR REPLACE PROCEDURE aq.drop_database_link(link_name text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.require_admin('drop_database_link');
+  DELETE FROM aq.db_links l WHERE l.name = lower(btrim(link_name));
+  IF NOT FOUND THEN
+    PERFORM aq.err(2024, format('database link %s not found', quote_literal(left(link_name, 100))), '42704');
+  END IF;
+END $$;
+
+-- links without their credentials, for everyone
+CREATE OR REPLACE VIEW aq.dba_db_links AS
+SELECT l.name AS db_link, l.owner, regexp_replace(l.url, '//[^/@]*@', '//') AS url,
+       l.username, l.created_at AS created
+FROM aq.db_links l;
+
+-- ---------------------------------------------------------------------------------------
+-- Schedules
+
+-- 'SCHEMA.QUEUE@LINK' or 'SCHEMA.QUEUE': (queue, link or '')
+CREATE OR REPLACE FUNCTION aq.split_address(p_address text, OUT queue text, OUT link text)
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT lower(split_part(btrim(p_address), '@', 1)), lower(coalesce(nullif(split_part(btrim(p_address), '@', 2), ''), ''))
+$$;
+
+CREATE OR REPLACE FUNCTION aq.schedule_for(p_queue text, p_destination text, p_destination_queue text)
+RETURNS aq.schedules LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_queue(p_queue);
+  s aq.schedules;
+BEGIN
+  SELECT * INTO s FROM aq.schedules x
+  WHERE x.queue_id = q.queue_id AND x.destination = lower(coalesce(btrim(p_destination), ''))
+    AND x.destination_queue = lower(coalesce(btrim(p_destination_queue), ''));
+  IF NOT FOUND THEN
+    PERFORM aq.err(24042, format('no propagation schedule exists for QUEUE %s.%s and DESTINATION %s%s',
+                                 q.schema_name, q.queue_name, coalesce(p_destination, 'this database'),
+                                 coalesce(' (' || p_destination_queue || ')', '')), '42704');
+  END IF;
+  RETURN s;
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.check_next_time(p text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  s text := nullif(btrim(coalesce(p, '')), '');
+BEGIN
+  IF s IS NULL THEN RETURN NULL; END IF;
+  IF length(s) > 1000 OR s ~ ';' THEN
+    PERFORM aq.err(24958, format('invalid next_time %s: an interval such as ''1 hour'' or one SQL expression '
+                                 'returning a timestamp', quote_literal(left(p, 100))), '22023');
+  END IF;
+  RETURN s;
+END $$;
+
+-- next_time: an interval after the window's start, or an expression evaluated now (the
+-- propagator calls this as the schedule's owner, in a read-only transaction)
+CREATE OR REPLACE FUNCTION aq.eval_next_time(p_next_time text, p_window_start timestamptz)
+RETURNS timestamptz LANGUAGE plpgsql AS $$
+DECLARE
+  iv interval;
+  t timestamptz;
+BEGIN
+  IF p_next_time IS NULL THEN RETURN NULL; END IF;
+  BEGIN
+    iv := p_next_time::interval;
+  EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR syntax_error
+               OR invalid_text_representation THEN
+    iv := NULL;
+  END;
+  IF iv IS NOT NULL THEN
+    IF iv <= interval '0' THEN
+      PERFORM aq.err(24958, format('next_time %s must be a positive interval', p_next_time), '22023');
+    END IF;
+    t := p_window_start + iv;
+    WHILE t <= clock_timestamp() LOOP  -- windows missed while nobody ran: the next one ahead
+      t := t + iv;
+    END LOOP;
+    RETURN t;
+  END IF;
+  -- an administrator's date expression, as Oracle's next_time (never user data)
+  EXECUTE format('SELECT (%s)::timestamptz', aq.check_next_time(p_next_time)) INTO t;
+  RETURN t;
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aqadm.schedule_propagation(
+    queue_name text, destination text DEFAULT NULL, start_time timestamptz DEFAULT NULL,
+    duration double precision DEFAULT NULL, next_time text DEFAULT NULL,
+    latency double precision DEFAULT 60, destination_queue text DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_queue(queue_name);
+  dest text := lower(coalesce(btrim(destination), ''));
+  dq text := lower(coalesce(btrim(destination_queue), ''));
+  target aq.queue_info;
+BEGIN
+  IF NOT aq.may_manage(q.schema_name) THEN
+    PERFORM aq.err(1031, format('insufficient privileges to schedule propagation from %s.%s', q.schema_name, q.queue_name), '42501');
+  END IF;
+  IF NOT q.multiple_consumers THEN
+    PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: '
+                                 'propagation needs subscribers', q.schema_name, q.queue_name), '55000');
+  END IF;
+  IF dest <> '' AND NOT EXISTS (SELECT 1 FROM aq.db_links l WHERE l.name = dest) THEN
+    PERFORM aq.err(2019, format('connection description for remote database not found: database link %s', dest), '42704');
+  END IF;
+  IF dest = '' AND dq <> '' THEN
+    target := aq.resolve_queue(dq);
+    IF target.queue_id = q.queue_id THEN
+      PERFORM aq.err(24044, 'a queue cannot propagate to itself', '22023');
+    END IF;
+    dq := target.schema_name || '.' || target.queue_name;
+  END IF;
+  IF duration IS NOT NULL AND duration <= 0 OR latency IS NOT NULL AND latency < 0 THEN
+    PERFORM aq.err(24958, 'duration must be positive and latency not negative', '22023');
+  END IF;
+  IF EXISTS (SELECT 1 FROM aq.schedules s WHERE s.queue_id = q.queue_id AND s.destination = dest
+             AND s.destination_queue = dq) THEN
+    PERFORM aq.err(24041, format('propagation schedule exists for QUEUE %s.%s and DESTINATION %s',
+                                 q.schema_name, q.queue_name, coalesce(nullif(dest, ''), 'this database')), '42710');
+  END IF;
+  INSERT INTO aq.schedules (queue_id, destination, destination_queue, start_time, duration, next_time, latency)
+  VALUES (q.queue_id, dest, dq, coalesce(start_time, now()), duration, aq.check_next_time(next_time),
+          coalesce(latency, 60));
+  PERFORM pg_notify('aq_propagation', '');
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aqadm.unschedule_propagation(
+    queue_name text, destination text DEFAULT NULL, destination_queue text DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE
+  s aq.schedules := aq.schedule_for(queue_name, destination, destination_queue);
+BEGIN
+  DELETE FROM aq.schedules x WHERE x.id = s.id;
+  IF NOT FOUND THEN
+    PERFORM aq.err(1031, 'insufficient privileges to unschedule this propagation', '42501');
+  END IF;
+  PERFORM pg_notify('aq_propagation', '');
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aqadm.alter_propagation_schedule(
+    queue_name text, destination text DEFAULT NULL, duration double precision DEFAULT NULL,
+    next_time text DEFAULT NULL, latency double precision DEFAULT 60, destination_queue text DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE
+  s aq.schedules := aq.schedule_for(queue_name, destination, destination_queue);
+BEGIN
+  IF duration IS NOT NULL AND duration <= 0 OR latency IS NOT NULL AND latency < 0 THEN
+    PERFORM aq.err(24958, 'duration must be positive and latency not negative', '22023');
+  END IF;
+  UPDATE aq.schedules x SET duration = alter_propagation_schedule.duration,
+         next_time = aq.check_next_time(alter_propagation_schedule.next_time),
+         latency = coalesce(alter_propagation_schedule.latency, 60),
+         window_start = NULL, window_end = NULL
+  WHERE x.id = s.id;
+  IF NOT FOUND THEN
+    PERFORM aq.err(1031, 'insufficient privileges to alter this propagation schedule', '42501');
+  END IF;
+  PERFORM pg_notify('aq_propagation', '');
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aqadm.enable_propagation_schedule(
+    queue_name text, destination text DEFAULT NULL, destination_queue text DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE
+  s aq.schedules := aq.schedule_for(queue_name, destination, destination_queue);
+BEGIN
+  UPDATE aq.schedules x SET disabled = false, failures = 0, next_run = NULL, aligned = false
+  WHERE x.id = s.id;
+  IF NOT FOUND THEN
+    PERFORM aq.err(1031, 'insufficient privileges to enable this propagation schedule', '42501');
+  END IF;
+  PERFORM pg_notify('aq_propagation', '');
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aqadm.disable_propagation_schedule(
+    queue_name text, destination text DEFAULT NULL, destination_queue text DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE
+  s aq.schedules := aq.schedule_for(queue_name, destination, destination_queue);
+BEGIN
+  UPDATE aq.schedules x SET disabled = true WHERE x.id = s.id;
+  IF NOT FOUND THEN
+    PERFORM aq.err(1031, 'insufficient privileges to disable this propagation schedule', '42501');
+  END IF;
+  PERFORM pg_notify('aq_propagation', '');
+END $$;
+
+-- Structural equivalence of two queues' payload types: the same kind and, for object
+-- types, the same attribute names and types in the same order.
+CREATE OR REPLACE FUNCTION aq.payload_signature(q aq.queue_info) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT q.payload_kind || ':' || coalesce((
+    SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' ORDER BY a.attnum)
+    FROM pg_attribute a JOIN pg_type t ON t.typrelid = a.attrelid
+    WHERE t.oid = q.payload_type AND a.attnum > 0 AND NOT a.attisdropped), q.payload_type::text)
+$$;
+
+CREATE OR REPLACE FUNCTION aq.queue_signature(p_queue text) RETURNS text
+LANGUAGE sql STABLE AS $$ SELECT aq.payload_signature(aq.resolve_queue(p_queue)) $$;
+
+-- rc: 1 when the types are equivalent, 0 when not (destination NULL: this database; a
+-- link's queue is checked by the propagator when it connects)
+CREATE OR REPLACE PROCEDURE dbms_aqadm.verify_queue_types(
+    src_queue_name text, dest_queue_name text, destination text DEFAULT NULL, INOUT rc integer DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF coalesce(btrim(destination), '') <> '' THEN
+    PERFORM aq.err(24959, 'verify_queue_types through a database link: the propagator verifies remote queues '
+                          'when it connects (see DBA_QUEUE_SCHEDULES.LAST_ERROR_MSG)', '0A000');
+  END IF;
+  rc := CASE WHEN aq.queue_signature(src_queue_name) = aq.queue_signature(dest_queue_name) THEN 1 ELSE 0 END;
+END $$;
+
+-- ---------------------------------------------------------------------------------------
+-- The propagator's source side (called by the propagator's own login)
+
+-- Up to p_limit READY recipients of the schedule, locked SKIP LOCKED, each with what the
+-- destination needs: its queue and consumer, the properties (delay spent, expiration
+-- reduced by the time already spent, ORIGINAL_MSGID = the source message) and payload.
+CREATE OR REPLACE FUNCTION aq.propagation_batch(p_schedule integer, p_limit integer)
+RETURNS TABLE (msgid bytea, consumer_name text, address text, protocol integer, dest_queue text,
+               props jsonb, payload_json jsonb, payload_raw bytea, bytes integer)
+LANGUAGE plpgsql AS $$
+DECLARE
+  s aq.schedules;
+  q aq.queue_info;
+  pattern text;
+BEGIN
+  SELECT * INTO s FROM aq.schedules x WHERE x.id = p_schedule;
+  SELECT * INTO q FROM aq.queue_info x WHERE x.queue_id = s.queue_id;
+  RETURN QUERY EXECUTE format($f$
+    SELECT r.msgid, r.consumer_name, r.address, r.protocol,
+           CASE WHEN $3 <> '' THEN $3 ELSE (aq.split_address(r.address)).queue END,
+           jsonb_strip_nulls(jsonb_build_object(
+             'priority', m.priority, 'delay', 0,
+             'expiration', CASE WHEN m.expire_at IS NOT NULL
+                                THEN greatest(1, ceil(extract(epoch FROM m.expire_at - clock_timestamp())))::integer END,
+             'correlation', m.corrid,
+             'sender_id', CASE WHEN m.sender_name IS NOT NULL OR m.sender_address IS NOT NULL THEN
+                            jsonb_build_object('name', m.sender_name, 'address', m.sender_address,
+                                               'protocol', m.sender_protocol) END,
+             'recipient_list', CASE WHEN r.consumer_name <> '' THEN
+                                 jsonb_build_array(jsonb_build_object('name', r.consumer_name)) END,
+             'original_msgid', upper(encode(m.msgid, 'hex')))),
+           %s, %s,
+           coalesce(pg_column_size(m.user_data), 0) + coalesce(length(m.corrid), 0)
+    FROM %I.%I r JOIN %I.%I m ON m.msgid = r.msgid
+    WHERE r.q_name = $1 AND r.state = 0 AND r.address <> '' AND r.protocol = 0
+      AND m.state = 0 AND (m.expire_at IS NULL OR m.expire_at > clock_timestamp())
+      AND lower(r.address) LIKE $2
+      AND ($4 = '' OR (aq.split_address(r.address)).link = $4)
+      AND ($4 <> '' OR (aq.split_address(r.address)).link = '')
+    ORDER BY r.enq_seq
+    LIMIT $5
+    FOR UPDATE OF r SKIP LOCKED
+  $f$,
+    CASE WHEN q.payload_kind = 'RAW' THEN 'NULL::jsonb' ELSE 'to_jsonb(m.user_data)' END,
+    CASE WHEN q.payload_kind = 'RAW' THEN 'm.user_data' ELSE 'NULL::bytea' END,
+    q.table_schema, q.recipients_table, q.table_schema, q.table_name)
+  USING q.queue_name,
+        CASE WHEN s.destination_queue <> '' THEN
+          replace(replace(s.destination_queue, '_', '\_'), '%', '\%')
+          || CASE WHEN s.destination <> '' THEN '@' || s.destination ELSE '' END
+        ELSE '%' END,
+        s.destination_queue, s.destination, p_limit;
+END $$;
+
+-- The batch reached its destination: its recipients are PROCESSED (the message itself is
+-- settled once all its recipients are), or UNDELIVERABLE with the reason.
+CREATE OR REPLACE FUNCTION aq.propagation_settle(p_schedule integer, p_ids bytea[], p_consumers text[],
+                                                 p_addresses text[], p_failure text DEFAULT NULL)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info;
+  n integer;
+BEGIN
+  SELECT qi.* INTO q FROM aq.queue_info qi JOIN aq.schedules s ON s.queue_id = qi.queue_id
+  WHERE s.id = p_schedule;
+  EXECUTE format($f$
+    UPDATE %I.%I r SET state = CASE WHEN $4 IS NULL THEN 2 ELSE 7 END, deq_time = clock_timestamp(),
+           deq_uid = current_user, deq_agent = 'AQ$_PROPAGATOR', failure_reason = $4
+    FROM unnest($1::bytea[], $2::text[], $3::text[]) AS k(msgid, consumer_name, address)
+    WHERE r.msgid = k.msgid AND r.consumer_name = k.consumer_name AND r.address = k.address
+      AND r.state = 0
+  $f$, q.table_schema, q.recipients_table)
+  USING p_ids, p_consumers, p_addresses, p_failure;
+  GET DIAGNOSTICS n = ROW_COUNT;
+  PERFORM aq.finish_messages(q, p_ids);
+  RETURN n;
+END $$;
+
+-- ---------------------------------------------------------------------------------------
+-- The destination side: what a schedule delivers is enqueued once, however often it comes
+
+CREATE OR REPLACE FUNCTION aq.receive_propagated(p_key text, p_queue text, p_src bytea[],
+                                                 p_props jsonb, p_payloads jsonb, p_raw bytea[],
+                                                 p_agent text DEFAULT NULL)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  fresh integer[];
+  ids bytea[];
+BEGIN
+  WITH ins AS (
+    INSERT INTO aq.propagated AS p (schedule_key, source_msgid)
+    SELECT p_key, s FROM unnest(p_src) s
+    ON CONFLICT DO NOTHING
+    RETURNING p.source_msgid
+  )
+  SELECT array_agg(x.i ORDER BY x.i) INTO fresh
+  FROM unnest(p_src) WITH ORDINALITY AS x(s, i) WHERE x.s IN (SELECT source_msgid FROM ins);
+  IF fresh IS NULL THEN
+    RETURN 0;
+  END IF;
+  ids := aq.enqueue_array(
+    p_queue,
+    (SELECT jsonb_agg(p_props -> (i - 1) ORDER BY i) FROM unnest(fresh) i),
+    CASE WHEN p_payloads IS NULL THEN NULL
+         ELSE (SELECT jsonb_agg(p_payloads -> (i - 1) ORDER BY i) FROM unnest(fresh) i) END,
+    CASE WHEN p_raw IS NULL THEN NULL
+         ELSE (SELECT array_agg(p_raw[i] ORDER BY i) FROM unnest(fresh) i) END,
+    NULL, p_agent);
+  RETURN cardinality(ids);
+END $$;
+GRANT SELECT, INSERT ON aq.propagated TO PUBLIC;  -- keys are unguessable message ids
+
+-- ---------------------------------------------------------------------------------------
+-- DBA_QUEUE_SCHEDULES
+
+CREATE OR REPLACE VIEW aq.dba_queue_schedules WITH (security_invoker = true) AS
+SELECT q.schema_name AS schema, q.queue_name AS qname,
+       CASE WHEN s.destination = '' THEN coalesce(nullif(s.destination_queue, ''), 'AQ$_LOCAL')
+            WHEN s.destination_queue <> '' THEN '"' || s.destination_queue || '"@' || s.destination
+            ELSE s.destination END AS destination,
+       s.start_time::date AS start_date, to_char(s.start_time, 'HH24:MI:SS') AS start_time,
+       s.duration AS propagation_window, s.next_time, s.latency,
+       CASE WHEN s.disabled THEN 'Y' ELSE 'N' END AS schedule_disabled,
+       s.lease_owner AS process_name,
+       CASE WHEN s.lease_until > now() THEN s.lease_owner END AS session_id,
+       NULL::text AS instance,
+       s.last_run_date, s.last_run_date::time AS last_run_time,
+       s.current_start_date, s.current_start_date::time AS current_start_time,
+       s.next_run AS next_run_date, s.next_run::time AS next_run_time,
+       s.total_time, s.total_number, s.total_bytes, s.max_number, s.max_bytes,
+       CASE WHEN s.windows > 0 THEN s.total_number::double precision / s.windows END AS avg_number,
+       CASE WHEN s.total_number > 0 THEN s.total_bytes::double precision / s.total_number END AS avg_size,
+       CASE WHEN s.total_number > 0 THEN s.total_time / s.total_number END AS avg_time,
+       s.failures, s.last_error_date, s.last_error_date::time AS last_error_time, s.last_error_msg,
+       CASE WHEN s.destination_queue <> '' THEN 'QUEUE_TO_QUEUE' ELSE 'QUEUE_TO_DBLINK' END AS message_delivery_mode,
+       s.id AS schedule_id
+FROM aq.schedules s JOIN aq.queues q ON q.id = s.queue_id;
+GRANT SELECT ON aq.dba_queue_schedules TO PUBLIC;
+CREATE OR REPLACE VIEW public.dba_queue_schedules WITH (security_invoker = true) AS
+SELECT * FROM aq.dba_queue_schedules;
+CREATE OR REPLACE VIEW public.user_queue_schedules WITH (security_invoker = true) AS
+SELECT * FROM aq.dba_queue_schedules d WHERE d.schema = current_user
+   OR pg_has_role(current_user, (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = d.schema), 'MEMBER');
+GRANT SELECT ON public.dba_queue_schedules, public.user_queue_schedules TO PUBLIC;

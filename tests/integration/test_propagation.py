@@ -1,0 +1,303 @@
+"""Propagation between queues: in this database and to a second PostgreSQL database, with
+windows, backoff, the 16-failure disable, application errors, exactly once and leases."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+import pytest
+from pgaq.embedded import Cluster, free_port
+from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
+from pgaq.listener import Listener
+from pgaq.propagation.runner import Propagator
+from pgaq.propagation.settings import PropagatorSettings
+
+from ..conftest import _create_db
+from .helpers import make_queue, subscribe
+
+
+@pytest.fixture
+async def remote_dsn(cluster: Cluster, template_db: str) -> AsyncIterator[str]:
+    """A second pgaq database: the far side of a database link."""
+    name = await _create_db(cluster, template_db)
+    yield cluster.dsn(name)
+    admin = await asyncpg.connect(cluster.dsn())
+    try:
+        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    finally:
+        await admin.close()
+
+
+@dataclass
+class Running:
+    propagator: Propagator
+    batches: asyncio.Queue[tuple[int, int]] = field(default_factory=asyncio.Queue)
+
+    async def moved(self, n: int, timeout: float = 15.0) -> None:
+        """Until n messages were propagated (from now on)."""
+        got = 0
+        while got < n:
+            _, k = await asyncio.wait_for(self.batches.get(), timeout)
+            got += k
+
+
+Start = Callable[..., Awaitable[Running]]
+
+
+@pytest.fixture
+async def start_propagator(db_dsn: str) -> AsyncIterator[Start]:
+    running: list[tuple[asyncio.Event, asyncio.Task[None], Listener, asyncpg.Pool]] = []
+
+    async def start(**overrides: Any) -> Running:
+        base: dict[str, Any] = {"backoff_base": 0.01, "lease": 3.0, "safety_poll": 0.5,
+                                "remote_timeout": 3.0, "name": f"prop-{len(running)}"}
+        settings = PropagatorSettings(**{**base, **overrides})
+        pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=10)
+        listener = Listener(db_dsn)
+        await listener.start()
+        batches: asyncio.Queue[tuple[int, int]] = asyncio.Queue()
+        p = Propagator(pool, listener, settings, on_batch=lambda sid, n: batches.put_nowait((sid, n)))
+        stop = asyncio.Event()
+        task = asyncio.create_task(p.run(stop))
+        running.append((stop, task, listener, pool))
+        return Running(p, batches)
+
+    yield start
+    for stop, task, listener, pool in running:
+        stop.set()
+        await asyncio.wait_for(task, 30)
+        await listener.close()
+        await pool.close()
+
+
+async def topology(conn: asyncpg.Connection, remote: asyncpg.Connection | None = None) -> None:
+    """oe.out_q (multi-consumer) here; oe.in_q here and, when given, at the remote."""
+    await make_queue(conn, "oe.out_q", "oe.out_t", multiple=True)
+    await subscribe(conn, "oe.out_q", "LOCAL1")
+    await make_queue(conn, "oe.in_q", "oe.in_t")
+    if remote is not None:
+        await make_queue(remote, "oe.in_q", "oe.in_t")
+        await make_queue(remote, "oe.in_topic", "oe.in_tt", multiple=True)
+        await subscribe(remote, "oe.in_topic", "APP1")
+
+
+async def test_local_propagation(conn: asyncpg.Connection, start_propagator: Start) -> None:
+    await topology(conn)
+    await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q', 0))")
+    await conn.execute("CALL dbms_aqadm.schedule_propagation(queue_name => 'oe.out_q', latency => 0)")
+    running = await start_propagator()
+    s = Session(conn)
+    mid = await s.enqueue("oe.out_q", b"\x01", MessageProperties(
+        priority=7, correlation="c1", expiration=3600, sender_id=Agent("SHOP", None, 0)))
+    await running.moved(1)
+    [m] = await s.dequeue("oe.in_q", DequeueOptions(wait=0))
+    assert m.payload == b"\x01" and m.original_msgid == mid and m.priority == 7
+    assert m.correlation == "c1" and m.sender_id is not None and m.sender_id.name == "SHOP"
+    assert m.expiration is not None and 3590 <= m.expiration <= 3600  # reduced by the time spent
+    # the local subscriber still has its copy; the remote one is PROCESSED
+    states = await conn.fetch("SELECT consumer_name, address, msg_state FROM oe.aq$out_t ORDER BY address NULLS FIRST")
+    assert [tuple(r) for r in states] == [("LOCAL1", None, "READY"), (None, "oe.in_q", "PROCESSED")]
+    row = await conn.fetchrow("SELECT destination, total_number, failures, schedule_disabled, "
+                              "avg_size FROM dba_queue_schedules")
+    assert (row["destination"], row["total_number"], row["failures"], row["schedule_disabled"]) == \
+        ("AQ$_LOCAL", 1, 0, "N")
+    assert await conn.fetchval("SELECT sum(messages) FROM aq.propagation_log WHERE event = 'BATCH'") == 1
+
+
+async def test_remote_postgresql_propagation(conn: asyncpg.Connection, remote_dsn: str,
+                                             start_propagator: Start) -> None:
+    remote = await asyncpg.connect(remote_dsn)
+    try:
+        await topology(conn, remote)
+        await conn.execute("CALL aq.create_database_link(link_name => 'eu', url => $1)", remote_dsn)
+        await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0))")
+        await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent('APP1', 'oe.in_topic@eu', 0))")
+        await conn.execute("CALL dbms_aqadm.schedule_propagation(queue_name => 'oe.out_q', destination => 'eu', "
+                           "latency => 0)")
+        running = await start_propagator()
+        ids = [await Session(conn).enqueue("oe.out_q", bytes([i])) for i in range(20)]
+        await running.moved(40)  # each message to both remote queues
+        got = await remote.fetch("SELECT original_msgid FROM oe.aq$in_t")
+        assert sorted(r["original_msgid"] for r in got) == sorted(ids)
+        topic = await remote.fetch("SELECT consumer_name FROM oe.aq$in_tt")
+        assert {r["consumer_name"] for r in topic} == {"APP1"} and len(topic) == 20
+        row = await conn.fetchrow("SELECT destination, total_number, total_bytes, max_number FROM dba_queue_schedules")
+        assert row["destination"] == "eu" and row["total_number"] == 40 and row["total_bytes"] > 0
+        # credentials are for administrators only
+        assert "password" not in (await conn.fetchrow("SELECT * FROM aq.dba_db_links")).keys()
+    finally:
+        await remote.close()
+
+
+async def test_exactly_once_across_a_crash_between_the_commits(conn: asyncpg.Connection, remote_dsn: str,
+                                                               start_propagator: Start) -> None:
+    """The destination committed, the source did not (the propagator died): the batch is
+    sent again and the destination keeps one copy of each message."""
+    from pgaq.propagation.transports import PgTransport
+    from pgaq.queries import load
+
+    remote = await asyncpg.connect(remote_dsn)
+    try:
+        await topology(conn, remote)
+        await conn.execute("CALL aq.create_database_link(link_name => 'eu', url => $1)", remote_dsn)
+        await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0))")
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'eu', latency => 0)")
+        ids = [await Session(conn).enqueue("oe.out_q", bytes([i])) for i in range(10)]
+        key = (await conn.fetchrow(load("prop_schedule"), 1))["key"]
+        transport = PgTransport(remote_dsn, None, None, 5.0)
+        sig = await conn.fetchval(load("prop_signature"), "oe.out_q")
+        tx = conn.transaction()
+        await tx.start()
+        rows = await conn.fetch(load("prop_batch"), 1, 6)
+        assert await transport.deliver(conn, f"{key}:oe.in_q:", "oe.in_q", rows, sig) == 6
+        await tx.rollback()  # the crash: the source never recorded it
+        await transport.close()
+        running = await start_propagator()
+        await running.moved(10)
+        got = await remote.fetch("SELECT original_msgid FROM oe.aq$in_t")
+        assert sorted(r["original_msgid"] for r in got) == sorted(ids)  # ten, none twice
+    finally:
+        await remote.close()
+
+
+async def test_backoff_then_disable_after_16_failures_then_enable_drains(
+        conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start) -> None:
+    await topology(conn)
+    dead = f"postgresql://postgres@127.0.0.1:{free_port()}/nowhere"
+    await conn.execute("CALL aq.create_database_link('eu', $1)", dead)
+    await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0))")
+    await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'eu', latency => 0)")
+    ids = [await Session(conn).enqueue("oe.out_q", bytes([i])) for i in range(5)]
+    disabled = asyncio.Event()
+    running = await start_propagator(backoff_base=0.0002)
+    for _ in range(400):  # the 16 failures take base * (2^15 + ...) ~ 13 s at most
+        row = await conn.fetchrow("SELECT schedule_disabled, failures, last_error_msg FROM dba_queue_schedules")
+        if row["schedule_disabled"] == "Y":
+            disabled.set()
+            break
+        await asyncio.sleep(0.1)
+    assert disabled.is_set(), row
+    assert row["failures"] == 16 and row["last_error_msg"]
+    log = await conn.fetch("SELECT event, finished_at FROM aq.propagation_log ORDER BY id")
+    assert [r["event"] for r in log] == ["FAILURE"] * 15 + ["DISABLED"]
+    gaps = [(b["finished_at"] - a["finished_at"]).total_seconds() for a, b in itertools.pairwise(log)]
+    for n, gap in enumerate(gaps[8:], start=9):  # long enough to dwarf the noise: base * 2^(n-1)
+        assert gap >= 0.0002 * 2 ** (n - 1) * 0.9, (n, gaps)
+    # the administrator fixes the link and enables the schedule: the backlog drains
+    await conn.execute("UPDATE aq.db_links SET url = $1 WHERE name = 'eu'", remote_dsn)
+    remote = await asyncpg.connect(remote_dsn)
+    try:
+        await make_queue(remote, "oe.in_q", "oe.in_t")
+        running.propagator._transports.clear()  # the old link's pool
+        await conn.execute("CALL dbms_aqadm.enable_propagation_schedule('oe.out_q', 'eu')")
+        await running.moved(5)
+        got = await remote.fetch("SELECT original_msgid FROM oe.aq$in_t")
+        assert sorted(r["original_msgid"] for r in got) == sorted(ids)
+        row = await conn.fetchrow("SELECT schedule_disabled, failures FROM dba_queue_schedules")
+        assert tuple(row) == ("N", 0)
+    finally:
+        await remote.close()
+
+
+async def test_application_errors(conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start) -> None:
+    """No such remote queue: queue-to-dblink marks the messages UNDELIVERABLE; queue-to-queue
+    stops the schedule with the error."""
+    remote = await asyncpg.connect(remote_dsn)
+    try:
+        await topology(conn, remote)
+        await conn.execute("CALL aq.create_database_link('eu', $1)", remote_dsn)
+        await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.missing@eu', 0))")
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'eu', latency => 0)")
+        await make_queue(conn, "oe.q2", "oe.q2t", multiple=True)
+        await conn.execute("CALL dbms_aqadm.add_subscriber('oe.q2', sys.aq$_agent(NULL, 'oe.missing@eu', 0))")
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.q2', 'eu', latency => 0, "
+                           "destination_queue => 'oe.missing')")
+        await Session(conn).enqueue("oe.out_q", b"x")
+        await Session(conn).enqueue("oe.q2", b"y")
+        await start_propagator()
+        for _ in range(200):
+            states = await conn.fetch("SELECT msg_state FROM oe.aq$out_t WHERE address IS NOT NULL")
+            stopped = await conn.fetchval("SELECT schedule_disabled FROM dba_queue_schedules WHERE qname = 'q2'")
+            if [r["msg_state"] for r in states] == ["UNDELIVERABLE"] and stopped == "Y":
+                break
+            await asyncio.sleep(0.05)
+        assert [r["msg_state"] for r in states] == ["UNDELIVERABLE"] and stopped == "Y"
+        reason = await conn.fetchval("SELECT failure_reason FROM oe.aq$_out_t_r WHERE address <> ''")
+        assert reason == "PROPAGATION_FAILURE"
+        err = await conn.fetchval("SELECT last_error_msg FROM dba_queue_schedules WHERE qname = 'q2'")
+        assert "ORA-24010" in err
+        # the queue-to-dblink schedule itself goes on
+        assert await conn.fetchval("SELECT schedule_disabled FROM dba_queue_schedules WHERE qname = 'out_q'") == "N"
+    finally:
+        await remote.close()
+
+
+async def test_windows_hold_messages_until_they_open(conn: asyncpg.Connection, start_propagator: Start) -> None:
+    await topology(conn)
+    await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q', 0))")
+    # a window of 0.5 s starting in 1.5 s, then every 2 s
+    await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', start_time => clock_timestamp() "
+                       "+ interval '1.5 seconds', duration => 0.5, next_time => '2 seconds', latency => 0)")
+    running = await start_propagator()
+    t0 = asyncio.get_running_loop().time()
+    await Session(conn).enqueue("oe.out_q", b"w")
+    await running.moved(1, timeout=10)
+    assert asyncio.get_running_loop().time() - t0 >= 1.3  # not before the window opened
+    row = await conn.fetchrow("SELECT propagation_window, next_time FROM dba_queue_schedules")
+    assert (row["propagation_window"], row["next_time"]) == (0.5, "2 seconds")
+
+
+async def test_admin_api_refusals(conn: asyncpg.Connection) -> None:
+    await topology(conn)
+    await make_queue(conn, "oe.single", "oe.single_t")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-24010"):
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.nope')")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-02019"):
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'nolink')")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-24039"):  # single-consumer sources: no
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.single')")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-24957"):
+        await conn.execute("CALL aq.create_database_link('x', 'ftp://host/db')")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-24958"):
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', next_time => 'now(); DROP TABLE x')")
+    await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q')")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-24041"):
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q')")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-24042"):
+        await conn.execute("CALL dbms_aqadm.unschedule_propagation('oe.out_q', destination_queue => 'oe.in_q')")
+    await conn.execute("CALL dbms_aqadm.alter_propagation_schedule('oe.out_q', duration => 60, "
+                       "next_time => '1 hour', latency => 5)")
+    await conn.execute("CALL dbms_aqadm.disable_propagation_schedule('oe.out_q')")
+    row = await conn.fetchrow("SELECT propagation_window, next_time, latency, schedule_disabled "
+                              "FROM dba_queue_schedules")
+    assert tuple(row) == (60.0, "1 hour", 5.0, "Y")
+    assert await conn.fetchval("CALL dbms_aqadm.verify_queue_types('oe.out_q', 'oe.in_q', NULL, NULL)") == 1
+    await conn.execute("CALL dbms_aqadm.unschedule_propagation('oe.out_q')")
+    assert await conn.fetchval("SELECT count(*) FROM dba_queue_schedules") == 0
+
+
+async def test_two_propagators_share_the_schedules(conn: asyncpg.Connection, start_propagator: Start) -> None:
+    await topology(conn)
+    for i in range(6):
+        await make_queue(conn, f"oe.src{i}", f"oe.src{i}_t", multiple=True)
+        await conn.execute(f"CALL dbms_aqadm.add_subscriber('oe.src{i}', sys.aq$_agent(NULL, 'oe.in_q', 0))")
+        await conn.execute(f"CALL dbms_aqadm.schedule_propagation('oe.src{i}', latency => 0)")
+    a = await start_propagator(max_schedules=3)
+    b = await start_propagator(max_schedules=3)
+    for _ in range(200):
+        owners = await conn.fetch("SELECT coalesce(lease_owner, '-') AS lease_owner, count(*) FROM aq.schedules GROUP BY 1")
+        if sorted((r["lease_owner"], r["count"]) for r in owners) == [("prop-0", 3), ("prop-1", 3)]:
+            break
+        await asyncio.sleep(0.05)
+    assert sorted((r["lease_owner"], r["count"]) for r in owners) == [("prop-0", 3), ("prop-1", 3)]
+    for i in range(6):
+        for j in range(10):
+            await Session(conn).enqueue(f"oe.src{i}", bytes([i, j]))
+    await asyncio.gather(a.moved(30), b.moved(30))
+    assert await conn.fetchval("SELECT count(*) FROM oe.in_t") == 60
+    assert await conn.fetchval("SELECT count(DISTINCT original_msgid) FROM oe.in_t") == 60
