@@ -301,3 +301,60 @@ async def test_two_propagators_share_the_schedules(conn: asyncpg.Connection, sta
     await asyncio.gather(a.moved(30), b.moved(30))
     assert await conn.fetchval("SELECT count(*) FROM oe.in_t") == 60
     assert await conn.fetchval("SELECT count(DISTINCT original_msgid) FROM oe.in_t") == 60
+
+
+async def test_http_propagation_through_a_remote_gateway(conn: asyncpg.Connection, remote_dsn: str,
+                                                         start_propagator: Start) -> None:
+    """To another pgaq gateway: batches of AQXmlSend/Publish with the link's credentials;
+    the source ids in a SOAP header make a second copy of a batch harmless."""
+    from pgaq.propagation.transports import HttpTransport
+    from pgaq.queries import load
+
+    from .gateway_support import drop_roles, make_agent, running_gateway
+
+    remote = await asyncpg.connect(remote_dsn)
+    roles: list[str] = []
+    try:
+        await topology(conn, remote)
+        roles = await make_agent(remote, "PROP", "s3cret", ("prop",))
+        for q in ("oe.in_q", "oe.in_topic"):
+            await remote.execute(f"CALL dbms_aqadm.grant_queue_privilege('ENQUEUE', '{q}', '{roles[0]}')")
+        async with running_gateway(remote_dsn) as url:
+            await conn.execute("CALL aq.create_database_link('web', $1, 'PROP', 's3cret')", url)
+            await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@web', 0))")
+            await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', "
+                               "sys.aq$_agent('APP1', 'oe.in_topic@web', 0))")
+            await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'web', latency => 0)")
+            ids = [await Session(conn).enqueue("oe.out_q", bytes([i]), MessageProperties(correlation=f"c{i}"))
+                   for i in range(12)]
+            running = await start_propagator()
+            await running.moved(24)
+            got = await remote.fetch("SELECT original_msgid, corr_id, user_data FROM oe.aq$in_t")
+            assert sorted(r["original_msgid"] for r in got) == sorted(ids)
+            assert {r["corr_id"] for r in got} == {f"c{i}" for i in range(12)}
+            topic = await remote.fetch("SELECT consumer_name FROM oe.aq$in_tt")
+            assert [r["consumer_name"] for r in topic] == ["APP1"] * 12
+            # the same batch again (a crash before the source recorded it): nothing doubles
+            key = (await conn.fetchrow(load("prop_schedule"), 1))["key"]
+            rows = await conn.fetch("SELECT r.msgid, '' AS consumer_name, jsonb_build_object('priority', 1) AS props, "
+                                    "m.user_data AS payload_raw, NULL::jsonb AS payload_json "
+                                    "FROM oe.out_t m JOIN oe.aq$_out_t_r r USING (msgid) WHERE r.address = 'oe.in_q@web'")
+            http = HttpTransport(url, "PROP", "s3cret", 5.0)
+            try:
+                await http.deliver(conn, f"{key}:oe.in_q:", "oe.in_q", rows, "RAW:bytea")
+            finally:
+                await http.close()
+            assert await remote.fetchval("SELECT count(*) FROM oe.in_t") == 12
+            # wrong credentials: an application error that stops the schedule, no endless retry
+            await conn.execute("UPDATE aq.db_links SET password = 'wrong' WHERE name = 'web'")
+            running.propagator._transports.clear()
+            await Session(conn).enqueue("oe.out_q", b"late")
+            for _ in range(200):
+                row = await conn.fetchrow("SELECT schedule_disabled, last_error_msg FROM dba_queue_schedules")
+                if row["schedule_disabled"] == "Y":
+                    break
+                await asyncio.sleep(0.05)
+            assert row["schedule_disabled"] == "Y" and "credentials" in row["last_error_msg"]
+    finally:
+        await drop_roles(remote, roles)
+        await remote.close()

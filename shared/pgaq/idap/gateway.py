@@ -267,6 +267,9 @@ class Gateway:
                 exception_queue=m.exception_queue,
             )))
         visibility = self._visibility(s, req.visibility, req.commit)
+        if req.propagation is not None:
+            await self._receive_propagated(s, meta, role, req, batch, visibility)
+            return response.send_response(req.operation, req.destination.name, [])
         if visibility == "IMMEDIATE" and self.batcher is not None and not self.settings.hooks:
             # a transaction of its own: written together with concurrent ones (batching.py)
             ids = await self.batcher.enqueue(role, s.agent, meta.name, batch, req.transformation)
@@ -279,6 +282,30 @@ class Gateway:
         if req.commit:
             await self.store.finish(s, commit=True)
         return response.send_response(req.operation, req.destination.name, ids)
+
+    async def _receive_propagated(self, s: HttpSession, meta: QueueMeta, role: str, req: SendRequest,
+                                  batch: list[tuple[Any, MessageProperties]], visibility: str) -> None:
+        """A propagator's batch: each source message is enqueued once per schedule (the
+        destination's record of what it received drops second copies)."""
+        import json
+
+        assert req.propagation is not None
+        key, src = req.propagation
+        props = json.dumps([{**p.to_json(), "original_msgid": sid.hex().upper()}
+                            for (_, p), sid in zip(batch, src, strict=True)])
+        raw = [m for m, _ in batch] if all(isinstance(m, bytes) for m, _ in batch) else None
+        objs = None if raw is not None else json.dumps([m for m, _ in batch], default=str)
+        args = (key, meta.name, src, props, objs, raw, s.agent)
+        if visibility == "IMMEDIATE":
+            async with self.pool.acquire() as c:
+                await c.fetchval(load("idap_receive_propagated_role"), *args, role)
+            return
+        await self._engine(s, True, role)
+        assert s.conn is not None
+        async with s.conn.transaction():
+            await s.conn.fetchval(load("idap_receive_propagated"), *args)
+        if req.commit:
+            await self.store.finish(s, commit=True)
 
     async def _receive(self, s: HttpSession, req: ReceiveRequest) -> etree._Element:
         from .payload import payload_to_xml

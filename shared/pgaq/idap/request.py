@@ -60,6 +60,8 @@ class SendRequest:
     transformation: str | None = None
     messages: list[OutMessage] = field(default_factory=list)
     commit: bool = False
+    # a pgaq propagator's batch: (schedule key, the source message ids, one per message)
+    propagation: tuple[str, list[bytes]] | None = None
 
 
 @dataclass
@@ -205,6 +207,34 @@ def _message(el: etree._Element) -> OutMessage:
     )
 
 
+NS_PROPAGATION = "urn:pgaq:propagation"
+
+
+def _propagation(envelope: etree._Element, count: int) -> tuple[str, list[bytes]] | None:
+    """The SOAP header a pgaq propagator sends: the gateway enqueues each source message
+    once per schedule, however often the batch comes."""
+    h = child(envelope, "Header")
+    if h is None:
+        return None
+    el = next((c for c in h if c.tag == f"{{{NS_PROPAGATION}}}propagation"), None)
+    if el is None:
+        return None
+    key = _str(next((c for c in el if c.tag == f"{{{NS_PROPAGATION}}}schedule_key"), None))
+    ids: list[bytes] = []
+    for c in el:
+        if c.tag == f"{{{NS_PROPAGATION}}}source_msgid":
+            try:
+                raw = bytes.fromhex(text(c) or "")
+            except ValueError:
+                raw = b""
+            if len(raw) != 16:
+                raise RequestError("propagation header: source_msgid must be 32 hexadecimal digits")
+            ids.append(raw)
+    if not key or len(key) > 400 or len(ids) != count:
+        raise RequestError("propagation header: a schedule_key and one source_msgid per message")
+    return key, ids
+
+
 def parse_request(envelope: etree._Element) -> Request:
     op = operation_element(envelope)
     name = local(op)
@@ -229,6 +259,7 @@ def parse_request(envelope: etree._Element) -> Request:
             transformation=_str(child(opts, "transformation")),
             messages=messages,
             commit=_commit(op),
+            propagation=_propagation(envelope, len(messages)),
         )
     if name == "AQXmlReceive":
         opts = child(op, "consumer_options")

@@ -235,8 +235,8 @@ class Propagator:
                                                 signature)
                         done.extend(group)
                     except ApplicationFailure as exc:
-                        if s["destination_queue"]:
-                            raise  # queue-to-queue: stop the schedule
+                        if s["destination_queue"] or exc.code == 1017:
+                            raise  # queue-to-queue, or refused credentials: stop the schedule
                         await self._undeliverable(src, s, group, str(exc))
                 if done:
                     await src.fetchval(load("prop_settle"), sid, [r["msgid"] for r in done],
