@@ -4,7 +4,7 @@ Each pgaq figure stands beside a floor measured in the same run, on the same dat
 with the same concurrency. Environment: BENCH_SECONDS (per figure, default 5),
 BENCH_WARMUP (1), BENCH_CONCURRENCY (4), BENCH_BIG (1,000,000), BENCH_SMALL (1,000),
 BENCH_PREFILL (0 = sized from the insert rate), BENCH_FILL_CHUNK (10,000),
-BENCH_SUITES (core,gateway,notify,monitor), BENCH_STATS (1 = pg_stat_statements profile).
+BENCH_SUITES (core,gateway,notify,propagation,monitor), BENCH_STATS (1 = pg_stat_statements profile).
 Always exits 0: it is a report; the SUMMARY line says which targets failed.
 """
 
@@ -62,6 +62,11 @@ async def main() -> int:
 
             core_bench.log("notifications ...")
             rows.extend(await run_notify(db.dsn, db.socket_dsn, settings.seconds))
+        if "propagation" in settings.suites:
+            from .propagation_bench import run as run_propagation
+
+            core_bench.log("propagation ...")
+            rows.extend(await run_propagation(db.dsn, db.socket_dsn, db.remote_dsn, settings.seconds))
         if "monitor" in settings.suites:
             from .monitor_bench import run as run_monitor
 

@@ -23,6 +23,7 @@ class Database:
     dsn: str
     version: str  # server_version
     socket_dsn: str  # the same database over the Unix socket (how `pgaq up` runs services)
+    remote_dsn: str  # a second pgaq database in the cluster: the far side of database links
 
 
 @asynccontextmanager
@@ -46,15 +47,21 @@ async def private_database(stats: bool = False) -> AsyncIterator[Database]:
             version = str(await admin.fetchval("SHOW server_version"))
         finally:
             await admin.close()
-        dsn = cluster.dsn(DATABASE)
-        conn = await asyncpg.connect(dsn)
+        admin = await asyncpg.connect(cluster.dsn())
         try:
-            await migrate(conn)
-            if stats:
-                await conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            await admin.execute(f"CREATE DATABASE {DATABASE}_remote")
         finally:
-            await conn.close()
-        yield Database(dsn, version, cluster.socket_dsn(DATABASE))
+            await admin.close()
+        dsn = cluster.dsn(DATABASE)
+        for target in (dsn, cluster.dsn(f"{DATABASE}_remote")):
+            conn = await asyncpg.connect(target)
+            try:
+                await migrate(conn)
+                if stats and target == dsn:
+                    await conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            finally:
+                await conn.close()
+        yield Database(dsn, version, cluster.socket_dsn(DATABASE), cluster.dsn(f"{DATABASE}_remote"))
     finally:
         await asyncio.to_thread(cluster.destroy)
         shutil.rmtree(base, ignore_errors=True)

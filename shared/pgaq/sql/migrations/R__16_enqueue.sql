@@ -1,8 +1,9 @@
 -- Enqueue: one statement inserts a whole array of messages; recipients come from the
 -- message's recipient list or from the queue's subscribers and their compiled rules.
 
-CREATE OR REPLACE FUNCTION aq.int_prop(p jsonb, p_key text, p_default integer, p_min integer,
-                                       p_code integer, p_what text)
+-- The general path, with every error: a value that is not a plain integer in range.
+CREATE OR REPLACE FUNCTION aq.int_prop_checked(p jsonb, p_key text, p_default integer, p_min integer,
+                                               p_code integer, p_what text)
 RETURNS integer LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   v jsonb := p -> p_key;
@@ -20,16 +21,32 @@ BEGIN
   RETURN n::integer;
 END $$;
 
-CREATE OR REPLACE FUNCTION aq.corr_prop(p jsonb) RETURNS text
+-- An integer property: plain values in range inline into the enqueue's statement (a SQL
+-- function the planner expands, no call per row); anything else takes the checked path.
+CREATE OR REPLACE FUNCTION aq.int_prop(p jsonb, p_key text, p_default integer, p_min integer,
+                                       p_code integer, p_what text)
+RETURNS integer LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE
+    WHEN p -> p_key IS NULL OR jsonb_typeof(p -> p_key) = 'null' THEN p_default
+    WHEN jsonb_typeof(p -> p_key) = 'number' AND (p ->> p_key) ~ '^-?[0-9]{1,10}$'
+         AND (p ->> p_key)::bigint BETWEEN greatest(p_min, -2147483648) AND 2147483647
+      THEN (p ->> p_key)::integer
+    ELSE aq.int_prop_checked(p, p_key, p_default, p_min, p_code, p_what)
+  END
+$$;
+
+-- takes the properties so the planner never folds it into a constant error
+CREATE OR REPLACE FUNCTION aq.corr_too_long(p jsonb) RETURNS text
 LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  c text := p ->> 'correlation';
 BEGIN
-  IF length(c) > 128 THEN
-    PERFORM aq.err(24005, 'correlation identifier longer than 128 characters', '22023');
-  END IF;
-  RETURN c;
+  PERFORM aq.err(24005, 'correlation identifier longer than 128 characters', '22023');
+  RETURN NULL;
 END $$;
+
+CREATE OR REPLACE FUNCTION aq.corr_prop(p jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN length(p ->> 'correlation') > 128 THEN aq.corr_too_long(p) ELSE p ->> 'correlation' END
+$$;
 
 -- Validate per-message properties once, returning them normalised.
 CREATE OR REPLACE FUNCTION aq.normalise_props(q aq.queue_info, p_props jsonb) RETURNS jsonb

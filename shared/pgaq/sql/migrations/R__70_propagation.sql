@@ -268,7 +268,7 @@ BEGIN
   SELECT * INTO q FROM aq.queue_info x WHERE x.queue_id = s.queue_id;
   RETURN QUERY EXECUTE format($f$
     SELECT r.msgid, r.consumer_name, r.address, r.protocol,
-           CASE WHEN $3 <> '' THEN $3 ELSE (aq.split_address(r.address)).queue END,
+           CASE WHEN $3 <> '' THEN $3 ELSE lower(split_part(r.address, '@', 1)) END,
            jsonb_strip_nulls(jsonb_build_object(
              'priority', m.priority, 'delay', 0,
              'expiration', CASE WHEN m.expire_at IS NOT NULL
@@ -286,8 +286,8 @@ BEGIN
     WHERE r.q_name = $1 AND r.state = 0 AND r.address <> '' AND r.protocol = 0
       AND m.state = 0 AND (m.expire_at IS NULL OR m.expire_at > clock_timestamp())
       AND lower(r.address) LIKE $2
-      AND ($4 = '' OR (aq.split_address(r.address)).link = $4)
-      AND ($4 <> '' OR (aq.split_address(r.address)).link = '')
+      AND CASE WHEN $4 = '' THEN strpos(r.address, '@') = 0
+               ELSE lower(split_part(r.address, '@', 2)) = $4 END
     ORDER BY r.enq_seq
     LIMIT $5
     FOR UPDATE OF r SKIP LOCKED
