@@ -358,3 +358,73 @@ async def test_http_propagation_through_a_remote_gateway(conn: asyncpg.Connectio
     finally:
         await drop_roles(remote, roles)
         await remote.close()
+
+
+async def test_stopped_destination_and_a_hanging_remote_are_retried(
+        conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start) -> None:
+    """System errors: a destination queue stopped for enqueue, a remote that accepts the
+    connection and never answers (timeouts). Both retry; neither loses a message."""
+    remote = await asyncpg.connect(remote_dsn)
+    held: list[asyncio.StreamWriter] = []
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)  # accept, then say nothing
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        await topology(conn, remote)
+        await remote.execute("CALL dbms_aqadm.stop_queue('oe.in_q', enqueue => true, dequeue => false)")
+        await conn.execute("CALL aq.create_database_link('eu', $1)", remote_dsn)
+        await conn.execute("CALL aq.create_database_link('mute', $1)", f"postgresql://x@127.0.0.1:{port}/x")
+        await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0))")
+        await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@mute', 0))")
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'eu', latency => 0)")
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'mute', latency => 0)")
+        mid = await Session(conn).enqueue("oe.out_q", b"x")
+        running = await start_propagator(backoff_base=0.05, remote_timeout=0.5)
+        errors: dict[str, str] = {}
+        for _ in range(300):
+            rows = await conn.fetch("SELECT destination, failures, last_error_msg FROM dba_queue_schedules")
+            errors = {r["destination"]: r["last_error_msg"] or "" for r in rows if r["failures"] >= 2}
+            if len(errors) == 2:
+                break
+            await asyncio.sleep(0.05)
+        assert "ORA-25207" in errors["eu"], errors
+        assert "timed out" in errors["mute"] or "timeout" in errors["mute"].lower(), errors
+        await remote.execute("CALL dbms_aqadm.start_queue('oe.in_q')")
+        await running.moved(1)
+        assert await remote.fetchval("SELECT original_msgid FROM oe.aq$in_t") == mid
+        row = await conn.fetchrow("SELECT failures, schedule_disabled FROM dba_queue_schedules "
+                                  "WHERE destination = 'eu'")
+        assert tuple(row) == (0, "N")
+    finally:
+        for w in held:
+            w.close()
+        server.close()
+        await remote.close()
+
+
+async def test_type_mismatch_is_undeliverable(conn: asyncpg.Connection, remote_dsn: str,
+                                              start_propagator: Start) -> None:
+    remote = await asyncpg.connect(remote_dsn)
+    try:
+        await topology(conn, remote)
+        await remote.execute("CREATE TYPE oe.order_typ AS (id integer, note text)")
+        await make_queue(remote, "oe.typed", "oe.typed_t", "oe.order_typ")
+        await conn.execute("CALL aq.create_database_link('eu', $1)", remote_dsn)
+        await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.typed@eu', 0))")
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'eu', latency => 0)")
+        await Session(conn).enqueue("oe.out_q", b"raw, not an order")
+        await start_propagator()
+        for _ in range(200):
+            state = await conn.fetchval("SELECT msg_state FROM oe.aq$out_t WHERE address IS NOT NULL")
+            if state == "UNDELIVERABLE":
+                break
+            await asyncio.sleep(0.05)
+        assert state == "UNDELIVERABLE"
+        err = await conn.fetchval("SELECT error FROM aq.propagation_log WHERE event = 'UNDELIVERABLE'")
+        assert "ORA-25215" in err and "not equivalent" in err
+        assert await remote.fetchval("SELECT count(*) FROM oe.typed_t") == 0
+    finally:
+        await remote.close()

@@ -72,7 +72,14 @@ class Notifier:
                     if group.failed.done():
                         raise group.failed.result()
                     free = self.settings.batch - len(self._deliveries)
-                    claimed = await self._claim(self.now(), free) if free > 0 else []
+                    try:
+                        claimed = await self._claim(self.now(), free) if free > 0 else []
+                    except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                        # the database is away (a restart): deliveries under way finish or
+                        # come back after their lease; claim again soon
+                        log.warning("claiming notifications failed: %r", exc)
+                        await wait_any(wake, 1.0, stop)
+                        continue
                     for n in claimed:
                         self._start(n)
                     if claimed and len(claimed) >= free:
@@ -80,12 +87,17 @@ class Notifier:
                         continue
                     # nothing more to claim now: sleep until the next timer, a NOTIFY, or
                     # a busy destination draining
-                    async with self.pool.acquire() as c:
-                        t = await c.fetchrow(load("notify_next_timer"), self.now())
-                    now = self.now()
-                    assert t is not None
-                    if t["next_expiry"] is not None and t["next_expiry"] <= now:
-                        await self._expire(now)
+                    try:
+                        async with self.pool.acquire() as c:
+                            t = await c.fetchrow(load("notify_next_timer"), self.now())
+                        now = self.now()
+                        assert t is not None
+                        if t["next_expiry"] is not None and t["next_expiry"] <= now:
+                            await self._expire(now)
+                            continue
+                    except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                        log.warning("reading the notifier's timers failed: %r", exc)
+                        await wait_any(wake, 1.0, stop)
                         continue
                     timeout = self.settings.safety_poll
                     for at in (t["next_due"], t["next_lease"], t["next_expiry"]):

@@ -66,9 +66,15 @@ class Propagator:
                 while not stop.is_set():
                     if group.failed.done():
                         raise group.failed.result()
-                    async with self.pool.acquire() as c:
-                        rows = await c.fetch(load("prop_claim"), self.settings.name, self.settings.lease,
-                                             self.settings.max_schedules)
+                    try:
+                        async with self.pool.acquire() as c:
+                            rows = await c.fetch(load("prop_claim"), self.settings.name,
+                                                 self.settings.lease, self.settings.max_schedules)
+                    except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                        # the database is away (a restart): keep what runs, try again soon
+                        log.warning("claiming schedules failed: %r", exc)
+                        await wait_any(changed, min(1.0, self.settings.lease / 3), stop)
+                        continue
                     owned = {r["id"] for r in rows}
                     for sid in owned - set(self._runners):
                         self._runners[sid] = group.spawn(f"schedule-{sid}", self._run_schedule(sid, stop))
