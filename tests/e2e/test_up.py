@@ -145,7 +145,7 @@ async def test_up_with_external_database(tmp_path: Path, cluster: Cluster, db_ds
         assert await stop(proc) == 0
 
 
-@pytest.mark.parametrize("service", ["gateway", "monitor", "notifier"])
+@pytest.mark.parametrize("service", ["gateway", "monitor", "notifier", "propagator"])
 async def test_a_killed_service_is_restarted(tmp_path: Path, db_dsn: str, service: str) -> None:
     port = free_base_port()
     proc, lines = await start_up(tmp_path / "data", port, {"PGAQ_DSN": db_dsn})
