@@ -58,6 +58,7 @@ class Monitor:
             c.add_log_listener(_log_notice)
             try:
                 row = await c.fetchrow(load("monitor_pass"), self.settings.batch)
+                self.done += await c.fetchval(load("monitor_settle_attempts"))
             finally:
                 c.remove_log_listener(_log_notice)
         assert row is not None

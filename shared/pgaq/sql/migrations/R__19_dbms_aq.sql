@@ -147,6 +147,11 @@ BEGIN
     PERFORM aq.err(25228, format('timeout or end-of-fetch during message dequeue from %s.%s',
                                  q.schema_name, q.queue_name), 'P0002');
   END IF;
+  IF upper(coalesce(o.dequeue_mode, 'REMOVE')) IN ('REMOVE', 'REMOVE_NODATA')
+     AND upper(coalesce(o.visibility, 'ON_COMMIT')) = 'ON_COMMIT' THEN
+    -- a ROLLBACK must count this attempt: noted outside the transaction (R__80)
+    PERFORM aq.note_attempt(q.queue_id, aq.agent_name(o.consumer_name), d.msgid);
+  END IF;
   IF o.msgid IS NULL THEN  -- a dequeue by message id leaves the position where it was
     PERFORM set_config(setting, d.position::text || '|' || coalesce(d.txn_group::text, '') || '|' || criteria, false);
   END IF;

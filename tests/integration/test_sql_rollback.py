@@ -1,0 +1,64 @@
+"""A ROLLBACK of dbms_aq.dequeue in plain SQL counts a failed attempt, as in Oracle: the
+attempt is noted outside the transaction and the monitor counts it once it aborted."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+from pgaq.listener import Listener
+from pgaq.monitor import Monitor, MonitorSettings
+
+from .helpers import make_queue
+
+DEQUEUE = "CALL dbms_aq.dequeue(queue_name => 's.q', payload => NULL::bytea, msgid => NULL)"
+
+
+async def test_a_rolled_back_sql_dequeue_counts_an_attempt(conn: asyncpg.Connection, db_dsn: str) -> None:
+    await make_queue(conn, "s.q", max_retries=1)
+    role = f"sqlc_{uuid.uuid4().hex[:8]}"
+    await conn.execute(f'CREATE ROLE "{role}" LOGIN')
+    await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('ALL', 's.q', '{role}')")
+    client = await asyncpg.connect(db_dsn.replace("postgres@", f"{role}@"))  # a plain SQL user
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2)
+    listener = Listener(db_dsn)
+    await listener.start()
+    try:
+        await conn.execute("CALL dbms_aq.enqueue(queue_name => 's.q', payload => '\\x01'::bytea, msgid => NULL)")
+        monitor = Monitor(pool, listener, MonitorSettings())
+        for attempt in (1, 2):
+            tx = client.transaction()
+            await tx.start()
+            await client.execute(DEQUEUE)
+            await tx.rollback()
+            await monitor.run_once()  # the monitor's pass counts it
+            row = await conn.fetchrow("SELECT queue, msg_state, retry_count, expiration_reason FROM s.aq$qt")
+            if attempt == 1:
+                assert (row["queue"], row["msg_state"], row["retry_count"]) == ("q", "READY", 1)
+        # past max_retries (1): the exception queue, as after any failed attempt
+        assert (row["queue"], row["msg_state"], row["expiration_reason"]) == \
+            ("aq$_qt_e", "EXPIRED", "MAX_RETRY_EXCEEDED")
+        # a committed dequeue counts nothing, and leaves no note behind
+        await conn.execute("CALL dbms_aq.enqueue(queue_name => 's.q', payload => '\\x02'::bytea, msgid => NULL)")
+        await client.execute(DEQUEUE)
+        await monitor.run_once()
+        assert await conn.fetchval("SELECT count(*) FROM aq.pending_attempts") == 0
+        # BROWSE notes nothing
+        await conn.execute("CALL dbms_aq.enqueue(queue_name => 's.q', payload => '\\x03'::bytea, msgid => NULL)")
+        async with client.transaction():
+            await client.execute("CALL dbms_aq.dequeue(queue_name => 's.q', dequeue_options => "
+                                 "dbms_aq.dequeue_options(dequeue_mode => 'BROWSE'), payload => NULL::bytea, "
+                                 "msgid => NULL)")
+        assert await conn.fetchval("SELECT count(*) FROM aq.pending_attempts") == 0
+        # nobody but the monitor (an administrator) settles attempts
+        try:
+            await client.fetchval("SELECT aq.settle_pending_attempts()")
+            raise AssertionError("a plain user settled attempts")
+        except asyncpg.InsufficientPrivilegeError:
+            pass
+    finally:
+        await client.close()
+        await listener.close()
+        await pool.close()
+        await conn.execute(f'DROP OWNED BY "{role}" CASCADE')
+        await conn.execute(f'DROP ROLE "{role}"')
