@@ -329,6 +329,18 @@ async def test_grant_option(conn: asyncpg.Connection, role: str, role2: str, db_
         await alice.execute("CALL dbms_aqadm.revoke_queue_privilege('ENQUEUE', 's.q', $1)", role2)
         assert await ora(bob.fetchval(ENQ, "s.q")) == 1031
         assert await ora(alice.execute("CALL dbms_aqadm.create_queue('s.q2', 's.qt')")) == 1031
+        # writing the catalog directly passes on no more than the grant holds
+        qid = await conn.fetchval("SELECT id FROM aq.queues WHERE queue_name = 'q'")
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):  # DEQUEUE for itself
+            await alice.execute("UPDATE aq.queue_privileges SET dequeue = true WHERE grantee = $1", role)
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):  # DEQUEUE for someone else
+            await alice.execute("INSERT INTO aq.queue_privileges (queue_id, grantee, enqueue, dequeue) "
+                                "VALUES ($1, $2, false, true)", qid, role2)
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):  # in another's name
+            await alice.execute("INSERT INTO aq.queue_privileges (queue_id, grantee, enqueue, grantor) "
+                                "VALUES ($1, $2, true, 'postgres')", qid, role2)
+        row = await conn.fetchrow("SELECT enqueue, dequeue FROM aq.queue_privileges WHERE grantee = $1", role)
+        assert tuple(row) == (True, False)
     finally:
         await alice.close()
         await bob.close()
