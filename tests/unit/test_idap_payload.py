@@ -325,8 +325,9 @@ def test_typed_properties_every_type() -> None:
     out = to_xml("JMS_BYTES", p, None, None)
     assert out.findtext("jms_bytes_message/bytes_data") == "0102FF"
     values = [v.text or "" for v in out.iter() if v.tag.endswith("_value")]
-    assert values == ["-2147483648", "9223372036854775807", "32767", "-128", "1.25", "-INF",
-                      "true", ""]
+    # written by name (b d e f i l s t): storage keeps no order of its own
+    assert values == ["-128", "-INF", "", "1.25", "-2147483648", "9223372036854775807", "32767",
+                      "true"]
     assert xml_to_payload("JMS_BYTES", out, None) == p
 
 

@@ -11,6 +11,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
@@ -351,8 +352,11 @@ class Gateway:
                 return 3 if exc_queue else 0
             return {"READY": 0, "WAIT": 1, "PROCESSED": 2}.get(m.state, 3)
 
+        received = datetime.now(UTC).date()
+
         def payload(m: Message, parent: etree._Element) -> None:
-            payload_to_xml(meta.payload_kind, m.payload, info, parent, NS_AQ)
+            times = (m.enqueue_time.date(), received) if m.enqueue_time is not None else None
+            payload_to_xml(meta.payload_kind, m.payload, info, parent, NS_AQ, times)
 
         return response.receive_response(
             req.destination.name, messages,

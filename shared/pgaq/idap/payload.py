@@ -494,7 +494,8 @@ def _write_object(parent: etree._Element, ns: str | None, tag: str, value: dict[
 
 
 def _write_typed(parent: etree._Element, ns: str | None, item: str, values: dict[str, Any]) -> None:
-    for key, spec in values.items():
+    # by name: properties and map items have no order of their own (storage keeps none)
+    for key, spec in sorted(values.items()):
         if isinstance(spec, dict) and spec.get("type") in VALUE_TYPES:
             kind, value = str(spec["type"]), spec.get("value")
         else:  # a plain JSON scalar, as SQL users may write one
@@ -514,7 +515,8 @@ def _write_typed(parent: etree._Element, ns: str | None, item: str, values: dict
         _sub(it, ns, f"{kind}_value", text)
 
 
-def _write_jms(kind: str, payload: dict[str, Any], parent: etree._Element, ns: str | None) -> None:
+def _write_jms(kind: str, payload: dict[str, Any], parent: etree._Element, ns: str | None,
+               times: tuple[date, date] | None = None) -> None:
     el = _sub(parent, ns, JMS_ELEMENT[kind])
     header = payload.get("header") or {}
     props = _sub(el, ns, "oracle_jms_properties")
@@ -532,6 +534,9 @@ def _write_jms(kind: str, payload: dict[str, Any], parent: etree._Element, ns: s
                      ("groupseq", "group_sequence")):
         if header.get(key) is not None:
             _sub(props, ns, tag, str(header[key]))
+    if times is not None:  # JMS timestamps: the enqueue's and the receipt's (xsd:date)
+        _sub(props, ns, "timestamp", times[0].isoformat())
+        _sub(props, ns, "recv_timestamp", times[1].isoformat())
     user = header.get("properties") or {}
     if user:
         _write_typed(_sub(el, ns, "user_properties"), ns, "property", user)
@@ -549,7 +554,8 @@ def _write_jms(kind: str, payload: dict[str, Any], parent: etree._Element, ns: s
 
 
 def payload_to_xml(kind: str, payload: bytes | dict[str, Any] | None, info: TypeInfo | None,
-                   parent: etree._Element, ns: str | None) -> None:
+                   parent: etree._Element, ns: str | None,
+                   times: tuple[date, date] | None = None) -> None:
     """Append the payload's XML to `parent` (a <message_payload>) in namespace `ns`."""
     if payload is None:
         return
@@ -563,7 +569,7 @@ def payload_to_xml(kind: str, payload: bytes | dict[str, Any] | None, info: Type
     if kind == "JMS_STREAM":
         raise _err("JMS StreamMessage queues are not supported through IDAP")
     if kind in JMS_ELEMENT:
-        _write_jms(kind, payload, parent, ns)
+        _write_jms(kind, payload, parent, ns, times)
         return
     if kind != "OBJECT" or info is None:
         raise ValueError(f"no payload mapping for kind {kind!r} without type information")

@@ -48,6 +48,16 @@ LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN length(p ->> 'correlation') > 128 THEN aq.corr_too_long(p) ELSE p ->> 'correlation' END
 $$;
 
+CREATE OR REPLACE FUNCTION aq.sender_name(p text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF nullif(btrim(p), '') IS NULL THEN RETURN NULL; END IF;
+  IF length(btrim(p)) > 128 THEN
+    PERFORM aq.err(24047, 'invalid agent name: a sender name is at most 128 characters', '22023');
+  END IF;
+  RETURN btrim(p);
+END $$;
+
 -- Validate per-message properties once, returning them normalised.
 CREATE OR REPLACE FUNCTION aq.normalise_props(q aq.queue_info, p_props jsonb) RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
@@ -108,8 +118,9 @@ BEGIN
       'delay', aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY'),
       'expiration', expiration,
       'correlation', p ->> 'correlation',
-      'sender_name', CASE WHEN p -> 'sender_id' ->> 'name' IS NOT NULL
-                          THEN aq.agent_name(p -> 'sender_id' ->> 'name') END,
+      -- the sender's name as the producer gave it (the seed's responses return 'scott'),
+      -- unlike consumer names, which are identifiers
+      'sender_name', aq.sender_name(p -> 'sender_id' ->> 'name'),
       'sender_address', p -> 'sender_id' ->> 'address',
       'sender_protocol', aq.int_prop(p -> 'sender_id', 'protocol', NULL, 0, 25216, 'PROTOCOL'),
       'exception_qschema', ex[1], 'exception_queue', ex[2],
