@@ -428,3 +428,25 @@ async def test_type_mismatch_is_undeliverable(conn: asyncpg.Connection, remote_d
         assert await remote.fetchval("SELECT count(*) FROM oe.typed_t") == 0
     finally:
         await remote.close()
+
+
+async def test_one_propagator_runs_many_schedules(conn: asyncpg.Connection, start_propagator: Start) -> None:
+    """150 schedules at once, each its own source queue: every message arrives."""
+    await make_queue(conn, "oe.in_q", "oe.in_t")
+    await conn.execute("CALL dbms_aqadm.create_queue_table('oe.many_t', 'RAW', multiple_consumers => true)")
+    n = 150
+    await conn.execute(f"""
+        DO $$ BEGIN
+          FOR i IN 1..{n} LOOP
+            CALL dbms_aqadm.create_queue('oe.src' || i, 'oe.many_t');
+            CALL dbms_aqadm.start_queue('oe.src' || i);
+            CALL dbms_aqadm.add_subscriber('oe.src' || i, sys.aq$_agent(NULL, 'oe.in_q', 0));
+            CALL dbms_aqadm.schedule_propagation('oe.src' || i, latency => 0);
+          END LOOP;
+        END $$""")
+    running = await start_propagator()
+    ids = [await Session(conn).enqueue(f"oe.src{i}", bytes([i % 256])) for i in range(1, n + 1)]
+    await running.moved(n, timeout=60)
+    got = await conn.fetch("SELECT original_msgid FROM oe.aq$in_t")
+    assert sorted(r["original_msgid"] for r in got) == sorted(ids)
+    assert await conn.fetchval("SELECT count(*) FROM dba_queue_schedules WHERE total_number = 1") == n

@@ -288,13 +288,13 @@ BEGIN
       AND lower(r.address) LIKE $2
       AND CASE WHEN $4 = '' THEN strpos(r.address, '@') = 0
                ELSE lower(split_part(r.address, '@', 2)) = $4 END
-    ORDER BY r.enq_seq
+    ORDER BY r.address, %s  -- the order of the recipients' remote index: no sort of the backlog
     LIMIT $5
     FOR UPDATE OF r SKIP LOCKED
   $f$,
     CASE WHEN q.payload_kind = 'RAW' THEN 'NULL::jsonb' ELSE 'to_jsonb(m.user_data)' END,
     CASE WHEN q.payload_kind = 'RAW' THEN 'm.user_data' ELSE 'NULL::bytea' END,
-    q.table_schema, q.recipients_table, q.table_schema, q.table_name)
+    q.table_schema, q.recipients_table, q.table_schema, q.table_name, aq.sort_columns(q.sort_key, 'r'))
   USING q.queue_name,
         CASE WHEN s.destination_queue <> '' THEN
           replace(replace(s.destination_queue, '_', '\_'), '%', '\%')
