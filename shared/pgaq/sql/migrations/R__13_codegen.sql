@@ -296,4 +296,5 @@ BEGIN
   END IF;
   EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_enq', t.owner);
   EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_deq', t.owner);
+  PERFORM aq.create_monitor_functions(t);  -- R__30: the monitor's look at this table
 END $$;

@@ -120,6 +120,7 @@ BEGIN
                  t.schema_name, 'aq$_' || t.table_name || '_send1');
   EXECUTE format('DROP TABLE IF EXISTS %I.%I', t.schema_name, 'aq$_' || t.table_name || '_r');
   EXECUTE format('DROP TABLE IF EXISTS %I.%I', t.schema_name, t.table_name);
+  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due');
   DELETE FROM aq.queue_tables WHERE id = t.id;
 END $$;
 

@@ -17,8 +17,15 @@ DECLARE
   ids bytea[];
   q aq.queue_info;
   nd timestamptz;
-  nd2 timestamptz;
 BEGIN
+  -- nothing due yet (the common case): one look, no work
+  nd := aq.table_next_due(t);
+  IF nd IS NULL OR nd > p_now THEN
+    done := 0;
+    next_due := nd;
+    RETURN NEXT;
+    RETURN;
+  END IF;
   -- 1. delay and retry delay ended: WAIT -> READY
   EXECUTE format($f$
     WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state = 1 AND ready_time <= $1
@@ -109,23 +116,56 @@ BEGIN
     FROM aq.queues q2 WHERE q2.queue_table_id = t.id AND q2.queue_name = ANY (woke::name[]);
   END IF;
 
-  -- when is this table next due?
-  EXECUTE format($f$
+  done := total;
+  next_due := aq.table_next_due(t);
+  RETURN NEXT;
+END $$;
+
+-- When a queue table is next due (a delay or retry delay ending, an expiration, a
+-- retention ending). Each table has a generated function with static SQL, so its plan is
+-- cached: an idle table costs the monitor one cheap look.
+CREATE OR REPLACE FUNCTION aq.next_due_sql(t aq.queue_tables) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT format($f$
     SELECT least(
       (SELECT min(ready_time) FROM %1$I.%2$I WHERE state = 1),
       (SELECT min(expire_at) FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at IS NOT NULL),
       (SELECT min(m.deq_time + make_interval(secs => q.retention_time))
          FROM %1$I.%2$I m JOIN aq.queues q ON q.queue_table_id = %3$s
           AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = %1$L
-        WHERE m.state = 2 AND q.retention_time >= 0))
-  $f$, s, qt, t.id) INTO nd;
-  IF t.multiple_consumers THEN
-    EXECUTE format('SELECT min(ready_time) FROM %I.%I WHERE state = 1', s, rt) INTO nd2;
-    nd := least(nd, nd2);
-  END IF;
-  done := total;
-  next_due := nd;
-  RETURN NEXT;
+        WHERE m.state = 2 AND q.retention_time >= 0)
+      %4$s)
+  $f$, t.schema_name, t.table_name, t.id,
+       CASE WHEN t.multiple_consumers
+            THEN format(', (SELECT min(ready_time) FROM %I.%I WHERE state = 1)',
+                        t.schema_name, 'aq$_' || t.table_name || '_r')
+            ELSE '' END)
+$$;
+
+CREATE OR REPLACE FUNCTION aq.create_monitor_functions(t aq.queue_tables) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  -- beside the table's other generated functions, owned like them
+  EXECUTE format($f$
+    CREATE OR REPLACE FUNCTION %I.%I() RETURNS timestamptz LANGUAGE plpgsql STABLE AS $body$
+    BEGIN
+      RETURN (%s);
+    END $body$
+  $f$, t.schema_name, 'aq$_' || t.table_name || '_due', aq.next_due_sql(t));
+  EXECUTE format('ALTER FUNCTION %I.%I() OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_due', t.owner);
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.table_next_due(t aq.queue_tables) RETURNS timestamptz
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  nd timestamptz;
+BEGIN
+  BEGIN
+    EXECUTE format('SELECT %I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due') INTO nd;
+  EXCEPTION WHEN undefined_function THEN
+    EXECUTE aq.next_due_sql(t) INTO nd;  -- a table made before the function existed
+  END;
+  RETURN nd;
 END $$;
 
 -- One pass over every queue table; returns the work done and the next due time.
