@@ -89,3 +89,15 @@ async def conn(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
         yield c
     finally:
         await c.close()
+
+
+@pytest.fixture
+async def remote_dsn(cluster: Cluster, template_db: str) -> AsyncIterator[str]:
+    """A second pgaq database in the cluster: the far side of a database link."""
+    name = await _create_db(cluster, template_db)
+    yield cluster.dsn(name)
+    admin = await asyncpg.connect(cluster.dsn())
+    try:
+        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    finally:
+        await admin.close()

@@ -5,14 +5,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import signal
-from typing import Any
 
 import asyncpg
-from pgaq.aio import TaskGroup
 from pgaq.listener import Listener
-from pgaq.logs import setup_logging
 from pgaq.monitor import Monitor, MonitorSettings
+from pgaq.service import main_of
 
 log = logging.getLogger("pgaq.monitor")
 
@@ -29,35 +26,10 @@ def settings_from_env(env: dict[str, str] | None = None) -> tuple[str, MonitorSe
     )
 
 
-async def run(dsn: str, settings: MonitorSettings, stop: asyncio.Event) -> None:
-    pool = await asyncpg.create_pool(dsn, min_size=1, max_size=2)
-    listener = Listener(dsn)
-    await listener.start()
-    group = TaskGroup("monitor")
-    try:
-        group.spawn("loop", Monitor(pool, listener, settings).run(stop))
-        done: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
-        waiters: list[asyncio.Future[Any]] = [done, group.failed]
-        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-        done.cancel()
-        if group.failed.done():
-            raise SystemExit(f"monitor loop died: {group.failed.result()!r}")
-    finally:
-        stop.set()
-        await group.close()
-        await listener.close()
-        await pool.close()
-
-
 def main() -> None:
-    setup_logging()
-    dsn, settings = settings_from_env()
+    _, settings = settings_from_env()
 
-    async def go() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await run(dsn, settings, stop)
+    async def loop(pool: asyncpg.Pool, listener: Listener, stop: asyncio.Event) -> None:
+        await Monitor(pool, listener, settings).run(stop)
 
-    asyncio.run(go())
+    main_of("monitor", loop, pool_max=2)

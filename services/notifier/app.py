@@ -1,60 +1,21 @@
-"""The notifier service: wiring only (settings, pool, listener, signals)."""
+"""The notifier service: wiring only (settings and the delivery loop)."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import os
-import signal
-from typing import Any
 
 import asyncpg
-from pgaq.aio import TaskGroup
-from pgaq.aio import run as aio_run
 from pgaq.listener import Listener
-from pgaq.logs import setup_logging
 from pgaq.notify.dispatcher import Notifier
 from pgaq.notify.settings import NotifierSettings
-
-log = logging.getLogger("pgaq.notifier")
-
-
-async def run(dsn: str, settings: NotifierSettings, stop: asyncio.Event) -> None:
-    # deliveries to plsql:// hold a connection each; the rest are short statements
-    pool = await asyncpg.create_pool(dsn, min_size=1, max_size=max(4, settings.per_destination + 2))
-    listener = Listener(dsn)
-    await listener.start()
-    group = TaskGroup("notifier")
-    try:
-        group.spawn("loop", Notifier(pool, listener, settings).run(stop))
-        log.info("notifier %s delivering", settings.name)
-        done: asyncio.Future[Any] = asyncio.ensure_future(stop.wait())
-        waiters: list[asyncio.Future[Any]] = [done, group.failed]
-        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-        done.cancel()
-        if group.failed.done():
-            raise SystemExit(f"notifier loop died: {group.failed.result()!r}")
-    finally:
-        stop.set()
-        if group.tasks:  # let the loop finish its deliveries and record them (bounded)
-            await asyncio.wait(list(group.tasks), timeout=15.0)
-        await group.close()
-        await listener.close()
-        await pool.close()
+from pgaq.service import main_of
 
 
 def main() -> None:
-    setup_logging()
-    dsn = os.environ.get("PGAQ_DSN")
-    if not dsn:
-        raise SystemExit("PGAQ_DSN is required")
     settings = NotifierSettings.from_env()
 
-    async def go() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await run(dsn, settings, stop)
+    async def loop(pool: asyncpg.Pool, listener: Listener, stop: asyncio.Event) -> None:
+        await Notifier(pool, listener, settings).run(stop)
 
-    aio_run(go())
+    # deliveries to plsql:// hold a connection each; the rest are short statements
+    main_of("notifier", loop, pool_max=max(4, settings.per_destination + 2))

@@ -7,25 +7,9 @@ import asyncio
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
 
 import asyncpg
-import pytest
-from pgaq.embedded import Cluster
 from pgaq.engine import Session
-
-from ..conftest import _create_db
-
-
-@pytest.fixture
-async def remote_dsn(cluster: Cluster, template_db: str) -> AsyncIterator[str]:
-    name = await _create_db(cluster, template_db)
-    yield cluster.dsn(name)
-    admin = await asyncpg.connect(cluster.dsn())
-    try:
-        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        await admin.close()
 
 
 async def test_kill_9_during_batches_loses_and_duplicates_nothing(db_dsn: str, remote_dsn: str) -> None:

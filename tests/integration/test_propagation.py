@@ -11,26 +11,13 @@ from typing import Any
 
 import asyncpg
 import pytest
-from pgaq.embedded import Cluster, free_port
+from pgaq.embedded import free_port
 from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.listener import Listener
 from pgaq.propagation.runner import Propagator
 from pgaq.propagation.settings import PropagatorSettings
 
-from ..conftest import _create_db
 from .helpers import make_queue, subscribe
-
-
-@pytest.fixture
-async def remote_dsn(cluster: Cluster, template_db: str) -> AsyncIterator[str]:
-    """A second pgaq database: the far side of a database link."""
-    name = await _create_db(cluster, template_db)
-    yield cluster.dsn(name)
-    admin = await asyncpg.connect(cluster.dsn())
-    try:
-        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        await admin.close()
 
 
 @dataclass
