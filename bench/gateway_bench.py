@@ -6,17 +6,15 @@ import asyncio
 import base64
 import os
 import statistics
-import sys
 import time
 from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
 import asyncpg
-from pgaq.embedded import free_port
 from pgaq.engine import Session
 
-from .harness import Result
+from .harness import Result, start_gateway
 
 CLIENTS = int(os.environ.get("BENCH_HTTP_CLIENTS", "16"))
 WORKERS = os.environ.get("PGAQ_GATEWAY_WORKERS", str(max(1, min(os.cpu_count() or 1, 4))))
@@ -156,23 +154,9 @@ async def run(dsn: str, service_dsn: str, seconds: float, floor_insert: Result,
     """The gateway runs as `pgaq up` runs it: its own worker processes (PGAQ_GATEWAY_WORKERS,
     default one per CPU up to 4), on PostgreSQL's Unix socket."""
     await _setup(dsn)
-    port = free_port()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "pgaq_services.gateway",
-        env={**os.environ, "PGAQ_DSN": service_dsn, "PGAQ_PORT": str(port), "PGAQ_LOG_LEVEL": "WARNING",
-             "PGAQ_MAX_TRANSACTIONS": "100", "PGAQ_GATEWAY_WORKERS": WORKERS})
-    url = f"http://127.0.0.1:{port}/aqserv/servlet"
+    proc, url = await start_gateway(service_dsn, PGAQ_MAX_TRANSACTIONS="100", PGAQ_GATEWAY_WORKERS=WORKERS)
     rows: list[dict[str, Any]] = []
     try:
-        async with aiohttp.ClientSession() as http:
-            for _ in range(300):
-                try:
-                    async with http.get(f"http://127.0.0.1:{port}/health") as r:
-                        if r.status == 200:
-                            break
-                except aiohttp.ClientError:
-                    pass
-                await asyncio.sleep(0.1)
         send = await _http_loop(url, SEND, seconds, CLIENTS)
         publish = await _http_loop(url, PUBLISH, seconds, CLIENTS)
         publish.items_per_op = 100

@@ -99,3 +99,28 @@ async def run_for(pool: asyncpg.Pool, concurrency: int, seconds: float, op: Conn
 
 def _bind(op: ConnOp, conn: asyncpg.Connection) -> Op:
     return lambda: op(conn)
+
+
+async def start_gateway(dsn: str, **env: str) -> tuple[asyncio.subprocess.Process, str]:
+    """A gateway process (as `pgaq up` runs it) on a free port, once /health answers;
+    returns it and its servlet URL."""
+    import os
+    import sys
+
+    import aiohttp
+    from pgaq.embedded import free_port
+
+    port = free_port()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "pgaq_services.gateway",
+        env={**os.environ, "PGAQ_DSN": dsn, "PGAQ_PORT": str(port), "PGAQ_LOG_LEVEL": "WARNING", **env})
+    async with aiohttp.ClientSession() as http:
+        for _ in range(300):
+            try:
+                async with http.get(f"http://127.0.0.1:{port}/health") as r:
+                    if r.status == 200:
+                        break
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.1)  # the process is starting; nothing to wait on but it
+    return proc, f"http://127.0.0.1:{port}/aqserv/servlet"

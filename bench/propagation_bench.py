@@ -11,13 +11,11 @@ import sys
 import time
 from typing import Any
 
-import aiohttp
 import asyncpg
-from pgaq.embedded import free_port
 from pgaq.engine import DequeueOptions, Session
 from pgaq.listener import Listener
 
-from .harness import Result
+from .harness import Result, start_gateway
 
 
 def _pct(xs: list[float], p: float) -> float:
@@ -139,22 +137,9 @@ async def _latency(dsn: str, service_dsn: str, samples: int) -> list[float]:
 
 async def run(dsn: str, service_dsn: str, remote_dsn: str, seconds: float) -> list[dict[str, Any]]:
     n = int(max(5000, 4000 * seconds))
-    port = free_port()
-    gateway = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "pgaq_services.gateway",
-        env={**os.environ, "PGAQ_DSN": remote_dsn, "PGAQ_PORT": str(port), "PGAQ_LOG_LEVEL": "WARNING"})
-    url = f"http://127.0.0.1:{port}/aqserv/servlet"
+    gateway, url = await start_gateway(remote_dsn)
     rows: list[dict[str, Any]] = []
     try:
-        async with aiohttp.ClientSession() as http:
-            for _ in range(300):
-                try:
-                    async with http.get(f"http://127.0.0.1:{port}/health") as r:
-                        if r.status == 200:
-                            break
-                except aiohttp.ClientError:
-                    pass
-                await asyncio.sleep(0.1)
         await _setup(dsn, remote_dsn, url)
         floor_local, floor_remote = await _floor(dsn, remote_dsn, n)
         propagator = await asyncio.create_subprocess_exec(
