@@ -70,6 +70,7 @@ class Propagator:
                         async with self.pool.acquire() as c:
                             rows = await c.fetch(load("prop_claim"), self.settings.name,
                                                  self.settings.lease, self.settings.max_schedules)
+                            rows += await c.fetch(load("prop_mine"), self.settings.name)
                     except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
                         # the database is away (a restart): keep what runs, try again soon
                         log.warning("claiming schedules failed: %r", exc)
