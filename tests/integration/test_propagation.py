@@ -437,3 +437,59 @@ async def test_one_propagator_runs_many_schedules(conn: asyncpg.Connection, star
     got = await conn.fetch("SELECT original_msgid FROM oe.aq$in_t")
     assert sorted(r["original_msgid"] for r in got) == sorted(ids)
     assert await conn.fetchval("SELECT count(*) FROM dba_queue_schedules WHERE total_number = 1") == n
+
+
+async def test_the_propagator_rides_out_a_postgres_restart() -> None:
+    """The source database restarts under a running propagator: it goes on afterwards."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from pgaq.embedded import Cluster
+    from pgaq.migrate import migrate
+
+    base = Path(tempfile.mkdtemp(prefix="pgaq-prop-restart-"))
+    os.chmod(base, 0o755)
+    cluster = Cluster(base / "c", durable=False)
+    cluster.init()
+    cluster.start()
+    stop = asyncio.Event()
+    try:
+        conn = await asyncpg.connect(cluster.dsn())
+        await migrate(conn)
+        await topology(conn)
+        await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q', 0))")
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', latency => 0)")
+        await conn.close()
+        pool = await asyncpg.create_pool(cluster.dsn(), min_size=0, max_size=5)
+        listener = Listener(cluster.dsn(), reconnect_max=0.2)
+        await listener.start()
+        moved: asyncio.Queue[int] = asyncio.Queue()
+        p = Propagator(pool, listener, PropagatorSettings(lease=3.0, safety_poll=0.3, backoff_base=0.05,
+                                                         name="restart"),
+                       on_batch=lambda _sid, n: moved.put_nowait(n))
+        task = asyncio.create_task(p.run(stop))
+        try:
+            c = await asyncpg.connect(cluster.dsn())
+            await Session(c).enqueue("oe.out_q", b"before")
+            await c.close()
+            assert await asyncio.wait_for(moved.get(), 15) == 1
+            listener.connected.clear()
+            await asyncio.to_thread(cluster.restart)
+            await pool.expire_connections()
+            await asyncio.wait_for(listener.connected.wait(), 30)
+            c = await asyncpg.connect(cluster.dsn())
+            await Session(c).enqueue("oe.out_q", b"after")
+            assert await asyncio.wait_for(moved.get(), 30) == 1
+            assert await c.fetchval("SELECT count(*) FROM oe.in_t") == 2
+            await c.close()
+            assert not task.done()
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, 30)
+            await listener.close()
+            await pool.close()
+    finally:
+        await asyncio.to_thread(cluster.destroy)
+        shutil.rmtree(base, ignore_errors=True)
