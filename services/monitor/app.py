@@ -23,6 +23,7 @@ def settings_from_env(env: dict[str, str] | None = None) -> tuple[str, MonitorSe
         batch=int(e.get("PGAQ_MONITOR_BATCH", "5000")),
         safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
         snapshot_period=float(e.get("PGAQ_SNAPSHOT_PERIOD", "60")),
+        propagated_keep=float(e.get("PGAQ_PROPAGATED_KEEP", str(7 * 86400))),
     )
 
 

@@ -29,6 +29,7 @@ class MonitorSettings:
     safety_poll: float = 5.0
     snapshot_period: float = 60.0
     error_backoff: float = 1.0
+    propagated_keep: float = 7 * 86400.0  # how long a destination remembers delivered ids
 
 
 def sleep_for(next_due_in: float | None, safety_poll: float) -> float:
@@ -75,6 +76,7 @@ class Monitor:
         async with self.pool.acquire() as c:
             await c.fetchval(load("monitor_snapshot"))
             await c.fetchval(load("monitor_forget_waiters"))
+            await c.fetchval(load("monitor_prune_propagated"), self.settings.propagated_keep)
 
     async def run(self, stop: asyncio.Event) -> None:
         next_snapshot = time.monotonic()

@@ -493,3 +493,16 @@ async def test_the_propagator_rides_out_a_postgres_restart() -> None:
     finally:
         await asyncio.to_thread(cluster.destroy)
         shutil.rmtree(base, ignore_errors=True)
+
+
+async def test_destinations_forget_delivered_ids_after_a_while(conn: asyncpg.Connection, db_dsn: str) -> None:
+    from pgaq.monitor import Monitor, MonitorSettings
+
+    await conn.execute("INSERT INTO aq.propagated (schedule_key, source_msgid, received_at) VALUES "
+                       "('k', '\\x01', now() - interval '8 days'), ('k', '\\x02', now())")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2)
+    try:
+        await Monitor(pool, None, MonitorSettings()).snapshot()  # type: ignore[arg-type]
+    finally:
+        await pool.close()
+    assert [r["source_msgid"] for r in await conn.fetch("SELECT source_msgid FROM aq.propagated")] == [b"\x02"]
