@@ -24,6 +24,14 @@ from .helpers import make_queue, subscribe
 class Running:
     propagator: Propagator
     batches: asyncio.Queue[tuple[int, int]] = field(default_factory=asyncio.Queue)
+    problems: asyncio.Queue[tuple[int, str, str]] = field(default_factory=asyncio.Queue)
+
+    async def problem(self, what: str, timeout: float = 20.0) -> tuple[int, str, str]:
+        """Until the propagator records a problem of this kind (FAILURE, DISABLED, ...)."""
+        while True:
+            got = await asyncio.wait_for(self.problems.get(), timeout)
+            if got[1] == what:
+                return got
 
     async def moved(self, n: int, timeout: float = 15.0) -> None:
         """Until n messages were propagated (from now on)."""
@@ -48,11 +56,13 @@ async def start_propagator(db_dsn: str) -> AsyncIterator[Start]:
         listener = Listener(db_dsn)
         await listener.start()
         batches: asyncio.Queue[tuple[int, int]] = asyncio.Queue()
-        p = Propagator(pool, listener, settings, on_batch=lambda sid, n: batches.put_nowait((sid, n)))
+        problems: asyncio.Queue[tuple[int, str, str]] = asyncio.Queue()
+        p = Propagator(pool, listener, settings, on_batch=lambda sid, n: batches.put_nowait((sid, n)),
+                       on_problem=lambda *x: problems.put_nowait(x))
         stop = asyncio.Event()
         task = asyncio.create_task(p.run(stop))
         running.append((stop, task, listener, pool))
-        return Running(p, batches)
+        return Running(p, batches, problems)
 
     yield start
     for stop, task, listener, pool in running:
@@ -160,16 +170,10 @@ async def test_backoff_then_disable_after_16_failures_then_enable_drains(
     await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0))")
     await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'eu', latency => 0)")
     ids = [await Session(conn).enqueue("oe.out_q", bytes([i])) for i in range(5)]
-    disabled = asyncio.Event()
     running = await start_propagator(backoff_base=0.0002)
-    for _ in range(400):  # the 16 failures take base * (2^15 + ...) ~ 13 s at most
-        row = await conn.fetchrow("SELECT schedule_disabled, failures, last_error_msg FROM dba_queue_schedules")
-        if row["schedule_disabled"] == "Y":
-            disabled.set()
-            break
-        await asyncio.sleep(0.1)
-    assert disabled.is_set(), row
-    assert row["failures"] == 16 and row["last_error_msg"]
+    await running.problem("DISABLED", timeout=40)  # 16 failures: base * (2^15 + ...) ~ 13 s
+    row = await conn.fetchrow("SELECT schedule_disabled, failures, last_error_msg FROM dba_queue_schedules")
+    assert row["schedule_disabled"] == "Y" and row["failures"] == 16 and row["last_error_msg"]
     log = await conn.fetch("SELECT event, finished_at FROM aq.propagation_log ORDER BY id")
     assert [r["event"] for r in log] == ["FAILURE"] * 15 + ["DISABLED"]
     gaps = [(b["finished_at"] - a["finished_at"]).total_seconds() for a, b in itertools.pairwise(log)]
@@ -206,13 +210,11 @@ async def test_application_errors(conn: asyncpg.Connection, remote_dsn: str, sta
                            "destination_queue => 'oe.missing')")
         await Session(conn).enqueue("oe.out_q", b"x")
         await Session(conn).enqueue("oe.q2", b"y")
-        await start_propagator()
-        for _ in range(200):
-            states = await conn.fetch("SELECT msg_state FROM oe.aq$out_t WHERE address IS NOT NULL")
-            stopped = await conn.fetchval("SELECT schedule_disabled FROM dba_queue_schedules WHERE qname = 'q2'")
-            if [r["msg_state"] for r in states] == ["UNDELIVERABLE"] and stopped == "Y":
-                break
-            await asyncio.sleep(0.05)
+        running = await start_propagator()
+        seen = {(await running.problems.get())[1] for _ in range(2)}
+        assert seen == {"UNDELIVERABLE", "DISABLED"}
+        states = await conn.fetch("SELECT msg_state FROM oe.aq$out_t WHERE address IS NOT NULL")
+        stopped = await conn.fetchval("SELECT schedule_disabled FROM dba_queue_schedules WHERE qname = 'q2'")
         assert [r["msg_state"] for r in states] == ["UNDELIVERABLE"] and stopped == "Y"
         reason = await conn.fetchval("SELECT failure_reason FROM oe.aq$_out_t_r WHERE address <> ''")
         assert reason == "PROPAGATION_FAILURE"
@@ -336,11 +338,8 @@ async def test_http_propagation_through_a_remote_gateway(conn: asyncpg.Connectio
             await conn.execute("UPDATE aq.db_links SET password = 'wrong' WHERE name = 'web'")
             running.propagator._transports.clear()
             await Session(conn).enqueue("oe.out_q", b"late")
-            for _ in range(200):
-                row = await conn.fetchrow("SELECT schedule_disabled, last_error_msg FROM dba_queue_schedules")
-                if row["schedule_disabled"] == "Y":
-                    break
-                await asyncio.sleep(0.05)
+            await running.problem("DISABLED")
+            row = await conn.fetchrow("SELECT schedule_disabled, last_error_msg FROM dba_queue_schedules")
             assert row["schedule_disabled"] == "Y" and "credentials" in row["last_error_msg"]
     finally:
         await drop_roles(remote, roles)
@@ -370,13 +369,12 @@ async def test_stopped_destination_and_a_hanging_remote_are_retried(
         await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'mute', latency => 0)")
         mid = await Session(conn).enqueue("oe.out_q", b"x")
         running = await start_propagator(backoff_base=0.05, remote_timeout=0.5)
-        errors: dict[str, str] = {}
-        for _ in range(300):
-            rows = await conn.fetch("SELECT destination, failures, last_error_msg FROM dba_queue_schedules")
-            errors = {r["destination"]: r["last_error_msg"] or "" for r in rows if r["failures"] >= 2}
-            if len(errors) == 2:
-                break
-            await asyncio.sleep(0.05)
+        failed: dict[int, int] = {}
+        while len([n for n in failed.values() if n >= 2]) < 2:  # two failures each
+            sid, _, _ = await running.problem("FAILURE")
+            failed[sid] = failed.get(sid, 0) + 1
+        rows = await conn.fetch("SELECT destination, last_error_msg FROM dba_queue_schedules")
+        errors = {r["destination"]: r["last_error_msg"] or "" for r in rows}
         assert "ORA-25207" in errors["eu"], errors
         assert "timed out" in errors["mute"] or "timeout" in errors["mute"].lower(), errors
         await remote.execute("CALL dbms_aqadm.start_queue('oe.in_q')")
@@ -403,12 +401,9 @@ async def test_type_mismatch_is_undeliverable(conn: asyncpg.Connection, remote_d
         await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.typed@eu', 0))")
         await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'eu', latency => 0)")
         await Session(conn).enqueue("oe.out_q", b"raw, not an order")
-        await start_propagator()
-        for _ in range(200):
-            state = await conn.fetchval("SELECT msg_state FROM oe.aq$out_t WHERE address IS NOT NULL")
-            if state == "UNDELIVERABLE":
-                break
-            await asyncio.sleep(0.05)
+        running = await start_propagator()
+        await running.problem("UNDELIVERABLE")
+        state = await conn.fetchval("SELECT msg_state FROM oe.aq$out_t WHERE address IS NOT NULL")
         assert state == "UNDELIVERABLE"
         err = await conn.fetchval("SELECT error FROM aq.propagation_log WHERE event = 'UNDELIVERABLE'")
         assert "ORA-25215" in err and "not equivalent" in err

@@ -44,12 +44,15 @@ CHANGES = "aq_propagation"
 class Propagator:
     def __init__(self, pool: asyncpg.Pool, listener: Listener, settings: PropagatorSettings | None = None,
                  *, clock: Clock | None = None,
-                 on_batch: Callable[[int, int], None] | None = None) -> None:
+                 on_batch: Callable[[int, int], None] | None = None,
+                 on_problem: Callable[[int, str, str], None] | None = None) -> None:
         self.pool = pool
         self.listener = listener
         self.settings = settings or PropagatorSettings()
         self.clock = clock or SystemClock()
         self.on_batch = on_batch or (lambda _sid, _n: None)  # (schedule, messages), for tests
+        # (schedule, FAILURE | DISABLED | UNDELIVERABLE, error), once recorded
+        self.on_problem = on_problem or (lambda _sid, _what, _err: None)
         self._runners: dict[int, asyncio.Task[None]] = {}
         self._kicks: dict[int, asyncio.Event] = defaultdict(asyncio.Event)
         self._transports: dict[str, Transport] = {}
@@ -226,6 +229,7 @@ class Propagator:
         while we is None or self.now() < we:
             started = self.now()
             t0 = time.perf_counter()
+            problems: list[tuple[int, str, str]] = []  # reported once the batch committed
             async with self.pool.acquire() as src, src.transaction():
                 rows = await src.fetch(load("prop_batch"), sid, self.settings.batch)
                 if not rows:
@@ -245,6 +249,7 @@ class Propagator:
                         if s["destination_queue"] or exc.code == 1017:
                             raise  # queue-to-queue, or refused credentials: stop the schedule
                         await self._undeliverable(src, s, group, str(exc))
+                        problems.append((sid, "UNDELIVERABLE", str(exc)))
                 if done:
                     await src.fetchval(load("prop_settle"), sid, [r["msgid"] for r in done],
                                        [r["consumer_name"] for r in done], [r["address"] for r in done], None)
@@ -252,6 +257,8 @@ class Propagator:
                 if n:
                     await src.execute(load("prop_success"), sid, self.settings.name, n, size,
                                       time.perf_counter() - t0, started, self.now())
+            for problem in problems:
+                self.on_problem(*problem)
             if n:
                 total += n
                 self.propagated += n
@@ -276,6 +283,7 @@ class Propagator:
         async with self.pool.acquire() as c:
             await c.execute(load("prop_failure"), s["id"], self.settings.name, retry.failures,
                             retry.next_run, retry.aligned, retry.disable, error, now, event)
+        self.on_problem(s["id"], event, error)
         if retry.disable:
             log.error("SCHEDULE DISABLED: %s after %d consecutive failures; last error: %s "
                       "(dbms_aqadm.enable_propagation_schedule resumes it)",
@@ -288,6 +296,7 @@ class Propagator:
         async with self.pool.acquire() as c:
             await c.execute(load("prop_failure"), s["id"], self.settings.name, s["failures"] + 1, None,
                             s["aligned"], True, error, now, "DISABLED")
+        self.on_problem(s["id"], "DISABLED", error)
         log.error("SCHEDULE STOPPED: %s: %s", s["queue"], error)
 
 
