@@ -265,6 +265,25 @@ async def test_retention_keeps_processed_messages(conn: asyncpg.Connection) -> N
     assert row["deq_agent"] == "APP" and row["deq_txn_id"] and row["enq_txn_id"]
 
 
+@pytest.mark.parametrize("retention", [0, 3600])
+async def test_multi_consumer_retention_keeps_processed_recipients(conn: asyncpg.Connection,
+                                                                   retention: int) -> None:
+    await make_queue(conn, multiple=True, retention=retention)
+    await subscribe(conn, "s.q", "A")
+    await subscribe(conn, "s.q", "B")
+    s = Session(conn, agent="APP")
+    mid = await s.enqueue("s.q", b"x")
+    for name in ("A", "B"):
+        [m] = await s.dequeue("s.q", DequeueOptions(consumer_name=name))
+        assert m.msgid == mid and m.payload == b"x"
+        assert await s.dequeue("s.q", DequeueOptions(consumer_name=name)) == []
+    rows = await conn.fetch("SELECT consumer_name, msg_state, deq_agent FROM s.aq$qt ORDER BY 1")
+    if retention:
+        assert [tuple(r) for r in rows] == [("A", "PROCESSED", "APP"), ("B", "PROCESSED", "APP")]
+    else:
+        assert rows == []
+
+
 async def test_error_in_transaction_keeps_it_usable(conn: asyncpg.Connection) -> None:
     await make_queue(conn)
     s = Session(conn)

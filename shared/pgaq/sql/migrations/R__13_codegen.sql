@@ -122,7 +122,7 @@ BEGIN
         -- a literal LIMIT 1 for single-message calls: with LIMIT $7 the planner assumes a
         -- tenth of the table and never settles on a cached (generic) plan
         branch := branch || format($b$
-          ELSIF p12 = %L AND (p14 = %L OR p12 IN ('BROWSE', 'LOCKED')) THEN
+          ELSIF p12 = %L AND (%s) THEN
             IF p5 IS NULL AND p7 = 1 THEN
               %s;
             ELSIF p5 IS NULL THEN
@@ -131,7 +131,10 @@ BEGIN
               %s;
             ELSE
               %s;
-            END IF;$b$, mode, del,
+            END IF;$b$, mode,
+          -- keeping or deleting (p14) only shapes a single-consumer REMOVE: a recipient row
+          -- is always kept, its message settled by aq.finish_messages
+          CASE WHEN kind = 'SINGLE' THEN format('p14 = %L OR p12 IN (''BROWSE'', ''LOCKED'')', del) ELSE 'true' END,
           replace(replace(aq.dequeue_sql(q, mode, kind = 'MULTI', kind = 'EXC', '', '', outp, del), plain, into_result), 'LIMIT $7', 'LIMIT 1'),
           replace(aq.dequeue_sql(q, mode, kind = 'MULTI', kind = 'EXC', '', '', outp, del), plain, into_result),
           replace(replace(aq.dequeue_sql(q, mode, kind = 'MULTI', kind = 'EXC', '', after, outp, del), plain, into_result), 'LIMIT $7', 'LIMIT 1'),
