@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test unit integration e2e bench lint typecheck clean
+.PHONY: install system-deps test-deps run test unit integration e2e bench lint typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -14,16 +14,24 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-run: $(STAMP)
+# Debian packages beside Python (JDBC driver and JRE for the statistics job; Chromium and
+# docker-compose for the tests): installed when missing, quick when present.
+system-deps:
+	@deploy/system-deps.sh
+
+test-deps:
+	@deploy/system-deps.sh --test
+
+run: $(STAMP) system-deps
 	$(BIN)/pgaq up --data-dir .pgaq --port $${PGAQ_PORT:-8080}
 
-test: $(STAMP)
+test: $(STAMP) test-deps
 	$(BIN)/python -m pytest -q tests
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests/unit
 
-bench: $(STAMP)
+bench: $(STAMP) system-deps
 	$(BIN)/python -m bench
 
 lint: $(STAMP)

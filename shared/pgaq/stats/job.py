@@ -1,0 +1,167 @@
+"""The statistics job: read the propagation log, the message history and the queue
+snapshots over JDBC, aggregate with Spark, stage the results over JDBC and apply them with
+the watermark in one transaction.
+
+Incremental: a run reads what happened since the last run's watermark (`high`, the
+database's clock at the run's start less `lag`), recomputes the minute and hour buckets
+from the hour of (watermark - lookback) on, and adds the new log rows to their windows.
+A run that dies before its final transaction changes nothing; rerunning never double counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shutil
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+import asyncpg
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from ..errors import ConfigError, PgaqError, wrap_db_error
+from ..queries import load
+from . import aggregates as agg
+from .settings import StatsSettings
+
+log = logging.getLogger("pgaq.stats")
+
+
+class StatsError(PgaqError):
+    """A statistics run failed (its partial results were discarded)."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_id: int | None          # None: another run held the lock, nothing was done
+    low: datetime | None
+    high: datetime | None
+    log_rows: int = 0
+    history_rows: int = 0
+    snapshot_rows: int = 0
+    written_rows: int = 0
+
+
+def spark_session(settings: StatsSettings, *, submitted: bool = False) -> SparkSession:
+    """A session for the job. Under spark-submit the master and jars come from its command
+    line; otherwise local mode with the JDBC driver on the driver's classpath."""
+    if not submitted:
+        if not os.path.exists(settings.jar):
+            raise ConfigError(f"PostgreSQL JDBC driver not found at {settings.jar}: install Debian's "
+                              "libpostgresql-jdbc-java or set PGAQ_JDBC_JAR")
+        if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+            raise ConfigError("no Java runtime found: Spark needs one (e.g. default-jre-headless)")
+    builder = SparkSession.builder.appName("pgaq-stats")
+    if not submitted:
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local mode: loopback only
+        builder = builder.master(settings.master) \
+            .config("spark.driver.host", "127.0.0.1") \
+            .config("spark.driver.bindAddress", "127.0.0.1") \
+            .config("spark.jars", settings.jar) \
+            .config("spark.driver.extraClassPath", settings.jar) \
+            .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC") \
+            .config("spark.ui.enabled", "false") \
+            .config("spark.sql.shuffle.partitions", "4")
+    builder = builder.config("spark.sql.session.timeZone", "UTC")
+    for key, value in settings.spark_conf.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
+
+
+def _literal(ts: datetime | None) -> str:
+    """A timestamp for a JDBC query's text. Only datetimes the job computed reach here."""
+    if ts is None:
+        return "'-infinity'::timestamptz"
+    if not isinstance(ts, datetime) or ts.tzinfo is None:
+        raise TypeError("an aware datetime is required")
+    return f"'{ts.astimezone(timezone.utc).isoformat()}'::timestamptz"
+
+
+def _hour(ts: datetime) -> datetime:
+    return ts.replace(minute=0, second=0, microsecond=0)
+
+
+class Job:
+    """One run's reads and writes; `spark` is shared by runs in the same process."""
+
+    def __init__(self, spark: SparkSession, settings: StatsSettings) -> None:
+        self.spark = spark
+        self.settings = settings
+        self.target = settings.jdbc
+
+    def read(self, query: str, **bounds: datetime | None) -> DataFrame:
+        sql = load(query).format(**{k: _literal(v) for k, v in bounds.items()})
+        sql = "\n".join(line for line in sql.splitlines() if not line.startswith("--"))
+        return self.spark.read.format("jdbc").option("url", self.target.url) \
+            .option("query", sql).option("fetchsize", "10000") \
+            .options(**self.target.properties).load()
+
+    def stage(self, df: DataFrame, table: str, run_id: int) -> None:
+        df.withColumn("run_id", F.lit(run_id).cast("long")).write.format("jdbc") \
+            .option("url", self.target.url).option("dbtable", f"aq_stats.stage_{table}") \
+            .option("batchsize", "5000").options(**self.target.properties) \
+            .mode("append").save()
+
+    def compute(self, run_id: int, low: datetime | None, series_low: datetime | None,
+                high: datetime) -> tuple[int, int, int]:
+        """Read, aggregate and stage; returns the rows read from each source."""
+        log_rows = self.read("stats_log", low=series_low, high=high).cache()
+        history = self.read("stats_history", low=series_low, high=high).cache()
+        snapshots = self.read("stats_snapshots", low=series_low, high=high).cache()
+        counts = (log_rows.count(), history.count(), snapshots.count())
+
+        new_log = log_rows if low is None else log_rows.where(F.col("finished_at") >= F.lit(low))
+        increments = agg.window_increments(new_log).cache()
+        windows = agg.merge_windows(self.read("stats_windows"), increments).cache()
+        touched = increments.select("schedule_id", "window_start")
+        self.stage(windows.join(touched, ["schedule_id", "window_start"], "left_semi"),
+                   "schedule_windows", run_id)
+        self.stage(agg.schedule_totals(windows), "schedule_totals", run_id)
+
+        latencies = history.where((F.col("kind") == "P") & F.col("schedule_id").isNotNull())
+        self.stage(agg.schedule_series(log_rows, latencies, self.read("stats_schedule_names")),
+                   "schedule_series", run_id)
+        self.stage(agg.queue_series(history, snapshots, self.read("stats_queue_names")),
+                   "queue_series", run_id)
+        for df in (log_rows, history, snapshots, increments, windows):
+            df.unpersist()
+        return counts
+
+
+async def run_once(spark: SparkSession, settings: StatsSettings) -> RunResult:
+    """One incremental run. The control connection holds a lock so runs never overlap."""
+    job = Job(spark, settings)
+    try:
+        conn = await asyncpg.connect(settings.dsn)
+    except (OSError, asyncpg.PostgresError) as exc:
+        raise wrap_db_error(exc) from exc
+    try:
+        if not await conn.fetchval(load("stats_lock")):
+            log.info("statistics: another run is in progress; skipped")
+            return RunResult(None, None, None)
+        row = await conn.fetchrow(load("stats_begin"), settings.lag)
+        run_id: int = row["id"]
+        high: datetime = row["high"]
+        low: datetime | None = row["low"]
+        if low is not None and low >= high:
+            high = low  # a clock step back: read nothing new, rewrite nothing
+        series_low = None if low is None else _hour(low - timedelta(seconds=settings.lookback))
+        try:
+            counts = await asyncio.to_thread(job.compute, run_id, low, series_low, high)
+            written = await conn.fetchval(load("stats_apply"), run_id, low, series_low, high, *counts)
+        except Exception as exc:
+            message = str(exc).splitlines()[0][:2000] if str(exc) else type(exc).__name__
+            await conn.execute(load("stats_failed"), run_id, message)
+            if isinstance(exc, asyncpg.PostgresError):
+                raise wrap_db_error(exc) from exc
+            raise StatsError(f"statistics run {run_id} failed: {message}") from exc
+        result = RunResult(run_id, low, high, *counts, written_rows=written)
+        log.info("statistics run %d: [%s, %s) log %d, history %d, snapshots %d rows; %d written",
+                 run_id, low, high, *counts, written)
+        return result
+    finally:
+        await conn.close()
