@@ -1,4 +1,4 @@
-"""The `pgaq` command: `up` (the embedded default), `sql` (psql), `migrate`.
+"""The `pgaq` command: `up` (the embedded default), `sql` (psql), `migrate`, `stats run`.
 
 `pgaq up` is what `make run` calls: with no PGAQ_DSN it owns a private PostgreSQL cluster
 under --data-dir, so a developer needs nothing but PostgreSQL's binaries installed. Its
@@ -60,6 +60,7 @@ SERVICES: tuple[Service, ...] = (
     Service("monitor"),
     Service("notifier"),
     Service("propagator"),
+    Service("stats"),
     Service("gateway", port_env="PGAQ_PORT", port_offset=0),
 )
 
@@ -232,7 +233,8 @@ async def up(data_dir: Path, port: int, env: Mapping[str, str] | None = None,
 
         token = e.get("PGAQ_ADMIN_TOKEN") or admin_token(data_dir / "admin.token")
         specs = plan_services(services, port, e)
-        base_env = {"PGAQ_DSN": service_dsn or dsn, "PGAQ_ADMIN_TOKEN": token, "PGAQ_DATA_DIR": str(data_dir)}
+        base_env = {"PGAQ_DSN": service_dsn or dsn, "PGAQ_ADMIN_TOKEN": token, "PGAQ_DATA_DIR": str(data_dir),
+                    "PGAQ_TCP_DSN": e.get("PGAQ_TCP_DSN") or dsn}  # JDBC (statistics) speaks TCP only
         sup = Supervisor(specs, base_env, group, stop_timeout=shutdown_timeout)
         await sup.start()
         urls = [s.health_url for s in specs if s.health_url]
@@ -308,7 +310,22 @@ def parser() -> argparse.ArgumentParser:
     p_sql.add_argument("--data-dir", type=Path, default=Path(".pgaq"))
     p_sql.epilog = "any other arguments (e.g. -c 'SELECT 1') are passed to psql"
     sub.add_parser("migrate", help="install or upgrade the schema in PGAQ_DSN; prints what ran")
+    p_stats = sub.add_parser("stats", help="the statistics job (PySpark)")
+    stats_sub = p_stats.add_subparsers(dest="stats_command", required=True)
+    p_run = stats_sub.add_parser("run", help="one incremental run against PGAQ_DSN (or the running "
+                                 "embedded cluster) in local Spark; prints RUN=, ... lines")
+    p_run.add_argument("--data-dir", type=Path, default=Path(".pgaq"))
     return p
+
+
+def stats_run(data_dir: Path) -> int:
+    """The job in a child process, as the stats service runs it (its JVM ends with it)."""
+    import subprocess
+
+    env = dict(os.environ)
+    if not (env.get("PGAQ_TCP_DSN") or env.get("PGAQ_DSN")):
+        env["PGAQ_TCP_DSN"] = _dsn_for_sql(data_dir)
+    return subprocess.call([sys.executable, "-m", "pgaq_services.stats.job"], env=env)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -322,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(up(args.data_dir.absolute(), args.port or free_base_port()))
         if args.command == "sql":
             return sql(args.data_dir.absolute(), extra)
+        if args.command == "stats":
+            return stats_run(args.data_dir.absolute())
         return migrate_command()
     except PgaqError as exc:
         log.error("%s", exc)

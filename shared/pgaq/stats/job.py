@@ -15,7 +15,7 @@ import logging
 import os
 import shutil
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 from pyspark.sql import DataFrame, SparkSession
@@ -78,7 +78,7 @@ def _literal(ts: datetime | None) -> str:
         return "'-infinity'::timestamptz"
     if not isinstance(ts, datetime) or ts.tzinfo is None:
         raise TypeError("an aware datetime is required")
-    return f"'{ts.astimezone(timezone.utc).isoformat()}'::timestamptz"
+    return f"'{ts.astimezone(UTC).isoformat()}'::timestamptz"
 
 
 def _hour(ts: datetime) -> datetime:

@@ -60,6 +60,8 @@ class StatsSettings:
     lag: float = 30.0                  # seconds: rows younger than this wait for the next run
     lookback: float = 300.0            # seconds: series recomputed from (watermark - lookback)'s hour
     interval: float = 5.0              # minutes between scheduled runs
+    first_delay: float = 60.0          # seconds from the service's start to its first run
+    run_timeout: float = 1800.0        # seconds a scheduled run may take before it is killed
     spark_conf: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -84,6 +86,8 @@ class StatsSettings:
                 lag=float(e.get("PGAQ_STATS_LAG") or 30),
                 lookback=float(e.get("PGAQ_STATS_LOOKBACK") or 300),
                 interval=float(e.get("PGAQ_STATS_INTERVAL") or 5),
+                first_delay=float(e.get("PGAQ_STATS_FIRST_DELAY") or 60),
+                run_timeout=float(e.get("PGAQ_STATS_RUN_TIMEOUT") or 1800),
                 spark_conf=conf,
             )
         except ValueError as exc:

@@ -104,6 +104,7 @@ BEGIN
   UPDATE aq_stats.runs SET status = 'DONE', finished_at = clock_timestamp(), low = p_low, high = p_high,
          log_rows = p_log, history_rows = p_history, snapshot_rows = p_snapshots, written_rows = written
    WHERE id = p_run;
+  PERFORM pg_notify('aq_stats_run', p_run::text);  -- dashboards and tests wait on it
   -- this run's stage rows, and any a dead run left behind (runs never overlap: a lock)
   TRUNCATE aq_stats.stage_schedule_windows, aq_stats.stage_schedule_totals,
            aq_stats.stage_schedule_series, aq_stats.stage_queue_series;

@@ -1,0 +1,76 @@
+"""The statistics job as people run it: the stats service (apscheduler, runs in child
+processes), `pgaq stats run`, and `spark-submit services/stats/job.py` in local mode."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+import asyncpg
+import pyspark
+from pgaq.stats.settings import DEFAULT_JAR
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def wait_runs(conn: asyncpg.Connection, runs: asyncio.Queue[int], n: int, timeout: float) -> list[int]:
+    got = [await asyncio.wait_for(runs.get(), timeout) for _ in range(n)]
+    assert await conn.fetchval("SELECT count(*) FROM aq_stats.runs WHERE status = 'DONE'") >= n
+    return got
+
+
+async def listen_runs(conn: asyncpg.Connection) -> asyncio.Queue[int]:
+    runs: asyncio.Queue[int] = asyncio.Queue()
+    await conn.add_listener("aq_stats_run", lambda *a: runs.put_nowait(int(a[3])))
+    return runs
+
+
+async def test_the_service_runs_the_job_on_its_schedule_and_stops_on_sigterm(db_dsn: str) -> None:
+    conn = await asyncpg.connect(db_dsn)
+    runs = await listen_runs(conn)
+    await conn.execute(
+        "INSERT INTO aq.propagation_log (schedule_id, queue_name, destination, window_start, started_at,"
+        " finished_at, messages, bytes) VALUES (1, 'oe.out_q', 'oe.in_q', now() - interval '1 hour',"
+        " now() - interval '2 minutes', now() - interval '119 seconds', 10, 1000)")
+    env = {**os.environ, "PGAQ_DSN": db_dsn, "PGAQ_STATS_INTERVAL": "0.05", "PGAQ_STATS_FIRST_DELAY": "0",
+           "PGAQ_STATS_LAG": "0"}
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "pgaq_services.stats", env=env)
+    try:
+        first, second = await wait_runs(conn, runs, 2, 120)
+        assert second > first
+        assert await conn.fetchval("SELECT total_number FROM aq_stats.schedule_totals") == 10
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(proc.wait(), 60)
+        await conn.close()
+    assert code == 0
+
+
+async def test_pgaq_stats_run_and_spark_submit(db_dsn: str) -> None:
+    conn = await asyncpg.connect(db_dsn)
+    try:
+        env = {**os.environ, "PGAQ_DSN": db_dsn, "PGAQ_STATS_LAG": "0"}
+        cli = await asyncio.create_subprocess_exec(
+            str(Path(sys.executable).parent / "pgaq"), "stats", "run", env=env, stdout=asyncio.subprocess.PIPE)
+        out, _ = await asyncio.wait_for(cli.communicate(), 180)
+        assert cli.returncode == 0
+        lines = dict(line.split("=", 1) for line in out.decode().split())
+        assert lines["RUN"] and lines["LOW"] == ""
+
+        submit = await asyncio.create_subprocess_exec(
+            str(Path(sys.executable).parent / "spark-submit"), "--master", "local[1]",
+            "--jars", DEFAULT_JAR, "--driver-class-path", DEFAULT_JAR,
+            "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.ui.enabled=false",
+            str(ROOT / "services" / "stats" / "job.py"),
+            env={**env, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_HOME": str(Path(pyspark.__file__).parent),
+                 "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable},
+            stdout=asyncio.subprocess.PIPE)
+        out, _ = await asyncio.wait_for(submit.communicate(), 180)
+        assert submit.returncode == 0
+        again = dict(line.split("=", 1) for line in out.decode().split() if "=" in line)
+        assert int(again["RUN"]) == int(lines["RUN"]) + 1 and again["LOW"] == lines["HIGH"]
+    finally:
+        await conn.close()
