@@ -9,7 +9,7 @@ import asyncpg
 import pytest
 from pgaq.engine import MessageProperties
 from pgaq.errors import PgaqError
-from pgaq.idap.batching import EnqueueBatcher
+from pgaq.idap.batching import DequeueBatcher, EnqueueBatcher
 
 from .helpers import make_queue, subscribe
 
@@ -75,3 +75,30 @@ async def test_a_privilege_error_reaches_only_its_request(conn: asyncpg.Connecti
     finally:
         await pool.close()
         await conn.execute('DROP ROLE "batch_nobody"')
+
+
+async def test_concurrent_receives_share_a_dequeue_and_each_message_goes_once(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    await make_queue(conn, "s.t", "s.tt", multiple=True)
+    await subscribe(conn, "s.t", "APP1")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4)
+    try:
+        enq = EnqueueBatcher(pool)
+        await enq.enqueue(None, None, "s.t", [(f"m{i}".encode(), MessageProperties(priority=i % 3))
+                                              for i in range(25)])
+        receiver = DequeueBatcher(pool)
+        wants = [1 + i % 2 for i in range(20)]  # 30 asked for, 25 there
+        results = await asyncio.gather(*(receiver.dequeue(None, "AGENT", "s.t", "APP1", "REMOVE", n)
+                                         for n in wants))
+        assert receiver.requests == 20 and receiver.batches < 20
+        assert all(len(r) <= n for r, n in zip(results, wants, strict=True))
+        got = [m.payload for r in results for m in r]
+        assert sorted(got) == sorted(f"m{i}".encode() for i in range(25))  # each exactly once
+        assert got == [f"m{i}".encode() for i in range(25)]  # handed out in the queue's order
+        rows = await conn.fetch("SELECT msg_state, deq_agent FROM s.aq$tt")
+        assert rows == []  # removed and committed (retention 0)
+        # a refused consumer is every waiting request's error, and nothing is taken
+        with pytest.raises(PgaqError):
+            await receiver.dequeue(None, None, "s.t", None, "REMOVE", 1)
+    finally:
+        await pool.close()

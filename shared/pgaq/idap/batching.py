@@ -1,4 +1,4 @@
-"""Natural batching of the gateway's autocommit enqueues.
+"""Natural batching of the gateway's autocommit enqueues and dequeues.
 
 Requests that commit on their own (AQXmlSend/Publish with AQXmlCommit and no open
 transaction, or IMMEDIATE visibility) for the same queue, role and agent, arriving while
@@ -6,6 +6,10 @@ an earlier batch is being written, are written together: one statement and one c
 all of them. Each request still gets exactly its own message ids, all of its messages or
 none: if a combined batch fails, its requests are retried one by one, so one bad request
 cannot fail the others. Idle, a request is written at once (no timer, no added latency).
+
+Autocommit REMOVE receives without selectors for the same queue, consumer, role and agent
+are taken the same way: one dequeue of the sum of their batch sizes, committed once, the
+messages handed out in queue order. A request left with nothing waits the usual way.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 
 import asyncpg
 
-from ..engine import FastPath, MessageProperties, Payload, Session
+from ..engine import DequeueOptions, FastPath, Message, MessageProperties, Payload, Session
 from ..errors import PgaqError
 
 Batch = Sequence[tuple[Payload, MessageProperties | None]]
@@ -101,6 +105,82 @@ class EnqueueBatcher:
             if not item.done.done():
                 item.done.set_result(ids[at:at + n])
             at += n
+
+    def stats(self) -> dict[str, Any]:
+        return {"batches": self.batches, "requests": self.requests}
+
+
+DequeueKey = tuple[str | None, str | None, str, str | None, str]  # role, agent, queue, consumer, mode
+
+
+@dataclass
+class _Want:
+    count: int
+    done: asyncio.Future[list[Message]] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+class DequeueBatcher:
+    def __init__(self, pool: asyncpg.Pool, *, max_messages: int = 1000,
+                 fast_cache: dict[tuple[str | None, str], FastPath] | None = None) -> None:
+        self.pool = pool
+        self.max_messages = max_messages
+        self._fast = fast_cache if fast_cache is not None else {}
+        self._pending: dict[DequeueKey, list[_Want]] = {}
+        self._takers: dict[DequeueKey, asyncio.Task[None]] = {}
+        self.batches = 0
+        self.requests = 0
+
+    async def dequeue(self, role: str | None, agent: str | None, queue: str, consumer: str | None,
+                      mode: str, count: int) -> list[Message]:
+        """Up to `count` messages removed and committed; [] when the queue had none."""
+        key = (role, agent, queue, consumer, mode)
+        want = _Want(count)
+        self._pending.setdefault(key, []).append(want)
+        if key not in self._takers:
+            self._takers[key] = asyncio.create_task(self._take_all(key), name=f"dequeue-batch:{queue}")
+        return await want.done
+
+    async def _take_all(self, key: DequeueKey) -> None:
+        try:
+            while True:
+                wants = self._pending.pop(key, [])
+                wants = [w for w in wants if not w.done.done()]
+                if not wants:
+                    return
+                taken: list[_Want] = []
+                total = 0
+                while wants and (not taken or total + wants[0].count <= self.max_messages):
+                    total += wants[0].count
+                    taken.append(wants.pop(0))
+                if wants:  # over the limit: the rest go with the next statement
+                    self._pending.setdefault(key, [])[:0] = wants
+                await self._take(key, taken, total)
+        finally:
+            self._takers.pop(key, None)
+
+    async def _take(self, key: DequeueKey, wants: list[_Want], total: int) -> None:
+        role, agent, queue, consumer, mode = key
+        session = Session(None, pool=self.pool, role=role, agent=agent, fast_cache=self._fast)
+        try:
+            got = await session.dequeue(queue, DequeueOptions(
+                consumer_name=consumer, dequeue_mode=mode, visibility="IMMEDIATE", wait=0,
+                batch_size=total))
+        except BaseException as exc:
+            err = exc if isinstance(exc, Exception) else PgaqError("dequeue cancelled")
+            for w in wants:  # an error is every request's (the queue's state, privileges...)
+                if not w.done.done():
+                    w.done.set_exception(err)
+            if not isinstance(exc, Exception):
+                raise
+            return
+        self.batches += 1
+        self.requests += len(wants)
+        at = 0
+        for w in wants:
+            if not w.done.done():
+                w.done.set_result(got[at:at + w.count])
+            at += w.count
 
     def stats(self) -> dict[str, Any]:
         return {"batches": self.batches, "requests": self.requests}

@@ -21,7 +21,7 @@ from ..engine import Agent, DequeueOptions, Message, MessageProperties, Session
 from ..errors import ConnectionLost, PgaqError, wrap_db_error
 from ..queries import load
 from . import response
-from .batching import EnqueueBatcher
+from .batching import DequeueBatcher, EnqueueBatcher
 from .request import (
     NS_AQ,
     AgentRef,
@@ -106,9 +106,11 @@ class Gateway:
         settings: GatewaySettings | None = None,
         on_wait: Callable[[int], None] | None = None,
         batcher: EnqueueBatcher | None = None,
+        receiver: DequeueBatcher | None = None,
     ) -> None:
         self.pool = pool
         self.batcher = batcher
+        self.receiver = receiver
         self.store = store
         self.schema = schema
         self.settings = settings or GatewaySettings()
@@ -334,13 +336,24 @@ class Gateway:
         engine = await self._engine(s, opts.visibility == "ON_COMMIT", role)
         await self._hooks("before", "AQXmlReceive", s)
         waiting = wait is None or wait > 0
-        if waiting:
-            self._on_wait(1)
-        try:
-            messages = await engine.dequeue(meta.name, opts)
-        finally:
+        messages: list[Message] = []
+        batched = (self.receiver is not None and opts.visibility == "IMMEDIATE" and not self.settings.hooks
+                and opts.dequeue_mode.upper() in ("REMOVE", "REMOVE_NODATA")
+                and opts.navigation.upper() != "NEXT_TRANSACTION" and opts.msgid is None
+                and opts.correlation is None and opts.condition is None and opts.transformation is None)
+        if batched:
+            # its own transaction: taken together with concurrent ones (batching.py)
+            assert self.receiver is not None
+            messages = await self.receiver.dequeue(role, s.agent, meta.name, opts.consumer_name,
+                                                   opts.dequeue_mode.upper(), max(1, opts.batch_size))
+        if not messages and (waiting or not batched):
             if waiting:
-                self._on_wait(-1)
+                self._on_wait(1)
+            try:
+                messages = await engine.dequeue(meta.name, opts)
+            finally:
+                if waiting:
+                    self._on_wait(-1)
         await self._hooks("after", "AQXmlReceive", s)
         if req.commit:
             await self.store.finish(s, commit=True)
