@@ -21,8 +21,9 @@ import asyncpg
 from aiohttp import web
 from pgaq.aio import TaskGroup
 from pgaq.aio import run as aio_run
+from pgaq.dashboard import DASHBOARD, Dashboard, add_routes
 from pgaq.idap.auth import Authenticator, parse_basic
-from pgaq.idap.batching import EnqueueBatcher
+from pgaq.idap.batching import DequeueBatcher, EnqueueBatcher
 from pgaq.idap.gateway import Fault, Gateway, GatewaySettings, Hook
 from pgaq.idap.sessions import SessionError, SessionStore
 from pgaq.listener import Listener
@@ -65,6 +66,7 @@ class Settings:
     workers: int = 1  # processes serving the port (see workers.py)
     worker: int | None = None  # this process's index when it is one of several
     run_dir: str | None = None  # where the workers' private sockets live
+    admin_token: str | None = None  # also opens /dashboard (user `admin`)
 
     @property
     def prefix(self) -> str:
@@ -96,6 +98,7 @@ class Settings:
             workers=_workers(e.get("PGAQ_GATEWAY_WORKERS", "auto")),
             worker=int(e["PGAQ_GATEWAY_WORKER"]) if e.get("PGAQ_GATEWAY_WORKER") else None,
             run_dir=e.get("PGAQ_GATEWAY_RUN_DIR") or None,
+            admin_token=e.get("PGAQ_ADMIN_TOKEN") or None,
         )
 
 
@@ -323,12 +326,14 @@ def build(settings: Settings) -> web.Application:
         app[STORE] = store
         app[FORWARDER] = forwarder
         app[AUTH] = Authenticator(pool)
+        app[DASHBOARD] = Dashboard(pool, app[AUTH], settings.admin_token)
         app[GATEWAY] = Gateway(
             pool, store, schema=schema,
             settings=GatewaySettings(max_wait=settings.max_wait, stylesheet=settings.stylesheet,
                                      hooks=load_hooks(settings.hooks)),
             on_wait=lambda d: metrics.waiting.inc(d),
             batcher=EnqueueBatcher(pool, fast_cache=store.fast_cache),
+            receiver=DequeueBatcher(pool, fast_cache=store.fast_cache),
         )
         yield
         await forwarder.close()
@@ -341,6 +346,7 @@ def build(settings: Settings) -> web.Application:
     app.router.add_get(settings.path, servlet_get)
     app.router.add_get("/health", health)
     app.router.add_get("/metrics", metrics_view)
+    add_routes(app)  # /dashboard (pgaq.dashboard)
     return app
 
 
