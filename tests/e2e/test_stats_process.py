@@ -74,3 +74,16 @@ async def test_pgaq_stats_run_and_spark_submit(db_dsn: str) -> None:
         assert int(again["RUN"]) == int(lines["RUN"]) + 1 and again["LOW"] == lines["HIGH"]
     finally:
         await conn.close()
+
+
+async def test_an_unreachable_database_fails_clearly_and_the_next_run_catches_up(db_dsn: str) -> None:
+    from pgaq.embedded import free_port
+
+    env = {**os.environ, "PGAQ_DSN": f"postgresql://postgres@127.0.0.1:{free_port()}/nowhere",
+           "PGAQ_STATS_LAG": "0"}
+    job = await asyncio.create_subprocess_exec(sys.executable, "-m", "pgaq_services.stats.job", env=env,
+                                               stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(job.communicate(), 180)
+    assert job.returncode == 1 and out == b""
+    assert b"Traceback" not in err and b"level=ERROR" in err
+    assert b"127.0.0.1" in err  # which database it could not reach

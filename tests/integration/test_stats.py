@@ -200,3 +200,18 @@ def test_jdbc_target_from_libpq_urls() -> None:
         jdbc_target("postgresql://postgres@/pgaq?host=/run/pg&port=5432")
     with pytest.raises(ConfigError):
         jdbc_target("mysql://x@y/z")
+
+
+async def test_failures_only_for_a_dropped_schedule(conn: asyncpg.Connection, db_dsn: str,
+                                                    spark: SparkSession) -> None:
+    now = await conn.fetchval("SELECT now()")
+    await conn.executemany(
+        "INSERT INTO aq.propagation_log (schedule_id, queue_name, destination, window_start, started_at,"
+        " finished_at, error, event) VALUES (4242, 'gone.q', 'x@eu', NULL, $1::timestamptz,"
+        " $1::timestamptz + interval '1 second', 'ORA-25207: down', $2)",
+        [(now - timedelta(minutes=m + 1), "FAILURE" if m else "DISABLED") for m in range(17)])
+    first = await run_once(spark, settings(db_dsn))
+    await compare_with_sql(conn, first.high)
+    t = await conn.fetchrow("SELECT * FROM aq_stats.schedule_totals WHERE schedule_id = 4242")
+    assert (t["total_number"], t["failures"], t["disabled"], t["avg_size"], t["avg_time"]) == (0, 16, 1, None, None)
+    assert await conn.fetchval("SELECT sum(errors) FROM aq_stats.schedule_series WHERE grain = 'hour'") == 17

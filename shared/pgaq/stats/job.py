@@ -93,12 +93,21 @@ class Job:
         self.settings = settings
         self.target = settings.jdbc
 
-    def read(self, query: str, **bounds: datetime | None) -> DataFrame:
+    def read(self, query: str, *, by: str | None = None, span: tuple[datetime, datetime] | None = None,
+             **bounds: datetime | None) -> DataFrame:
+        """A named query over JDBC; with `by` and `span`, read in parallel by time range
+        (`partitions` range queries over the column `by`)."""
         sql = load(query).format(**{k: _literal(v) for k, v in bounds.items()})
         sql = "\n".join(line for line in sql.splitlines() if not line.startswith("--"))
-        return self.spark.read.format("jdbc").option("url", self.target.url) \
-            .option("query", sql).option("fetchsize", "10000") \
-            .options(**self.target.properties).load()
+        reader = self.spark.read.format("jdbc").option("url", self.target.url) \
+            .option("fetchsize", "10000").options(**self.target.properties)
+        if by is not None and span is not None and self.settings.partitions > 1 and span[0] < span[1]:
+            fmt = "%Y-%m-%d %H:%M:%S.%f"  # read in the session's time zone: UTC
+            lower, upper = (t.astimezone(UTC).strftime(fmt) for t in span)
+            return reader.option("dbtable", f"({sql}) AS src").option("partitionColumn", by) \
+                .option("lowerBound", lower).option("upperBound", upper) \
+                .option("numPartitions", str(self.settings.partitions)).load()
+        return reader.option("query", sql).load()
 
     def stage(self, df: DataFrame, table: str, run_id: int) -> None:
         df.withColumn("run_id", F.lit(run_id).cast("long")).write.format("jdbc") \
@@ -107,11 +116,13 @@ class Job:
             .mode("append").save()
 
     def compute(self, run_id: int, low: datetime | None, series_low: datetime | None,
-                high: datetime) -> tuple[int, int, int]:
+                high: datetime, oldest: datetime | None = None) -> tuple[int, int, int]:
         """Read, aggregate and stage; returns the rows read from each source."""
-        log_rows = self.read("stats_log", low=series_low, high=high).cache()
+        start = series_low or oldest
+        span = (start, high) if start is not None else None
+        log_rows = self.read("stats_log", by="finished_at", span=span, low=series_low, high=high).cache()
         history = self.read("stats_history", low=series_low, high=high).cache()
-        snapshots = self.read("stats_snapshots", low=series_low, high=high).cache()
+        snapshots = self.read("stats_snapshots", by="taken_at", span=span, low=series_low, high=high).cache()
         counts = (log_rows.count(), history.count(), snapshots.count())
 
         new_log = log_rows if low is None else log_rows.where(F.col("finished_at") >= F.lit(low))
@@ -147,11 +158,12 @@ async def run_once(spark: SparkSession, settings: StatsSettings) -> RunResult:
         run_id: int = row["id"]
         high: datetime = row["high"]
         low: datetime | None = row["low"]
+        oldest: datetime | None = row["oldest"]
         if low is not None and low >= high:
             high = low  # a clock step back: read nothing new, rewrite nothing
         series_low = None if low is None else _hour(low - timedelta(seconds=settings.lookback))
         try:
-            counts = await asyncio.to_thread(job.compute, run_id, low, series_low, high)
+            counts = await asyncio.to_thread(job.compute, run_id, low, series_low, high, oldest)
             written = await conn.fetchval(load("stats_apply"), run_id, low, series_low, high, *counts)
         except Exception as exc:
             message = str(exc).splitlines()[0][:2000] if str(exc) else type(exc).__name__

@@ -62,6 +62,7 @@ class StatsSettings:
     interval: float = 5.0              # minutes between scheduled runs
     first_delay: float = 60.0          # seconds from the service's start to its first run
     run_timeout: float = 1800.0        # seconds a scheduled run may take before it is killed
+    partitions: int = 4                # parallel JDBC reads of the log and snapshots, by time range
     spark_conf: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -88,6 +89,7 @@ class StatsSettings:
                 interval=float(e.get("PGAQ_STATS_INTERVAL") or 5),
                 first_delay=float(e.get("PGAQ_STATS_FIRST_DELAY") or 60),
                 run_timeout=float(e.get("PGAQ_STATS_RUN_TIMEOUT") or 1800),
+                partitions=max(1, int(e.get("PGAQ_STATS_PARTITIONS") or 4)),
                 spark_conf=conf,
             )
         except ValueError as exc:
