@@ -4,7 +4,8 @@ Each pgaq figure stands beside a floor measured in the same run, on the same dat
 with the same concurrency. Environment: BENCH_SECONDS (per figure, default 5),
 BENCH_WARMUP (1), BENCH_CONCURRENCY (4), BENCH_BIG (1,000,000), BENCH_SMALL (1,000),
 BENCH_PREFILL (0 = sized from the insert rate), BENCH_FILL_CHUNK (10,000),
-BENCH_SUITES (core,gateway,notify,propagation,monitor), BENCH_STATS (1 = pg_stat_statements profile).
+BENCH_SUITES (core,gateway,notify,propagation,monitor,stats), BENCH_STATS_ROWS (1,000,000),
+BENCH_STATS (1 = pg_stat_statements profile).
 Always exits 0: it is a report; the SUMMARY line says which targets failed.
 """
 
@@ -72,6 +73,11 @@ async def main() -> int:
 
             core_bench.log("monitor ...")
             rows.extend(await run_monitor(db.dsn))
+        if "stats" in settings.suites:
+            from .stats_bench import run as run_stats
+
+            core_bench.log("statistics job ...")
+            rows.extend(await run_stats(db.dsn))
     if settings.stats and extra.get("profiles"):
         _print_profiles(extra["profiles"])
     print()

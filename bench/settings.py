@@ -26,7 +26,7 @@ class Settings:
     fill_chunk: int = field(default_factory=lambda: _int("BENCH_FILL_CHUNK", 10_000))
     suites: tuple[str, ...] = field(default_factory=lambda: tuple(
         s.strip()
-        for s in os.environ.get("BENCH_SUITES", "core,gateway,notify,propagation,monitor").split(",")
+        for s in os.environ.get("BENCH_SUITES", "core,gateway,notify,propagation,monitor,stats").split(",")
         if s.strip()))
     # pg_stat_statements in the cluster, and a statement profile after the core suite
     stats: bool = field(default_factory=lambda: os.environ.get("BENCH_STATS", "") not in ("", "0"))
