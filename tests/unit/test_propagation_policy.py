@@ -31,6 +31,16 @@ def test_a_retry_past_the_window_goes_to_the_next_window_and_stays_aligned() -> 
     assert r2.next_run == nxt + timedelta(hours=2) and r2.aligned
 
 
+def test_with_no_window_ahead_a_retry_waits_for_the_window_to_close() -> None:
+    # a 30 s window, no next_time, a 60 s base: the retry would fall after the window's end
+    end = T0 + timedelta(seconds=30)
+    r = after_failure(0, T0, end, None, False, 60)
+    assert (r.failures, r.next_run, r.aligned, r.disable) == (1, end, True, False)
+    # and the next failure (aligned from now on) does not come back at once either
+    again = after_failure(1, T0 + timedelta(seconds=1), end, None, True, 60)
+    assert again.next_run == end and not again.disable
+
+
 def test_the_sixteenth_failure_disables() -> None:
     failures = 0
     for _ in range(MAX_FAILURES - 1):

@@ -17,7 +17,7 @@ MAX_FAILURES = 16
 @dataclass(frozen=True)
 class Retry:
     failures: int
-    next_run: datetime | None  # None: no further window to retry in
+    next_run: datetime | None  # None: at once
     aligned: bool
     disable: bool
 
@@ -30,7 +30,9 @@ def after_failure(failures: int, now: datetime, window_end: datetime | None,
         return Retry(n, None, aligned, True)
     at = now + timedelta(seconds=base * 2 ** (n - 1))
     if aligned or (window_end is not None and at >= window_end):
-        return Retry(n, next_window, True, False)
+        # the next window's start; with none ahead, not before this window closes (after
+        # which nothing runs until an administrator changes the schedule)
+        return Retry(n, next_window if next_window is not None else window_end, True, False)
     return Retry(n, at, False, False)
 
 
