@@ -65,7 +65,8 @@ def spark_session(settings: StatsSettings, *, submitted: bool = False) -> SparkS
                     "-Duser.timezone=UTC -XX:TieredStopAtLevel=1 -XX:+UseParallelGC") \
             .config("spark.ui.enabled", "false") \
             .config("spark.sql.shuffle.partitions", str(os.cpu_count() or 2)) \
-            .config("spark.sql.codegen.wholeStage", "false")  # small inputs: compiling costs more
+            .config("spark.sql.codegen.wholeStage", "false") \
+            .config("spark.sql.adaptive.enabled", "false")  # small inputs: compiling, re-planning cost more
     builder = builder.config("spark.sql.session.timeZone", "UTC")
     for key, value in settings.spark_conf.items():
         builder = builder.config(key, value)
