@@ -147,6 +147,13 @@ async def test_session_timeout_rolls_back(gw: tuple[str, list[str]], conn: async
         await conn.execute("SELECT aq.register_waiter($1)", qid)  # notify me, I wait
         await asyncio.wait_for(woke, 15)
         assert await conn.fetchval("SELECT retry_count FROM aquser.raw_qt") == 1
+        # the client's commit with the expired cookie is told its work was rolled back
+        r = await c.post(ex.EXAMPLE_17_14.encode())
+        assert r.status == 400 and b"ORA-25402" in r.body and b"Client" in r.body
+        assert await conn.fetchval("SELECT count(*) FROM aquser.raw_qt WHERE state = 0") == 1
+        # told once: the next request starts afresh
+        r = await c.post(ex.EXAMPLE_17_14.encode())
+        assert r.status == 200
     finally:
         await c.close()
 

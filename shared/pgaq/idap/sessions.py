@@ -73,6 +73,9 @@ class SessionStore:
         self.max_wait = max_wait
         self.safety_poll = safety_poll
         self._sessions: dict[str, HttpSession] = {}
+        # tokens whose transaction the reaper rolled back: their next request is told so
+        # (once), rather than silently starting a new session (bounded, oldest dropped)
+        self._expired: dict[str, str] = {}
         self.fast_cache: dict[tuple[str | None, str], FastPath] = {}  # shared by all sessions
         self._open = 0
         self._stop = asyncio.Event()
@@ -104,6 +107,13 @@ class SessionStore:
         """The agent's session for this cookie, or a new one."""
         now = time.monotonic()
         if token:
+            expired_agent = self._expired.pop(token, None)
+            if expired_agent is not None:
+                if not secrets.compare_digest(expired_agent, agent):
+                    raise SessionError("the session belongs to another agent", 25400)
+                raise SessionError(f"ORA-25402: the session was idle over {self.timeout:g} s and its "
+                                   "transaction was rolled back; nothing it did since its last "
+                                   "commit was kept", 25402)
             s = self._sessions.get(token)
             if s is not None and not s.closed:
                 if not secrets.compare_digest(s.agent, agent):
@@ -224,5 +234,8 @@ class SessionStore:
                         except (PgaqError, asyncpg.PostgresError) as exc:
                             log.warning("timeout rollback failed: %r", exc)
                             await self._release(s)
+                        self._expired[s.token] = s.agent
+                        while len(self._expired) > self.max_sessions:
+                            del self._expired[next(iter(self._expired))]
                     s.closed = True
                     self._sessions.pop(s.token, None)
