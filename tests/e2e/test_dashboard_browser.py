@@ -17,7 +17,6 @@ import json
 import os
 import shutil
 import signal
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -27,8 +26,8 @@ from typing import Any
 import aiohttp
 import asyncpg
 import pytest
-from pgaq.embedded import free_port
 
+from tests.e2e.support import start_gateway
 from tests.integration.gateway_support import drop_roles
 from tests.integration.test_dashboard import Seeded, make_admin_agent, seed
 
@@ -210,24 +209,8 @@ async def gateway(db_dsn: str) -> AsyncIterator[str]:
     """The gateway as `make run` starts it (two worker processes on one port)."""
     conn = await asyncpg.connect(db_dsn)
     roles = await make_admin_agent(conn)
-    port = free_port()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "pgaq_services.gateway",
-        env={**os.environ, "PGAQ_DSN": db_dsn, "PGAQ_PORT": str(port), "PGAQ_GATEWAY_WORKERS": "2",
-             "PGAQ_ADMIN_TOKEN": "browser-test-token", "PGAQ_LOG_LEVEL": "WARNING"})
-    base = f"http://127.0.0.1:{port}"
+    proc, base = await start_gateway(db_dsn, PGAQ_ADMIN_TOKEN="browser-test-token")
     try:
-        async with aiohttp.ClientSession() as http:
-            for _ in range(600):
-                try:
-                    async with http.get(f"{base}/health") as r:
-                        if r.status == 200:
-                            break
-                except aiohttp.ClientError:
-                    pass
-                await asyncio.sleep(0.05)
-            else:
-                raise AssertionError("the gateway did not start")
         yield base
     finally:
         if proc.returncode is None:

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
 import signal
-import sys
 from collections.abc import AsyncIterator
 
 import aiohttp
 import asyncpg
 import pytest
-from pgaq.embedded import free_port
+
+from tests.e2e.support import start_gateway
 
 SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
 AQ = "http://ns.oracle.com/AQ/schemas/access"
@@ -63,24 +62,12 @@ async def gateway(db_dsn: str) -> AsyncIterator[tuple[str, asyncio.subprocess.Pr
         """)
     finally:
         await c.close()
-    port = free_port()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "pgaq_services.gateway",
-        env={**os.environ, "PGAQ_DSN": db_dsn, "PGAQ_PORT": str(port), "PGAQ_GATEWAY_WORKERS": "2",
-             "PGAQ_LOG_LEVEL": "WARNING"})
-    base = f"http://127.0.0.1:{port}"
+
+    async def both_workers(proc: asyncio.subprocess.Process) -> bool:
+        return len(await children_of(proc.pid)) == 2
+
+    proc, base = await start_gateway(db_dsn, ready=both_workers)
     try:
-        async with aiohttp.ClientSession() as http:
-            for _ in range(600):
-                try:
-                    async with http.get(f"{base}/health") as r:
-                        if r.status == 200 and len(await children_of(proc.pid)) == 2:
-                            break
-                except aiohttp.ClientError:
-                    pass
-                await asyncio.sleep(0.05)
-            else:
-                raise AssertionError("the gateway workers did not start")
         yield base, proc
     finally:
         if proc.returncode is None:
