@@ -17,6 +17,8 @@ from pgaq.listener import Listener
 from pgaq.propagation.runner import Propagator
 from pgaq.propagation.settings import PropagatorSettings
 
+from pgaq.queries import load as load_query
+
 from .helpers import make_queue, subscribe
 
 
@@ -501,3 +503,105 @@ async def test_destinations_forget_delivered_ids_after_a_while(conn: asyncpg.Con
     finally:
         await pool.close()
     assert [r["source_msgid"] for r in await conn.fetch("SELECT source_msgid FROM aq.propagated")] == [b"\x02"]
+
+
+@pytest.fixture
+async def alice(conn: asyncpg.Connection, db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
+    """A role that owns schema al (and may manage its queues), nothing more."""
+    import uuid
+
+    name = f"alice_{uuid.uuid4().hex[:8]}"
+    await conn.execute(f'CREATE ROLE "{name}" LOGIN')
+    await conn.execute(f'CREATE SCHEMA al AUTHORIZATION "{name}"')
+    c = await asyncpg.connect(db_dsn.replace("postgres@", f"{name}@"))
+    try:
+        yield c
+    finally:
+        await c.close()
+        await conn.execute(f'DROP OWNED BY "{name}" CASCADE')
+        await conn.execute(f'DROP ROLE "{name}"')
+
+
+async def test_schedules_are_written_only_through_dbms_aqadm(conn: asyncpg.Connection,
+                                                             alice: asyncpg.Connection) -> None:
+    """No one spoofs a schedule's owner: the table takes no direct writes from non-admins,
+    and the procedures record the calling role as the owner."""
+    await topology(conn)
+    await alice.execute("CALL dbms_aqadm.create_queue_table('al.out_t', 'RAW', multiple_consumers => true)")
+    await alice.execute("CALL dbms_aqadm.create_queue('al.out_q', 'al.out_t')")
+    qid = await conn.fetchval("SELECT id FROM aq.queues WHERE schema_name = 'al'")
+    with pytest.raises(asyncpg.InsufficientPrivilegeError):
+        await alice.execute("INSERT INTO aq.schedules (queue_id, next_time, owner) VALUES ($1, 'now()', 'postgres')", qid)
+    await alice.execute("CALL dbms_aqadm.schedule_propagation('al.out_q', next_time => 'now() + interval ''1 hour''', "
+                        "duration => 10)")
+    me = await alice.fetchval("SELECT current_user")
+    assert await conn.fetchval("SELECT owner FROM aq.schedules") == me
+    for sql in ("UPDATE aq.schedules SET owner = 'postgres'", "UPDATE aq.schedules SET next_time = 'now()'",
+                "DELETE FROM aq.schedules"):
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await alice.execute(sql)
+    # the procedures still work for her, and refuse her someone else's queue
+    await alice.execute("CALL dbms_aqadm.alter_propagation_schedule('al.out_q', duration => 20, "
+                        "next_time => '2 hours')")
+    await alice.execute("CALL dbms_aqadm.disable_propagation_schedule('al.out_q')")
+    await alice.execute("CALL dbms_aqadm.enable_propagation_schedule('al.out_q')")
+    await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q')")
+    for sql in ("CALL dbms_aqadm.schedule_propagation('oe.out_q', destination_queue => 'oe.in_q')",
+                "CALL dbms_aqadm.alter_propagation_schedule('oe.out_q', next_time => 'now()')",
+                "CALL dbms_aqadm.disable_propagation_schedule('oe.out_q')",
+                "CALL dbms_aqadm.unschedule_propagation('oe.out_q')"):
+        with pytest.raises(asyncpg.PostgresError, match="ORA-01031"):
+            await alice.execute(sql)
+    # an administrator altering next_time becomes the owner whose rights evaluate it
+    await conn.execute("CALL dbms_aqadm.alter_propagation_schedule('al.out_q', next_time => '1 hour')")
+    assert await conn.fetchval("SELECT owner FROM aq.schedules s JOIN aq.queues q ON q.id = s.queue_id "
+                               "WHERE q.schema_name = 'al'") == "postgres"
+    await alice.execute("CALL dbms_aqadm.unschedule_propagation('al.out_q')")
+    assert await conn.fetchval("SELECT count(*) FROM aq.schedules") == 1
+    # a superuser's session under SET ROLE acts as that role
+    await conn.execute(f'SET ROLE "{me}"')
+    await conn.execute("CALL dbms_aqadm.schedule_propagation('al.out_q', next_time => 'now()', duration => 1)")
+    await conn.execute("RESET ROLE")
+    assert await conn.fetchval("SELECT owner FROM aq.schedules WHERE next_time = 'now()'") == me
+    assert await conn.fetchval("SELECT proowner::regrole::text FROM pg_proc WHERE pronamespace = "
+                               "'aq_next_time'::regnamespace") == f'"{me}"'.strip('"')
+
+
+async def test_next_time_runs_with_the_owners_rights_only(conn: asyncpg.Connection, alice: asyncpg.Connection,
+                                                          db_dsn: str) -> None:
+    """A SQL next_time is evaluated as the role that wrote it: it reads what that role may
+    read, not what the propagator's login may, and cannot switch roles."""
+    await conn.execute("CREATE SCHEMA secret; CREATE TABLE secret.t (at timestamptz); "
+                       "INSERT INTO secret.t VALUES (now() + interval '1 day')")
+    await alice.execute("CREATE TABLE al.times (at timestamptz); "
+                        "INSERT INTO al.times VALUES ('2031-01-01 00:00:00+00')")
+    await alice.execute("CALL dbms_aqadm.create_queue_table('al.out_t', 'RAW', multiple_consumers => true)")
+    for i, expr in enumerate([
+            "(SELECT max(at) FROM al.times)",
+            "(SELECT max(at) FROM secret.t)",
+            "CASE WHEN set_config('role', 'none', true) IS NOT NULL THEN now() END",
+            "CASE WHEN set_config('session_authorization', 'postgres', true) IS NOT NULL THEN now() END"]):
+        await alice.execute(f"CALL dbms_aqadm.create_queue('al.q{i}', 'al.out_t')")
+        await alice.execute("CALL dbms_aqadm.schedule_propagation($1, duration => 1, next_time => $2)",
+                            f"al.q{i}", expr)
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2)
+    listener = Listener(db_dsn)
+    try:
+        p = Propagator(pool, listener, PropagatorSettings(name="p"))
+        await conn.execute("UPDATE aq.schedules SET lease_owner = 'p'")
+        got: list[Any] = []
+        for i in range(4):
+            s = await conn.fetchrow(load_query("prop_schedule"), await conn.fetchval(
+                "SELECT s.id FROM aq.schedules s JOIN aq.queues q ON q.id = s.queue_id WHERE q.queue_name = $1",
+                f"q{i}"))
+            got.append(await p._next_window(s, s["start_time"]))
+        assert got[0] is not None and got[0].year == 2031
+        assert got[1:] == [None, None, None]
+        errors = [r["last_error_msg"] for r in await conn.fetch(
+            "SELECT last_error_msg FROM dba_queue_schedules ORDER BY qname")]
+        assert errors[0] is None
+        assert "permission denied" in errors[1]
+        assert "role" in errors[2] and "security-definer" in errors[2], errors[2]
+        assert "session_authorization" in errors[3] or "permission denied" in errors[3], errors[3]
+    finally:
+        await pool.close()

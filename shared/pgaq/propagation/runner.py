@@ -188,14 +188,14 @@ class Propagator:
         return start
 
     async def _next_window(self, s: asyncpg.Record, after: datetime) -> datetime | None:
-        """next_time evaluated as the schedule's owner, read-only."""
+        """next_time after the window that began at `after`: an expression runs as the
+        schedule's owner through aq.eval_owned_next_time, read-only, for 2 s at most."""
         if s["next_time"] is None:
             return None
         try:
             async with self.pool.acquire() as c, c.transaction(readonly=True):
-                await c.execute(load("engine_set_role"), s["owner"])
                 await c.execute(load("notify_plsql_timeout"), "2000")
-                t: datetime | None = await c.fetchval(load("prop_next_time"), s["next_time"], after)
+                t: datetime | None = await c.fetchval(load("prop_next_time"), s["id"], after)
                 return t
         except asyncpg.PostgresError as exc:
             await self._stop_schedule(s, self.now(), f"next_time failed: {str(exc).splitlines()[0]}")

@@ -60,6 +60,22 @@ LANGUAGE sql IMMUTABLE AS $$
   SELECT lower(split_part(btrim(p_address), '@', 1)), lower(coalesce(nullif(split_part(btrim(p_address), '@', 2), ''), ''))
 $$;
 
+-- The role that called: the session's role (SET ROLE) or else its login. The procedures
+-- below run as their owner (they write aq.schedules, which takes no direct writes), so
+-- current_user there is not the caller; the role setting still is.
+CREATE OR REPLACE FUNCTION aq.caller() RETURNS name
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(nullif(current_setting('role'), 'none'), session_user)::name
+$$;
+
+-- aq.may_manage for a named role
+CREATE OR REPLACE FUNCTION aq.may_manage_as(p_role name, p_schema name) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT pg_has_role(p_role, 'aq_administrator_role', 'MEMBER')
+      OR EXISTS (SELECT 1 FROM pg_catalog.pg_namespace n
+                 WHERE n.nspname = p_schema AND pg_has_role(p_role, n.nspowner, 'MEMBER'))
+$$;
+
 CREATE OR REPLACE FUNCTION aq.schedule_for(p_queue text, p_destination text, p_destination_queue text)
 RETURNS aq.schedules LANGUAGE plpgsql STABLE AS $$
 DECLARE
@@ -77,6 +93,19 @@ BEGIN
   RETURN s;
 END $$;
 
+-- A schedule the caller may change (ORA-01031 otherwise)
+CREATE OR REPLACE FUNCTION aq.schedule_to_manage(p_queue text, p_destination text, p_destination_queue text,
+                                                 p_what text)
+RETURNS aq.schedules LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  s aq.schedules := aq.schedule_for(p_queue, p_destination, p_destination_queue);
+BEGIN
+  IF NOT aq.may_manage_as(aq.caller(), (SELECT q.schema_name FROM aq.queues q WHERE q.id = s.queue_id)) THEN
+    PERFORM aq.err(1031, format('insufficient privileges to %s', p_what), '42501');
+  END IF;
+  RETURN s;
+END $$;
+
 CREATE OR REPLACE FUNCTION aq.check_next_time(p text) RETURNS text
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
@@ -90,48 +119,122 @@ BEGIN
   RETURN s;
 END $$;
 
--- next_time: an interval after the window's start, or an expression evaluated now (the
--- propagator calls this as the schedule's owner, in a read-only transaction)
-CREATE OR REPLACE FUNCTION aq.eval_next_time(p_next_time text, p_window_start timestamptz)
-RETURNS timestamptz LANGUAGE plpgsql AS $$
+-- next_time as an interval ('1 hour'), or NULL when it is an expression
+CREATE OR REPLACE FUNCTION aq.next_time_interval(p_next_time text) RETURNS interval
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN p_next_time::interval;
+EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR syntax_error
+             OR invalid_text_representation OR interval_field_overflow THEN
+  RETURN NULL;
+END $$;
+
+-- A schedule's next_time expression becomes a SECURITY DEFINER function its owner owns
+-- (an interval, or none, needs no function). Its body is not checked here, as the
+-- procedure's owner: it is compiled when first run, as the schedule's owner.
+CREATE OR REPLACE FUNCTION aq.define_next_time(p_schedule integer, p_next_time text, p_owner name,
+                                               p_schema name) RETURNS void
+LANGUAGE plpgsql SET check_function_bodies = off SET search_path = pg_catalog, aq AS $$
 DECLARE
-  iv interval;
+  fn text := 's' || p_schedule;
+BEGIN
+  EXECUTE format('DROP FUNCTION IF EXISTS aq_next_time.%I()', fn);
+  IF p_next_time IS NULL OR aq.next_time_interval(p_next_time) IS NOT NULL THEN
+    RETURN;
+  END IF;
+  EXECUTE format('CREATE FUNCTION aq_next_time.%I() RETURNS timestamptz LANGUAGE sql SECURITY DEFINER '
+                 'SET search_path = pg_catalog, %I AS %L',
+                 fn, p_schema, 'SELECT (' || aq.check_next_time(p_next_time) || ')::timestamptz');
+  EXECUTE format('REVOKE ALL ON FUNCTION aq_next_time.%I() FROM PUBLIC', fn);
+  EXECUTE format('GRANT EXECUTE ON FUNCTION aq_next_time.%I() TO aq_next_time_guard', fn);
+  EXECUTE format('ALTER FUNCTION aq_next_time.%I() OWNER TO %I', fn, p_owner);
+END $$;
+REVOKE ALL ON FUNCTION aq.define_next_time(integer, text, name, name) FROM PUBLIC;
+
+-- The guard: runs a schedule's next_time function from a role with no rights of its own,
+-- inside a security-definer call (so the expression cannot SET ROLE back to the
+-- propagator's login, even if its owner made the function SECURITY INVOKER), and only in
+-- a read-only transaction.
+CREATE OR REPLACE FUNCTION aq.eval_owned_next_time(p_schedule integer) RETURNS timestamptz
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+DECLARE
   t timestamptz;
 BEGIN
-  IF p_next_time IS NULL THEN RETURN NULL; END IF;
-  BEGIN
-    iv := p_next_time::interval;
-  EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR syntax_error
-               OR invalid_text_representation THEN
-    iv := NULL;
-  END;
-  IF iv IS NOT NULL THEN
-    IF iv <= interval '0' THEN
-      PERFORM aq.err(24958, format('next_time %s must be a positive interval', p_next_time), '22023');
-    END IF;
-    t := p_window_start + iv;
-    WHILE t <= clock_timestamp() LOOP  -- windows missed while nobody ran: the next one ahead
-      t := t + iv;
-    END LOOP;
-    RETURN t;
+  IF current_setting('transaction_read_only') <> 'on' THEN
+    PERFORM aq.err(24958, 'a next_time expression is evaluated in a read-only transaction only', '25000');
   END IF;
-  -- an administrator's date expression, as Oracle's next_time (never user data)
-  EXECUTE format('SELECT (%s)::timestamptz', aq.check_next_time(p_next_time)) INTO t;
+  EXECUTE format('SELECT aq_next_time.%I()', 's' || p_schedule) INTO t;
   RETURN t;
+END $$;
+ALTER FUNCTION aq.eval_owned_next_time(integer) OWNER TO aq_next_time_guard;
+REVOKE ALL ON FUNCTION aq.eval_owned_next_time(integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.eval_owned_next_time(integer) TO aq_administrator_role;
+
+DROP FUNCTION IF EXISTS aq.eval_next_time(text, timestamptz);
+
+-- The next window's start after the window that began at p_window_start: an interval
+-- after it (the first one ahead of now), or the owner's expression evaluated now.
+CREATE OR REPLACE FUNCTION aq.next_window_start(p_schedule integer, p_window_start timestamptz)
+RETURNS timestamptz LANGUAGE plpgsql AS $$
+DECLARE
+  nt text := (SELECT s.next_time FROM aq.schedules s WHERE s.id = p_schedule);
+  iv interval := aq.next_time_interval(nt);
+  t timestamptz;
+BEGIN
+  IF nt IS NULL THEN RETURN NULL; END IF;
+  IF iv IS NULL THEN
+    RETURN aq.eval_owned_next_time(p_schedule);
+  END IF;
+  IF iv <= interval '0' THEN
+    PERFORM aq.err(24958, format('next_time %s must be a positive interval', nt), '22023');
+  END IF;
+  t := p_window_start + iv;
+  WHILE t <= clock_timestamp() LOOP  -- windows missed while nobody ran: the next one ahead
+    t := t + iv;
+  END LOOP;
+  RETURN t;
+END $$;
+
+-- A deleted schedule (unscheduled, or its queue dropped) takes its function along.
+CREATE OR REPLACE FUNCTION aq.schedule_deleted() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+BEGIN
+  EXECUTE format('DROP FUNCTION IF EXISTS aq_next_time.%I()', 's' || OLD.id);
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS schedule_deleted ON aq.schedules;
+CREATE TRIGGER schedule_deleted AFTER DELETE ON aq.schedules
+    FOR EACH ROW EXECUTE FUNCTION aq.schedule_deleted();
+
+-- schedules from before owners' functions existed get theirs
+DO $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT s.id, s.next_time, s.owner, q.schema_name FROM aq.schedules s JOIN aq.queues q ON q.id = s.queue_id
+           WHERE s.next_time IS NOT NULL AND NOT EXISTS (
+             SELECT 1 FROM pg_proc p WHERE p.pronamespace = 'aq_next_time'::regnamespace AND p.proname = 's' || s.id)
+  LOOP
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r.owner) THEN
+      PERFORM aq.define_next_time(r.id, r.next_time, r.owner, r.schema_name);
+    END IF;
+  END LOOP;
 END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aqadm.schedule_propagation(
     queue_name text, destination text DEFAULT NULL, start_time timestamptz DEFAULT NULL,
     duration double precision DEFAULT NULL, next_time text DEFAULT NULL,
     latency double precision DEFAULT 60, destination_queue text DEFAULT NULL)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
 DECLARE
   q aq.queue_info := aq.resolve_queue(queue_name);
   dest text := lower(coalesce(btrim(destination), ''));
   dq text := lower(coalesce(btrim(destination_queue), ''));
   target aq.queue_info;
+  me name := aq.caller();
+  sid integer;
 BEGIN
-  IF NOT aq.may_manage(q.schema_name) THEN
+  IF NOT aq.may_manage_as(me, q.schema_name) THEN
     PERFORM aq.err(1031, format('insufficient privileges to schedule propagation from %s.%s', q.schema_name, q.queue_name), '42501');
   END IF;
   IF NOT q.multiple_consumers THEN
@@ -156,31 +259,35 @@ BEGIN
     PERFORM aq.err(24041, format('propagation schedule exists for QUEUE %s.%s and DESTINATION %s',
                                  q.schema_name, q.queue_name, coalesce(nullif(dest, ''), 'this database')), '42710');
   END IF;
-  INSERT INTO aq.schedules (queue_id, destination, destination_queue, start_time, duration, next_time, latency)
+  INSERT INTO aq.schedules (queue_id, destination, destination_queue, start_time, duration, next_time, latency, owner)
   VALUES (q.queue_id, dest, dq, coalesce(start_time, now()), duration, aq.check_next_time(next_time),
-          coalesce(latency, 60));
+          coalesce(latency, 60), me)
+  RETURNING id INTO sid;
+  PERFORM aq.define_next_time(sid, aq.check_next_time(next_time), me, q.schema_name);
   PERFORM pg_notify('aq_propagation', '');
 END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aqadm.unschedule_propagation(
     queue_name text, destination text DEFAULT NULL, destination_queue text DEFAULT NULL)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
 DECLARE
-  s aq.schedules := aq.schedule_for(queue_name, destination, destination_queue);
+  s aq.schedules := aq.schedule_to_manage(queue_name, destination, destination_queue,
+                                          'unschedule this propagation');
 BEGIN
   DELETE FROM aq.schedules x WHERE x.id = s.id;
-  IF NOT FOUND THEN
-    PERFORM aq.err(1031, 'insufficient privileges to unschedule this propagation', '42501');
-  END IF;
   PERFORM pg_notify('aq_propagation', '');
 END $$;
 
+-- Whoever sets next_time becomes the schedule's owner: the expression runs with the
+-- rights of the role that wrote it.
 CREATE OR REPLACE PROCEDURE dbms_aqadm.alter_propagation_schedule(
     queue_name text, destination text DEFAULT NULL, duration double precision DEFAULT NULL,
     next_time text DEFAULT NULL, latency double precision DEFAULT 60, destination_queue text DEFAULT NULL)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
 DECLARE
-  s aq.schedules := aq.schedule_for(queue_name, destination, destination_queue);
+  s aq.schedules := aq.schedule_to_manage(queue_name, destination, destination_queue,
+                                          'alter this propagation schedule');
+  me name := aq.caller();
 BEGIN
   IF duration IS NOT NULL AND duration <= 0 OR latency IS NOT NULL AND latency < 0 THEN
     PERFORM aq.err(24958, 'duration must be positive and latency not negative', '22023');
@@ -188,38 +295,33 @@ BEGIN
   UPDATE aq.schedules x SET duration = alter_propagation_schedule.duration,
          next_time = aq.check_next_time(alter_propagation_schedule.next_time),
          latency = coalesce(alter_propagation_schedule.latency, 60),
-         window_start = NULL, window_end = NULL
+         window_start = NULL, window_end = NULL, owner = me
   WHERE x.id = s.id;
-  IF NOT FOUND THEN
-    PERFORM aq.err(1031, 'insufficient privileges to alter this propagation schedule', '42501');
-  END IF;
+  PERFORM aq.define_next_time(s.id, aq.check_next_time(next_time), me,
+                              (SELECT q.schema_name FROM aq.queues q WHERE q.id = s.queue_id));
   PERFORM pg_notify('aq_propagation', '');
 END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aqadm.enable_propagation_schedule(
     queue_name text, destination text DEFAULT NULL, destination_queue text DEFAULT NULL)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
 DECLARE
-  s aq.schedules := aq.schedule_for(queue_name, destination, destination_queue);
+  s aq.schedules := aq.schedule_to_manage(queue_name, destination, destination_queue,
+                                          'enable this propagation schedule');
 BEGIN
   UPDATE aq.schedules x SET disabled = false, failures = 0, next_run = NULL, aligned = false
   WHERE x.id = s.id;
-  IF NOT FOUND THEN
-    PERFORM aq.err(1031, 'insufficient privileges to enable this propagation schedule', '42501');
-  END IF;
   PERFORM pg_notify('aq_propagation', '');
 END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aqadm.disable_propagation_schedule(
     queue_name text, destination text DEFAULT NULL, destination_queue text DEFAULT NULL)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
 DECLARE
-  s aq.schedules := aq.schedule_for(queue_name, destination, destination_queue);
+  s aq.schedules := aq.schedule_to_manage(queue_name, destination, destination_queue,
+                                          'disable this propagation schedule');
 BEGIN
   UPDATE aq.schedules x SET disabled = true WHERE x.id = s.id;
-  IF NOT FOUND THEN
-    PERFORM aq.err(1031, 'insufficient privileges to disable this propagation schedule', '42501');
-  END IF;
   PERFORM pg_notify('aq_propagation', '');
 END $$;
 

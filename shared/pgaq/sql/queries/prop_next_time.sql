@@ -1,2 +1,3 @@
--- The next window's start: next_time after the window that began at $2. $1 next_time
-SELECT aq.eval_next_time($1, $2)
+-- The next window's start after the window that began at $2 (read-only; an expression
+-- runs as the schedule's owner). $1 schedule
+SELECT aq.next_window_start($1, $2)
