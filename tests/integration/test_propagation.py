@@ -605,3 +605,45 @@ async def test_next_time_runs_with_the_owners_rights_only(conn: asyncpg.Connecti
         assert "session_authorization" in errors[3] or "permission denied" in errors[3], errors[3]
     finally:
         await pool.close()
+
+
+async def test_verify_queue_types_through_a_database_link(conn: asyncpg.Connection, remote_dsn: str,
+                                                          alice: asyncpg.Connection) -> None:
+    """The remote queue's payload type is compared across a PostgreSQL link; an HTTP link
+    gets a clear refusal."""
+    remote = await asyncpg.connect(remote_dsn)
+    try:
+        await topology(conn, remote)
+        for c in (conn, remote):
+            await c.execute("CREATE TYPE oe.order_typ AS (id integer, note text)")
+            await make_queue(c, "oe.typed", "oe.typed_t", "oe.order_typ", multiple=True)
+        await remote.execute("CREATE TYPE oe.other_typ AS (id integer, note varchar(10))")
+        await make_queue(remote, "oe.other", "oe.other_t", "oe.other_typ")
+        await remote.execute("CREATE ROLE link_user LOGIN PASSWORD 'p@ss w/rd%'")
+        user_dsn = remote_dsn.replace("postgres@", "link_user@").replace("localhost", "127.0.0.1")
+        await conn.execute("CALL aq.create_database_link('eu', $1)", remote_dsn)
+        await conn.execute("CALL aq.create_database_link('eu2', $1, 'link_user', 'p@ss w/rd%')",
+                           user_dsn.replace("link_user@", ""))
+        await conn.execute("CALL aq.create_database_link('web', 'http://127.0.0.1:9/aqserv/servlet')")
+        verify = "CALL dbms_aqadm.verify_queue_types($1, $2, $3, NULL)"
+        assert await conn.fetchval(verify, "oe.out_q", "oe.in_q", "eu") == 1         # RAW and RAW
+        assert await conn.fetchval(verify, "oe.typed", "oe.typed", "eu") == 1        # the same object type
+        assert await conn.fetchval(verify, "oe.typed", "oe.other", "eu") == 0        # another shape
+        assert await conn.fetchval(verify, "oe.out_q", "oe.typed", "eu") == 0        # RAW vs object
+        assert await conn.fetchval(verify, "oe.out_q", "oe.in_q", "EU2") == 1        # the link's credentials
+        with pytest.raises(asyncpg.PostgresError, match="ORA-24010"):
+            await conn.fetchval(verify, "oe.out_q", "oe.missing", "eu")
+        with pytest.raises(asyncpg.PostgresError, match="ORA-02019"):
+            await conn.fetchval(verify, "oe.out_q", "oe.in_q", "nolink")
+        with pytest.raises(asyncpg.PostgresError, match="ORA-24959.*gateway"):
+            await conn.fetchval(verify, "oe.out_q", "oe.in_q", "web")
+        await conn.execute("CALL aq.create_database_link('dead', $1)",
+                           f"postgresql://postgres@127.0.0.1:{free_port()}/x")
+        with pytest.raises(asyncpg.PostgresError, match="ORA-02019.*could not be asked"):
+            await conn.fetchval(verify, "oe.out_q", "oe.in_q", "dead")
+        # someone who may not manage the source queue does not get to use the links
+        with pytest.raises(asyncpg.PostgresError, match="ORA-01031"):
+            await alice.fetchval(verify, "oe.out_q", "oe.in_q", "eu")
+    finally:
+        await remote.execute("DROP OWNED BY link_user; DROP ROLE IF EXISTS link_user")
+        await remote.close()

@@ -338,17 +338,81 @@ $$;
 CREATE OR REPLACE FUNCTION aq.queue_signature(p_queue text) RETURNS text
 LANGUAGE sql STABLE AS $$ SELECT aq.payload_signature(aq.resolve_queue(p_queue)) $$;
 
--- rc: 1 when the types are equivalent, 0 when not (destination NULL: this database; a
--- link's queue is checked by the propagator when it connects)
+-- Percent-encoding for a value placed in a connection URI's query
+CREATE OR REPLACE FUNCTION aq.uri_encode(p text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(string_agg(CASE WHEN x.b BETWEEN 48 AND 57 OR x.b BETWEEN 65 AND 90 OR x.b BETWEEN 97 AND 122
+                                       OR x.b IN (45, 46, 95, 126)
+                                  THEN chr(x.b) ELSE '%' || lpad(upper(to_hex(x.b)), 2, '0') END, '' ORDER BY x.i), '')
+  FROM (SELECT i, get_byte(convert_to(p, 'UTF8'), i - 1) AS b
+        FROM generate_series(1, octet_length(convert_to(p, 'UTF8'))) i) x
+$$;
+
+-- A queue's payload signature at the far end of a PostgreSQL link, asked through dblink
+-- (one short connection with the link's credentials). An HTTP link cannot be asked: IDAP
+-- has no request that describes a queue's payload type.
+CREATE OR REPLACE FUNCTION aq.remote_queue_signature(p_link text, p_queue text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  l aq.db_links;
+  ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+               WHERE e.extname = 'dblink');
+  conninfo text;
+  sig text;
+  msg text;
+BEGIN
+  SELECT * INTO l FROM aq.db_links x WHERE x.name = lower(btrim(p_link));
+  IF NOT FOUND THEN
+    PERFORM aq.err(2019, format('connection description for remote database not found: database link %s',
+                                quote_literal(left(p_link, 100))), '42704');
+  END IF;
+  IF l.url ~* '^https?://' THEN
+    PERFORM aq.err(24959, format('verify_queue_types cannot check %s through database link %s: it leads to a pgaq '
+                                 'gateway, and IDAP does not describe a queue''s payload type; the propagator checks '
+                                 'each message at delivery instead (see docs/propagation.md)', p_queue, l.name), '0A000');
+  END IF;
+  IF ext IS NULL THEN
+    PERFORM aq.err(24959, 'verify_queue_types through a PostgreSQL link needs the dblink extension', '0A000');
+  END IF;
+  conninfo := l.url || CASE WHEN strpos(l.url, '?') > 0 THEN '&' ELSE '?' END || 'connect_timeout=10'
+              || coalesce('&user=' || aq.uri_encode(l.username), '')
+              || coalesce('&password=' || aq.uri_encode(l.password), '');
+  BEGIN
+    EXECUTE format('SELECT t.sig FROM %I.dblink(%L, %L) AS t(sig text)', ext, conninfo,
+                   format('SELECT aq.queue_signature(%L)', p_queue))
+      INTO sig;
+  EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
+    IF msg ~ 'ORA-24010' THEN
+      PERFORM aq.err(24010, format('QUEUE %s does not exist at database link %s', p_queue, l.name), '42704');
+    END IF;
+    PERFORM aq.err(2019, format('database link %s could not be asked about %s: %s', l.name, p_queue,
+                                left(split_part(msg, E'\n', 1), 300)), '08001');
+  END;
+  RETURN sig;
+END $$;
+REVOKE ALL ON FUNCTION aq.remote_queue_signature(text, text) FROM PUBLIC;
+
+-- rc: 1 when the types are equivalent, 0 when not. destination: NULL for this database,
+-- or a PostgreSQL link (the remote queue is asked through dblink); an HTTP link is refused
+-- with ORA-24959. Runs as its owner (links and their credentials are administrators'), for
+-- a caller who may manage the source queue.
 CREATE OR REPLACE PROCEDURE dbms_aqadm.verify_queue_types(
     src_queue_name text, dest_queue_name text, destination text DEFAULT NULL, INOUT rc integer DEFAULT NULL)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_queue(src_queue_name);
+  dq text := lower(btrim(coalesce(dest_queue_name, '')));
 BEGIN
-  IF coalesce(btrim(destination), '') <> '' THEN
-    PERFORM aq.err(24959, 'verify_queue_types through a database link: the propagator verifies remote queues '
-                          'when it connects (see DBA_QUEUE_SCHEDULES.LAST_ERROR_MSG)', '0A000');
+  IF coalesce(btrim(destination), '') = '' THEN
+    rc := CASE WHEN aq.payload_signature(q) = aq.queue_signature(dq) THEN 1 ELSE 0 END;
+    RETURN;
   END IF;
-  rc := CASE WHEN aq.queue_signature(src_queue_name) = aq.queue_signature(dest_queue_name) THEN 1 ELSE 0 END;
+  IF NOT aq.may_manage_as(aq.caller(), q.schema_name) THEN
+    PERFORM aq.err(1031, format('insufficient privileges to verify %s.%s through a database link',
+                                q.schema_name, q.queue_name), '42501');
+  END IF;
+  rc := CASE WHEN aq.payload_signature(q) = aq.remote_queue_signature(destination, dq) THEN 1 ELSE 0 END;
 END $$;
 
 -- ---------------------------------------------------------------------------------------
