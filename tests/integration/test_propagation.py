@@ -7,6 +7,7 @@ import asyncio
 import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import asyncpg
@@ -647,3 +648,67 @@ async def test_verify_queue_types_through_a_database_link(conn: asyncpg.Connecti
     finally:
         await remote.execute("DROP OWNED BY link_user; DROP ROLE IF EXISTS link_user")
         await remote.close()
+
+
+async def _until(conn: asyncpg.Connection, sql: str, *args: Any, timeout: float = 15.0) -> None:
+    """Until the query returns true: a window's end has no event of its own to wait for."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not await conn.fetchval(sql, *args):
+        assert loop.time() < deadline, sql
+        await asyncio.sleep(0.05)
+
+
+async def test_dba_queue_schedules_columns_in_each_state(conn: asyncpg.Connection,
+                                                         start_propagator: Start) -> None:
+    """SESSION_ID, CURRENT_START_DATE, NEXT_RUN_DATE and LAST_RUN_DATE while running,
+    between windows, failing and disabled."""
+    await topology(conn)
+    await make_queue(conn, "oe.win_q", "oe.win_t", multiple=True)
+    await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q', 0))")
+    await conn.execute("CALL dbms_aqadm.add_subscriber('oe.win_q', sys.aq$_agent(NULL, 'oe.in_q', 0))")
+    await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', latency => 0)")
+    await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.win_q', duration => 1, next_time => '1 hour', "
+                       "latency => 0)")
+    cols = ("SELECT process_name, session_id, last_run_date, current_start_date, next_run_date, failures, "
+            "schedule_disabled, last_error_date FROM dba_queue_schedules WHERE qname = $1")
+    await Session(conn).enqueue("oe.out_q", b"1")
+    await Session(conn).enqueue("oe.win_q", b"2")
+    running = await start_propagator(backoff_base=600)
+    await running.moved(2)
+    # running: an endless window (out_q), a one-second window every hour (win_q)
+    r = await conn.fetchrow(cols, "out_q")
+    ws = await conn.fetchval("SELECT window_start FROM aq.schedules s JOIN aq.queues q ON q.id = s.queue_id "
+                             "WHERE q.queue_name = 'out_q'")
+    assert (r["process_name"], r["session_id"], r["current_start_date"], r["next_run_date"]) == \
+        ("prop-0", "prop-0", ws, None)
+    last_run = r["last_run_date"]
+    assert last_run is not None and r["failures"] == 0
+    w = await conn.fetchrow(cols, "win_q")
+    first = await conn.fetchval("SELECT start_time FROM aq.schedules s JOIN aq.queues q ON q.id = s.queue_id "
+                                "WHERE q.queue_name = 'win_q'")
+    assert w["session_id"] == "prop-0" and w["current_start_date"] == first
+    assert w["next_run_date"] == first + timedelta(hours=1)
+    # between windows: nothing runs now, the next window is an hour after the first
+    await _until(conn, "SELECT window_start > now() FROM aq.schedules s JOIN aq.queues q ON q.id = s.queue_id "
+                       "WHERE q.queue_name = 'win_q'")
+    w = await conn.fetchrow(cols, "win_q")
+    assert (w["session_id"], w["current_start_date"], w["next_run_date"]) == \
+        (None, None, first + timedelta(hours=1))
+    assert w["process_name"] == "prop-0" and w["last_run_date"] is not None
+    # failing: the destination is stopped for enqueue; the retry is 600 s away
+    await conn.execute("CALL dbms_aqadm.stop_queue('oe.in_q', enqueue => true, dequeue => false)")
+    await Session(conn).enqueue("oe.out_q", b"3")
+    await running.problem("FAILURE")
+    r = await conn.fetchrow(cols, "out_q")
+    assert r["failures"] == 1 and r["last_error_date"] is not None
+    assert r["last_run_date"] == last_run  # the last successful run, not the failure
+    assert r["session_id"] is None and r["current_start_date"] == ws
+    assert r["next_run_date"] is not None and \
+        590 <= (r["next_run_date"] - r["last_error_date"]).total_seconds() <= 610
+    # disabled
+    await conn.execute("CALL dbms_aqadm.disable_propagation_schedule('oe.out_q')")
+    r = await conn.fetchrow(cols, "out_q")
+    assert (r["schedule_disabled"], r["session_id"], r["current_start_date"], r["next_run_date"]) == \
+        ("Y", None, None, None)
+    assert r["last_run_date"] == last_run

@@ -530,6 +530,32 @@ GRANT SELECT, INSERT ON aq.propagated TO PUBLIC;  -- keys are unguessable messag
 -- ---------------------------------------------------------------------------------------
 -- DBA_QUEUE_SCHEDULES
 
+-- The first start of a window after p_after for an interval next_time; NULL for an
+-- expression (known only once the propagator evaluates it, as its owner) or none.
+CREATE OR REPLACE FUNCTION aq.next_interval_start(p_next_time text, p_window_start timestamptz,
+                                                  p_after timestamptz) RETURNS timestamptz
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  iv interval := aq.next_time_interval(p_next_time);
+  t timestamptz := p_window_start;
+BEGIN
+  IF iv IS NULL OR iv <= interval '0' OR t IS NULL THEN
+    RETURN NULL;
+  END IF;
+  t := t + iv;
+  IF t <= p_after THEN  -- skip the windows missed, in one step
+    t := t + iv * ceil(extract(epoch FROM p_after - t) / extract(epoch FROM iv) + 1e-9);
+  END IF;
+  RETURN t;
+END $$;
+
+-- Column semantics (Oracle's): PROCESS_NAME the propagator that holds (or last held) the
+-- schedule; SESSION_ID that propagator while it is running the schedule (inside an open
+-- window, its lease alive, not waiting for a retry), else NULL; LAST_RUN_DATE the last
+-- successful batch; CURRENT_START_DATE the start of the window open now (NULL between
+-- windows and when disabled); NEXT_RUN_DATE when the schedule runs next: a pending retry,
+-- else the next window's start (NULL when disabled, or when that is not known yet: an
+-- endless window, or a next_time expression before the current window ends).
 CREATE OR REPLACE VIEW aq.dba_queue_schedules WITH (security_invoker = true) AS
 SELECT q.schema_name AS schema, q.queue_name AS qname,
        CASE WHEN s.destination = '' THEN coalesce(nullif(s.destination_queue, ''), 'AQ$_LOCAL')
@@ -539,11 +565,13 @@ SELECT q.schema_name AS schema, q.queue_name AS qname,
        s.duration AS propagation_window, s.next_time, s.latency,
        CASE WHEN s.disabled THEN 'Y' ELSE 'N' END AS schedule_disabled,
        s.lease_owner AS process_name,
-       CASE WHEN s.lease_until > now() THEN s.lease_owner END AS session_id,
+       CASE WHEN st.open AND s.lease_until > now() AND (s.next_run IS NULL OR s.next_run <= now())
+            THEN s.lease_owner END AS session_id,
        NULL::text AS instance,
        s.last_run_date, s.last_run_date::time AS last_run_time,
-       s.current_start_date, s.current_start_date::time AS current_start_time,
-       s.next_run AS next_run_date, s.next_run::time AS next_run_time,
+       CASE WHEN st.open THEN s.window_start END AS current_start_date,
+       CASE WHEN st.open THEN s.window_start::time END AS current_start_time,
+       st.next_run AS next_run_date, st.next_run::time AS next_run_time,
        s.total_time, s.total_number, s.total_bytes, s.max_number, s.max_bytes,
        CASE WHEN s.windows > 0 THEN s.total_number::double precision / s.windows END AS avg_number,
        CASE WHEN s.total_number > 0 THEN s.total_bytes::double precision / s.total_number END AS avg_size,
@@ -551,7 +579,16 @@ SELECT q.schema_name AS schema, q.queue_name AS qname,
        s.failures, s.last_error_date, s.last_error_date::time AS last_error_time, s.last_error_msg,
        CASE WHEN s.destination_queue <> '' THEN 'QUEUE_TO_QUEUE' ELSE 'QUEUE_TO_DBLINK' END AS message_delivery_mode,
        s.id AS schedule_id
-FROM aq.schedules s JOIN aq.queues q ON q.id = s.queue_id;
+FROM aq.schedules s JOIN aq.queues q ON q.id = s.queue_id
+CROSS JOIN LATERAL (SELECT NOT s.disabled AND s.window_start <= now()
+                           AND (s.window_end IS NULL OR now() < s.window_end) AS open) o
+CROSS JOIN LATERAL (SELECT o.open AS open, CASE
+         WHEN s.disabled THEN NULL
+         WHEN s.next_run IS NOT NULL THEN s.next_run
+         WHEN s.window_start IS NULL THEN greatest(s.start_time, now())
+         WHEN s.window_start > now() THEN s.window_start
+         WHEN s.window_end IS NULL THEN NULL
+         ELSE aq.next_interval_start(s.next_time, s.window_start, now()) END AS next_run) st;
 GRANT SELECT ON aq.dba_queue_schedules TO PUBLIC;
 CREATE OR REPLACE VIEW public.dba_queue_schedules WITH (security_invoker = true) AS
 SELECT * FROM aq.dba_queue_schedules;
