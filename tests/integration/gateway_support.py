@@ -13,7 +13,7 @@ import asyncpg
 from aiohttp import web
 from lxml import etree
 from pgaq.embedded import free_port
-from pgaq_services.gateway.app import Settings, build
+from pgaq_services.gateway.app import Settings, build, ssl_context
 
 NS = {"s": "http://schemas.xmlsoap.org/soap/envelope/", "aq": "http://ns.oracle.com/AQ/schemas/access"}
 
@@ -87,10 +87,10 @@ async def running_gateway(dsn: str, **overrides: object) -> AsyncIterator[str]:
     app = build(settings)
     runner = web.AppRunner(app, handler_cancellation=True)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", port)
+    site = web.TCPSite(runner, "127.0.0.1", port, ssl_context=ssl_context(settings))
     await site.start()
     try:
-        yield f"http://127.0.0.1:{port}{settings.path}"
+        yield f"{'https' if settings.tls_cert else 'http'}://127.0.0.1:{port}{settings.path}"
     finally:
         await runner.cleanup()
 

@@ -712,3 +712,106 @@ async def test_dba_queue_schedules_columns_in_each_state(conn: asyncpg.Connectio
     assert (r["schedule_disabled"], r["session_id"], r["current_start_date"], r["next_run_date"]) == \
         ("Y", None, None, None)
     assert r["last_run_date"] == last_run
+
+
+def _self_signed(tmp_path: Any) -> tuple[str, str]:
+    """A certificate for 127.0.0.1 and its key, made by the openssl command (skip without it)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed: no self-signed certificate for the https link")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    return str(cert), str(key)
+
+
+async def test_https_link_to_a_gateway_with_a_self_signed_certificate(
+        conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start, tmp_path: Any) -> None:
+    """An untrusted certificate is a failure (retried); trusted through
+    PGAQ_PROPAGATION_CA_FILE, the messages go over TLS."""
+    from .gateway_support import drop_roles, make_agent, running_gateway
+
+    cert, key = await asyncio.to_thread(_self_signed, tmp_path)
+    remote = await asyncpg.connect(remote_dsn)
+    roles: list[str] = []
+    try:
+        await topology(conn, remote)
+        roles = await make_agent(remote, "PROPS", "s3cret", ("props",))
+        await remote.execute(f"CALL dbms_aqadm.grant_queue_privilege('ENQUEUE', 'oe.in_q', '{roles[0]}')")
+        async with running_gateway(remote_dsn, tls_cert=cert, tls_key=key) as url:
+            assert url.startswith("https://")
+            await conn.execute("CALL aq.create_database_link('tls', $1, 'PROPS', 's3cret')", url)
+            await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@tls', 0))")
+            await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'tls', latency => 0)")
+            ids = [await Session(conn).enqueue("oe.out_q", bytes([i])) for i in range(5)]
+            untrusting = await start_propagator(backoff_base=600)
+            await untrusting.problem("FAILURE")
+            err = await conn.fetchval("SELECT last_error_msg FROM dba_queue_schedules")
+            assert "certificate" in err.lower(), err
+            assert await remote.fetchval("SELECT count(*) FROM oe.in_t") == 0
+            await conn.execute("CALL dbms_aqadm.disable_propagation_schedule('oe.out_q', 'tls')")
+            untrusting.propagator.settings = PropagatorSettings(
+                **{**untrusting.propagator.settings.__dict__, "ca_file": cert})
+            untrusting.propagator._transports.clear()
+            await conn.execute("CALL dbms_aqadm.enable_propagation_schedule('oe.out_q', 'tls')")
+            await untrusting.moved(5)
+            got = await remote.fetch("SELECT original_msgid FROM oe.aq$in_t")
+            assert sorted(r["original_msgid"] for r in got) == sorted(ids)
+    finally:
+        await drop_roles(remote, roles)
+        await remote.close()
+
+
+async def test_propagation_to_two_gateways(conn: asyncpg.Connection, db_dsn: str, remote_dsn: str,
+                                           start_propagator: Start) -> None:
+    """One source, two links to two gateways (each before its own database): each gets
+    every message once, and one gateway going away does not hold up the other."""
+    from .gateway_support import drop_roles, make_agent, running_gateway
+
+    remote = await asyncpg.connect(remote_dsn)
+    roles_r: list[str] = []
+    roles_l: list[str] = []
+    try:
+        await topology(conn, remote)
+        await make_queue(conn, "oe.in2_q", "oe.in2_t")
+        roles_r = await make_agent(remote, "PROPR", "pw1", ("propr",))
+        roles_l = await make_agent(conn, "PROPL", "pw2", ("propl",))
+        await remote.execute(f"CALL dbms_aqadm.grant_queue_privilege('ENQUEUE', 'oe.in_q', '{roles_r[0]}')")
+        await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('ENQUEUE', 'oe.in2_q', '{roles_l[0]}')")
+        async with running_gateway(remote_dsn) as url_r:
+            gw_l = running_gateway(db_dsn)
+            url_l = await gw_l.__aenter__()
+            try:
+                await conn.execute("CALL aq.create_database_link('gw_r', $1, 'PROPR', 'pw1')", url_r)
+                await conn.execute("CALL aq.create_database_link('gw_l', $1, 'PROPL', 'pw2')", url_l)
+                for addr in ("oe.in_q@gw_r", "oe.in2_q@gw_l"):
+                    await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, $1, 0))", addr)
+                for link in ("gw_r", "gw_l"):
+                    await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', $1, latency => 0)", link)
+                running = await start_propagator(backoff_base=600)
+                ids = [await Session(conn).enqueue("oe.out_q", bytes([i])) for i in range(10)]
+                await running.moved(20)
+                got_r = await remote.fetch("SELECT original_msgid FROM oe.aq$in_t")
+                got_l = await conn.fetch("SELECT original_msgid FROM oe.aq$in2_t")
+                assert sorted(r["original_msgid"] for r in got_r) == sorted(ids)
+                assert sorted(r["original_msgid"] for r in got_l) == sorted(ids)
+            finally:
+                await gw_l.__aexit__(None, None, None)
+            # the local gateway is gone: its schedule fails, the other one goes on
+            more = [await Session(conn).enqueue("oe.out_q", b"m") for _ in range(3)]
+            await running.problem("FAILURE")
+            await running.moved(3)
+            got_r = await remote.fetch("SELECT original_msgid FROM oe.aq$in_t")
+            assert sorted(r["original_msgid"] for r in got_r) == sorted(ids + more)
+            assert await conn.fetchval("SELECT count(*) FROM oe.in2_t") == 10
+            rows = {r["destination"]: r for r in await conn.fetch(
+                "SELECT destination, total_number, failures FROM dba_queue_schedules")}
+            assert (rows["gw_r"]["total_number"], rows["gw_r"]["failures"]) == (13, 0)
+            assert (rows["gw_l"]["total_number"], rows["gw_l"]["failures"]) == (10, 1)
+    finally:
+        await drop_roles(remote, roles_r)
+        await drop_roles(conn, roles_l)
+        await remote.close()

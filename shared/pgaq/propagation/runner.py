@@ -208,7 +208,8 @@ class Propagator:
         if t is None:
             url = str(link["url"])
             if url.lower().startswith(("http://", "https://")):
-                t = HttpTransport(url, link["username"], link["password"], self.settings.remote_timeout)
+                t = HttpTransport(url, link["username"], link["password"], self.settings.remote_timeout,
+                                  self.settings.ca_file)
             else:
                 t = PgTransport(url, link["username"], link["password"], self.settings.remote_timeout)
             self._transports[link["name"]] = t

@@ -15,6 +15,7 @@ class PropagatorSettings:
     remote_timeout: float = 30.0  # connect and statement timeout toward a destination
     safety_poll: float = 5.0
     name: str = "propagator"
+    ca_file: str | None = None  # extra CA certificates to trust for https links (PEM)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> PropagatorSettings:
@@ -27,4 +28,5 @@ class PropagatorSettings:
             remote_timeout=float(e.get("PGAQ_PROPAGATION_TIMEOUT", "30")),
             safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
             name=e.get("PGAQ_PROPAGATOR_NAME") or f"propagator-{os.uname().nodename}-{os.getpid()}",
+            ca_file=e.get("PGAQ_PROPAGATION_CA_FILE") or None,
         )

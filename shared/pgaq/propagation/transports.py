@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import ssl
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -151,9 +152,15 @@ class HttpTransport:
     """Another pgaq gateway: AQXmlSend/AQXmlPublish of the batch with AQXmlCommit, the
     source message ids in a SOAP header the gateway uses to drop second copies."""
 
-    def __init__(self, url: str, user: str | None, password: str | None, timeout: float) -> None:
+    def __init__(self, url: str, user: str | None, password: str | None, timeout: float,
+                 ca_file: str | None = None) -> None:
         self.url = url
         self.timeout = timeout
+        # https: the system's CAs, plus ca_file's (a gateway with its own or a self-signed certificate)
+        self._ssl: ssl.SSLContext | None = None
+        if ca_file:
+            self._ssl = ssl.create_default_context()
+            self._ssl.load_verify_locations(cafile=ca_file)
         self._auth = ("Basic " + base64.b64encode(f"{user or ''}:{password or ''}".encode()).decode()
                       if user else None)
         self._http: aiohttp.ClientSession | None = None
@@ -162,7 +169,8 @@ class HttpTransport:
         if self._http is None:
             self._http = aiohttp.ClientSession(
                 timeout=aiohttp.ClientTimeout(total=self.timeout),
-                cookie_jar=aiohttp.DummyCookieJar())
+                cookie_jar=aiohttp.DummyCookieJar(),
+                connector=aiohttp.TCPConnector(ssl=self._ssl) if self._ssl is not None else None)
         return self._http
 
     @staticmethod
