@@ -8,6 +8,7 @@ import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 import asyncpg
@@ -814,4 +815,67 @@ async def test_propagation_to_two_gateways(conn: asyncpg.Connection, db_dsn: str
     finally:
         await drop_roles(remote, roles_r)
         await drop_roles(conn, roles_l)
+        await remote.close()
+
+
+async def test_http_propagation_of_objects_and_jms_messages(conn: asyncpg.Connection, remote_dsn: str,
+                                                            start_propagator: Start) -> None:
+    """Object and JMS payloads go over HTTP as the gateway's own XML for them and arrive
+    equal; a remote object type of another shape is UNDELIVERABLE."""
+    from .gateway_support import drop_roles, make_agent, running_gateway
+
+    remote = await asyncpg.connect(remote_dsn)
+    roles: list[str] = []
+    try:
+        typ = "CREATE TYPE oe.order_typ AS (id integer, note text, amount numeric(38, 2), at timestamptz, tags text[])"
+        for c in (conn, remote):
+            await c.execute("CREATE SCHEMA oe")
+            await c.execute(typ)
+        await make_queue(conn, "oe.orders", "oe.orders_t", "oe.order_typ", multiple=True)
+        await make_queue(conn, "oe.jms", "oe.jms_t", "SYS.AQ$_JMS_TEXT_MESSAGE", multiple=True)
+        await make_queue(remote, "oe.orders_in", "oe.orders_in_t", "oe.order_typ")
+        await make_queue(remote, "oe.jms_in", "oe.jms_in_t", "SYS.AQ$_JMS_TEXT_MESSAGE")
+        await remote.execute("CREATE TYPE oe.narrow_typ AS (id integer)")
+        await make_queue(remote, "oe.narrow", "oe.narrow_t", "oe.narrow_typ")
+        roles = await make_agent(remote, "PROPO", "pw", ("propo",))
+        for q in ("oe.orders_in", "oe.jms_in", "oe.narrow"):
+            await remote.execute(f"CALL dbms_aqadm.grant_queue_privilege('ENQUEUE', '{q}', '{roles[0]}')")
+        async with running_gateway(remote_dsn) as url:
+            await conn.execute("CALL aq.create_database_link('web', $1, 'PROPO', 'pw')", url)
+            for src, dest in (("oe.orders", "oe.orders_in@web"), ("oe.orders", "oe.narrow@web"),
+                              ("oe.jms", "oe.jms_in@web")):
+                await conn.execute("CALL dbms_aqadm.add_subscriber($1, sys.aq$_agent(NULL, $2, 0))", src, dest)
+            for src in ("oe.orders", "oe.jms"):
+                await conn.execute("CALL dbms_aqadm.schedule_propagation($1, 'web', latency => 0)", src)
+            order = {"id": 7, "note": "<b>&</b>", "amount": Decimal("12345678901234567890.25"),
+                     "at": "2024-05-06T07:08:09+00:00", "tags": ["a", "b"]}
+            jms = {"header": {"type": "order", "userid": "u", "appid": "app", "groupid": "g", "groupseq": 1,
+                              "properties": {"color": {"type": "string", "value": "red"},
+                                             "n": {"type": "int", "value": 5}}},
+                   "text_len": 5, "text_vc": "hello"}
+            s = Session(conn)
+            oid = await s.enqueue("oe.orders", order, MessageProperties(priority=3, correlation="o"))
+            jid = await s.enqueue("oe.jms", jms)
+            running = await start_propagator()
+            await running.moved(2)
+            await running.problem("UNDELIVERABLE")
+            assert await remote.fetchval("SELECT (user_data).at FROM oe.orders_in_t") == \
+                await conn.fetchval("SELECT (user_data).at FROM oe.orders_t")
+            rs = Session(remote)
+            [m] = await rs.dequeue("oe.orders_in", DequeueOptions(wait=0))
+            assert m.original_msgid == oid and m.priority == 3 and m.correlation == "o"
+            got = dict(m.payload)  # type: ignore[arg-type]
+            assert got["id"] == 7 and got["note"] == "<b>&</b>" and got["tags"] == ["a", "b"]
+            assert Decimal(str(got["amount"])) == order["amount"]
+            [j] = await rs.dequeue("oe.jms_in", DequeueOptions(wait=0))
+            assert j.original_msgid == jid and j.payload["text_vc"] == "hello"  # type: ignore[index]
+            assert j.payload["header"]["properties"] == jms["header"]["properties"]  # type: ignore[index]
+            await make_queue(conn, "oe.stream", "oe.stream_t", "SYS.AQ$_JMS_STREAM_MESSAGE", multiple=True)
+            with pytest.raises(asyncpg.PostgresError, match="ORA-24959.*StreamMessage"):
+                await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.stream', 'web')")
+            reason = await conn.fetchval("SELECT failure_reason FROM oe.aq$_orders_t_r WHERE address = 'oe.narrow@web'")
+            assert reason == "PROPAGATION_FAILURE"
+            assert await remote.fetchval("SELECT count(*) FROM oe.narrow_t") == 0
+    finally:
+        await drop_roles(remote, roles)
         await remote.close()

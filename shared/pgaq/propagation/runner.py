@@ -226,7 +226,8 @@ class Propagator:
                 raise SystemFailure(f"ORA-02019: database link {s['destination']} does not exist", 2019)
         transport = self._transport(s, link)
         async with self.pool.acquire() as c:
-            signature = str(await c.fetchval(load("prop_signature"), s["queue"]))
+            source = await c.fetchrow(load("prop_source"), s["queue"])
+        signature, payload_type = str(source["signature"]), str(source["payload_type"])
         while we is None or self.now() < we:
             started = self.now()
             t0 = time.perf_counter()
@@ -244,7 +245,7 @@ class Propagator:
                 for (queue, consumer), group in by_dest.items():
                     try:
                         await transport.deliver(src, f"{s['key']}:{queue}:{consumer}", queue, group,
-                                                signature)
+                                                signature, payload_type=payload_type)
                         done.extend(group)
                     except ApplicationFailure as exc:
                         if s["destination_queue"] or exc.code == 1017:

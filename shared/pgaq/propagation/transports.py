@@ -16,8 +16,11 @@ import aiohttp
 import asyncpg
 from lxml import etree
 
-from ..errors import PgaqError, wrap_db_error
+from ..engine import _number
+from ..errors import PgaqError, QueueError, wrap_db_error
+from ..idap.payload import payload_to_xml
 from ..idap.request import NS_AQ, NS_SOAP
+from ..idap.typeinfo import TypeInfo, load_type_info
 from ..queries import load
 
 NS_PGAQ = "urn:pgaq:propagation"
@@ -57,7 +60,8 @@ def classify(exc: BaseException) -> PropagationError:
 
 class Transport(Protocol):
     async def deliver(self, src: asyncpg.Connection, key: str, queue: str,
-                      rows: Sequence[asyncpg.Record], source_signature: str) -> int: ...
+                      rows: Sequence[asyncpg.Record], source_signature: str,
+                      *, payload_type: str | None = None) -> int: ...
 
     async def close(self) -> None: ...
 
@@ -81,7 +85,8 @@ class LocalTransport:
         self._checked: dict[str, str] = {}
 
     async def deliver(self, src: asyncpg.Connection, key: str, queue: str,
-                      rows: Sequence[asyncpg.Record], source_signature: str) -> int:
+                      rows: Sequence[asyncpg.Record], source_signature: str,
+                      *, payload_type: str | None = None) -> int:
         try:
             async with src.transaction():  # a savepoint: a refused queue keeps the batch's others
                 sig = self._checked.get(queue)
@@ -123,7 +128,8 @@ class PgTransport:
         return self._pool
 
     async def deliver(self, src: asyncpg.Connection, key: str, queue: str,
-                      rows: Sequence[asyncpg.Record], source_signature: str) -> int:
+                      rows: Sequence[asyncpg.Record], source_signature: str,
+                      *, payload_type: str | None = None) -> int:
         try:
             pool = await self._conn_pool()
             async with pool.acquire() as c:
@@ -174,7 +180,11 @@ class HttpTransport:
         return self._http
 
     @staticmethod
-    def document(key: str, queue: str, rows: Sequence[asyncpg.Record], multi: bool) -> bytes:
+    def document(key: str, queue: str, rows: Sequence[asyncpg.Record], multi: bool,
+                 kind: str = "RAW", info: TypeInfo | None = None) -> bytes:
+        """The batch as one SOAP request; objects and JMS messages are written as the
+        gateway's AQXmlReceive writes them (shared/pgaq/idap/payload.py), so the remote
+        gateway reads them back with its own queue's type."""
         env = etree.Element(f"{{{NS_SOAP}}}Envelope", nsmap={None: NS_SOAP})
         header = etree.SubElement(env, f"{{{NS_SOAP}}}Header")
         prop = etree.SubElement(header, f"{{{NS_PGAQ}}}propagation", nsmap={"pgaq": NS_PGAQ})
@@ -218,23 +228,36 @@ class HttpTransport:
             if r["payload_raw"] is not None:
                 aq(payload, "RAW", r["payload_raw"].hex().upper())
             else:
-                raise ApplicationFailure("HTTP propagation carries RAW payloads; this queue's are "
-                                         "objects (use a PostgreSQL link)", 25215)
+                value = r["payload_json"]
+                if isinstance(value, str):
+                    value = json.loads(value, parse_float=_number)
+                try:
+                    payload_to_xml(kind, value, info, payload, NS_AQ)
+                except (QueueError, ValueError) as exc:
+                    raise ApplicationFailure(f"ORA-25215: a {kind} payload cannot travel over HTTP: "
+                                             f"{exc}", 25215) from exc
         aq(op, "AQXmlCommit")
         out: bytes = etree.tostring(env, xml_declaration=True, encoding="UTF-8")
         return out
 
     async def deliver(self, src: asyncpg.Connection, key: str, queue: str,
-                      rows: Sequence[asyncpg.Record], source_signature: str) -> int:
+                      rows: Sequence[asyncpg.Record], source_signature: str,
+                      *, payload_type: str | None = None) -> int:
         multi = any((json.loads(r["props"]) if isinstance(r["props"], str) else r["props"])
                     .get("recipient_list") for r in rows)
-        if not source_signature.startswith("RAW"):
-            raise ApplicationFailure("HTTP propagation carries RAW payloads; this queue's are objects "
-                                     "(use a PostgreSQL link)", 25215)
+        kind = source_signature.split(":", 1)[0]
+        info: TypeInfo | None = None
+        if kind == "OBJECT":
+            if payload_type is None:
+                raise ApplicationFailure("ORA-25215: an object payload over HTTP needs its type", 25215)
+            try:
+                info = await load_type_info(src, payload_type)
+            except Exception as exc:
+                raise classify(exc) from exc
         headers = {"Content-Type": "text/xml; charset=utf-8"}
         if self._auth:
             headers["Authorization"] = self._auth
-        doc = self.document(key, queue, rows, multi)
+        doc = self.document(key, queue, rows, multi, kind, info)
         try:
             async with self._client().post(self.url, data=doc, headers=headers) as r:
                 body = await r.read()
@@ -247,7 +270,8 @@ class HttpTransport:
                 if r.status == 400 and fault is not None:
                     code, text = fault
                     if code == 24039:  # Send vs Publish: the remote queue is the other kind
-                        return await self._retry_as(not multi, key, queue, rows, headers)
+                        return await self._retry_as(self.document(key, queue, rows, not multi, kind, info),
+                                                    len(rows), headers)
                     if code in _RETRYABLE:
                         raise SystemFailure(text, code)
                     raise ApplicationFailure(text, code)
@@ -259,13 +283,11 @@ class HttpTransport:
         except (aiohttp.ClientError, OSError) as exc:
             raise SystemFailure(f"{type(exc).__name__}: {exc}") from exc
 
-    async def _retry_as(self, multi: bool, key: str, queue: str, rows: Sequence[asyncpg.Record],
-                        headers: dict[str, str]) -> int:
-        async with self._client().post(self.url, data=self.document(key, queue, rows, multi),
-                                       headers=headers) as r:
+    async def _retry_as(self, doc: bytes, n: int, headers: dict[str, str]) -> int:
+        async with self._client().post(self.url, data=doc, headers=headers) as r:
             body = await r.read()
             if r.status == 200:
-                return len(rows)
+                return n
             fault = _fault(body)
             raise ApplicationFailure(fault[1] if fault else f"HTTP {r.status}", fault[0] if fault else None)
 

@@ -244,6 +244,10 @@ BEGIN
   IF dest <> '' AND NOT EXISTS (SELECT 1 FROM aq.db_links l WHERE l.name = dest) THEN
     PERFORM aq.err(2019, format('connection description for remote database not found: database link %s', dest), '42704');
   END IF;
+  IF q.payload_kind = 'JMS_STREAM' AND EXISTS (SELECT 1 FROM aq.db_links l WHERE l.name = dest AND l.url ~* '^https?://') THEN
+    PERFORM aq.err(24959, format('%s.%s holds JMS StreamMessages, which IDAP cannot carry: database link %s leads '
+                                 'to a pgaq gateway (use a PostgreSQL link)', q.schema_name, q.queue_name, dest), '0A000');
+  END IF;
   IF dest = '' AND dq <> '' THEN
     target := aq.resolve_queue(dq);
     IF target.queue_id = q.queue_id THEN

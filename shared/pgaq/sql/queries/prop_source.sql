@@ -1,0 +1,3 @@
+-- A schedule's source queue: its payload signature and type (HTTP writes objects and JMS
+-- messages as the type's XML). $1 queue
+SELECT aq.queue_signature($1) AS signature, (aq.resolve_queue($1)).payload_type::text AS payload_type
