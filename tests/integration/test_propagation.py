@@ -18,7 +18,6 @@ from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.listener import Listener
 from pgaq.propagation.runner import Propagator
 from pgaq.propagation.settings import PropagatorSettings
-
 from pgaq.queries import load as load_query
 
 from .helpers import make_queue, subscribe
@@ -637,11 +636,11 @@ async def test_verify_queue_types_through_a_database_link(conn: asyncpg.Connecti
             await conn.fetchval(verify, "oe.out_q", "oe.missing", "eu")
         with pytest.raises(asyncpg.PostgresError, match="ORA-02019"):
             await conn.fetchval(verify, "oe.out_q", "oe.in_q", "nolink")
-        with pytest.raises(asyncpg.PostgresError, match="ORA-24959.*gateway"):
+        with pytest.raises(asyncpg.PostgresError, match=r"ORA-24959.*gateway"):
             await conn.fetchval(verify, "oe.out_q", "oe.in_q", "web")
         await conn.execute("CALL aq.create_database_link('dead', $1)",
                            f"postgresql://postgres@127.0.0.1:{free_port()}/x")
-        with pytest.raises(asyncpg.PostgresError, match="ORA-02019.*could not be asked"):
+        with pytest.raises(asyncpg.PostgresError, match=r"ORA-02019.*could not be asked"):
             await conn.fetchval(verify, "oe.out_q", "oe.in_q", "dead")
         # someone who may not manage the source queue does not get to use the links
         with pytest.raises(asyncpg.PostgresError, match="ORA-01031"):
@@ -871,7 +870,7 @@ async def test_http_propagation_of_objects_and_jms_messages(conn: asyncpg.Connec
             assert j.original_msgid == jid and j.payload["text_vc"] == "hello"  # type: ignore[index]
             assert j.payload["header"]["properties"] == jms["header"]["properties"]  # type: ignore[index]
             await make_queue(conn, "oe.stream", "oe.stream_t", "SYS.AQ$_JMS_STREAM_MESSAGE", multiple=True)
-            with pytest.raises(asyncpg.PostgresError, match="ORA-24959.*StreamMessage"):
+            with pytest.raises(asyncpg.PostgresError, match=r"ORA-24959.*StreamMessage"):
                 await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.stream', 'web')")
             reason = await conn.fetchval("SELECT failure_reason FROM oe.aq$_orders_t_r WHERE address = 'oe.narrow@web'")
             assert reason == "PROPAGATION_FAILURE"
