@@ -878,3 +878,51 @@ async def test_http_propagation_of_objects_and_jms_messages(conn: asyncpg.Connec
     finally:
         await drop_roles(remote, roles)
         await remote.close()
+
+
+async def test_a_hanging_gateway_is_a_retried_failure(conn: asyncpg.Connection, start_propagator: Start) -> None:
+    """An HTTP link whose far end accepts the connection and never answers: a timeout,
+    retried with backoff, the message kept."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        await topology(conn)
+        await conn.execute("CALL aq.create_database_link('mute', $1)", f"http://127.0.0.1:{port}/aqserv/servlet")
+        await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@mute', 0))")
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'mute', latency => 0)")
+        await Session(conn).enqueue("oe.out_q", b"x")
+        running = await start_propagator(backoff_base=0.05, remote_timeout=0.5)
+        await running.problem("FAILURE")
+        await running.problem("FAILURE")
+        row = await conn.fetchrow("SELECT failures, schedule_disabled, last_error_msg FROM dba_queue_schedules")
+        assert row["failures"] >= 2 and row["schedule_disabled"] == "N"
+        assert "no answer from the remote gateway" in row["last_error_msg"]
+        assert await conn.fetchval("SELECT msg_state FROM oe.aq$out_t WHERE address IS NOT NULL") == "READY"
+    finally:
+        for w in held:
+            w.close()
+        server.close()
+
+
+async def test_a_retry_past_the_windows_end_waits_for_the_next_window(
+        conn: asyncpg.Connection, start_propagator: Start) -> None:
+    """The first retry (after 600 s) would fall after the 5 s window: it moves to the next
+    window's start (next_time '1 hour'), and DBA_QUEUE_SCHEDULES says so."""
+    await topology(conn)
+    dead = f"postgresql://postgres@127.0.0.1:{free_port()}/nowhere"
+    await conn.execute("CALL aq.create_database_link('eu', $1)", dead)
+    await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0))")
+    await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'eu', duration => 5, "
+                       "next_time => '1 hour', latency => 0)")
+    await Session(conn).enqueue("oe.out_q", b"x")
+    running = await start_propagator(backoff_base=600)
+    await running.problem("FAILURE")
+    s = await conn.fetchrow("SELECT window_start, next_run, aligned FROM aq.schedules")
+    assert s["aligned"] and s["next_run"] == s["window_start"] + timedelta(hours=1)
+    row = await conn.fetchrow("SELECT next_run_date, failures, session_id FROM dba_queue_schedules")
+    assert (row["next_run_date"], row["failures"], row["session_id"]) == (s["next_run"], 1, None)
