@@ -134,7 +134,7 @@ END $$;
 -- procedure's owner: it is compiled when first run, as the schedule's owner.
 CREATE OR REPLACE FUNCTION aq.define_next_time(p_schedule integer, p_next_time text, p_owner name,
                                                p_schema name) RETURNS void
-LANGUAGE plpgsql SET check_function_bodies = off SET search_path = pg_catalog, aq AS $$
+LANGUAGE plpgsql SET check_function_bodies = off SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   fn text := 's' || p_schedule;
 BEGIN
@@ -156,7 +156,7 @@ REVOKE ALL ON FUNCTION aq.define_next_time(integer, text, name, name) FROM PUBLI
 -- propagator's login, even if its owner made the function SECURITY INVOKER), and only in
 -- a read-only transaction.
 CREATE OR REPLACE FUNCTION aq.eval_owned_next_time(p_schedule integer) RETURNS timestamptz
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   t timestamptz;
 BEGIN
@@ -197,7 +197,7 @@ END $$;
 
 -- A deleted schedule (unscheduled, or its queue dropped) takes its function along.
 CREATE OR REPLACE FUNCTION aq.schedule_deleted() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq, pg_temp AS $$
 BEGIN
   EXECUTE format('DROP FUNCTION IF EXISTS aq_next_time.%I()', 's' || OLD.id);
   RETURN NULL;
@@ -225,7 +225,7 @@ CREATE OR REPLACE PROCEDURE dbms_aqadm.schedule_propagation(
     queue_name text, destination text DEFAULT NULL, start_time timestamptz DEFAULT NULL,
     duration double precision DEFAULT NULL, next_time text DEFAULT NULL,
     latency double precision DEFAULT 60, destination_queue text DEFAULT NULL)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   q aq.queue_info := aq.resolve_queue(queue_name);
   dest text := lower(coalesce(btrim(destination), ''));
@@ -273,7 +273,7 @@ END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aqadm.unschedule_propagation(
     queue_name text, destination text DEFAULT NULL, destination_queue text DEFAULT NULL)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   s aq.schedules := aq.schedule_to_manage(queue_name, destination, destination_queue,
                                           'unschedule this propagation');
@@ -287,7 +287,7 @@ END $$;
 CREATE OR REPLACE PROCEDURE dbms_aqadm.alter_propagation_schedule(
     queue_name text, destination text DEFAULT NULL, duration double precision DEFAULT NULL,
     next_time text DEFAULT NULL, latency double precision DEFAULT 60, destination_queue text DEFAULT NULL)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   s aq.schedules := aq.schedule_to_manage(queue_name, destination, destination_queue,
                                           'alter this propagation schedule');
@@ -308,7 +308,7 @@ END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aqadm.enable_propagation_schedule(
     queue_name text, destination text DEFAULT NULL, destination_queue text DEFAULT NULL)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   s aq.schedules := aq.schedule_to_manage(queue_name, destination, destination_queue,
                                           'enable this propagation schedule');
@@ -320,7 +320,7 @@ END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aqadm.disable_propagation_schedule(
     queue_name text, destination text DEFAULT NULL, destination_queue text DEFAULT NULL)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   s aq.schedules := aq.schedule_to_manage(queue_name, destination, destination_queue,
                                           'disable this propagation schedule');
@@ -403,7 +403,7 @@ REVOKE ALL ON FUNCTION aq.remote_queue_signature(text, text) FROM PUBLIC;
 -- a caller who may manage the source queue.
 CREATE OR REPLACE PROCEDURE dbms_aqadm.verify_queue_types(
     src_queue_name text, dest_queue_name text, destination text DEFAULT NULL, INOUT rc integer DEFAULT NULL)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   q aq.queue_info := aq.resolve_queue(src_queue_name);
   dq text := lower(btrim(coalesce(dest_queue_name, '')));
