@@ -24,7 +24,14 @@ from pgaq.aio import run as aio_run
 from pgaq.dashboard import DASHBOARD, Dashboard, add_routes
 from pgaq.idap.auth import Authenticator, parse_basic
 from pgaq.idap.batching import DequeueBatcher, EnqueueBatcher
-from pgaq.idap.gateway import Fault, Gateway, GatewaySettings, Hook
+from pgaq.idap.gateway import (
+    XML_PARSE_FAILED,
+    Fault,
+    Gateway,
+    GatewaySettings,
+    Hook,
+    document_fault,
+)
 from pgaq.idap.sessions import SessionError, SessionStore
 from pgaq.listener import Listener
 from pgaq.logs import setup_logging
@@ -56,6 +63,7 @@ class Settings:
     max_wait: float = 300.0
     safety_poll: float = 5.0
     body_limit: int = 10 * 1024 * 1024
+    max_depth: int = 64
     pool_max: int = 60
     tls_cert: str | None = None
     tls_key: str | None = None
@@ -89,6 +97,7 @@ class Settings:
             max_wait=float(e.get("PGAQ_MAX_WAIT", "300")),
             safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
             body_limit=int(e.get("PGAQ_BODY_LIMIT", str(10 * 1024 * 1024))),
+            max_depth=int(e.get("PGAQ_MAX_DEPTH", "64")),
             pool_max=int(e.get("PGAQ_GATEWAY_POOL_MAX", "60")),
             tls_cert=e.get("PGAQ_TLS_CERT") or None,
             tls_key=e.get("PGAQ_TLS_KEY") or None,
@@ -215,7 +224,8 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
         fields = parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True)
         docs = fields.get("aqxmldoc")
         if not docs:
-            return _xml(gateway.fault_bytes(Fault(True, "form field aqxmldoc is required")), 400)
+            return _xml(gateway.fault_bytes(document_fault("form field aqxmldoc is required",
+                                                           XML_PARSE_FAILED)), 400)
         document = docs[0].encode("utf-8")
     elif ctype in XML_TYPES:
         document = raw
@@ -330,7 +340,8 @@ def build(settings: Settings) -> web.Application:
         app[GATEWAY] = Gateway(
             pool, store, schema=schema,
             settings=GatewaySettings(max_wait=settings.max_wait, stylesheet=settings.stylesheet,
-                                     hooks=load_hooks(settings.hooks)),
+                                     hooks=load_hooks(settings.hooks),
+                                     max_depth=settings.max_depth),
             on_wait=lambda d: metrics.waiting.inc(d),
             batcher=EnqueueBatcher(pool, fast_cache=store.fast_cache),
             receiver=DequeueBatcher(pool, fast_cache=store.fast_cache),

@@ -54,10 +54,27 @@ class Fault(Exception):
         self.code = code
 
 
+# every fault carries an error_code: documents that cannot be read or do not follow the
+# schemas get Oracle's XML numbers, anything unexpected ORA-00600
+XML_PARSE_FAILED = 31011
+INVALID_DOCUMENT = 31154
+INTERNAL_ERROR = 600
+
+
+def document_fault(message: str, code: int = INVALID_DOCUMENT) -> Fault:
+    """A Client fault for a document the gateway cannot read or that breaks the schemas."""
+    what = "XML parsing failed" if code == XML_PARSE_FAILED else "invalid XML document"
+    return Fault(True, f"ORA-{code:05d}: {what}: {message}", code)
+
+
 def to_fault(exc: BaseException) -> Fault:
     if isinstance(exc, Fault):
         return exc
-    if isinstance(exc, (RequestError, XmlError, SessionError)):
+    if isinstance(exc, XmlError):
+        return document_fault(str(exc), XML_PARSE_FAILED)
+    if isinstance(exc, RequestError) and exc.code is None:
+        return document_fault(str(exc))
+    if isinstance(exc, (RequestError, SessionError)):
         return Fault(True, str(exc), getattr(exc, "code", None))
     if isinstance(exc, ConnectionLost):
         return Fault(False, "the database is unavailable; retry later", exc.code)
@@ -70,11 +87,11 @@ def to_fault(exc: BaseException) -> Fault:
         return Fault(not server, msg, code)
     name = type(exc).__name__
     if name == "SchemaError":
-        return Fault(True, str(exc))
+        return document_fault(str(exc))
     if name == "PayloadError":
         return Fault(True, str(exc), getattr(exc, "code", 25215))
     log.exception("unexpected error in an IDAP operation", exc_info=exc)
-    return Fault(False, "internal error", None)
+    return Fault(False, "ORA-00600: internal error", INTERNAL_ERROR)
 
 
 @dataclass
@@ -94,6 +111,7 @@ class GatewaySettings:
     metadata_ttl: float = 2.0
     stylesheet: str | None = None
     hooks: Sequence[Hook] = field(default_factory=tuple)
+    max_depth: int = 64  # element nesting a request may have
 
 
 class Gateway:
@@ -123,7 +141,7 @@ class Gateway:
         """(operation, response bytes); raises Fault for a SOAP Fault."""
         operation = "unknown"
         try:
-            env = parse(document)
+            env = parse(document, max_depth=self.settings.max_depth)
             if self.schema is not None:
                 from .schema import validate
 
