@@ -52,6 +52,7 @@ class Fault(Exception):
         self.client = client
         self.message = message
         self.code = code
+        self.operation = "unknown"  # set once the request was read far enough to know it
 
 
 # every fault carries an error_code: documents that cannot be read or do not follow the
@@ -147,18 +148,20 @@ class Gateway:
 
                 validate(env, self.schema)
             req = parse_request(env)
-            operation = type(req).__name__
+            operation = req.operation
             out = await self._dispatch(s, req)
             return req.operation, response.serialize(out, self.settings.stylesheet)
-        except Fault:
+        except Fault as fault:
+            fault.operation = operation
             raise
-        except asyncpg.PostgresError as exc:
-            raise to_fault(wrap_db_error(exc)) from exc
-        except (OSError, asyncpg.InterfaceError) as exc:
-            raise to_fault(wrap_db_error(exc)) from exc
         except Exception as exc:
-            log.debug("operation %s failed: %r", operation, exc)
-            raise to_fault(exc) from exc
+            if isinstance(exc, (asyncpg.PostgresError, OSError, asyncpg.InterfaceError)):
+                out_fault = to_fault(wrap_db_error(exc))
+            else:
+                log.debug("operation %s failed: %r", operation, exc)
+                out_fault = to_fault(exc)
+            out_fault.operation = operation
+            raise out_fault from exc
 
     def fault_bytes(self, fault: Fault) -> bytes:
         return response.serialize(response.fault(fault.client, fault.message, fault.code),
