@@ -175,11 +175,10 @@ class Gateway:
         if isinstance(req, RegisterRequest):
             return await self._register(s, req)
         if isinstance(req, CommitRequest):
-            await self._hooks("before", "AQXmlCommit", s)
-            await self.store.finish(s, commit=True)
+            await self._end(s, commit=True)
             return response.status_only("AQXmlCommit")
         assert isinstance(req, RollbackRequest)
-        await self.store.finish(s, commit=False)
+        await self._end(s, commit=False)
         return response.status_only("AQXmlRollback")
 
     # -- metadata -----------------------------------------------------------------------
@@ -257,12 +256,37 @@ class Gateway:
         return visibility
 
     async def _hooks(self, phase: str, operation: str, s: HttpSession) -> None:
+        """Run the hooks on the session's connection (None outside a transaction). A hook
+        that fails before the outcome is final rolls the transaction back and fails the
+        request (a Server fault): nothing half-done is kept."""
         for hook in self.settings.hooks:
-            await hook(phase, operation, s.agent, s.conn)
+            try:
+                await hook(phase, operation, s.agent, s.conn if s.in_transaction else None)
+            except Exception as exc:
+                name = getattr(hook, "__qualname__", repr(hook))
+                log.exception("%s hook %s failed for %s of %s", phase, name, operation, s.agent)
+                await self.store.finish(s, commit=False)
+                raise Fault(False, f"ORA-00600: the {phase} hook {name} failed for {operation}; "
+                                   "the transaction was rolled back", INTERNAL_ERROR) from exc
+
+    async def _end(self, s: HttpSession, *, commit: bool) -> None:
+        """AQXmlCommit or AQXmlRollback, asked for or piggybacked, with its hooks: `before`
+        inside the transaction, `after` once it has ended (no connection: the outcome is
+        final, so a failing after hook is logged and the request still succeeds)."""
+        operation = "AQXmlCommit" if commit else "AQXmlRollback"
+        await self._hooks("before", operation, s)
+        await self.store.finish(s, commit=commit)
+        for hook in self.settings.hooks:
+            try:
+                await hook("after", operation, s.agent, None)
+            except Exception:
+                log.exception("after hook %s failed for %s of %s (the %s stands)",
+                              getattr(hook, "__qualname__", repr(hook)), operation, s.agent,
+                              "commit" if commit else "rollback")
 
     # -- operations ---------------------------------------------------------------------
     async def _send(self, s: HttpSession, req: SendRequest) -> etree._Element:
-        from .payload import xml_to_payload
+        from .payload import unresolved_reply_to, xml_to_payload
 
         meta = await self._queue(s.agent, req.destination, "ENQUEUE")
         if req.operation == "AQXmlSend" and meta.multiple_consumers:
@@ -278,6 +302,13 @@ class Gateway:
             if m.payload is None:
                 raise Fault(True, f"message {i} has no message_payload", 25215)
             payload = xml_to_payload(meta.payload_kind, m.payload, info)
+            alias = unresolved_reply_to(payload) if meta.payload_kind.startswith("JMS") else None
+            if alias is not None:
+                # resolved as Oracle resolves it through LDAP: the directory's agent
+                agent = await self._agent_ref(AgentRef(alias=alias))
+                assert agent is not None and isinstance(payload, dict)
+                payload["header"]["replyto"] = {"name": agent.name, "address": agent.address,
+                                                "protocol": agent.protocol or 0}
             recipients = None
             if m.recipients:
                 recipients = [a for a in [await self._agent_ref(r) for r in m.recipients] if a]
@@ -304,7 +335,7 @@ class Gateway:
                                              transformation=req.transformation)
             await self._hooks("after", req.operation, s)
         if req.commit:
-            await self.store.finish(s, commit=True)
+            await self._end(s, commit=True)
         return response.send_response(req.operation, req.destination.name, ids)
 
     async def _receive_propagated(self, s: HttpSession, meta: QueueMeta, role: str, req: SendRequest,
@@ -329,7 +360,7 @@ class Gateway:
         async with s.conn.transaction():
             await s.conn.fetchval(load("idap_receive_propagated"), *args)
         if req.commit:
-            await self.store.finish(s, commit=True)
+            await self._end(s, commit=True)
 
     async def _receive(self, s: HttpSession, req: ReceiveRequest) -> etree._Element:
         from .payload import payload_to_xml
@@ -377,7 +408,7 @@ class Gateway:
                     self._on_wait(-1)
         await self._hooks("after", "AQXmlReceive", s)
         if req.commit:
-            await self.store.finish(s, commit=True)
+            await self._end(s, commit=True)
         removing = req.dequeue_mode in ("REMOVE", "REMOVE_NODATA")
         exc_queue = meta.queue_type == "EXCEPTION_QUEUE"
 
@@ -409,5 +440,5 @@ class Gateway:
                                   req.notify_url, s.agent, "DATABASE")
         await self._hooks("after", "AQXmlRegister", s)
         if req.commit:
-            await self.store.finish(s, commit=True)
+            await self._end(s, commit=True)
         return response.status_only("AQXmlRegister")
