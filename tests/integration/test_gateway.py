@@ -329,6 +329,35 @@ async def test_form_encoded_and_status_page(gw: tuple[str, list[str]]) -> None:
         await c.close()
 
 
+async def test_soapaction_optional_and_toolkit_style(gw: tuple[str, list[str]],
+                                                    conn: asyncpg.Connection) -> None:
+    """SOAPAction / SOAPMethodName are accepted and not needed; the prefixed style of SOAP
+    toolkits (payload in no namespace) and an AQXmlCommit with whitespace inside work; the
+    9.0.1 envelope namespace is a Client fault with an error_code."""
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    toolkit = (
+        '<soap-env:Envelope xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/">'
+        '<soap-env:Body><ns0:AQXmlSend xmlns:ns0="http://ns.oracle.com/AQ/schemas/access">'
+        "<ns0:producer_options><ns0:destination>aquser.Raw_MsgQ</ns0:destination>"
+        "</ns0:producer_options><ns0:message_set><ns0:message><ns0:message_header>"
+        "<ns0:sender_id/></ns0:message_header><ns0:message_payload><RAW>ABCD</RAW>"
+        "</ns0:message_payload></ns0:message></ns0:message_set><ns0:AQXmlCommit>\n  "
+        "</ns0:AQXmlCommit></ns0:AQXmlSend></soap-env:Body></soap-env:Envelope>").encode()
+    try:
+        for headers in ({}, {"SOAPAction": '"AQXmlSend"'}, {"SOAPMethodName": "AQXmlSend"}):
+            r = await c.post(toolkit, headers=headers)
+            assert r.status == 200 and r.text("//aq:status_code") == ["0"], r.body
+        assert await conn.fetchval("SELECT count(*) FROM aquser.raw_qt") == 3
+        old = ex.EXAMPLE_17_14.replace("http://schemas.xmlsoap.org/soap/envelope/",
+                                       "http://ns.oracle.com/AQ/schemas/envelope")
+        r = await c.post(old.encode(), headers={"SOAPAction": "AQXmlCommit"})
+        assert r.status == 400 and b"SOAP-ENV:Client" in r.body, r.body
+        assert r.text("//aq:status_code") == ["-1"] and (r.error_code or "").isdigit(), r.body
+    finally:
+        await c.close()
+
+
 async def test_zeep_client_from_served_wsdl(gw: tuple[str, list[str]]) -> None:
     zeep = pytest.importorskip("zeep")
     import requests
