@@ -337,13 +337,13 @@ async def test_soapaction_optional_and_toolkit_style(gw: tuple[str, list[str]],
     url, _ = gw
     c = Client(url, "JOHN", "secret")
     toolkit = (
-        '<soap-env:Envelope xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/">'
-        '<soap-env:Body><ns0:AQXmlSend xmlns:ns0="http://ns.oracle.com/AQ/schemas/access">'
-        "<ns0:producer_options><ns0:destination>aquser.Raw_MsgQ</ns0:destination>"
-        "</ns0:producer_options><ns0:message_set><ns0:message><ns0:message_header>"
-        "<ns0:sender_id/></ns0:message_header><ns0:message_payload><RAW>ABCD</RAW>"
-        "</ns0:message_payload></ns0:message></ns0:message_set><ns0:AQXmlCommit>\n  "
-        "</ns0:AQXmlCommit></ns0:AQXmlSend></soap-env:Body></soap-env:Envelope>").encode()
+        b'<soap-env:Envelope xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/">'
+        b'<soap-env:Body><ns0:AQXmlSend xmlns:ns0="http://ns.oracle.com/AQ/schemas/access">'
+        b"<ns0:producer_options><ns0:destination>aquser.Raw_MsgQ</ns0:destination>"
+        b"</ns0:producer_options><ns0:message_set><ns0:message><ns0:message_header>"
+        b"<ns0:sender_id/></ns0:message_header><ns0:message_payload><RAW>ABCD</RAW>"
+        b"</ns0:message_payload></ns0:message></ns0:message_set><ns0:AQXmlCommit>\n  "
+        b"</ns0:AQXmlCommit></ns0:AQXmlSend></soap-env:Body></soap-env:Envelope>")
     try:
         for headers in ({}, {"SOAPAction": '"AQXmlSend"'}, {"SOAPMethodName": "AQXmlSend"}):
             r = await c.post(toolkit, headers=headers)
