@@ -43,21 +43,15 @@ async def main() -> int:
         machine = describe(db.version)
         print(f"PostgreSQL {db.version} (private cluster, durable: fsync and synchronous_commit "
               "on)", flush=True)
-        floors = None
         if "core" in settings.suites:
             core = await core_bench.run(db.dsn, settings)
             rows.extend(core.rows)
-            floors = core.floors
             extra.update({"core": core.facts, "profiles": core.profiles})
         if "gateway" in settings.suites:
-            if floors is None:
-                print("  gateway suite skipped: it compares with the core suite's floors")
-            else:
-                from .gateway_bench import run as run_gateway
+            from .gateway_bench import run as run_gateway
 
-                core_bench.log("gateway ...")
-                rows.extend(await run_gateway(db.dsn, db.socket_dsn, settings.seconds,
-                                              floors["insert"], floors["delete"]))
+            core_bench.log("gateway ...")
+            rows.extend(await run_gateway(db.dsn, db.socket_dsn, settings.seconds, settings.warmup))
         if "notify" in settings.suites:
             from .notify_bench import run as run_notify
 

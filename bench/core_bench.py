@@ -84,7 +84,7 @@ class Core:
         self.profiles: dict[str, list[dict[str, Any]]] = {}
         self.facts: dict[str, Any] = {}
         self.rows: list[Row] = []
-        self.floors: dict[str, Result] = {}  # for the gateway's figures
+        self.floors: dict[str, Result] = {}
 
     # -- plumbing -----------------------------------------------------------------------
     async def open(self) -> None:

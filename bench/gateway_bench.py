@@ -7,6 +7,7 @@ import base64
 import os
 import statistics
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -14,7 +15,7 @@ import aiohttp
 import asyncpg
 from pgaq.engine import Session
 
-from .harness import Result, start_gateway
+from .harness import Result, run_for, start_gateway
 
 CLIENTS = int(os.environ.get("BENCH_HTTP_CLIENTS", "16"))
 WORKERS = os.environ.get("PGAQ_GATEWAY_WORKERS", str(max(1, min(os.cpu_count() or 1, 4))))
@@ -44,11 +45,19 @@ OPEN = _doc(f'AQXmlSend xmlns="{AQ}"><producer_options><destination>gw.q</destin
             f"</producer_options><message_set>{_msg(1)}</message_set></AQXmlSend>")
 
 
+ROLE = "bench_gw"  # the agent's database user: an ordinary role, as in production
+FLOOR_INSERT = "INSERT INTO gw.floor_ins (q_name, priority, payload) VALUES ($1, $2, $3)"
+FLOOR_DELETE = """DELETE FROM gw.floor_deq WHERE id = (
+    SELECT id FROM gw.floor_deq ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING *"""
+PAYLOAD = b"x" * 100
+
+
 async def _setup(dsn: str) -> None:
     c = await asyncpg.connect(dsn)
     try:
-        await c.execute("""
-            CREATE SCHEMA gw;
+        await c.execute(f"""
+            CREATE ROLE {ROLE} NOLOGIN;
+            CREATE SCHEMA gw AUTHORIZATION {ROLE};
             CALL dbms_aqadm.create_queue_table('gw.qt', 'RAW');
             CALL dbms_aqadm.create_queue('gw.q', 'gw.qt'); CALL dbms_aqadm.start_queue('gw.q');
             CALL dbms_aqadm.create_queue('gw.w', 'gw.qt'); CALL dbms_aqadm.start_queue('gw.w');
@@ -56,8 +65,61 @@ async def _setup(dsn: str) -> None:
             CALL dbms_aqadm.create_queue('gw.t', 'gw.tt'); CALL dbms_aqadm.start_queue('gw.t');
             CALL dbms_aqadm.add_subscriber('gw.t', sys.aq$_agent('S', NULL, NULL));
             CALL dbms_aqadm.create_aq_agent(agent_name => 'BENCH', enable_http => true, password => 'pw');
-            CALL dbms_aqadm.enable_db_access(agent_name => 'BENCH', db_username => 'postgres');
+            CALL dbms_aqadm.enable_db_access(agent_name => 'BENCH', db_username => '{ROLE}');
+            -- the floors: plain tables with the columns a message needs, owned by the same role
+            CREATE TABLE gw.floor_ins (id bigserial PRIMARY KEY, q_name text NOT NULL,
+                priority int NOT NULL, enq_time timestamptz NOT NULL DEFAULT now(), payload bytea);
+            CREATE TABLE gw.floor_deq (LIKE gw.floor_ins INCLUDING ALL);
+            ALTER TABLE gw.floor_ins OWNER TO {ROLE};
+            ALTER TABLE gw.floor_deq OWNER TO {ROLE};
         """)
+    finally:
+        await c.close()
+
+
+async def _floor(dsn: str, seconds: float, op: Any) -> Result:
+    """The raw-SQL floor as the gateway runs: CLIENTS connections on the same DSN (the Unix
+    socket), as the agent's ordinary role, one statement per transaction."""
+    async def as_role(conn: asyncpg.Connection) -> None:
+        await conn.execute(f"SET ROLE {ROLE}")
+
+    pool = await asyncpg.create_pool(dsn, min_size=CLIENTS, max_size=CLIENTS, init=as_role)
+    try:
+        return await run_for(pool, CLIENTS, seconds, op)
+    finally:
+        await pool.close()
+
+
+def _join(a: Result, b: Result) -> Result:
+    return Result(a.ops + b.ops, a.seconds + b.seconds, a.latencies + b.latencies,
+                  a.items_per_op, a.dry or b.dry)
+
+
+async def _around(dsn: str, seconds: float, warmup: float, floor_op: Any,
+                  ours: Callable[[float], Awaitable[Result]]) -> tuple[Result, Result]:
+    """Warm both up, then floor, gateway, floor (half the time each side): both see the
+    same machine state, whatever else shares the CPU."""
+    if warmup > 0:
+        await _floor(dsn, warmup / 2, floor_op)
+        await ours(warmup / 2)
+    f1 = await _floor(dsn, seconds / 2, floor_op)
+    mine = await ours(seconds)
+    f2 = await _floor(dsn, seconds / 2, floor_op)
+    return _join(f1, f2), mine
+
+
+async def _prefill(dsn: str, n: int) -> None:
+    """n messages in gw.q (and n rows in the DELETE floor's table), vacuumed alike."""
+    c = await asyncpg.connect(dsn)
+    try:
+        for i in range(0, n, 10_000):
+            k = min(10_000, n - i)
+            await c.execute("SELECT aq.enqueue_array('gw.q', $1, NULL, $2)",
+                            "[" + ",".join(["{}"] * k) + "]", [PAYLOAD] * k)
+        await c.execute("INSERT INTO gw.floor_deq (q_name, priority, payload) "
+                        "SELECT 'q', 1, $1 FROM generate_series(1, $2)", PAYLOAD, n)
+        await c.execute("VACUUM ANALYZE gw.qt")
+        await c.execute("VACUUM ANALYZE gw.floor_deq")
     finally:
         await c.close()
 
@@ -106,22 +168,29 @@ class _Conn:
                 pass
 
 
-async def _http_loop(url: str, doc: bytes, seconds: float, clients: int) -> Result:
+async def _http_loop(url: str, doc: bytes, seconds: float, clients: int,
+                     need: bytes | None = None) -> Result:
+    """`clients` keep-alive connections posting `doc` until the deadline; with `need`, an
+    answer without it (an empty receive) ends the run as dry instead of counting."""
     parts = urlsplit(url)
     auth = "Basic " + base64.b64encode(b"BENCH:pw").decode()
     latencies: list[float] = []
     count = 0
+    dry = False
     deadline = time.perf_counter() + seconds
 
     async def worker() -> None:
-        nonlocal count
+        nonlocal count, dry
         conn = _Conn(parts.hostname or "127.0.0.1", parts.port or 80, parts.path)
         try:
-            while time.perf_counter() < deadline:
+            while time.perf_counter() < deadline and not dry:
                 t = time.perf_counter()
                 status, body = await conn.post(doc, auth)
                 if status != 200:
                     raise RuntimeError(f"gateway answered {status}: {body[:300]!r}")
+                if need is not None and need not in body:
+                    dry = True
+                    return
                 latencies.append(time.perf_counter() - t)
                 count += 1
         finally:
@@ -129,7 +198,7 @@ async def _http_loop(url: str, doc: bytes, seconds: float, clients: int) -> Resu
 
     started = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(clients)))
-    return Result(count, time.perf_counter() - started, latencies)
+    return Result(count, time.perf_counter() - started, latencies, dry=dry)
 
 
 def _rss_kib(pid: int) -> int:
@@ -149,18 +218,37 @@ def _rss_kib(pid: int) -> int:
     return total
 
 
-async def run(dsn: str, service_dsn: str, seconds: float, floor_insert: Result,
-              floor_delete: Result) -> list[dict[str, Any]]:
+async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
+              ) -> list[dict[str, Any]]:
     """The gateway runs as `pgaq up` runs it: its own worker processes (PGAQ_GATEWAY_WORKERS,
-    default one per CPU up to 4), on PostgreSQL's Unix socket."""
+    default one per CPU up to 4), on PostgreSQL's Unix socket. Each figure's floor is
+    measured around it like for like: CLIENTS connections on that same socket, as the
+    agent's ordinary (non-superuser) role."""
     await _setup(dsn)
     proc, url = await start_gateway(service_dsn, PGAQ_MAX_TRANSACTIONS="100", PGAQ_GATEWAY_WORKERS=WORKERS)
     rows: list[dict[str, Any]] = []
+
+    async def floor_insert(c: asyncpg.Connection) -> None:
+        await c.execute(FLOOR_INSERT, "q", 1, PAYLOAD)
+
+    async def floor_delete(c: asyncpg.Connection) -> bool:
+        return await c.fetchrow(FLOOR_DELETE) is not None
+
+    def http(doc: bytes, items: int = 1, need: bytes | None = None
+             ) -> Callable[[float], Awaitable[Result]]:
+        async def go(secs: float) -> Result:
+            r = await _http_loop(url, doc, secs, CLIENTS, need)
+            r.items_per_op = items
+            return r
+        return go
+
     try:
-        send = await _http_loop(url, SEND, seconds, CLIENTS)
-        publish = await _http_loop(url, PUBLISH, seconds, CLIENTS)
-        publish.items_per_op = 100
-        receive = await _http_loop(url, RECEIVE, seconds, CLIENTS)
+        f_send, send = await _around(service_dsn, seconds, warmup, floor_insert, http(SEND))
+        f_pub, publish = await _around(service_dsn, seconds, warmup, floor_insert, http(PUBLISH, 100))
+        n = max(20_000, int(f_send.rate * (seconds + warmup) * 1.5))
+        await _prefill(dsn, n)
+        f_recv, receive = await _around(service_dsn, seconds, warmup, floor_delete,
+                                        http(RECEIVE, need=b"message_id>"))
 
         # blocking receive: woken how long after the enqueue commits?
         wake: list[float] = []
@@ -204,12 +292,13 @@ async def run(dsn: str, service_dsn: str, seconds: float, floor_insert: Result,
                      "floor_p50_ms": round(floor.p50, 3), "floor_p99_ms": round(floor.pct(99), 3),
                      "note": note})
 
-    how = (f"{CLIENTS} HTTP clients, {WORKERS} gateway workers on PostgreSQL's Unix socket; "
-           "floor over TCP loopback")
-    row(f"IDAP Send+Commit ({CLIENTS} clients)", send, floor_insert, 0.40, f"floor: INSERT rate; {how}")
-    row("IDAP Publish 100/request", publish, floor_insert, 1.5, f"floor: single-row INSERT rate; {how}")
-    row("IDAP Receive REMOVE+Commit", receive, floor_delete, 0.30,
-        f"floor: DELETE SKIP LOCKED rate; {how}")
+    how = (f"{CLIENTS} HTTP clients, {WORKERS} gateway workers; floor: {CLIENTS} connections; "
+           f"both on PostgreSQL's Unix socket as role {ROLE} (not a superuser)")
+    row(f"IDAP Send+Commit ({CLIENTS} clients)", send, f_send, 0.40, f"floor: INSERT rate; {how}")
+    row("IDAP Publish 100/request", publish, f_pub, 1.5, f"floor: single-row INSERT rate; {how}")
+    row("IDAP Receive REMOVE+Commit", receive, f_recv, 0.30,
+        f"floor: DELETE SKIP LOCKED rate; {n:,} pre-filled; {how}"
+        + ("; RAN DRY: raise the pre-fill" if receive.dry or f_recv.dry else ""))
     p50 = statistics.median(wake)
     p99 = sorted(wake)[min(len(wake) - 1, int(0.99 * len(wake)))]
     rows.append({"benchmark": "IDAP blocking receive woken (ms p50)", "pgaq": round(p50, 2),

@@ -24,7 +24,14 @@ from pgaq.aio import run as aio_run
 from pgaq.dashboard import DASHBOARD, Dashboard, add_routes
 from pgaq.idap.auth import Authenticator, parse_basic
 from pgaq.idap.batching import DequeueBatcher, EnqueueBatcher
-from pgaq.idap.gateway import Fault, Gateway, GatewaySettings, Hook
+from pgaq.idap.gateway import (
+    XML_PARSE_FAILED,
+    Fault,
+    Gateway,
+    GatewaySettings,
+    Hook,
+    document_fault,
+)
 from pgaq.idap.sessions import SessionError, SessionStore
 from pgaq.listener import Listener
 from pgaq.logs import setup_logging
@@ -38,6 +45,7 @@ from prometheus_client import (
     generate_latest,
 )
 
+from .access import access_log, info, session_ref
 from .workers import FORWARDED, Forwarder, die_with_parent, run_group, socket_path
 
 log = logging.getLogger("pgaq.gateway")
@@ -56,6 +64,7 @@ class Settings:
     max_wait: float = 300.0
     safety_poll: float = 5.0
     body_limit: int = 10 * 1024 * 1024
+    max_depth: int = 64
     pool_max: int = 60
     tls_cert: str | None = None
     tls_key: str | None = None
@@ -89,6 +98,7 @@ class Settings:
             max_wait=float(e.get("PGAQ_MAX_WAIT", "300")),
             safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
             body_limit=int(e.get("PGAQ_BODY_LIMIT", str(10 * 1024 * 1024))),
+            max_depth=int(e.get("PGAQ_MAX_DEPTH", "64")),
             pool_max=int(e.get("PGAQ_GATEWAY_POOL_MAX", "60")),
             tls_cert=e.get("PGAQ_TLS_CERT") or None,
             tls_key=e.get("PGAQ_TLS_KEY") or None,
@@ -199,12 +209,14 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
     metrics = app[METRICS]
     gateway = app[GATEWAY]
     started = time.perf_counter()
+    record = info(request)
     creds = parse_basic(request.headers.get("Authorization"))
     agent = await app[AUTH].check(*creds) if creds else None
     if agent is None:
         metrics.count("auth", "unauthorized")
         return web.Response(status=401, text="authentication required\n",
                             headers={"WWW-Authenticate": 'Basic realm="pgaq"'})
+    record.agent = agent
     ctype = (request.content_type or "").lower()
     try:
         raw = await request.read()
@@ -215,7 +227,8 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
         fields = parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True)
         docs = fields.get("aqxmldoc")
         if not docs:
-            return _xml(gateway.fault_bytes(Fault(True, "form field aqxmldoc is required")), 400)
+            return _fault(request, document_fault("form field aqxmldoc is required",
+                                                  XML_PARSE_FAILED))
         document = docs[0].encode("utf-8")
     elif ctype in XML_TYPES:
         document = raw
@@ -225,19 +238,21 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
                                              "application/x-www-form-urlencoded (aqxmldoc)\n")
     secure = settings.tls_cert is not None
     token = request.cookies.get(COOKIE)
+    record.session = session_ref(token)
     store = app[STORE]
     if token and settings.workers > 1 and FORWARDED not in request.headers:
         owner = store.owner_of(token)
         if owner and owner != store.prefix:
             forwarded = await app[FORWARDER].forward(owner, request, raw)
             if forwarded is not None:
+                record.operation = "forwarded"  # the owning worker logs the operation
                 return forwarded
             token = None
     try:
         session = store.get(token, agent)
     except SessionError as exc:
         metrics.count("session", "client_fault")
-        return _xml(gateway.fault_bytes(Fault(True, str(exc), exc.code)), 400)
+        return _fault(request, Fault(True, str(exc), exc.code))
     operation = "unknown"
     try:
         async with session.lock:
@@ -251,15 +266,35 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
             finally:
                 session.last_used = time.monotonic()
     except Fault as fault:
+        operation = fault.operation
         metrics.count(operation, "client_fault" if fault.client else "server_fault")
         cookie = session.token if store.keep(session) else None
         metrics.observe_store(store)
-        return _xml(gateway.fault_bytes(fault), 400 if fault.client else 500, cookie, secure,
-                    drop=bool(token))
+        _note(request, operation, session.token if cookie else None, session.in_transaction)
+        return _fault(request, fault, cookie, secure, drop=bool(token))
     metrics.count(operation, "ok", time.perf_counter() - started)
     cookie = session.token if store.keep(session) else None
     metrics.observe_store(store)
+    _note(request, operation, session.token if cookie else None, session.in_transaction)
     return _xml(body, 200, cookie, secure, drop=bool(token))
+
+
+def _note(request: web.Request, operation: str, token: str | None, in_tx: bool) -> None:
+    """The operation and the session it leaves behind, for the request's log line."""
+    record = info(request)
+    record.operation = operation
+    if token:
+        record.session = session_ref(token)
+    record.transaction = in_tx
+
+
+def _fault(request: web.Request, fault: Fault, cookie: str | None = None, secure: bool = False,
+           drop: bool = False) -> web.Response:
+    record = info(request)
+    record.fault = "Client" if fault.client else "Server"
+    record.error_code = None if fault.code is None else str(fault.code)
+    return _xml(request.app[GATEWAY].fault_bytes(fault), 400 if fault.client else 500, cookie,
+                secure, drop=drop)
 
 
 async def servlet_get(request: web.Request) -> web.StreamResponse:
@@ -299,7 +334,7 @@ async def _reset(conn: asyncpg.Connection) -> None:
 
 def build(settings: Settings) -> web.Application:
     """The whole gateway wired in one place; nothing connects until the app starts."""
-    app = web.Application(client_max_size=settings.body_limit)
+    app = web.Application(client_max_size=settings.body_limit, middlewares=[access_log])
     app[SETTINGS] = settings
     app[METRICS] = Metrics()
 
@@ -330,7 +365,8 @@ def build(settings: Settings) -> web.Application:
         app[GATEWAY] = Gateway(
             pool, store, schema=schema,
             settings=GatewaySettings(max_wait=settings.max_wait, stylesheet=settings.stylesheet,
-                                     hooks=load_hooks(settings.hooks)),
+                                     hooks=load_hooks(settings.hooks),
+                                     max_depth=settings.max_depth),
             on_wait=lambda d: metrics.waiting.inc(d),
             batcher=EnqueueBatcher(pool, fast_cache=store.fast_cache),
             receiver=DequeueBatcher(pool, fast_cache=store.fast_cache),

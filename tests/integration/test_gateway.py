@@ -329,6 +329,35 @@ async def test_form_encoded_and_status_page(gw: tuple[str, list[str]]) -> None:
         await c.close()
 
 
+async def test_soapaction_optional_and_toolkit_style(gw: tuple[str, list[str]],
+                                                    conn: asyncpg.Connection) -> None:
+    """SOAPAction / SOAPMethodName are accepted and not needed; the prefixed style of SOAP
+    toolkits (payload in no namespace) and an AQXmlCommit with whitespace inside work; the
+    9.0.1 envelope namespace is a Client fault with an error_code."""
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    toolkit = (
+        b'<soap-env:Envelope xmlns:soap-env="http://schemas.xmlsoap.org/soap/envelope/">'
+        b'<soap-env:Body><ns0:AQXmlSend xmlns:ns0="http://ns.oracle.com/AQ/schemas/access">'
+        b"<ns0:producer_options><ns0:destination>aquser.Raw_MsgQ</ns0:destination>"
+        b"</ns0:producer_options><ns0:message_set><ns0:message><ns0:message_header>"
+        b"<ns0:sender_id/></ns0:message_header><ns0:message_payload><RAW>ABCD</RAW>"
+        b"</ns0:message_payload></ns0:message></ns0:message_set><ns0:AQXmlCommit>\n  "
+        b"</ns0:AQXmlCommit></ns0:AQXmlSend></soap-env:Body></soap-env:Envelope>")
+    try:
+        for headers in ({}, {"SOAPAction": '"AQXmlSend"'}, {"SOAPMethodName": "AQXmlSend"}):
+            r = await c.post(toolkit, headers=headers)
+            assert r.status == 200 and r.text("//aq:status_code") == ["0"], r.body
+        assert await conn.fetchval("SELECT count(*) FROM aquser.raw_qt") == 3
+        old = ex.EXAMPLE_17_14.replace("http://schemas.xmlsoap.org/soap/envelope/",
+                                       "http://ns.oracle.com/AQ/schemas/envelope")
+        r = await c.post(old.encode(), headers={"SOAPAction": "AQXmlCommit"})
+        assert r.status == 400 and b"SOAP-ENV:Client" in r.body, r.body
+        assert r.text("//aq:status_code") == ["-1"] and (r.error_code or "").isdigit(), r.body
+    finally:
+        await c.close()
+
+
 async def test_zeep_client_from_served_wsdl(gw: tuple[str, list[str]]) -> None:
     zeep = pytest.importorskip("zeep")
     import requests
@@ -451,6 +480,47 @@ async def test_stylesheet_alias_and_register(conn: asyncpg.Connection, db_dsn: s
         await drop_roles(conn, roles)
 
 
+async def test_agent_aliases_in_reply_to_and_sender(gw: tuple[str, list[str]],
+                                                    conn: asyncpg.Connection) -> None:
+    """agent_alias in a JMS reply_to (and in sender_id) is resolved through the directory,
+    as Oracle resolves it through LDAP; an unknown alias is a Client fault and nothing is
+    enqueued."""
+    url, _ = gw
+    await conn.execute("CALL dbms_aqadm.add_agent_alias('cn=replies', "
+                       "sys.aq$_agent('oracle', 'redwoodshores', 100))")
+    await conn.execute("CALL dbms_aqadm.add_agent_alias('cn=scott', sys.aq$_agent('scott', NULL, NULL))")
+
+    def text_message(reply_alias: str) -> bytes:
+        return envelope(op("AQXmlSend",
+            "<producer_options><destination>AQUSER.JMS_TEXTQ</destination></producer_options>"
+            "<message_set><message><message_header><sender_id><agent_alias>cn=scott</agent_alias>"
+            "</sender_id></message_header><message_payload><jms_text_message>"
+            f"<oracle_jms_properties><reply_to><agent_alias>{reply_alias}</agent_alias></reply_to>"
+            "</oracle_jms_properties><text_data>hi</text_data></jms_text_message>"
+            "</message_payload></message></message_set><AQXmlCommit/>"))
+
+    c = Client(url, "JOHN", "secret")
+    try:
+        r = await c.post(text_message("cn=nobody"))
+        assert r.status == 400 and r.error_code == "24047" and b"SOAP-ENV:Client" in r.body, r.body
+        assert await conn.fetchval("SELECT count(*) FROM aquser.jms_qt") == 0
+        r = await c.post(text_message("cn=replies"))
+        assert r.status == 200, r.body
+        r = await c.post(envelope(op("AQXmlReceive",
+            "<consumer_options><destination>AQUSER.JMS_TEXTQ</destination><wait_time>0</wait_time>"
+            "</consumer_options><AQXmlCommit/>")))
+        assert r.status == 200, r.body
+        # the directory keeps agent names as subscriber keys (upper case, as AQ compares them)
+        assert r.text("//aq:reply_to/aq:agent_name") == ["ORACLE"]
+        assert r.text("//aq:reply_to/aq:address") == ["redwoodshores"]
+        assert r.text("//aq:reply_to/aq:protocol") == ["100"]
+        assert r.text("//aq:message_header/aq:sender_id/aq:agent_name") == ["SCOTT"]
+    finally:
+        await c.close()
+        await conn.execute("CALL dbms_aqadm.del_alias_from_ldap('cn=replies')")
+        await conn.execute("CALL dbms_aqadm.del_alias_from_ldap('cn=scott')")
+
+
 async def test_delayed_send_wakes_a_blocked_receive(gw: tuple[str, list[str]], db_dsn: str) -> None:
     """Issue 4's scenario over IDAP: <delay> hides the message, the monitor wakes the waiter."""
     from pgaq.listener import Listener
@@ -504,6 +574,75 @@ async def test_hooks_run_inside_the_transaction(gw: tuple[str, list[str]], conn:
             await c.close()
     rows = [tuple(r) for r in await conn.fetch("SELECT agent, op, phase FROM public.audit")]
     assert ("JOHN", "AQXmlSend", "before") in rows and ("JOHN", "AQXmlSend", "after") in rows
+
+
+async def test_hooks_see_every_operation_commit_and_rollback(
+        gw: tuple[str, list[str]], conn: asyncpg.Connection, db_dsn: str) -> None:
+    """before/after for every operation, explicit or piggybacked commit and rollback
+    included: `before` and the operation's `after` on the transaction's connection, the
+    commit's or rollback's `after` with none (the transaction has ended)."""
+    from . import gateway_hooks as hooks
+
+    hooks.CALLS.clear()
+    async with running_gateway(db_dsn, hooks=["tests.integration.gateway_hooks:record"]) as url:
+        c = Client(url, "JOHN", "secret")
+        try:
+            assert (await c.post(ex.EXAMPLE_17_5.encode())).status == 200
+            assert (await c.post(ex.EXAMPLE_17_15.encode())).status == 200  # rollback
+            r = await c.post(ex.EXAMPLE_17_5.replace("</message_set>", "</message_set><AQXmlCommit/>")
+                             .encode())
+            assert r.status == 200, r.body
+            assert (await c.post(ex.EXAMPLE_17_14.encode())).status == 200  # nothing to commit
+            r = await c.post(envelope(op("AQXmlReceive",
+                "<consumer_options><destination>AQUSER.RAW_MSGQ</destination><wait_time>0</wait_time>"
+                "</consumer_options><AQXmlCommit/>")))
+            assert r.text("//aq:message_count") == ["1"], r.body
+        finally:
+            await c.close()
+    tx = ("JOHN", True, True)
+    ended = ("JOHN", False, False)
+    assert hooks.CALLS == [
+        ("before", "AQXmlSend", *tx), ("after", "AQXmlSend", *tx),
+        ("before", "AQXmlRollback", *tx), ("after", "AQXmlRollback", *ended),
+        ("before", "AQXmlSend", *tx), ("after", "AQXmlSend", *tx),
+        ("before", "AQXmlCommit", *tx), ("after", "AQXmlCommit", *ended),
+        ("before", "AQXmlCommit", *ended), ("after", "AQXmlCommit", *ended),
+        ("before", "AQXmlReceive", *tx), ("after", "AQXmlReceive", *tx),
+        ("before", "AQXmlCommit", *tx), ("after", "AQXmlCommit", *ended),
+    ]
+
+
+async def test_a_failing_hook_rolls_back(gw: tuple[str, list[str]], conn: asyncpg.Connection,
+                                         db_dsn: str) -> None:
+    """A hook failing before the outcome is final: Server fault, the transaction rolled
+    back. After a commit the outcome stands: the failure is logged, the answer is success."""
+    from . import gateway_hooks as hooks
+
+    raw_count = "SELECT count(*) FROM aquser.raw_qt"
+    async with running_gateway(db_dsn, hooks=["tests.integration.gateway_hooks:fail"]) as url:
+        c = Client(url, "JOHN", "secret")
+        try:
+            hooks.FAIL_ON.clear()
+            hooks.FAIL_ON.add(("after", "AQXmlSend"))
+            r = await c.post(ex.EXAMPLE_17_5.encode())
+            assert r.status == 500 and r.error_code == "600" and b"SOAP-ENV:Server" in r.body, r.body
+            assert (await c.post(ex.EXAMPLE_17_14.encode())).status == 200
+            assert await conn.fetchval(raw_count) == 0
+            hooks.FAIL_ON.clear()
+            hooks.FAIL_ON.add(("before", "AQXmlCommit"))
+            assert (await c.post(ex.EXAMPLE_17_5.encode())).status == 200
+            r = await c.post(ex.EXAMPLE_17_14.encode())
+            assert r.status == 500 and r.error_code == "600", r.body
+            assert await conn.fetchval(raw_count) == 0
+            hooks.FAIL_ON.clear()
+            hooks.FAIL_ON.add(("after", "AQXmlCommit"))
+            assert (await c.post(ex.EXAMPLE_17_5.encode())).status == 200
+            r = await c.post(ex.EXAMPLE_17_14.encode())
+            assert r.status == 200 and r.text("//aq:status_code") == ["0"], r.body
+            assert await conn.fetchval(raw_count) == 1
+        finally:
+            hooks.FAIL_ON.clear()
+            await c.close()
 
 
 async def test_client_disconnect_ends_the_wait(gw: tuple[str, list[str]]) -> None:

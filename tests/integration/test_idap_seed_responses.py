@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
+import asyncpg
 import pytest
 from lxml import etree
 from pgaq.idap.schema import load_schemas
@@ -193,3 +194,133 @@ def test_the_comparison_can_fail(name: str) -> None:
         e.text = "SOMETHING.ELSE"
     with pytest.raises(AssertionError):
         compare(doc, changed)
+
+
+def receive_response_for(sent: str, destination: str, state: int = 0) -> etree._Element:
+    """17-18's receive response, for what `sent` (a Send/Publish example) enqueued: its
+    destination, the sent header's correlation and sender, and the sent payload as written."""
+    doc = seed(ex.EXAMPLE_17_18)
+    request = seed(sent)
+    dest = doc.find(".//{*}receive_result/{*}destination")
+    assert dest is not None
+    dest.text = destination
+    header = doc.find(".//{*}message_header")
+    sent_header = request.find(".//{*}message_header")
+    assert header is not None and sent_header is not None
+    for name in ("correlation", "sender_id"):
+        mine, theirs = header.find("{*}" + name), sent_header.find("{*}" + name)
+        assert mine is not None and theirs is not None
+        header.replace(mine, copy.deepcopy(theirs))
+    message_state = header.find("{*}message_state")
+    assert message_state is not None
+    message_state.text = str(state)
+    payload = doc.find(".//{*}message_payload")
+    sent_payload = request.find(".//{*}message_payload")
+    assert payload is not None and sent_payload is not None
+    payload.getparent().replace(payload, copy.deepcopy(sent_payload))  # type: ignore[union-attr]
+    return doc
+
+
+async def test_example_17_8_receive_from_a_multi_consumer_queue(gw: tuple[str, list[str]]) -> None:  # noqa: F811
+    """17-8 as written (APP1, FIRST_MESSAGE) after 17-6's publish; the answer is 17-18's."""
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        r = await c.post(ex.EXAMPLE_17_6.replace("NEWEMP", "TKAXAP10").encode())
+        assert r.status == 200, r.body
+        r = await c.post(ex.EXAMPLE_17_8.encode())
+        assert r.status == 200 and r.doc is not None, r.body
+        compare(seed(ex.EXAMPLE_17_18), r.doc)
+        load_schemas().validate(r.doc)
+        r = await c.post(ex.EXAMPLE_17_14.encode())
+        compare(seed(ex.EXAMPLE_17_20), r.doc)  # type: ignore[arg-type]
+        r = await c.post(ex.EXAMPLE_17_8.encode())  # removed and committed: nothing left
+        assert r.text("//aq:message_count") == ["0"], r.body
+    finally:
+        await c.close()
+
+
+async def test_example_17_9_receive_by_correlation(gw: tuple[str, list[str]]) -> None:  # noqa: F811
+    """17-9 as written takes the message with correlation NEW, not the one sent before it."""
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    new = ex.EXAMPLE_17_1.replace("ORDER1", "NEW").replace("<ORDERNO>100", "<ORDERNO>101")
+    try:
+        for doc in (ex.EXAMPLE_17_1, new):
+            r = await c.post(doc.encode())
+            assert r.status == 200, r.body
+        await c.post(ex.EXAMPLE_17_14.encode())
+        r = await c.post(ex.EXAMPLE_17_9.encode())  # no XML declaration, as printed
+        assert r.status == 200 and r.doc is not None, r.body
+        compare(receive_response_for(new, "QS.NEW_ORDERS_QUE"), r.doc)
+        load_schemas().validate(r.doc)
+        r = await c.post(ex.EXAMPLE_17_9.encode())  # the only NEW one is taken (uncommitted)
+        assert r.text("//aq:message_count") == ["0"], r.body
+        await c.post(ex.EXAMPLE_17_14.encode())
+    finally:
+        await c.close()
+
+
+async def test_example_17_11_receive_and_commit(gw: tuple[str, list[str]],  # noqa: F811
+                                                conn: asyncpg.Connection) -> None:
+    """17-11's piggybacked commit: the message is gone for everyone when the answer comes."""
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        r = await c.post(ex.EXAMPLE_17_1.replace("</message_set>", "</message_set><AQXmlCommit/>")
+                         .encode())
+        assert r.status == 200, r.body
+        r = await c.post(ex.EXAMPLE_17_11.encode())
+        assert r.status == 200 and r.doc is not None, r.body
+        compare(receive_response_for(ex.EXAMPLE_17_1, "QS.NEW_ORDERS_QUE"), r.doc)
+        assert await conn.fetchval("SELECT count(*) FROM qs.orders_qt WHERE state = 0") == 0
+        assert list(c.http.cookie_jar) == []  # nothing left open
+    finally:
+        await c.close()
+
+
+async def test_example_17_12_browse(gw: tuple[str, list[str]], conn: asyncpg.Connection) -> None:  # noqa: F811
+    """17-12: BROWSE answers the message (state 0, ready) and leaves it for the next reader."""
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        r = await c.post(ex.EXAMPLE_17_1.replace("</message_set>", "</message_set><AQXmlCommit/>")
+                         .encode())
+        assert r.status == 200, r.body
+        other = Client(url, "JOHN", "secret")  # another HTTP session browses it too
+        try:
+            for client in (c, other):
+                r = await client.post(ex.EXAMPLE_17_12.encode())
+                assert r.status == 200 and r.doc is not None, r.body
+                compare(receive_response_for(ex.EXAMPLE_17_1, "QS.NEW_ORDERS_QUE"), r.doc)
+                load_schemas().validate(r.doc)
+            # within one session NEXT_MESSAGE (the default) moves on past what it browsed
+            r = await c.post(ex.EXAMPLE_17_12.encode())
+            assert r.text("//aq:message_count") == ["0"], r.body
+            await other.post(ex.EXAMPLE_17_14.encode())
+        finally:
+            await other.close()
+        await c.post(ex.EXAMPLE_17_14.encode())
+        assert await conn.fetchval("SELECT count(*) FROM qs.orders_qt WHERE state = 0") == 1
+        r = await c.post(ex.EXAMPLE_17_11.encode())  # still there for a REMOVE
+        assert r.text("//aq:message_count") == ["1"], r.body
+    finally:
+        await c.close()
+
+
+async def test_example_17_13_register(gw: tuple[str, list[str]], conn: asyncpg.Connection) -> None:  # noqa: F811
+    """17-13: the registration is stored (and committed); the answer is status_response, the
+    shape the seed gives AQXmlRegisterResponse (as 17-20 for a commit)."""
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        r = await c.post(ex.EXAMPLE_17_13.encode())
+        assert r.status == 200 and r.doc is not None, r.body
+        compare(seed(ex.EXAMPLE_17_20.replace("AQXmlCommitResponse", "AQXmlRegisterResponse")), r.doc)
+        load_schemas().validate(r.doc)
+        row = await conn.fetchrow("SELECT consumer_name, notify_url, agent_name FROM aq.registrations "
+                                  "WHERE consumer_name = 'APP1'")
+        assert row is not None
+        assert tuple(row) == ("APP1", "mailto:app1@hotmail.com", "JOHN")
+    finally:
+        await c.close()

@@ -453,3 +453,21 @@ def test_jms_text_roundtrip_through_bytes(text: str, props: dict[str, Any]) -> N
                "text_len": len(text), "text_vc": text}
     doc = etree.tostring(to_xml("JMS_TEXT", message))
     assert xml_to_payload("JMS_TEXT", parse(doc), None) == message
+
+
+def test_reply_to_alias_is_left_for_the_directory() -> None:
+    """The payload keeps the alias for the gateway to resolve; mixing it with a name is
+    refused, as the schema's choice says."""
+    from pgaq.idap.payload import unresolved_reply_to
+
+    def msg(reply_to: str) -> str:
+        return (f"<jms_text_message><oracle_jms_properties><reply_to>{reply_to}</reply_to>"
+                "</oracle_jms_properties><text_data>t</text_data></jms_text_message>")
+
+    p = xml_to_payload("JMS_TEXT", wrap(msg("<agent_alias>cn=x</agent_alias>")), None)
+    assert unresolved_reply_to(p) == "cn=x"
+    named = xml_to_payload("JMS_TEXT", wrap(msg("<agent_name>a</agent_name>")), None)
+    assert unresolved_reply_to(named) is None
+    with pytest.raises(PayloadError):
+        xml_to_payload("JMS_TEXT", wrap(msg("<agent_name>a</agent_name><agent_alias>cn=x</agent_alias>")),
+                       None)

@@ -52,12 +52,30 @@ class Fault(Exception):
         self.client = client
         self.message = message
         self.code = code
+        self.operation = "unknown"  # set once the request was read far enough to know it
+
+
+# every fault carries an error_code: documents that cannot be read or do not follow the
+# schemas get Oracle's XML numbers, anything unexpected ORA-00600
+XML_PARSE_FAILED = 31011
+INVALID_DOCUMENT = 31154
+INTERNAL_ERROR = 600
+
+
+def document_fault(message: str, code: int = INVALID_DOCUMENT) -> Fault:
+    """A Client fault for a document the gateway cannot read or that breaks the schemas."""
+    what = "XML parsing failed" if code == XML_PARSE_FAILED else "invalid XML document"
+    return Fault(True, f"ORA-{code:05d}: {what}: {message}", code)
 
 
 def to_fault(exc: BaseException) -> Fault:
     if isinstance(exc, Fault):
         return exc
-    if isinstance(exc, (RequestError, XmlError, SessionError)):
+    if isinstance(exc, XmlError):
+        return document_fault(str(exc), XML_PARSE_FAILED)
+    if isinstance(exc, RequestError) and exc.code is None:
+        return document_fault(str(exc))
+    if isinstance(exc, (RequestError, SessionError)):
         return Fault(True, str(exc), getattr(exc, "code", None))
     if isinstance(exc, ConnectionLost):
         return Fault(False, "the database is unavailable; retry later", exc.code)
@@ -70,11 +88,11 @@ def to_fault(exc: BaseException) -> Fault:
         return Fault(not server, msg, code)
     name = type(exc).__name__
     if name == "SchemaError":
-        return Fault(True, str(exc))
+        return document_fault(str(exc))
     if name == "PayloadError":
         return Fault(True, str(exc), getattr(exc, "code", 25215))
     log.exception("unexpected error in an IDAP operation", exc_info=exc)
-    return Fault(False, "internal error", None)
+    return Fault(False, "ORA-00600: internal error", INTERNAL_ERROR)
 
 
 @dataclass
@@ -94,6 +112,7 @@ class GatewaySettings:
     metadata_ttl: float = 2.0
     stylesheet: str | None = None
     hooks: Sequence[Hook] = field(default_factory=tuple)
+    max_depth: int = 64  # element nesting a request may have
 
 
 class Gateway:
@@ -123,24 +142,26 @@ class Gateway:
         """(operation, response bytes); raises Fault for a SOAP Fault."""
         operation = "unknown"
         try:
-            env = parse(document)
+            env = parse(document, max_depth=self.settings.max_depth)
             if self.schema is not None:
                 from .schema import validate
 
                 validate(env, self.schema)
             req = parse_request(env)
-            operation = type(req).__name__
+            operation = req.operation
             out = await self._dispatch(s, req)
             return req.operation, response.serialize(out, self.settings.stylesheet)
-        except Fault:
+        except Fault as fault:
+            fault.operation = operation
             raise
-        except asyncpg.PostgresError as exc:
-            raise to_fault(wrap_db_error(exc)) from exc
-        except (OSError, asyncpg.InterfaceError) as exc:
-            raise to_fault(wrap_db_error(exc)) from exc
         except Exception as exc:
-            log.debug("operation %s failed: %r", operation, exc)
-            raise to_fault(exc) from exc
+            if isinstance(exc, (asyncpg.PostgresError, OSError, asyncpg.InterfaceError)):
+                out_fault = to_fault(wrap_db_error(exc))
+            else:
+                log.debug("operation %s failed: %r", operation, exc)
+                out_fault = to_fault(exc)
+            out_fault.operation = operation
+            raise out_fault from exc
 
     def fault_bytes(self, fault: Fault) -> bytes:
         return response.serialize(response.fault(fault.client, fault.message, fault.code),
@@ -154,11 +175,10 @@ class Gateway:
         if isinstance(req, RegisterRequest):
             return await self._register(s, req)
         if isinstance(req, CommitRequest):
-            await self._hooks("before", "AQXmlCommit", s)
-            await self.store.finish(s, commit=True)
+            await self._end(s, commit=True)
             return response.status_only("AQXmlCommit")
         assert isinstance(req, RollbackRequest)
-        await self.store.finish(s, commit=False)
+        await self._end(s, commit=False)
         return response.status_only("AQXmlRollback")
 
     # -- metadata -----------------------------------------------------------------------
@@ -236,12 +256,37 @@ class Gateway:
         return visibility
 
     async def _hooks(self, phase: str, operation: str, s: HttpSession) -> None:
+        """Run the hooks on the session's connection (None outside a transaction). A hook
+        that fails before the outcome is final rolls the transaction back and fails the
+        request (a Server fault): nothing half-done is kept."""
         for hook in self.settings.hooks:
-            await hook(phase, operation, s.agent, s.conn)
+            try:
+                await hook(phase, operation, s.agent, s.conn if s.in_transaction else None)
+            except Exception as exc:
+                name = getattr(hook, "__qualname__", repr(hook))
+                log.exception("%s hook %s failed for %s of %s", phase, name, operation, s.agent)
+                await self.store.finish(s, commit=False)
+                raise Fault(False, f"ORA-00600: the {phase} hook {name} failed for {operation}; "
+                                   "the transaction was rolled back", INTERNAL_ERROR) from exc
+
+    async def _end(self, s: HttpSession, *, commit: bool) -> None:
+        """AQXmlCommit or AQXmlRollback, asked for or piggybacked, with its hooks: `before`
+        inside the transaction, `after` once it has ended (no connection: the outcome is
+        final, so a failing after hook is logged and the request still succeeds)."""
+        operation = "AQXmlCommit" if commit else "AQXmlRollback"
+        await self._hooks("before", operation, s)
+        await self.store.finish(s, commit=commit)
+        for hook in self.settings.hooks:
+            try:
+                await hook("after", operation, s.agent, None)
+            except Exception:
+                log.exception("after hook %s failed for %s of %s (the %s stands)",
+                              getattr(hook, "__qualname__", repr(hook)), operation, s.agent,
+                              "commit" if commit else "rollback")
 
     # -- operations ---------------------------------------------------------------------
     async def _send(self, s: HttpSession, req: SendRequest) -> etree._Element:
-        from .payload import xml_to_payload
+        from .payload import unresolved_reply_to, xml_to_payload
 
         meta = await self._queue(s.agent, req.destination, "ENQUEUE")
         if req.operation == "AQXmlSend" and meta.multiple_consumers:
@@ -257,6 +302,13 @@ class Gateway:
             if m.payload is None:
                 raise Fault(True, f"message {i} has no message_payload", 25215)
             payload = xml_to_payload(meta.payload_kind, m.payload, info)
+            alias = unresolved_reply_to(payload) if meta.payload_kind.startswith("JMS") else None
+            if alias is not None:
+                # resolved as Oracle resolves it through LDAP: the directory's agent
+                agent = await self._agent_ref(AgentRef(alias=alias))
+                assert agent is not None and isinstance(payload, dict)
+                payload["header"]["replyto"] = {"name": agent.name, "address": agent.address,
+                                                "protocol": agent.protocol or 0}
             recipients = None
             if m.recipients:
                 recipients = [a for a in [await self._agent_ref(r) for r in m.recipients] if a]
@@ -283,7 +335,7 @@ class Gateway:
                                              transformation=req.transformation)
             await self._hooks("after", req.operation, s)
         if req.commit:
-            await self.store.finish(s, commit=True)
+            await self._end(s, commit=True)
         return response.send_response(req.operation, req.destination.name, ids)
 
     async def _receive_propagated(self, s: HttpSession, meta: QueueMeta, role: str, req: SendRequest,
@@ -308,7 +360,7 @@ class Gateway:
         async with s.conn.transaction():
             await s.conn.fetchval(load("idap_receive_propagated"), *args)
         if req.commit:
-            await self.store.finish(s, commit=True)
+            await self._end(s, commit=True)
 
     async def _receive(self, s: HttpSession, req: ReceiveRequest) -> etree._Element:
         from .payload import payload_to_xml
@@ -356,7 +408,7 @@ class Gateway:
                     self._on_wait(-1)
         await self._hooks("after", "AQXmlReceive", s)
         if req.commit:
-            await self.store.finish(s, commit=True)
+            await self._end(s, commit=True)
         removing = req.dequeue_mode in ("REMOVE", "REMOVE_NODATA")
         exc_queue = meta.queue_type == "EXCEPTION_QUEUE"
 
@@ -388,5 +440,5 @@ class Gateway:
                                   req.notify_url, s.agent, "DATABASE")
         await self._hooks("after", "AQXmlRegister", s)
         if req.commit:
-            await self.store.finish(s, commit=True)
+            await self._end(s, commit=True)
         return response.status_only("AQXmlRegister")

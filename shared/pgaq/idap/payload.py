@@ -287,16 +287,32 @@ def _text(el: etree._Element) -> str:
 
 
 def _reply_to(el: etree._Element) -> dict[str, Any]:
+    """The JMS reply-to agent; an `agent_alias` is kept as {"alias": ...} for the gateway to
+    resolve through the directory (see `unresolved_reply_to`) before anything is enqueued."""
     rt: dict[str, str] = {}
     for x in children(el):
         n = local(x)
-        if n not in ("agent_name", "address", "protocol"):
-            # agent_alias needs an LDAP lookup, which payloads do not get
+        if n not in ("agent_name", "address", "protocol", "agent_alias"):
             raise _err(f"reply_to holds an unsupported element <{_tag(n)}>")
         rt[n] = _text(x)
+    if "agent_alias" in rt:
+        if len(rt) > 1 or not rt["agent_alias"]:
+            raise _err("reply_to holds either an agent_alias or agent_name/address/protocol")
+        return {"alias": rt["agent_alias"]}
     proto = rt.get("protocol")
     return {"name": rt.get("agent_name") or None, "address": rt.get("address") or None,
             "protocol": _integer(proto, 32, "reply_to protocol", "int") if proto else 0}
+
+
+def unresolved_reply_to(payload: bytes | dict[str, Any]) -> str | None:
+    """The agent_alias a JMS payload's reply_to still names, if any."""
+    if not isinstance(payload, dict):
+        return None
+    header = payload.get("header")
+    rt = header.get("replyto") if isinstance(header, dict) else None
+    if isinstance(rt, dict) and set(rt) == {"alias"}:
+        return str(rt["alias"])
+    return None
 
 
 def _jms(kind: str, el: etree._Element) -> dict[str, Any]:

@@ -239,8 +239,9 @@ BEGIN
   IF p_msgid IS NOT NULL THEN
     filters := filters || ' AND m.msgid = $3';
   END IF;
+  -- a correlation is a LIKE pattern with Oracle's rules: % and _ match, a backslash is itself
   IF p_correlation IS NOT NULL THEN
-    filters := filters || ' AND m.corrid LIKE $4';
+    filters := filters || ' AND m.corrid LIKE $4 ESCAPE ''''';
   END IF;
   IF p_condition IS NOT NULL AND btrim(p_condition) <> '' THEN
     cond := aq.compile_condition(p_condition, aq.rule_dialect(q), q.payload_type, 8, 0);
