@@ -36,7 +36,7 @@ async def test_many_consumers_no_deadlock(conn: asyncpg.Connection, db_dsn: str,
             )
             seen: dict[str, list[str]] = {n: [] for n in CONSUMERS}
 
-            async def worker(consumer: str, batch: int) -> None:
+            async def worker(consumer: str, batch: int, seen: dict[str, list[str]] = seen) -> None:
                 async with pool.acquire() as c:
                     w = Session(c)
                     opts = DequeueOptions(consumer_name=consumer, batch_size=batch)
