@@ -12,7 +12,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -145,6 +145,7 @@ class FastPath:
     send1: Statement | None
     remove: str | None = None  # aq.fast_remove_sql: REMOVE of one message, no PL/pgSQL
     remove_after: str | None = None
+    send_one: str | None = None  # aq.fast_send_sql: one RAW message, no PL/pgSQL
 
 
 @dataclass(frozen=True)
@@ -375,6 +376,10 @@ class Session:
                          -1 if one.expiration is None else one.expiration, one.correlation,
                          raw[0] if raw else None, json.dumps(payload, default=str) if objs else None,
                          self.agent)
+                if fast.send_one is not None and raw and self._role_is_set(visibility):
+                    mid1 = await self._send_one(queue, fast.send_one, visibility, args1)
+                    if mid1 is not None:
+                        return [mid1.hex().upper()]
                 try:
                     mid: bytes = await self._run(
                         visibility, lambda c: c.fetchval(send1.plain, *args1),
@@ -404,6 +409,31 @@ class Session:
         assert ids is not None
         return [i.hex().upper() for i in ids]
 
+    async def _send_one(self, queue: str, sql: str, visibility: str,
+                        args: tuple[object, ...]) -> bytes | None:
+        """One RAW message as one statement; None when it did not apply (the queue is
+        stopped, has notification registrations, a value is out of range, ...)."""
+        raw_args = (*args[:6], args[7])  # the statement takes no object payload
+        try:
+            row = await self._run(visibility, lambda c: c.fetchrow(sql, *raw_args))
+        except QueueError as exc:
+            if exc.code != 24010:
+                raise
+            self._fast.pop((self.role, queue), None)  # the table moved: look again
+            return None
+        assert row is not None
+        if not row["suited"]:
+            self._unsuited(queue, dequeue=False)
+        return row["msgid"] if row["ok"] else None
+
+    def _unsuited(self, queue: str, *, dequeue: bool) -> None:
+        """A queue whose settings keep it off a one-statement path: stop trying it (the
+        entry is refreshed with the rest of the cache)."""
+        hit = self._fast.get((self.role, queue))
+        if hit is not None:
+            self._fast[(self.role, queue)] = (replace(hit, remove=None, remove_after=None) if dequeue
+                                              else replace(hit, send_one=None))
+
     async def _fast_path(self, queue: str) -> FastPath:
         hit = self._fast.get((self.role, queue))
         if hit is None:
@@ -413,7 +443,7 @@ class Session:
                            Statement.make("engine_send_fast", row["send_fn"]),
                            Statement.make("engine_recv_fast", row["recv_fn"]),
                            Statement.make("engine_send1_fast", row["send1_fn"]),
-                           row["remove_sql"], row["remove_after_sql"])
+                           row["remove_sql"], row["remove_after_sql"], row["send_one_sql"])
             if len(self._fast) > 1000:
                 self._fast.clear()
             self._fast[(self.role, queue)] = hit
@@ -475,7 +505,7 @@ class Session:
             if (fast.remove is not None and o.dequeue_mode.upper() == "REMOVE" and o.batch_size == 1
                     and o.consumer_name is None and self._role_is_set(o.visibility)):
                 try:
-                    rows = await self._remove_one(fast, o.visibility, start, wrap)
+                    rows = await self._remove_one(queue, fast, o.visibility, start, wrap)
                 except QueueError as exc:
                     if exc.code != 24010:
                         raise
@@ -516,7 +546,7 @@ class Session:
         """Whether a plain statement runs as the right role in one round trip."""
         return self.role is None or (self._tx is not None and visibility.upper() == "ON_COMMIT")
 
-    async def _remove_one(self, fast: FastPath, visibility: str, start: list[int] | None,
+    async def _remove_one(self, queue: str, fast: FastPath, visibility: str, start: list[int] | None,
                           wrap: bool) -> list[asyncpg.Record] | None:
         """The common REMOVE as one statement; None when it did not apply (the queue is
         stopped, kept for retention, not ours to dequeue, ...): the general path decides."""
@@ -529,6 +559,8 @@ class Session:
             if rows[0]["ok"] and rows[0]["msgid"] is None and wrap:
                 # past the end: NEXT_MESSAGE starts again from the beginning
                 rows = await self._run(visibility, lambda c: c.fetch(first, fast.name))
+        if not rows[0]["suited"]:
+            self._unsuited(queue, dequeue=True)
         if not rows[0]["ok"]:
             return None
         return [r for r in rows if r["msgid"] is not None]

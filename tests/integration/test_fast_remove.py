@@ -28,20 +28,49 @@ async def test_fast_remove_follows_queue_changes(conn: asyncpg.Connection) -> No
         await s.dequeue("s.q")
     assert err.value.code == 25226
     await conn.execute("CALL dbms_aqadm.start_queue('s.q')")
-    # a retention time set after the statement was cached: the message is kept PROCESSED
-    await conn.execute("CALL dbms_aqadm.alter_queue('s.q', retention_time => 3600)")
-    [m] = await s.dequeue("s.q")
-    assert m.payload == b"\x02"
-    assert await conn.fetchval("SELECT msg_state FROM s.aq$qt WHERE msg_id = $1", m.msgid) == "PROCESSED"
-    await conn.execute("CALL dbms_aqadm.alter_queue('s.q', retention_time => 0)")
     # NEXT_MESSAGE continues after the position; without a wait it stops at the end,
     # with one it starts again from the beginning (a message sorted earlier)
     await s.enqueue("s.q", b"\x09", MessageProperties(priority=0))
+    assert [m.payload for m in await s.dequeue("s.q")] == [b"\x02"]
     assert [m.payload for m in await s.dequeue("s.q")] == [b"\x01"]
+    await s.enqueue("s.q", b"\x08", MessageProperties(priority=9))
     assert [m.payload for m in await s.dequeue("s.q")] == [b"\x00"]
+    assert [m.payload for m in await s.dequeue("s.q")] == [b"\x08"]
     assert await s.dequeue("s.q") == []
     assert [m.payload for m in await s.dequeue("s.q", DequeueOptions(wait=None))] == [b"\x09"]
+    assert (await s._fast_path("s.q")).remove is not None  # all of it on the fast path
+    # a retention time set after the statement was cached: the message is kept PROCESSED,
+    # and the session stops trying the statement on this queue
+    await conn.execute("CALL dbms_aqadm.alter_queue('s.q', retention_time => 3600)")
+    await s.enqueue("s.q", b"\x07")
+    [m] = await s.dequeue("s.q", DequeueOptions(wait=None))
+    assert m.payload == b"\x07"
+    assert await conn.fetchval("SELECT msg_state FROM s.aq$qt WHERE msg_id = $1", m.msgid) == "PROCESSED"
+    assert (await s._fast_path("s.q")).remove is None
     assert await s.dequeue("s.q", DequeueOptions(wait=None)) == []
+
+
+async def test_fast_send_checks_like_the_general_path(conn: asyncpg.Connection) -> None:
+    await make_queue(conn)
+    s = Session(conn)
+    assert (await s._fast_path("s.q")).send_one is not None
+    mid = await s.enqueue("s.q", b"a", MessageProperties(priority=-3, correlation="c", delay=0))
+    row = await conn.fetchrow("SELECT msg_priority, corr_id, msg_state, expiration FROM s.aq$qt WHERE msg_id = $1", mid)
+    assert tuple(row) == (-3, "c", "READY", None)
+    mid = await s.enqueue("s.q", b"b", MessageProperties(delay=60, expiration=5))
+    row = await conn.fetchrow("SELECT msg_state, expiration FROM s.aq$qt WHERE msg_id = $1", mid)
+    assert tuple(row) == ("WAIT", 5)
+    for props, code in ((MessageProperties(delay=-1), 25208), (MessageProperties(expiration=-2), 25209),
+                        (MessageProperties(correlation="x" * 129), 24005)):
+        with pytest.raises(PgaqError) as err:
+            await s.enqueue("s.q", b"c", props)
+        assert err.value.code == code
+    await conn.execute("CALL dbms_aqadm.stop_queue('s.q', enqueue => true, dequeue => false)")
+    with pytest.raises(PgaqError) as err:
+        await s.enqueue("s.q", b"d")
+    assert err.value.code == 25207
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 2
+    assert (await s._fast_path("s.q")).send_one is not None
 
 
 async def test_fast_remove_checks_the_callers_privileges(conn: asyncpg.Connection, db_dsn: str) -> None:
