@@ -134,6 +134,9 @@ def _check(value: str, allowed: tuple[str, ...], what: str, code: int) -> str:
     return v
 
 
+_DEFAULT_PROPS = MessageProperties()
+
+
 @dataclass(frozen=True)
 class FastPath:
     """A queue's generated statements (see aq.fast_path), each also in a variant that sets
@@ -145,7 +148,6 @@ class FastPath:
     send1: Statement | None
     remove: str | None = None  # aq.fast_remove_sql: REMOVE of one message, no PL/pgSQL
     remove_after: str | None = None
-    send_one: str | None = None  # aq.fast_send_sql: one RAW message, no PL/pgSQL
 
 
 @dataclass(frozen=True)
@@ -329,6 +331,26 @@ class Session:
         visibility: str = "ON_COMMIT",
         transformation: str | None = None,
     ) -> str:
+        p = properties or _DEFAULT_PROPS
+        if (transformation is None and isinstance(payload, bytes) and not p.sender_id
+                and not p.recipient_list and not p.exception_queue and not p.original_msgid
+                and _INT32[0] <= p.priority <= _INT32[1] and _INT32[0] <= p.delay <= _INT32[1]
+                and (p.expiration is None or _INT32[0] <= p.expiration <= _INT32[1])):
+            # the most frequent call, straight to the queue table's send1 (no JSON to build)
+            fast = await self._fast_path(queue)
+            send1 = fast.send1
+            if send1 is not None:
+                args = (fast.name, p.priority, p.delay, -1 if p.expiration is None else p.expiration,
+                        p.correlation, payload, None, self.agent)
+                try:
+                    mid: bytes = await self._run(
+                        visibility, lambda c: c.fetchval(send1.plain, *args),
+                        lambda c: c.fetchval(send1.as_role, *args, self.role))
+                    return mid.hex().upper()
+                except QueueError as exc:
+                    if exc.code != 24010:
+                        raise
+                    self._fast.pop((self.role, queue), None)  # the queue moved: the general path
         ids = await self.enqueue_array(
             queue, [(payload, properties)], visibility=visibility, transformation=transformation
         )
@@ -376,10 +398,6 @@ class Session:
                          -1 if one.expiration is None else one.expiration, one.correlation,
                          raw[0] if raw else None, json.dumps(payload, default=str) if objs else None,
                          self.agent)
-                if fast.send_one is not None and raw and self._role_is_set(visibility):
-                    mid1 = await self._send_one(queue, fast.send_one, visibility, args1)
-                    if mid1 is not None:
-                        return [mid1.hex().upper()]
                 try:
                     mid: bytes = await self._run(
                         visibility, lambda c: c.fetchval(send1.plain, *args1),
@@ -409,30 +427,12 @@ class Session:
         assert ids is not None
         return [i.hex().upper() for i in ids]
 
-    async def _send_one(self, queue: str, sql: str, visibility: str,
-                        args: tuple[object, ...]) -> bytes | None:
-        """One RAW message as one statement; None when it did not apply (the queue is
-        stopped, has notification registrations, a value is out of range, ...)."""
-        raw_args = (*args[:6], args[7])  # the statement takes no object payload
-        try:
-            row = await self._run(visibility, lambda c: c.fetchrow(sql, *raw_args))
-        except QueueError as exc:
-            if exc.code != 24010:
-                raise
-            self._fast.pop((self.role, queue), None)  # the table moved: look again
-            return None
-        assert row is not None
-        if not row["suited"]:
-            self._unsuited(queue, dequeue=False)
-        return row["msgid"] if row["ok"] else None
-
-    def _unsuited(self, queue: str, *, dequeue: bool) -> None:
-        """A queue whose settings keep it off a one-statement path: stop trying it (the
-        entry is refreshed with the rest of the cache)."""
+    def _unsuited(self, queue: str) -> None:
+        """A queue whose settings (retention) keep it off the one-statement REMOVE: stop
+        trying it (the entry is refreshed with the rest of the cache)."""
         hit = self._fast.get((self.role, queue))
         if hit is not None:
-            self._fast[(self.role, queue)] = (replace(hit, remove=None, remove_after=None) if dequeue
-                                              else replace(hit, send_one=None))
+            self._fast[(self.role, queue)] = replace(hit, remove=None, remove_after=None)
 
     async def _fast_path(self, queue: str) -> FastPath:
         hit = self._fast.get((self.role, queue))
@@ -443,7 +443,7 @@ class Session:
                            Statement.make("engine_send_fast", row["send_fn"]),
                            Statement.make("engine_recv_fast", row["recv_fn"]),
                            Statement.make("engine_send1_fast", row["send1_fn"]),
-                           row["remove_sql"], row["remove_after_sql"], row["send_one_sql"])
+                           row["remove_sql"], row["remove_after_sql"])
             if len(self._fast) > 1000:
                 self._fast.clear()
             self._fast[(self.role, queue)] = hit
@@ -560,7 +560,7 @@ class Session:
                 # past the end: NEXT_MESSAGE starts again from the beginning
                 rows = await self._run(visibility, lambda c: c.fetch(first, fast.name))
         if not rows[0]["suited"]:
-            self._unsuited(queue, dequeue=True)
+            self._unsuited(queue)
         if not rows[0]["ok"]:
             return None
         return [r for r in rows if r["msgid"] is not None]
