@@ -108,7 +108,7 @@ def _require_auth(request: web.Request) -> None:
 
 
 async def health(request: web.Request) -> web.Response:
-    return await db_health(request.app[POOL])
+    return await db_health(request.app[POOL], features="core_features")
 
 
 async def metrics(request: web.Request) -> web.Response:

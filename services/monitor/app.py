@@ -24,6 +24,8 @@ def settings_from_env(env: dict[str, str] | None = None) -> tuple[str, MonitorSe
         safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
         snapshot_period=float(e.get("PGAQ_SNAPSHOT_PERIOD", "60")),
         propagated_keep=float(e.get("PGAQ_PROPAGATED_KEEP", str(7 * 86400))),
+        attempt_waiters=int(e.get("PGAQ_ATTEMPT_WAITERS", "1")),
+        attempt_wait=float(e.get("PGAQ_ATTEMPT_WAIT", "60")),
     )
 
 
@@ -33,4 +35,4 @@ def main() -> None:
     async def loop(pool: asyncpg.Pool, listener: Listener, stop: asyncio.Event) -> None:
         await Monitor(pool, listener, settings).run(stop)
 
-    main_of("monitor", loop, pool_max=2)
+    main_of("monitor", loop, pool_max=2 + settings.attempt_waiters)

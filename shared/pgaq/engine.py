@@ -12,7 +12,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -134,6 +134,9 @@ def _check(value: str, allowed: tuple[str, ...], what: str, code: int) -> str:
     return v
 
 
+_DEFAULT_PROPS = MessageProperties()
+
+
 @dataclass(frozen=True)
 class FastPath:
     """A queue's generated statements (see aq.fast_path), each also in a variant that sets
@@ -143,6 +146,8 @@ class FastPath:
     send: Statement | None
     recv: Statement | None
     send1: Statement | None
+    remove: str | None = None  # aq.fast_remove_sql: REMOVE of one message, no PL/pgSQL
+    remove_after: str | None = None
 
 
 @dataclass(frozen=True)
@@ -326,6 +331,26 @@ class Session:
         visibility: str = "ON_COMMIT",
         transformation: str | None = None,
     ) -> str:
+        p = properties or _DEFAULT_PROPS
+        if (transformation is None and isinstance(payload, bytes) and not p.sender_id
+                and not p.recipient_list and not p.exception_queue and not p.original_msgid
+                and _INT32[0] <= p.priority <= _INT32[1] and _INT32[0] <= p.delay <= _INT32[1]
+                and (p.expiration is None or _INT32[0] <= p.expiration <= _INT32[1])):
+            # the most frequent call, straight to the queue table's send1 (no JSON to build)
+            fast = await self._fast_path(queue)
+            send1 = fast.send1
+            if send1 is not None:
+                args = (fast.name, p.priority, p.delay, -1 if p.expiration is None else p.expiration,
+                        p.correlation, payload, None, self.agent)
+                try:
+                    mid: bytes = await self._run(
+                        visibility, lambda c: c.fetchval(send1.plain, *args),
+                        lambda c: c.fetchval(send1.as_role, *args, self.role))
+                    return mid.hex().upper()
+                except QueueError as exc:
+                    if exc.code != 24010:
+                        raise
+                    self._fast.pop((self.role, queue), None)  # the queue moved: the general path
         ids = await self.enqueue_array(
             queue, [(payload, properties)], visibility=visibility, transformation=transformation
         )
@@ -402,6 +427,13 @@ class Session:
         assert ids is not None
         return [i.hex().upper() for i in ids]
 
+    def _unsuited(self, queue: str) -> None:
+        """A queue whose settings (retention) keep it off the one-statement REMOVE: stop
+        trying it (the entry is refreshed with the rest of the cache)."""
+        hit = self._fast.get((self.role, queue))
+        if hit is not None:
+            self._fast[(self.role, queue)] = replace(hit, remove=None, remove_after=None)
+
     async def _fast_path(self, queue: str) -> FastPath:
         hit = self._fast.get((self.role, queue))
         if hit is None:
@@ -410,7 +442,8 @@ class Session:
             hit = FastPath(row["queue_name"],
                            Statement.make("engine_send_fast", row["send_fn"]),
                            Statement.make("engine_recv_fast", row["recv_fn"]),
-                           Statement.make("engine_send1_fast", row["send1_fn"]))
+                           Statement.make("engine_send1_fast", row["send1_fn"]),
+                           row["remove_sql"], row["remove_after_sql"])
             if len(self._fast) > 1000:
                 self._fast.clear()
             self._fast[(self.role, queue)] = hit
@@ -468,9 +501,17 @@ class Session:
         if (msgid is None and o.correlation is None and o.condition is None
                 and o.transformation is None and o.navigation.upper() != "NEXT_TRANSACTION"):
             fast = await self._fast_path(queue)
-            if fast.recv is not None:
+            start = None if o.navigation.upper() == "FIRST_MESSAGE" else pos
+            if (fast.remove is not None and o.dequeue_mode.upper() == "REMOVE" and o.batch_size == 1
+                    and o.consumer_name is None and self._role_is_set(o.visibility)):
+                try:
+                    rows = await self._remove_one(queue, fast, o.visibility, start, wrap)
+                except QueueError as exc:
+                    if exc.code != 24010:
+                        raise
+                    self._fast.pop((self.role, queue), None)  # the table moved: look again
+            if rows is None and fast.recv is not None:
                 recv = fast.recv
-                start = None if o.navigation.upper() == "FIRST_MESSAGE" else pos
                 args = (fast.name, o.consumer_name, o.dequeue_mode, start, o.batch_size,
                         self.agent, wrap)
                 try:
@@ -500,6 +541,29 @@ class Session:
                 r["msgid"] for r in rows
             )
         return [_message(r) for r in rows]
+
+    def _role_is_set(self, visibility: str) -> bool:
+        """Whether a plain statement runs as the right role in one round trip."""
+        return self.role is None or (self._tx is not None and visibility.upper() == "ON_COMMIT")
+
+    async def _remove_one(self, queue: str, fast: FastPath, visibility: str, start: list[int] | None,
+                          wrap: bool) -> list[asyncpg.Record] | None:
+        """The common REMOVE as one statement; None when it did not apply (the queue is
+        stopped, kept for retention, not ours to dequeue, ...): the general path decides."""
+        assert fast.remove is not None and fast.remove_after is not None
+        first, after = fast.remove, fast.remove_after
+        if start is None:
+            rows = await self._run(visibility, lambda c: c.fetch(first, fast.name))
+        else:
+            rows = await self._run(visibility, lambda c: c.fetch(after, fast.name, start))
+            if rows[0]["ok"] and rows[0]["msgid"] is None and wrap:
+                # past the end: NEXT_MESSAGE starts again from the beginning
+                rows = await self._run(visibility, lambda c: c.fetch(first, fast.name))
+        if not rows[0]["suited"]:
+            self._unsuited(queue)
+        if not rows[0]["ok"]:
+            return None
+        return [r for r in rows if r["msgid"] is not None]
 
     def reset_position(self, queue: str, consumer_name: str | None = None) -> None:
         self._positions.pop((queue.lower(), (consumer_name or "").upper() or None), None)

@@ -30,6 +30,8 @@ class MonitorSettings:
     snapshot_period: float = 60.0
     error_backoff: float = 1.0
     propagated_keep: float = 7 * 86400.0  # how long a destination remembers delivered ids
+    attempt_waiters: int = 1  # connections waiting for noted transactions to end
+    attempt_wait: float = 60.0  # longest wait for one; the safety poll settles later ones
 
 
 def sleep_for(next_due_in: float | None, safety_poll: float) -> float:
@@ -51,6 +53,10 @@ class Monitor:
         self.settings = settings
         self.passes = 0
         self.done = 0
+        self.attempts_settled = 0
+        self._awaited: set[str] = set()
+        self._waiters = asyncio.Semaphore(max(1, settings.attempt_waiters))
+        self._waiting: set[asyncio.Task[None]] = set()
 
     async def run_once(self) -> float:
         """One pass; returns how long to sleep before the next."""
@@ -78,7 +84,54 @@ class Monitor:
             await c.fetchval(load("monitor_forget_waiters"))
             await c.fetchval(load("monitor_prune_propagated"), self.settings.propagated_keep)
 
+    async def watch_attempts(self, stop: asyncio.Event) -> None:
+        """On each `aq_attempt`, wait for every noted transaction still running to end."""
+        async with self.listener.subscribe("aq_attempt") as noted:
+            while not stop.is_set():
+                if not await wait_any(noted, None, stop):
+                    continue
+                try:
+                    async with self.pool.acquire() as c:
+                        # running ones first: one that ends in between is settled just below
+                        xids = [r["xid"] for r in await c.fetch(load("monitor_attempts_in_progress"))]
+                        n = await c.fetchval(load("monitor_settle_attempts"))
+                    self.attempts_settled += n
+                    self.done += n
+                except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                    log.warning("looking up noted dequeue attempts failed: %r", wrap_db_error(exc))
+                    continue
+                for xid in xids:
+                    if xid not in self._awaited:
+                        self._awaited.add(xid)
+                        task = asyncio.create_task(self._await_attempts(xid))
+                        self._waiting.add(task)
+                        task.add_done_callback(self._waiting.discard)
+
+    async def _await_attempts(self, xid: str) -> None:
+        try:
+            async with self._waiters, self.pool.acquire() as c:
+                n = await c.fetchval(load("monitor_await_attempts"), xid,
+                                     int(self.settings.attempt_wait * 1000))
+            self.attempts_settled += n
+            self.done += n
+        except asyncpg.LockNotAvailableError:
+            pass  # still running after attempt_wait: the safety poll settles it
+        except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+            log.warning("settling noted dequeue attempts failed: %r", wrap_db_error(exc))
+        finally:
+            self._awaited.discard(xid)
+
     async def run(self, stop: asyncio.Event) -> None:
+        watcher = asyncio.create_task(self.watch_attempts(stop))
+        try:
+            await self._run(stop)
+        finally:
+            watcher.cancel()
+            for task in list(self._waiting):
+                task.cancel()
+            await asyncio.gather(watcher, *self._waiting, return_exceptions=True)
+
+    async def _run(self, stop: asyncio.Event) -> None:
         next_snapshot = time.monotonic()
         async with self.listener.subscribe("aq_time") as woken:
             while not stop.is_set():

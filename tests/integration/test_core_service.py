@@ -59,7 +59,8 @@ async def make_queue(http: aiohttp.ClientSession, core: str, conn: asyncpg.Conne
 async def test_health_metrics_and_admin(core: str, http: aiohttp.ClientSession,
                                         conn: asyncpg.Connection) -> None:
     async with http.get(f"{core}/health") as r:
-        assert r.status == 200 and await r.json() == {"status": "ok"}
+        # dblink: SQL rollbacks count attempts, IMMEDIATE works from SQL
+        assert r.status == 200 and await r.json() == {"status": "ok", "dblink": True}
     await make_queue(http, core, conn)
     assert await conn.fetchval(
         "SELECT max_retries FROM aq.queues WHERE schema_name = 's' AND queue_name = 'q'") == 3

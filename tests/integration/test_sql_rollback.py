@@ -3,6 +3,7 @@ attempt is noted outside the transaction and the monitor counts it once it abort
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import asyncpg
@@ -62,3 +63,44 @@ async def test_a_rolled_back_sql_dequeue_counts_an_attempt(conn: asyncpg.Connect
         await pool.close()
         await conn.execute(f'DROP OWNED BY "{role}" CASCADE')
         await conn.execute(f'DROP ROLE "{role}"')
+
+
+async def test_a_rolled_back_sql_dequeue_is_counted_at_once(conn: asyncpg.Connection, db_dsn: str) -> None:
+    """The note wakes the monitor, which waits for the transaction's end: no pass needed."""
+    await make_queue(conn, "s.q", max_retries=1)
+    qid, eid = await conn.fetchrow(
+        "SELECT (SELECT id FROM aq.queues WHERE queue_name = 'q'),"
+        " (SELECT id FROM aq.queues WHERE queue_name = 'aq$_qt_e')")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=3)
+    listener = Listener(db_dsn)
+    await listener.start()
+    stop = asyncio.Event()
+    # a safety poll of an hour: only the notification can make the monitor count in time
+    monitor = Monitor(pool, listener, MonitorSettings(safety_poll=3600))
+    client = await asyncpg.connect(db_dsn)
+    running = None
+    try:
+        await conn.execute("CALL dbms_aq.enqueue(queue_name => 's.q', payload => '\\x01'::bytea, msgid => NULL)")
+        async with listener.subscribe(f"aq_{qid}") as ready, listener.subscribe(f"aq_{eid}") as moved, \
+                listener.subscribe("aq_attempt") as noted:
+            running = asyncio.create_task(monitor.run(stop))
+            for expected in ("READY", "EXPIRED"):
+                noted.clear()
+                tx = client.transaction()
+                await tx.start()
+                await client.execute(DEQUEUE)
+                await asyncio.wait_for(noted.wait(), 30)  # the note is out: the monitor waits on us
+                passes = monitor.passes
+                await tx.rollback()
+                # READY again (its queue woken), then past max_retries: the exception queue
+                await asyncio.wait_for((ready if expected == "READY" else moved).wait(), 30)
+                row = await conn.fetchrow("SELECT msg_state, retry_count FROM s.aq$qt")
+                assert row["msg_state"] == expected and monitor.passes == passes
+            assert await conn.fetchval("SELECT count(*) FROM aq.pending_attempts") == 0
+    finally:
+        stop.set()
+        if running is not None:
+            await running
+        await client.close()
+        await listener.close()
+        await pool.close()

@@ -28,10 +28,10 @@ BEGIN
   outp := aq.payload_output_expr(q, NULL::aq.transformations, 'm');
   enq_checks := format($c$SELECT q.id, q.queue_type, q.enqueue_enabled, q.notify INTO qrow
         FROM aq.queues q WHERE q.queue_table_id = %1$s AND q.queue_name = p_queue;
-        IF NOT FOUND THEN
-          PERFORM aq.err(24010, format('QUEUE %%s.%%s does not exist', %2$L, p_queue), '42704');
-        END IF;
-        IF qrow.queue_type <> 'NORMAL_QUEUE' OR NOT qrow.enqueue_enabled THEN
+        IF NOT FOUND OR qrow.queue_type <> 'NORMAL_QUEUE' OR NOT qrow.enqueue_enabled THEN
+          IF NOT FOUND THEN
+            PERFORM aq.err(24010, format('QUEUE %%s.%%s does not exist', %2$L, p_queue), '42704');
+          END IF;
           PERFORM aq.err(25207, format('enqueue failed, queue %%s.%%s is disabled from enqueueing', %2$L, p_queue), '55000');
         END IF;
         IF current_user <> %3$L AND NOT pg_has_role(current_user, %3$L, 'MEMBER') THEN
@@ -177,13 +177,13 @@ BEGIN
         e integer := nullif(p_expiration, -1);
       BEGIN
         %10$s
-        IF d < 0 THEN
-          PERFORM aq.err(25208, format('invalid value %%s, DELAY is out of range', d), '22023');
-        END IF;
-        IF e < 0 THEN
-          PERFORM aq.err(25209, format('invalid value %%s, EXPIRATION is out of range', e), '22023');
-        END IF;
-        IF length(p_corr) > 128 THEN
+        IF d < 0 OR e < 0 OR length(p_corr) > 128 THEN  -- one test on the way of a valid call
+          IF d < 0 THEN
+            PERFORM aq.err(25208, format('invalid value %%s, DELAY is out of range', d), '22023');
+          END IF;
+          IF e < 0 THEN
+            PERFORM aq.err(25209, format('invalid value %%s, EXPIRATION is out of range', e), '22023');
+          END IF;
           PERFORM aq.err(24005, 'correlation identifier longer than 128 characters', '22023');
         END IF;
         %6$s
@@ -201,8 +201,11 @@ BEGIN
         END IF;
         IF d > 0 THEN
           PERFORM pg_notify('aq_time', '');
-        ELSE
-          PERFORM aq.wake(qrow.id);
+        ELSE  -- aq.wake (R__11) inline: this is the most frequent call
+          PERFORM pg_advisory_xact_lock_shared(1885823345, qrow.id);
+          IF EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
+            PERFORM pg_notify('aq_' || qrow.id, '');
+          END IF;
         END IF;
         RETURN id;
       END $body$

@@ -3,12 +3,38 @@
 -- concurrent dequeuers. Returns an empty set when nothing qualifies (never an error
 -- that would abort the caller's transaction).
 
+-- Of messages whose rows this transaction holds, those whose recipient rows it can lock
+-- at once too (the others are returned as not free). Deleting a message cascades to its
+-- recipient rows; a concurrent dequeuer's candidate scan may hold a lock on one of them
+-- (a row another worker of the same consumer just removed: PostgreSQL keeps the lock
+-- when the re-check fails) while it waits for one of our message rows. Waiting here
+-- would close that cycle (40P01), so nothing here ever waits for a recipient row.
+CREATE OR REPLACE FUNCTION aq.lock_free_recipients(p_schema name, p_rtable name, p_ids bytea[]) RETURNS bytea[]
+LANGUAGE plpgsql AS $$
+DECLARE
+  free bytea[];
+BEGIN
+  EXECUTE format($f$
+    WITH mine AS (SELECT msgid FROM %1$I.%2$I WHERE msgid = ANY($1) FOR UPDATE SKIP LOCKED),
+         got AS (SELECT msgid, count(*) AS n FROM mine GROUP BY msgid),
+         total AS (SELECT msgid, count(*) AS n FROM %1$I.%2$I WHERE msgid = ANY($1) GROUP BY msgid)
+    SELECT array_agg(t.msgid) FROM total t JOIN got g ON g.msgid = t.msgid AND g.n = t.n
+  $f$, p_schema, p_rtable) INTO free USING p_ids;
+  RETURN coalesce(free, '{}');
+END $$;
+
 -- Settle multi-consumer messages whose recipients are all done: processed (deleted, or
 -- kept for the retention time) or, when a recipient failed, moved to the exception queue.
+-- Lock order: message rows only, in msgid order; recipient rows are never waited for
+-- (see aq.lock_free_recipients). A processed message whose recipient rows are busy is
+-- marked PROCESSED now and deleted by the monitor's retention pass (retention 0 is due at
+-- once; Oracle's queue monitor removes processed messages the same way).
 CREATE OR REPLACE FUNCTION aq.finish_messages(q aq.queue_info, p_ids bytea[]) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
   now_ts timestamptz := clock_timestamp();
+  ok bytea[];
+  free bytea[];
 BEGIN
   IF p_ids IS NULL OR NOT q.multiple_consumers THEN RETURN; END IF;
   -- lock the messages (in a fixed order) so concurrent last recipients settle them once
@@ -31,17 +57,22 @@ BEGIN
              original_queue_name = m.q_name
       FROM done d WHERE m.msgid = d.msgid AND d.failed
       RETURNING m.msgid
-    ), kept AS (
-      UPDATE %1$I.%2$I m SET state = 2, deq_time = $2
-      FROM done d WHERE m.msgid = d.msgid AND NOT d.failed AND $3
-      RETURNING m.msgid
-    ), gone AS (
-      DELETE FROM %1$I.%2$I m USING done d WHERE m.msgid = d.msgid AND NOT d.failed AND NOT $3
-      RETURNING m.msgid
     )
-    SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM kept) + (SELECT count(*) FROM gone)
+    SELECT array_agg(d.msgid) FROM done d WHERE NOT d.failed
   $f$, q.table_schema, q.table_name, q.default_exception_queue, q.table_schema, q.recipients_table)
-  USING p_ids, now_ts, q.retention_time <> 0;
+  INTO ok USING p_ids;
+  IF ok IS NULL THEN RETURN; END IF;
+  IF q.retention_time = 0 THEN
+    free := aq.lock_free_recipients(q.table_schema, q.recipients_table, ok);
+    IF free IS NOT NULL AND cardinality(free) > 0 THEN
+      EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY($1)', q.table_schema, q.table_name) USING free;
+    END IF;
+    IF cardinality(free) < cardinality(ok) THEN
+      PERFORM pg_notify('aq_time', '');  -- the monitor deletes the rest
+    END IF;
+  END IF;
+  EXECUTE format('UPDATE %I.%I SET state = 2, deq_time = $2 WHERE msgid = ANY($1) AND NOT (msgid = ANY($3))',
+                 q.table_schema, q.table_name) USING ok, now_ts, coalesce(free, '{}');
 END $$;
 
 CREATE OR REPLACE FUNCTION aq.payload_output_expr(q aq.queue_info, tr aq.transformations, p_alias text)

@@ -22,6 +22,7 @@ DECLARE
   ready boolean;
   waiting boolean;
   failed bytea[];
+  moved_to name[];
 BEGIN
   PERFORM aq.check_access(q, 'DEQUEUE');
   IF p_msgids IS NULL OR cardinality(p_msgids) = 0 THEN RETURN 0; END IF;
@@ -59,14 +60,18 @@ BEGIN
                expiration_reason = CASE WHEN m.retry_count + 1 > $3 THEN 'MAX_RETRY_EXCEEDED'
                                         ELSE m.expiration_reason END
         WHERE m.q_name = $1 AND m.msgid = ANY($2) AND m.state = 0
-        RETURNING m.msgid, m.state)
-      SELECT count(*), bool_or(state = 0), bool_or(state = 1) FROM u
+        RETURNING m.msgid, m.state, m.q_name)
+      SELECT count(*), bool_or(state = 0), bool_or(state = 1), array_agg(DISTINCT q_name) FILTER (WHERE state = 3) FROM u
     $f$, q.table_schema, q.table_name, q.table_schema, aq.exception_target_expr(q))
-    INTO n, ready, waiting
+    INTO n, ready, waiting, moved_to
     USING q.queue_name, p_msgids, CASE WHEN q.queue_type = 'EXCEPTION_QUEUE' THEN 2147483647 ELSE q.max_retries END,
           q.retry_delay, now_ts;
   END IF;
   IF ready THEN PERFORM aq.wake(q.queue_id); END IF;
   IF waiting THEN PERFORM pg_notify('aq_time', ''); END IF;
+  IF moved_to IS NOT NULL THEN  -- someone may be waiting on the exception queue
+    PERFORM aq.wake(x.id) FROM aq.queues x
+    WHERE x.queue_table_id = q.table_id AND x.queue_name = ANY (moved_to);
+  END IF;
   RETURN n;
 END $$;

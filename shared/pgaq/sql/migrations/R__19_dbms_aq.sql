@@ -3,8 +3,9 @@
 --   CALL dbms_aq.dequeue(queue_name => 's.q', dequeue_options => ROW('APP1', ...)::dbms_aq.dequeue_options_t,
 --                        payload => NULL::s.typ, msgid => NULL);
 -- Dequeue is non-blocking: when nothing qualifies it raises ORA-25228 (end of fetch).
--- IMMEDIATE visibility is the autocommit CALL itself; inside a transaction block the
--- library (pgaq.engine) or the IDAP gateway provide it with a separate transaction.
+-- IMMEDIATE visibility runs the operation in a transaction of its own, as in Oracle: through
+-- the autonomous link (R__81), whatever the caller's transaction does next; refused
+-- (ORA-25236) when dblink is not installed.
 
 CREATE OR REPLACE FUNCTION aq.props_to_json(p dbms_aq.message_properties_t) RETURNS jsonb
 LANGUAGE sql IMMUTABLE AS $$
@@ -45,6 +46,20 @@ BEGIN
   END IF;
 END $$;
 
+-- Resolved names as text the autonomous session reads the same way whatever its search_path.
+CREATE OR REPLACE FUNCTION aq.queue_text(q aq.queue_info) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT quote_ident(q.schema_name) || '.' || quote_ident(q.queue_name) $$;
+
+CREATE OR REPLACE FUNCTION aq.transformation_text(p text) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  tr aq.transformations;
+BEGIN
+  IF p IS NULL THEN RETURN NULL; END IF;
+  tr := aq.resolve_transformation(p);
+  RETURN quote_ident(tr.schema_name) || '.' || quote_ident(tr.name);
+END $$;
+
 CREATE OR REPLACE PROCEDURE dbms_aq.enqueue(
     queue_name text,
     enqueue_options dbms_aq.enqueue_options_t DEFAULT NULL,
@@ -55,15 +70,23 @@ LANGUAGE plpgsql AS $$
 DECLARE
   q aq.queue_info := aq.resolve_queue(queue_name);
   ids bytea[];
+  props jsonb;
+  objs jsonb;
+  raw bytea[];
 BEGIN
   PERFORM aq.check_visibility((enqueue_options).visibility);
   PERFORM aq.check_payload_type(q, (enqueue_options).transformation, pg_typeof(payload)::regtype, false);
+  props := jsonb_build_array(coalesce(aq.props_to_json(message_properties), '{}'));
   IF pg_typeof(payload) = 'bytea'::regtype THEN
-    ids := aq.enqueue_array(queue_name, jsonb_build_array(coalesce(aq.props_to_json(message_properties), '{}')),
-                            NULL, ARRAY[payload::text::bytea], (enqueue_options).transformation);
+    raw := ARRAY[payload::text::bytea];
   ELSE
-    ids := aq.enqueue_array(queue_name, jsonb_build_array(coalesce(aq.props_to_json(message_properties), '{}')),
-                            jsonb_build_array(to_jsonb(payload)), NULL, (enqueue_options).transformation);
+    objs := jsonb_build_array(to_jsonb(payload));
+  END IF;
+  IF aq.check_visibility((enqueue_options).visibility) = 'IMMEDIATE' AND aq.immediate_needs_link() THEN
+    ids := aq.immediate_enqueue(aq.queue_text(q), props, objs, raw,
+                                aq.transformation_text((enqueue_options).transformation));
+  ELSE
+    ids := aq.enqueue_array(queue_name, props, objs, raw, (enqueue_options).transformation);
   END IF;
   msgid := ids[1];
 END $$;
@@ -80,6 +103,8 @@ DECLARE
   q aq.queue_info := aq.resolve_queue(queue_name);
   n integer := coalesce(array_size, cardinality(payload_array));
   props jsonb;
+  objs jsonb;
+  raw bytea[];
   elem_type regtype;
 BEGIN
   PERFORM aq.check_visibility((enqueue_options).visibility);
@@ -91,13 +116,15 @@ BEGIN
   SELECT jsonb_agg(coalesce(aq.props_to_json(message_properties_array[i]), '{}') ORDER BY i)
     INTO props FROM generate_series(1, n) i;
   IF elem_type = 'bytea'::regtype THEN
-    msgid_array := aq.enqueue_array(queue_name, props, NULL,
-                                    (SELECT array_agg(x::text::bytea ORDER BY i) FROM unnest(payload_array) WITH ORDINALITY u(x, i) WHERE i <= n),
-                                    (enqueue_options).transformation);
+    raw := (SELECT array_agg(x::text::bytea ORDER BY i) FROM unnest(payload_array) WITH ORDINALITY u(x, i) WHERE i <= n);
   ELSE
-    msgid_array := aq.enqueue_array(queue_name, props,
-                                    (SELECT jsonb_agg(to_jsonb(x) ORDER BY i) FROM unnest(payload_array) WITH ORDINALITY u(x, i) WHERE i <= n),
-                                    NULL, (enqueue_options).transformation);
+    objs := (SELECT jsonb_agg(to_jsonb(x) ORDER BY i) FROM unnest(payload_array) WITH ORDINALITY u(x, i) WHERE i <= n);
+  END IF;
+  IF aq.check_visibility((enqueue_options).visibility) = 'IMMEDIATE' AND aq.immediate_needs_link() THEN
+    msgid_array := aq.immediate_enqueue(aq.queue_text(q), props, objs, raw,
+                                        aq.transformation_text((enqueue_options).transformation));
+  ELSE
+    msgid_array := aq.enqueue_array(queue_name, props, objs, raw, (enqueue_options).transformation);
   END IF;
 END $$;
 
@@ -136,10 +163,16 @@ BEGIN
     pos := split_part(saved, '|', 1)::bigint[];
     grp := nullif(split_part(saved, '|', 2), '')::bigint;
   END IF;
-  SELECT * INTO d FROM aq.dequeue_array(queue_name, o.consumer_name, o.dequeue_mode, nav, o.msgid,
-                                        o.correlation, o.deq_condition, 1, pos,
-                                        coalesce(o.wait, -1) <> 0, o.transformation, NULL, grp);
-  IF NOT FOUND THEN
+  IF upper(coalesce(o.visibility, 'ON_COMMIT')) = 'IMMEDIATE' AND aq.immediate_needs_link() THEN
+    d := aq.immediate_dequeue(aq.queue_text(q), o.consumer_name, o.dequeue_mode, nav, o.msgid,
+                              o.correlation, o.deq_condition, pos, coalesce(o.wait, -1) <> 0,
+                              aq.transformation_text(o.transformation), grp);
+  ELSE
+    SELECT * INTO d FROM aq.dequeue_array(queue_name, o.consumer_name, o.dequeue_mode, nav, o.msgid,
+                                          o.correlation, o.deq_condition, 1, pos,
+                                          coalesce(o.wait, -1) <> 0, o.transformation, NULL, grp);
+  END IF;
+  IF d.msgid IS NULL THEN
     IF q.message_grouping = 'TRANSACTIONAL' AND nav = 'NEXT_MESSAGE' AND grp IS NOT NULL THEN
       PERFORM aq.err(25235, format('fetched all messages in current transaction from %s.%s',
                                    q.schema_name, q.queue_name), 'P0002');

@@ -15,6 +15,7 @@ DECLARE
   total integer := 0;
   woke text[];
   ids bytea[];
+  free bytea[];
   q aq.queue_info;
   nd timestamptz;
 BEGIN
@@ -99,16 +100,31 @@ BEGIN
 
   -- 3. retention ended: processed messages go (INFINITE = -1 keeps them)
   EXECUTE format($f$
-    WITH due AS (SELECT m.msgid FROM %1$I.%2$I m JOIN aq.queues q
-                   ON q.queue_table_id = %3$s AND q.queue_name = coalesce(m.original_queue_name, m.q_name)
-                   AND q.schema_name = %1$L
-                 WHERE m.state = 2 AND q.retention_time >= 0
-                   AND m.deq_time + make_interval(secs => q.retention_time) <= $1
-                 LIMIT $2 FOR UPDATE OF m SKIP LOCKED),
-         d AS (DELETE FROM %1$I.%2$I m USING due WHERE m.msgid = due.msgid RETURNING 1)
-    SELECT count(*) FROM d
-  $f$, s, qt, t.id) INTO n USING p_now, p_limit;
-  total := total + n;
+    SELECT array_agg(x.msgid) FROM (
+      SELECT m.msgid FROM %1$I.%2$I m JOIN aq.queues q
+        ON q.queue_table_id = %3$s AND q.queue_name = coalesce(m.original_queue_name, m.q_name)
+        AND q.schema_name = %1$L
+      WHERE m.state = 2 AND q.retention_time >= 0
+        AND m.deq_time + make_interval(secs => q.retention_time) <= $1
+      LIMIT $2 FOR UPDATE OF m SKIP LOCKED) x
+  $f$, s, qt, t.id) INTO ids USING p_now, p_limit;
+  IF ids IS NOT NULL AND t.multiple_consumers THEN
+    -- never wait for a recipient row (see aq.lock_free_recipients): a busy message is
+    -- looked at again a second later (on these tables the message's deq_time is only
+    -- the retention clock; each recipient keeps its own)
+    free := aq.lock_free_recipients(s, rt, ids);
+    EXECUTE format($f$
+      UPDATE %1$I.%2$I m SET deq_time = $3 + interval '1 second' - make_interval(secs => q.retention_time)
+      FROM aq.queues q
+      WHERE m.msgid = ANY($1) AND NOT (m.msgid = ANY($2)) AND q.queue_table_id = %3$s
+        AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = %1$L
+    $f$, s, qt, t.id) USING ids, free, p_now;
+    ids := free;
+  END IF;
+  IF ids IS NOT NULL THEN
+    EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY($1)', s, qt) USING ids;
+    total := total + cardinality(ids);
+  END IF;
 
   -- wake the queues' waiters once per queue
   IF woke IS NOT NULL THEN

@@ -1,40 +1,37 @@
--- SQL dequeues rolled back: noted autonomously (dblink), counted by the monitor.
+-- SQL dequeues rolled back: noted autonomously (dblink), counted by the monitor. The note
+-- wakes the monitor (NOTIFY aq_attempt); the dequeuing transaction holds a shared
+-- advisory lock keyed by its id until it ends, so the monitor waits for exactly that end
+-- (no polling) and counts the attempt at once. The monitor's safety poll still settles
+-- whatever a lost notification or a long transaction left.
+
+-- The advisory lock a transaction that noted attempts holds until it ends.
+CREATE OR REPLACE FUNCTION aq.attempt_lock_key(p_xid xid8) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$ SELECT hashtextextended('pgaq dequeue attempt ' || p_xid::text, 0) $$;
 
 CREATE OR REPLACE FUNCTION aq.conn_value(p text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT '''' || replace(replace(p, '\', '\\'), '''', '\''') || '''' $$;
 
 -- Notes that the calling transaction removed p_msgid; a no-op without dblink. Runs as its
--- owner (dblink's connection needs it) but only for a caller who may dequeue the queue.
+-- owner (the link needs it, R__81) but only for a caller who may dequeue the queue.
 CREATE OR REPLACE FUNCTION aq.note_attempt(p_queue_id integer, p_consumer text, p_msgid bytea)
 RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
 DECLARE
-  ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-               WHERE e.extname = 'dblink');
-  caller name := CASE WHEN current_setting('role') IN ('', 'none') THEN session_user
-                      ELSE current_setting('role') END;
+  ext name;
   q aq.queue_info;
-  sockets text := split_part(current_setting('unix_socket_directories'), ',', 1);
-  open boolean;
 BEGIN
-  IF ext IS NULL THEN
+  IF aq.dblink_schema() IS NULL THEN
     RETURN;
   END IF;
   SELECT * INTO q FROM aq.queue_info x WHERE x.queue_id = p_queue_id;
-  IF NOT FOUND OR NOT aq.has_access_as(q, 'DEQUEUE', caller) THEN
+  IF NOT FOUND OR NOT aq.has_access_as(q, 'DEQUEUE', aq.caller_role()) THEN
     RETURN;
   END IF;
+  PERFORM pg_advisory_xact_lock_shared(aq.attempt_lock_key(pg_current_xact_id()));
   BEGIN
-    EXECUTE format('SELECT %L = ANY (coalesce(%I.dblink_get_connections(), ''{}''))', 'aq_attempts', ext)
-      INTO open;
-    IF NOT open THEN
-      EXECUTE format('SELECT %I.dblink_connect(%L, %L)', ext, 'aq_attempts',
-                     'dbname=' || aq.conn_value(current_database()) || ' user=' || aq.conn_value(current_user)
-                     || ' port=' || current_setting('port')
-                     || CASE WHEN btrim(sockets) <> '' THEN ' host=' || aq.conn_value(btrim(sockets)) ELSE '' END);
-    END IF;
+    ext := aq.autonomous_link();
     EXECUTE format('SELECT %I.dblink_exec(%L, %L)', ext, 'aq_attempts',
                    format('INSERT INTO aq.pending_attempts (xid, queue_id, consumer, msgid) '
-                          'VALUES (%L, %s, %L, %L) ON CONFLICT DO NOTHING',
+                          'VALUES (%L, %s, %L, %L) ON CONFLICT DO NOTHING; NOTIFY aq_attempt',
                           pg_current_xact_id(), p_queue_id, coalesce(p_consumer, ''), p_msgid));
   EXCEPTION WHEN OTHERS THEN
     RAISE WARNING 'could not note the dequeue attempt (a rollback will not count it): %', SQLERRM;
@@ -68,3 +65,24 @@ BEGIN
 END $$;
 REVOKE EXECUTE ON FUNCTION aq.settle_pending_attempts() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION aq.settle_pending_attempts() TO aq_administrator_role;
+
+-- The transactions with attempts noted that have not ended yet (whom the monitor waits for).
+CREATE OR REPLACE FUNCTION aq.attempts_in_progress() RETURNS SETOF xid8
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+  SELECT DISTINCT p.xid FROM aq.pending_attempts p WHERE pg_xact_status(p.xid) = 'in progress'
+$$;
+REVOKE EXECUTE ON FUNCTION aq.attempts_in_progress() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.attempts_in_progress() TO aq_administrator_role;
+
+-- Waits (at most p_wait_ms) for transaction p_xid to end, then settles attempts; a
+-- lock timeout (55P03) means it is still running and is left to a later pass.
+CREATE OR REPLACE FUNCTION aq.await_attempts(p_xid xid8, p_wait_ms integer) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+BEGIN
+  PERFORM set_config('lock_timeout', greatest(p_wait_ms, 1)::text || 'ms', true);
+  PERFORM pg_advisory_xact_lock(aq.attempt_lock_key(p_xid));
+  PERFORM set_config('lock_timeout', '0', true);
+  RETURN aq.settle_pending_attempts();
+END $$;
+REVOKE EXECUTE ON FUNCTION aq.await_attempts(xid8, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.await_attempts(xid8, integer) TO aq_administrator_role;

@@ -1,2 +1,3 @@
-SELECT queue_id, queue_name, multiple_consumers, payload_kind, send_fn, recv_fn, send1_fn
+SELECT queue_id, queue_name, multiple_consumers, payload_kind, send_fn, recv_fn, send1_fn,
+       remove_sql, remove_after_sql
 FROM aq.fast_path($1::text)

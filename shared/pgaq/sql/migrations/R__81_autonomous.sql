@@ -1,0 +1,122 @@
+-- Autonomous work for SQL callers. PostgreSQL has no autonomous transactions, so a second
+-- session of the same database (dblink, opened once per session, committed at once)
+-- does what must survive the caller's ROLLBACK: noting a dequeue attempt (R__80) and
+-- IMMEDIATE visibility of dbms_aq.enqueue/dequeue (R__19). The link is a session of the
+-- functions' owner; the work itself runs there under SET LOCAL ROLE of the caller, so
+-- the caller's own privileges decide, and every value travels as a quoted literal.
+
+CREATE OR REPLACE FUNCTION aq.dblink_schema() RETURNS name
+LANGUAGE sql STABLE AS $$
+  SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+  WHERE e.extname = 'dblink'
+$$;
+
+-- The role that called: SET ROLE's, else the session's (current_user is the definer here).
+CREATE OR REPLACE FUNCTION aq.caller_role() RETURNS name
+LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN current_setting('role') IN ('', 'none') THEN session_user
+              ELSE current_setting('role') END::name
+$$;
+
+-- Opens the link if needed; returns dblink's schema, NULL without dblink. Raises when the
+-- link cannot be opened (callers decide whether that is fatal).
+CREATE OR REPLACE FUNCTION aq.autonomous_link() RETURNS name
+LANGUAGE plpgsql AS $$
+DECLARE
+  ext name := aq.dblink_schema();
+  sockets text := btrim(split_part(current_setting('unix_socket_directories'), ',', 1));
+  open boolean;
+BEGIN
+  IF ext IS NULL THEN
+    RETURN NULL;
+  END IF;
+  EXECUTE format('SELECT %L = ANY (coalesce(%I.dblink_get_connections(), ''{}''))', 'aq_attempts', ext)
+    INTO open;
+  IF NOT open THEN
+    EXECUTE format('SELECT %I.dblink_connect(%L, %L)', ext, 'aq_attempts',
+                   'dbname=' || aq.conn_value(current_database()) || ' user=' || aq.conn_value(current_user)
+                   || ' port=' || current_setting('port')
+                   || CASE WHEN sockets <> '' THEN ' host=' || aq.conn_value(sockets) ELSE '' END
+                   || ' application_name=' || aq.conn_value('pgaq autonomous'));
+  END IF;
+  RETURN ext;
+END $$;
+REVOKE ALL ON FUNCTION aq.autonomous_link() FROM PUBLIC;
+
+-- IMMEDIATE always goes through the link. A CALL in autocommit is its own transaction
+-- already, but from inside a procedure a caller's transaction block cannot be told apart
+-- (transaction and statement start times differ or match either way under the extended
+-- and the simple protocol), so without dblink IMMEDIATE is refused rather than silently
+-- joining the caller's transaction.
+CREATE OR REPLACE FUNCTION aq.immediate_needs_link() RETURNS boolean
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF aq.dblink_schema() IS NULL THEN
+    PERFORM aq.err(25236, 'IMMEDIATE visibility from SQL needs the dblink extension (an autonomous '
+                          'transaction), which is not installed; use ON_COMMIT', '0A000');
+  END IF;
+  RETURN true;
+END $$;
+
+-- Runs one query on the link as the caller, in its own transaction; returns its one text
+-- column (NULL when no row). Errors of the remote session are raised here unchanged
+-- (their ORA number and SQLSTATE). A lock the caller's own transaction holds would make
+-- the link wait for ever (the two sessions are one client): lock_timeout bounds it.
+CREATE OR REPLACE FUNCTION aq.autonomous_fetch(p_query text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  ext name;
+  res text;
+BEGIN
+  BEGIN
+    ext := aq.autonomous_link();
+  EXCEPTION WHEN OTHERS THEN
+    PERFORM aq.err(25236, format('IMMEDIATE visibility needs an autonomous session, which could not be opened: %s',
+                                 SQLERRM), '0A000');
+  END;
+  EXECUTE format('SELECT x FROM %I.dblink(%L, %L) AS t(x text)', ext, 'aq_attempts',
+                 format('SET LOCAL ROLE %I; SET LOCAL lock_timeout = %L; %s',
+                        aq.caller_role(),
+                        coalesce(nullif(current_setting('pgaq.autonomous_lock_timeout', true), ''), '10s'),
+                        p_query))
+    INTO res;
+  RETURN res;
+EXCEPTION WHEN lock_not_available THEN
+  PERFORM aq.err(25236, 'IMMEDIATE operation waited for a lock held by the calling transaction '
+                        '(use ON_COMMIT for work on rows this transaction holds)', '55P03');
+END $$;
+REVOKE ALL ON FUNCTION aq.autonomous_fetch(text) FROM PUBLIC;
+
+-- IMMEDIATE enqueue: the arguments of aq.enqueue_array, names already resolved.
+CREATE OR REPLACE FUNCTION aq.immediate_enqueue(p_queue text, p_props jsonb, p_payloads jsonb,
+                                                p_raw bytea[], p_transformation text)
+RETURNS bytea[] LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+BEGIN
+  RETURN aq.autonomous_fetch(format('SELECT aq.enqueue_array(%L, %L::jsonb, %L::jsonb, %L::bytea[], %L)::text',
+                                    p_queue, p_props, p_payloads, p_raw, p_transformation))::bytea[];
+END $$;
+
+-- IMMEDIATE dequeue of one message: the arguments of aq.dequeue_array.
+CREATE OR REPLACE FUNCTION aq.immediate_dequeue(p_queue text, p_consumer text, p_mode text, p_navigation text,
+                                                p_msgid bytea, p_correlation text, p_condition text,
+                                                p_position bigint[], p_wrap boolean, p_transformation text,
+                                                p_group bigint)
+RETURNS aq.dequeued LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+BEGIN
+  RETURN aq.autonomous_fetch(format(
+    'SELECT d::text FROM aq.dequeue_array(%L, %L, %L, %L, %L::bytea, %L, %L, 1, %L::bigint[], %L::boolean, %L, NULL, %L::bigint) d',
+    p_queue, p_consumer, p_mode, p_navigation, p_msgid, p_correlation, p_condition, p_position,
+    p_wrap, p_transformation, p_group))::aq.dequeued;
+END $$;
+
+-- The link is a session of a privileged role: nobody else may reach it by its name.
+DO $do$
+DECLARE
+  f regprocedure;
+BEGIN
+  FOR f IN SELECT p.oid::regprocedure FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
+           JOIN pg_proc p ON p.oid = d.objid
+           WHERE e.extname = 'dblink' AND d.classid = 'pg_proc'::regclass AND d.deptype = 'e' LOOP
+    EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
+  END LOOP;
+END $do$;
