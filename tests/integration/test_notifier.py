@@ -139,7 +139,7 @@ async def start_notifier(db_dsn: str) -> AsyncIterator[Start]:
     async def start(**overrides: Any) -> Running:
         base: dict[str, Any] = {"backoff_base": 0.05, "backoff_max": 0.2, "http_timeout": 2.0,
                                 "smtp_timeout": 5.0, "safety_poll": 1.0, "max_attempts": 5,
-                                "name": f"test-{len(running)}"}
+                                "name": f"test-{len(running)}", "dsn": db_dsn}
         settings = NotifierSettings(**{**base, **overrides})
         pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=10)
         listener = Listener(db_dsn)
@@ -546,6 +546,91 @@ async def test_plsql_callback_runs_as_the_owner(conn: asyncpg.Connection, start_
         await conn.execute(f'DROP ROLE "{owner}"')
 
 
+ESCAPES = r"""
+CREATE TABLE app.guarded (x int);  -- made by the superuser: the owner may not write it
+CREATE TABLE app.later (x int);
+CREATE FUNCTION app.escape_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RESET ROLE;
+  INSERT INTO app.guarded VALUES (99);
+  RETURN NULL;
+END $$;
+"""
+
+ESCAPING_PROC = r"""
+CREATE PROCEDURE app.escape(context bytea, reginfo sys.aq$_reg_info, descr sys.aq$_descriptor,
+                            payload bytea, payloadl integer)
+LANGUAGE plpgsql AS $$
+DECLARE
+  how text := (descr.msg_prop).correlation;
+BEGIN
+  IF how = 'set role' THEN
+    SET ROLE NONE;
+  ELSIF how = 'reset role' THEN
+    RESET ROLE;
+  ELSIF how = 'set_config' THEN
+    PERFORM set_config('role', 'none', false);
+  ELSIF how = 'session' THEN
+    SET SESSION AUTHORIZATION DEFAULT;
+  ELSIF how = 'pg_authid' THEN
+    PERFORM count(*) FROM pg_authid;
+  ELSIF how = 'at commit' THEN
+    -- a deferred trigger fires at COMMIT, after the procedure returned
+    CREATE CONSTRAINT TRIGGER later AFTER INSERT ON app.later DEFERRABLE INITIALLY DEFERRED
+      FOR EACH ROW EXECUTE FUNCTION app.escape_at_commit();
+    INSERT INTO app.later VALUES (1);
+    RETURN;
+  END IF;
+  INSERT INTO app.guarded VALUES (1);
+END $$;
+"""
+
+
+async def test_plsql_callback_cannot_regain_privileges(conn: asyncpg.Connection,
+                                                       start_notifier: Start) -> None:
+    """The notifier logs in as a superuser; a procedure that tries to get back to that
+    login (SET ROLE NONE, RESET ROLE, set_config, SET SESSION AUTHORIZATION, a trigger
+    deferred to the commit) or to read pg_authid fails, and its notification is FAILED at
+    once with the error."""
+    owner = f"app_{uuid.uuid4().hex[:8]}"
+    await conn.execute(f'CREATE ROLE "{owner}"')
+    try:
+        await conn.execute(f'CREATE SCHEMA app AUTHORIZATION "{owner}"')
+        await conn.execute(ESCAPES)
+        await conn.execute(f'ALTER TABLE app.later OWNER TO "{owner}"')
+        await conn.execute(f'ALTER FUNCTION app.escape_at_commit() OWNER TO "{owner}"')
+        await conn.execute(f'SET ROLE "{owner}"')
+        await conn.execute(ESCAPING_PROC)
+        await conn.execute("RESET ROLE")
+        await make_queue(conn, "s.q")
+        await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('DEQUEUE', 's.q', '{owner}')")
+        await conn.execute(f'SET ROLE "{owner}"')
+        await register(conn, "s.q", None, "plsql://app.escape")
+        await conn.execute("RESET ROLE")
+        running = await start_notifier(max_attempts=100)
+        for how in ("set role", "reset role", "set_config", "session", "pg_authid", "at commit"):
+            await Session(conn).enqueue("s.q", b"x", MessageProperties(correlation=how))
+            _, state, error = await running.outcome()
+            assert state == "FAILED", (how, state, error)
+            assert error is not None and "InsufficientPrivilege" in error, (how, error)
+            assert await conn.fetchval("SELECT count(*) FROM app.guarded") == 0, how
+        failed = await conn.fetch("SELECT state, attempts, last_error FROM aq.dba_aq_notifications")
+        assert [(r["state"], r["attempts"]) for r in failed] == [("FAILED", 1)] * 6
+        assert all(r["last_error"] for r in failed)
+        # the procedure still does what its owner may
+        await Session(conn).enqueue("s.q", b"x", MessageProperties(correlation="fine"))
+        _, state, error = await running.outcome()  # app.guarded is not the owner's
+        assert state == "FAILED" and error is not None and "permission denied" in error
+        await conn.execute(f'GRANT INSERT ON app.guarded TO "{owner}"')
+        await Session(conn).enqueue("s.q", b"x", MessageProperties(correlation="fine"))
+        assert (await running.outcome())[1] == "DELIVERED"
+        assert await conn.fetchval("SELECT count(*) FROM app.guarded") == 1
+    finally:
+        await conn.execute("RESET ROLE")
+        await conn.execute(f'DROP OWNED BY "{owner}" CASCADE')
+        await conn.execute(f'DROP ROLE "{owner}"')
+
+
 async def test_missing_procedure_is_retried_until_it_exists(conn: asyncpg.Connection,
                                                             start_notifier: Start) -> None:
     await make_queue(conn, "s.q")
@@ -633,6 +718,74 @@ async def test_registration_rules(conn: asyncpg.Connection, db_dsn: str) -> None
     finally:
         await conn.execute(f'DROP OWNED BY "{role}" CASCADE')
         await conn.execute(f'DROP ROLE "{role}"')
+
+
+async def test_registrations_are_written_by_aq_register_only(conn: asyncpg.Connection, db_dsn: str) -> None:
+    """No direct INSERT or UPDATE on aq.registrations (they would skip the allow list, the
+    dequeue right and the limit), no forged caller, no agent name claimed from SQL."""
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    roles = await make_agent(conn, "JOHN", "pw", ("eve",))
+    role = roles[0]
+    await conn.execute(f'ALTER ROLE "{role}" LOGIN')
+    await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('DEQUEUE', 's.q', '{role}')")
+    qid = await conn.fetchval("SELECT id FROM aq.queues WHERE queue_name = 'q'")
+    eve = await asyncpg.connect(db_dsn.replace("postgres@", f"{role}@"))
+    try:
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await eve.execute("INSERT INTO aq.registrations (queue_id, notify_url) "
+                              "VALUES ($1, 'http://169.254.169.254/latest')", qid)
+        await register(eve, "s.q", None, "http://127.0.0.1:9/mine")
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await eve.execute("UPDATE aq.registrations SET notify_url = 'http://169.254.169.254/'")
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await eve.execute("UPDATE aq.registrations SET owner = 'postgres'")
+        # the registration function proper needs a ticket of the caller's own
+        with pytest.raises(asyncpg.PostgresError, match="ORA-01031"):
+            await eve.fetchval("SELECT aq.register_as(gen_random_uuid(), 's.q', NULL, 'mailto:a@example.com', "
+                               "NULL, 'DATABASE', NULL, 0, 0, NULL, 0)")
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await eve.execute("INSERT INTO aq.register_callers (who) VALUES ('postgres')")
+        # an agent name is the gateway's to give, even for an agent mapped to this role
+        with pytest.raises(asyncpg.PostgresError, match="ORA-01031"):
+            await eve.fetchval("SELECT aq.register('s.q', NULL, 'mailto:a@example.com', p_agent => 'JOHN')")
+        row = await conn.fetchrow("SELECT user_name, agent_name, location_name FROM dba_subscr_registrations")
+        assert tuple(row) == (role, None, "http://127.0.0.1:9/mine")
+    finally:
+        await eve.close()
+        await drop_roles(conn, roles)
+
+
+async def test_registration_limit_holds_under_concurrency(conn: asyncpg.Connection, db_dsn: str) -> None:
+    """Ten connections register at once for the same role with a limit of three: three
+    succeed. The queue row is held locked so that every call is under way before any can
+    finish (unlocked, all ten counted none and all got in)."""
+    await make_queue(conn, "s.q")
+    await conn.execute("CALL aq.set_max_registrations(3)")
+    qid = await conn.fetchval("SELECT id FROM aq.queues WHERE queue_name = 'q'")
+    conns = [await asyncpg.connect(db_dsn) for _ in range(10)]
+    try:
+        pids = [c.get_server_pid() for c in conns]
+        holder = conn.transaction()
+        await holder.start()
+        await conn.execute("SELECT 1 FROM aq.queues WHERE id = $1 FOR UPDATE", qid)
+        calls = [asyncio.create_task(c.fetchval("SELECT aq.register('s.q', NULL, $1)",
+                                                f"mailto:r{i}@example.com"))
+                 for i, c in enumerate(conns)]
+        # every call waits for a lock (the row, or the per-role one); nothing announces that
+        async with asyncio.timeout(20):
+            waiting = "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1) AND wait_event_type = 'Lock'"
+            while await conn.fetchval(waiting, pids) < len(conns):  # noqa: ASYNC110
+                await asyncio.sleep(0.02)
+        await holder.commit()
+        results = await asyncio.gather(*calls, return_exceptions=True)
+        ok = [r for r in results if not isinstance(r, BaseException)]
+        refused = [r for r in results if isinstance(r, asyncpg.PostgresError) and "ORA-24951" in str(r)]
+        assert (len(ok), len(refused)) == (3, 7), results
+        assert await conn.fetchval("SELECT count(*) FROM aq.registrations") == 3
+    finally:
+        for c in conns:
+            await c.close()
 
 
 async def test_register_over_idap_then_publish(conn: asyncpg.Connection, db_dsn: str, receiver: Receiver,
