@@ -7,6 +7,7 @@ import asyncio
 import email
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,18 +67,26 @@ class Receiver:
         return await asyncio.wait_for(self.hits.get(), timeout)
 
 
-@pytest.fixture
-async def receiver() -> AsyncIterator[Receiver]:
+@asynccontextmanager
+async def serving(host: str = "127.0.0.1") -> AsyncIterator[Receiver]:
     rec = Receiver()
     app = web.Application()
     app.router.add_post("/{tail:.*}", rec.handle)
     runner = web.AppRunner(app, handler_cancellation=True)
     await runner.setup()
     port = free_port()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    rec.url = f"http://127.0.0.1:{port}"
-    yield rec
-    await runner.cleanup()
+    await web.TCPSite(runner, host, port).start()
+    rec.url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    try:
+        yield rec
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[Receiver]:
+    async with serving() as rec:
+        yield rec
 
 
 class Mailbox:
@@ -313,6 +322,53 @@ async def test_a_hanging_endpoint_does_not_delay_others(conn: asyncpg.Connection
         fast_hits += hit.path == "/fast"
     states = [await running.until("DELIVERED") for _ in range(4)]
     assert len(states) == 4
+
+
+async def test_ip_literals_are_checked_when_delivering(conn: asyncpg.Connection,
+                                                      start_notifier: Start) -> None:
+    """aiohttp connects to IP literals without asking the resolver, where host names are
+    checked: literals are checked before connecting, against the list as it is now, an
+    IPv4-mapped IPv6 address as its IPv4 address, and odd numeric hosts not at all."""
+    await make_queue(conn, "s.q")
+    await allow(conn, "127.0.0.1")
+    await allow(conn, "::1")
+    async with serving("127.0.0.1") as v4, serving("::1") as v6:
+        mapped = v4.url.replace("127.0.0.1", "[::ffff:127.0.0.1]")
+        for url in (f"{v4.url}/v4", f"{v6.url}/v6", f"{mapped}/mapped"):
+            await register(conn, "s.q", None, url)
+        running = await start_notifier(max_attempts=100)
+        await Session(conn).enqueue("s.q", b"1")
+        assert {(await running.outcome())[1] for _ in range(3)} == {"DELIVERED"}
+        assert sorted([(await v4.next()).path, (await v4.next()).path, (await v6.next()).path]) == [
+            "/mapped", "/v4", "/v6"]
+        # the operator changes their mind: nothing reaches those addresses any more
+        await conn.execute("CALL aq.remove_notification_host('127.0.0.1')")
+        await conn.execute("CALL aq.allow_notification_host('::/0')")
+        await conn.execute("CALL aq.deny_notification_host('127.0.0.0/8')")
+        await conn.execute("CALL aq.deny_notification_host('::1')")
+        await running.notifier.housekeep()  # re-reads the list
+        await Session(conn).enqueue("s.q", b"2")
+        outcomes = [await running.outcome() for _ in range(3)]
+        assert [o[1] for o in outcomes] == ["FAILED"] * 3, outcomes
+        assert all(o[2] is not None and "may not go to" in o[2] for o in outcomes)
+        # and numeric hosts that are not dotted quads are refused when registering...
+        for odd in ("2130706433", "0x7f.1", "127.1", "0177.0.0.1"):
+            with pytest.raises(asyncpg.PostgresError, match="ORA-24940"):
+                await register(conn, "s.q", None, v4.url.replace("127.0.0.1", odd) + "/odd")
+        with pytest.raises(asyncpg.PostgresError, match="ORA-24950"):  # mapped: judged as 127.0.0.1
+            await register(conn, "s.q", None, f"{mapped}/again")
+        # ... and when delivering (a row from before this rule)
+        await conn.execute("CALL aq.allow_notification_host('127.0.0.0/8')")
+        await conn.execute("CALL aq.allow_notification_host('*.1')")
+        await running.notifier.housekeep()
+        for odd in ("2130706433", "0x7f.1"):
+            url = v4.url.replace("127.0.0.1", odd) + "/odd"
+            await conn.execute("INSERT INTO aq.notifications (queue_name, reg_name, url, dest_key, owner) "
+                               "VALUES ('s.q', 's.q', $1, $1, current_user)", url)
+            await conn.execute("SELECT pg_notify('aq_notify', '')")
+            _, state, error = await running.outcome()
+            assert state == "FAILED" and error is not None and "dotted quads" in error
+        assert v4.hits.empty() and v6.hits.empty()
 
 
 async def test_raw_payload_delivery_and_raw_presentation(conn: asyncpg.Connection, receiver: Receiver,

@@ -17,6 +17,7 @@ from typing import Any
 import aiohttp
 import aiosmtplib
 import asyncpg
+from yarl import URL
 
 from ..queries import load
 from .acl import GuardedResolver, HostRules
@@ -60,6 +61,9 @@ class HttpSender:
         return self._http
 
     async def send(self, n: Notification) -> None:
+        refused = self._rules().literal_refusal(URL(n.url).host or "")
+        if refused is not None:
+            raise DeliveryError(refused, permanent=True)
         headers = _headers(n)
         if n.presentation == "RAW":
             body = n.payload or b""

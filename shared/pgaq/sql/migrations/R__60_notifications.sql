@@ -41,6 +41,19 @@ BEGIN
   IF m IS NOT NULL THEN
     scheme := lower(m[1]);
     host := lower(btrim(m[2], '[]'));
+    -- IP literals: valid ones only, and IPv4 only as dotted quads (resolvers read
+    -- 2130706433, 0x7f.1 or 127.1 as addresses, past a list that speaks of names)
+    IF host LIKE '%:%' THEN
+      BEGIN
+        PERFORM host::inet;
+      EXCEPTION WHEN invalid_text_representation THEN
+        PERFORM aq.err(24940, format('invalid notify_url %s: bad IPv6 address', quote_literal(left(url, 100))), '22023');
+      END;
+    ELSIF substring(host FROM '[^.]*$') ~ '^([0-9]+|0x[0-9a-f]*)$'
+          AND host !~ '^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$' THEN
+      PERFORM aq.err(24940, format('invalid notify_url %s: write IPv4 addresses as dotted quads (a.b.c.d)',
+                                   quote_literal(left(url, 100))), '22023');
+    END IF;
     port := coalesce(m[5]::integer, CASE scheme WHEN 'https' THEN 443 ELSE 80 END);
     IF port < 1 OR port > 65535 THEN
       PERFORM aq.err(24940, format('invalid notify_url %s: port out of range', quote_literal(left(url, 100))), '22023');
@@ -78,10 +91,14 @@ LANGUAGE sql IMMUTABLE AS $$ SELECT (aq.parse_notify_url(p_url)).dest_key $$;
 -- entry matches and no deny entry does. Patterns: `name`, `*.domain`, `ip`, `cidr`.
 CREATE OR REPLACE FUNCTION aq.notification_host_allowed(p_host text) RETURNS boolean
 LANGUAGE sql STABLE AS $$
-  WITH h AS (
+  WITH lit AS (
     SELECT lower(p_host) AS name,
-           CASE WHEN p_host ~ '^[0-9.]+$' OR p_host ~ '^[0-9A-Fa-f:.]+$' AND p_host LIKE '%:%'
+           CASE WHEN p_host ~ '^[0-9]{1,3}(\.[0-9]{1,3}){3}$' OR p_host ~ '^[0-9A-Fa-f:.]+$' AND p_host LIKE '%:%'
                 THEN p_host::inet END AS ip
+  ), h AS (  -- an IPv4-mapped IPv6 address is judged as the IPv4 address it is
+    SELECT name, CASE WHEN family(ip) = 6 AND ip <<= '::ffff:0:0/96'::inet
+                      THEN regexp_replace(host(ip), '^::ffff:', '')::inet ELSE ip END AS ip
+    FROM lit
   ), matches AS (
     SELECT e.allow FROM aq.notification_hosts e, h
     WHERE e.pattern = h.name
