@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import email
+import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -95,11 +96,14 @@ class Mailbox:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.got: asyncio.Queue[email.message.Message] = asyncio.Queue()
+        self.release_slow = threading.Event()  # `slow*@` recipients wait for it
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
                           rcpt_options: Any) -> str:
         if address.startswith("refuse"):
             return "550 5.1.1 no such user"
+        if address.startswith("slow"):
+            await asyncio.get_running_loop().run_in_executor(None, self.release_slow.wait)
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
@@ -116,6 +120,7 @@ async def smtp() -> AsyncIterator[tuple[int, Mailbox]]:
     controller = Controller(box, hostname="127.0.0.1", port=port)
     await asyncio.to_thread(controller.start)
     yield port, box
+    box.release_slow.set()
     await asyncio.to_thread(controller.stop)
 
 
@@ -699,6 +704,87 @@ async def test_missing_procedure_is_retried_until_it_exists(conn: asyncpg.Connec
     await conn.execute(PROC)
     await running.until("DELIVERED")
     assert await conn.fetchval("SELECT count(*) FROM app.log") == 1
+
+
+SLOW_PROCS = r"""
+CREATE TABLE app.done (who text);
+CREATE PROCEDURE app.slow(context bytea, reginfo sys.aq$_reg_info, descr sys.aq$_descriptor,
+                          payload bytea, payloadl integer)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(42);  -- the test holds it
+  INSERT INTO app.done VALUES ('slow');
+END $$;
+CREATE PROCEDURE app.fast(context bytea, reginfo sys.aq$_reg_info, descr sys.aq$_descriptor,
+                          payload bytea, payloadl integer)
+LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO app.done VALUES ('fast');
+END $$;
+CREATE PROCEDURE app.hang(context bytea, reginfo sys.aq$_reg_info, descr sys.aq$_descriptor,
+                          payload bytea, payloadl integer)
+LANGUAGE plpgsql AS $$
+BEGIN
+  SET statement_timeout = 0;
+  LOOP
+    BEGIN
+      PERFORM pg_sleep(60);
+    EXCEPTION WHEN query_canceled THEN
+      NULL;  -- shrugs off the cancel
+    END;
+  END LOOP;
+END $$;
+"""
+
+
+async def test_slow_destinations_do_not_delay_fast_ones(conn: asyncpg.Connection, receiver: Receiver,
+                                                       smtp: tuple[int, Mailbox],
+                                                       start_notifier: Start) -> None:
+    """Twelve calls of a blocked procedure, one that ignores cancels, and mail to a
+    recipient the SMTP server sits on: a fast procedure, an HTTP receiver and other mail
+    are served meanwhile; the slow ones are held to their timeouts."""
+    port, box = smtp
+    await conn.execute("CALL dbms_aqelm.set_mailhost('127.0.0.1')")
+    await conn.execute("CALL dbms_aqelm.set_mailport($1)", port)
+    await conn.execute("CREATE SCHEMA app")
+    await conn.execute(SLOW_PROCS)
+    await allow(conn)
+    for q in ("s.slow", "s.hang", "s.mail", "s.fast"):
+        await make_queue(conn, q, q + "_t")
+    await register(conn, "s.slow", None, "plsql://app.slow")
+    await register(conn, "s.hang", None, "plsql://app.hang")
+    await register(conn, "s.mail", None, "mailto:slow@example.com")
+    for url in ("plsql://app.fast", "mailto:fast@example.com", f"{receiver.url}/fast"):
+        await register(conn, "s.fast", None, url)
+    await conn.execute("SELECT pg_advisory_lock(42)")
+    running = await start_notifier(plsql_timeout=3.0, smtp_timeout=3.0, plsql_per_destination=2,
+                                   plsql_connections=4, smtp_connections=2, max_attempts=100)
+    for _ in range(12):
+        await Session(conn).enqueue("s.slow", b"s")
+    await Session(conn).enqueue("s.hang", b"h")
+    await Session(conn).enqueue("s.mail", b"m")
+    await Session(conn).enqueue("s.fast", b"f")
+    fast = {r["id"] for r in await conn.fetch(
+        "SELECT id FROM aq.notifications WHERE queue_name = 's.fast'")}
+    first = [await running.outcome(timeout=2.5) for _ in range(3)]  # before any timeout
+    assert {(i, state) for i, state, _ in first} == {(i, "DELIVERED") for i in fast}
+    assert await conn.fetchval("SELECT array_agg(who) FROM app.done") == ["fast"]
+    assert (await receiver.next()).path == "/fast"
+    assert (await box.got.get())["To"] == "fast@example.com"
+    await conn.execute("SELECT pg_advisory_unlock(42)")
+    # the slow procedure's calls go through; the hanging one and the mail are cut off at
+    # their timeouts (and not retried here)
+    delivered, late = 0, []
+    while delivered < 12 or len(late) < 2:
+        i, state, error = await running.outcome(timeout=10.0)
+        if state == "DELIVERED":
+            delivered += 1
+            continue
+        assert state == "PENDING" and error is not None and "within 3 s" in error, error
+        late.append(error)
+        await conn.execute("DELETE FROM aq.notifications WHERE id = $1", i)
+    assert sorted(e.split()[1] for e in late) == ["SMTP", "procedure"]
+    assert await conn.fetchval("SELECT count(*) FROM app.done WHERE who = 'slow'") == 12
 
 
 # -- registrations: forms, rules and bad input ------------------------------------------

@@ -200,25 +200,40 @@ class PlsqlSender:
     async def _call(self, c: asyncpg.Connection, n: Notification, runner: str,
                     now: Callable[[], object]) -> None:
         limit = self.settings.plsql_timeout
+        pid = c.get_server_pid()
+        killed = asyncio.Event()
+
+        async def watchdog() -> None:
+            # the procedure may turn statement_timeout off and shrug off the client's cancel
+            # (EXCEPTION WHEN query_canceled): past the limit its backend is ended
+            await asyncio.sleep(limit + 1.0)
+            killed.set()
+            async with self.pool.acquire() as admin:
+                await admin.execute(load("notify_plsql_terminate"), pid)
+
+        guard = asyncio.create_task(watchdog(), name=f"plsql-watchdog:{n.id}")
         try:
             async with c.transaction():
                 await c.execute(load("notify_plsql_timeout"), str(int(limit * 1000)))
-                # the procedure may turn statement_timeout off: the client's timeout holds
                 await c.execute(load("notify_plsql_invoke"), runner, n.id, self.claimer, timeout=limit)
                 await c.execute(load("notify_plsql_delivered"), n.id, self.claimer, now())
-        except TimeoutError as exc:
-            # a procedure that swallows the cancel is ended with its backend
-            async with self.pool.acquire() as admin:
-                await admin.execute(load("notify_plsql_terminate"), c.get_server_pid())
-            c.terminate()
-            raise DeliveryError(f"the procedure did not finish within {limit:g} s") from exc
+        except (TimeoutError, asyncpg.InterfaceError, asyncpg.PostgresError, OSError) as exc:
+            if isinstance(exc, TimeoutError) or killed.is_set():
+                raise DeliveryError(f"the procedure did not finish within {limit:g} s") from exc
+            raise
         finally:
-            if not c.is_closed():
+            guard.cancel()
+            await asyncio.gather(guard, return_exceptions=True)
+            if not killed.is_set():
                 try:
                     await c.execute(load("notify_plsql_reset"))
                 except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
-                    c.terminate()
+                    pass  # a broken connection: the pool replaces it
 
     async def close(self) -> None:
+        """Shutdown: a call cut off by the drain may hold its connection; it is not waited for."""
         if self._callers is not None:
-            await self._callers.close()
+            try:
+                await asyncio.wait_for(self._callers.close(), 5.0)
+            except TimeoutError:
+                self._callers.terminate()
