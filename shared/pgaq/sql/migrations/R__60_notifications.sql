@@ -227,6 +227,8 @@ BEGIN
   IF who IS NULL THEN
     PERFORM aq.err(1031, 'insufficient privileges: call aq.register or dbms_aq.register', '42501');
   END IF;
+  -- tickets committed without a registration (inserted by hand) go
+  DELETE FROM aq.register_callers c WHERE pg_xact_status(c.xid) IS DISTINCT FROM 'in progress';
   admin := pg_has_role(who, 'aq_administrator_role', 'MEMBER')
            OR coalesce((SELECT rolsuper FROM pg_roles WHERE rolname = who), false);
   IF p_agent IS NOT NULL THEN
