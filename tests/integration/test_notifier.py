@@ -686,6 +686,17 @@ async def test_plsql_callback_cannot_regain_privileges(conn: asyncpg.Connection,
         await Session(conn).enqueue("s.q", b"x", MessageProperties(correlation="fine"))
         assert (await running.outcome())[1] == "DELIVERED"
         assert await conn.fetchval("SELECT count(*) FROM app.guarded") == 1
+        # the owner cannot reach its trampoline to change it; one changed anyway is remade
+        runner = f"aq_callbacks.run_{await conn.fetchval('SELECT oid FROM pg_roles WHERE rolname = $1', owner)}"
+        await conn.execute(f'SET ROLE "{owner}"')
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await conn.execute(f"ALTER FUNCTION {runner}(uuid, text) SECURITY INVOKER")
+        await conn.execute("RESET ROLE")
+        await conn.execute(f"ALTER FUNCTION {runner}(uuid, text) SECURITY INVOKER")
+        await Session(conn).enqueue("s.q", b"x", MessageProperties(correlation="fine"))
+        assert (await running.outcome())[1] == "DELIVERED"
+        assert await conn.fetchval(f"SELECT prosecdef FROM pg_proc WHERE oid = '{runner}'::regproc")
+        assert await conn.fetchval("SELECT count(*) FROM app.guarded") == 2
     finally:
         await conn.execute("RESET ROLE")
         await conn.execute(f'DROP OWNED BY "{owner}" CASCADE')
