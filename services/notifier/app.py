@@ -17,5 +17,6 @@ def main() -> None:
     async def loop(pool: asyncpg.Pool, listener: Listener, stop: asyncio.Event) -> None:
         await Notifier(pool, listener, settings).run(stop)
 
-    # deliveries to plsql:// hold a connection each; the rest are short statements
-    main_of("notifier", loop, pool_max=max(4, settings.per_destination + 2))
+    # short statements only: plsql:// procedures run on the callback login's own
+    # connections (PGAQ_NOTIFY_PLSQL_CONNECTIONS)
+    main_of("notifier", loop, pool_max=8)

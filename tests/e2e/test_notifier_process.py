@@ -69,3 +69,44 @@ async def test_killed_mid_delivery_resends_with_the_same_id(db_dsn: str) -> None
                 await asyncio.wait_for(p.wait(), 30)
         await c.close()
         await runner.cleanup()
+
+
+async def test_plsql_callback_from_the_service_runs_as_the_owner(db_dsn: str) -> None:
+    """The service derives the callback login from PGAQ_DSN by itself; the procedure runs as
+    the registration's owner on that login, and says so with a NOTIFY at its commit."""
+    owner = f"own_{os.getpid()}"
+    c = await asyncpg.connect(db_dsn)
+    done: asyncio.Queue[str] = asyncio.Queue()
+    await c.add_listener("cb_done", lambda *a: done.put_nowait(a[3]))
+    env = {**os.environ, "PGAQ_DSN": db_dsn, "PGAQ_LOG_LEVEL": "WARNING"}
+    proc = None
+    try:
+        await c.execute(f'CREATE ROLE "{owner}"')
+        await c.execute(f"""
+            CREATE SCHEMA cb AUTHORIZATION "{owner}";
+            CREATE SCHEMA k;
+            CALL dbms_aqadm.create_queue_table('k.qt', 'RAW');
+            CALL dbms_aqadm.create_queue('k.q', 'k.qt'); CALL dbms_aqadm.start_queue('k.q');
+            CALL dbms_aqadm.grant_queue_privilege('DEQUEUE', 'k.q', '{owner}');
+            SET ROLE "{owner}";
+            CREATE PROCEDURE cb.note(context bytea, reginfo sys.aq$_reg_info, descr sys.aq$_descriptor,
+                                     payload bytea, payloadl integer)
+            LANGUAGE plpgsql AS $$
+            BEGIN
+              PERFORM pg_notify('cb_done', current_user || ' ' || session_user);
+            END $$;
+            SELECT aq.register('k.q', NULL, 'plsql://cb.note');
+            RESET ROLE;
+        """)
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "pgaq_services.notifier", env=env)
+        await Session(c).enqueue("k.q", b"x")
+        who, login = (await asyncio.wait_for(done.get(), 30)).split()
+        assert who == owner and login.startswith("aq_cb_")
+    finally:
+        if proc is not None and proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(proc.wait(), 30)
+        await c.execute("RESET ROLE")
+        await c.execute(f'DROP OWNED BY "{owner}" CASCADE')
+        await c.execute(f'DROP ROLE "{owner}"')
+        await c.close()

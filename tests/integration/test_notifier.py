@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import email
+import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,18 +68,26 @@ class Receiver:
         return await asyncio.wait_for(self.hits.get(), timeout)
 
 
-@pytest.fixture
-async def receiver() -> AsyncIterator[Receiver]:
+@asynccontextmanager
+async def serving(host: str = "127.0.0.1") -> AsyncIterator[Receiver]:
     rec = Receiver()
     app = web.Application()
     app.router.add_post("/{tail:.*}", rec.handle)
     runner = web.AppRunner(app, handler_cancellation=True)
     await runner.setup()
     port = free_port()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    rec.url = f"http://127.0.0.1:{port}"
-    yield rec
-    await runner.cleanup()
+    await web.TCPSite(runner, host, port).start()
+    rec.url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    try:
+        yield rec
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[Receiver]:
+    async with serving() as rec:
+        yield rec
 
 
 class Mailbox:
@@ -86,11 +96,14 @@ class Mailbox:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.got: asyncio.Queue[email.message.Message] = asyncio.Queue()
+        self.release_slow = threading.Event()  # `slow*@` recipients wait for it
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
                           rcpt_options: Any) -> str:
         if address.startswith("refuse"):
             return "550 5.1.1 no such user"
+        if address.startswith("slow"):
+            await asyncio.get_running_loop().run_in_executor(None, self.release_slow.wait)
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
@@ -107,6 +120,7 @@ async def smtp() -> AsyncIterator[tuple[int, Mailbox]]:
     controller = Controller(box, hostname="127.0.0.1", port=port)
     await asyncio.to_thread(controller.start)
     yield port, box
+    box.release_slow.set()
     await asyncio.to_thread(controller.stop)
 
 
@@ -139,7 +153,7 @@ async def start_notifier(db_dsn: str) -> AsyncIterator[Start]:
     async def start(**overrides: Any) -> Running:
         base: dict[str, Any] = {"backoff_base": 0.05, "backoff_max": 0.2, "http_timeout": 2.0,
                                 "smtp_timeout": 5.0, "safety_poll": 1.0, "max_attempts": 5,
-                                "name": f"test-{len(running)}"}
+                                "name": f"test-{len(running)}", "dsn": db_dsn}
         settings = NotifierSettings(**{**base, **overrides})
         pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=10)
         listener = Listener(db_dsn)
@@ -313,6 +327,53 @@ async def test_a_hanging_endpoint_does_not_delay_others(conn: asyncpg.Connection
         fast_hits += hit.path == "/fast"
     states = [await running.until("DELIVERED") for _ in range(4)]
     assert len(states) == 4
+
+
+async def test_ip_literals_are_checked_when_delivering(conn: asyncpg.Connection,
+                                                      start_notifier: Start) -> None:
+    """aiohttp connects to IP literals without asking the resolver, where host names are
+    checked: literals are checked before connecting, against the list as it is now, an
+    IPv4-mapped IPv6 address as its IPv4 address, and odd numeric hosts not at all."""
+    await make_queue(conn, "s.q")
+    await allow(conn, "127.0.0.1")
+    await allow(conn, "::1")
+    async with serving("127.0.0.1") as v4, serving("::1") as v6:
+        mapped = v4.url.replace("127.0.0.1", "[::ffff:127.0.0.1]")
+        for url in (f"{v4.url}/v4", f"{v6.url}/v6", f"{mapped}/mapped"):
+            await register(conn, "s.q", None, url)
+        running = await start_notifier(max_attempts=100)
+        await Session(conn).enqueue("s.q", b"1")
+        assert {(await running.outcome())[1] for _ in range(3)} == {"DELIVERED"}
+        assert sorted([(await v4.next()).path, (await v4.next()).path, (await v6.next()).path]) == [
+            "/mapped", "/v4", "/v6"]
+        # the operator changes their mind: nothing reaches those addresses any more
+        await conn.execute("CALL aq.remove_notification_host('127.0.0.1')")
+        await conn.execute("CALL aq.allow_notification_host('::/0')")
+        await conn.execute("CALL aq.deny_notification_host('127.0.0.0/8')")
+        await conn.execute("CALL aq.deny_notification_host('::1')")
+        await running.notifier.housekeep()  # re-reads the list
+        await Session(conn).enqueue("s.q", b"2")
+        outcomes = [await running.outcome() for _ in range(3)]
+        assert [o[1] for o in outcomes] == ["FAILED"] * 3, outcomes
+        assert all(o[2] is not None and "may not go to" in o[2] for o in outcomes)
+        # and numeric hosts that are not dotted quads are refused when registering...
+        for odd in ("2130706433", "0x7f.1", "127.1", "0177.0.0.1"):
+            with pytest.raises(asyncpg.PostgresError, match="ORA-24940"):
+                await register(conn, "s.q", None, v4.url.replace("127.0.0.1", odd) + "/odd")
+        with pytest.raises(asyncpg.PostgresError, match="ORA-24950"):  # mapped: judged as 127.0.0.1
+            await register(conn, "s.q", None, f"{mapped}/again")
+        # ... and when delivering (a row from before this rule)
+        await conn.execute("CALL aq.allow_notification_host('127.0.0.0/8')")
+        await conn.execute("CALL aq.allow_notification_host('*.1')")
+        await running.notifier.housekeep()
+        for odd in ("2130706433", "0x7f.1"):
+            url = v4.url.replace("127.0.0.1", odd) + "/odd"
+            await conn.execute("INSERT INTO aq.notifications (queue_name, reg_name, url, dest_key, owner) "
+                               "VALUES ('s.q', 's.q', $1, $1, current_user)", url)
+            await conn.execute("SELECT pg_notify('aq_notify', '')")
+            _, state, error = await running.outcome()
+            assert state == "FAILED" and error is not None and "dotted quads" in error
+        assert v4.hits.empty() and v6.hits.empty()
 
 
 async def test_raw_payload_delivery_and_raw_presentation(conn: asyncpg.Connection, receiver: Receiver,
@@ -546,6 +607,102 @@ async def test_plsql_callback_runs_as_the_owner(conn: asyncpg.Connection, start_
         await conn.execute(f'DROP ROLE "{owner}"')
 
 
+ESCAPES = r"""
+CREATE TABLE app.guarded (x int);  -- made by the superuser: the owner may not write it
+CREATE TABLE app.later (x int);
+CREATE FUNCTION app.escape_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RESET ROLE;
+  INSERT INTO app.guarded VALUES (99);
+  RETURN NULL;
+END $$;
+"""
+
+ESCAPING_PROC = r"""
+CREATE PROCEDURE app.escape(context bytea, reginfo sys.aq$_reg_info, descr sys.aq$_descriptor,
+                            payload bytea, payloadl integer)
+LANGUAGE plpgsql AS $$
+DECLARE
+  how text := (descr.msg_prop).correlation;
+BEGIN
+  IF how = 'set role' THEN
+    SET ROLE NONE;
+  ELSIF how = 'reset role' THEN
+    RESET ROLE;
+  ELSIF how = 'set_config' THEN
+    PERFORM set_config('role', 'none', false);
+  ELSIF how = 'session' THEN
+    SET SESSION AUTHORIZATION DEFAULT;
+  ELSIF how = 'pg_authid' THEN
+    PERFORM count(*) FROM pg_authid;
+  ELSIF how = 'at commit' THEN
+    -- a deferred trigger fires at COMMIT, after the procedure returned
+    CREATE CONSTRAINT TRIGGER later AFTER INSERT ON app.later DEFERRABLE INITIALLY DEFERRED
+      FOR EACH ROW EXECUTE FUNCTION app.escape_at_commit();
+    INSERT INTO app.later VALUES (1);
+    RETURN;
+  END IF;
+  INSERT INTO app.guarded VALUES (1);
+END $$;
+"""
+
+
+async def test_plsql_callback_cannot_regain_privileges(conn: asyncpg.Connection,
+                                                       start_notifier: Start) -> None:
+    """The notifier logs in as a superuser; a procedure that tries to get back to that
+    login (SET ROLE NONE, RESET ROLE, set_config, SET SESSION AUTHORIZATION, a trigger
+    deferred to the commit) or to read pg_authid fails, and its notification is FAILED at
+    once with the error."""
+    owner = f"app_{uuid.uuid4().hex[:8]}"
+    await conn.execute(f'CREATE ROLE "{owner}"')
+    try:
+        await conn.execute(f'CREATE SCHEMA app AUTHORIZATION "{owner}"')
+        await conn.execute(ESCAPES)
+        await conn.execute(f'ALTER TABLE app.later OWNER TO "{owner}"')
+        await conn.execute(f'ALTER FUNCTION app.escape_at_commit() OWNER TO "{owner}"')
+        await conn.execute(f'SET ROLE "{owner}"')
+        await conn.execute(ESCAPING_PROC)
+        await conn.execute("RESET ROLE")
+        await make_queue(conn, "s.q")
+        await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('DEQUEUE', 's.q', '{owner}')")
+        await conn.execute(f'SET ROLE "{owner}"')
+        await register(conn, "s.q", None, "plsql://app.escape")
+        await conn.execute("RESET ROLE")
+        running = await start_notifier(max_attempts=100)
+        for how in ("set role", "reset role", "set_config", "session", "pg_authid", "at commit"):
+            await Session(conn).enqueue("s.q", b"x", MessageProperties(correlation=how))
+            _, state, error = await running.outcome()
+            assert state == "FAILED", (how, state, error)
+            assert error is not None and "InsufficientPrivilege" in error, (how, error)
+            assert await conn.fetchval("SELECT count(*) FROM app.guarded") == 0, how
+        failed = await conn.fetch("SELECT state, attempts, last_error FROM aq.dba_aq_notifications")
+        assert [(r["state"], r["attempts"]) for r in failed] == [("FAILED", 1)] * 6
+        assert all(r["last_error"] for r in failed)
+        # the procedure still does what its owner may
+        await Session(conn).enqueue("s.q", b"x", MessageProperties(correlation="fine"))
+        _, state, error = await running.outcome()  # app.guarded is not the owner's
+        assert state == "FAILED" and error is not None and "permission denied" in error
+        await conn.execute(f'GRANT INSERT ON app.guarded TO "{owner}"')
+        await Session(conn).enqueue("s.q", b"x", MessageProperties(correlation="fine"))
+        assert (await running.outcome())[1] == "DELIVERED"
+        assert await conn.fetchval("SELECT count(*) FROM app.guarded") == 1
+        # the owner cannot reach its trampoline to change it; one changed anyway is remade
+        runner = f"aq_callbacks.run_{await conn.fetchval('SELECT oid FROM pg_roles WHERE rolname = $1', owner)}"
+        await conn.execute(f'SET ROLE "{owner}"')
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await conn.execute(f"ALTER FUNCTION {runner}(uuid, text) SECURITY INVOKER")
+        await conn.execute("RESET ROLE")
+        await conn.execute(f"ALTER FUNCTION {runner}(uuid, text) SECURITY INVOKER")
+        await Session(conn).enqueue("s.q", b"x", MessageProperties(correlation="fine"))
+        assert (await running.outcome())[1] == "DELIVERED"
+        assert await conn.fetchval(f"SELECT prosecdef FROM pg_proc WHERE oid = '{runner}'::regproc")
+        assert await conn.fetchval("SELECT count(*) FROM app.guarded") == 2
+    finally:
+        await conn.execute("RESET ROLE")
+        await conn.execute(f'DROP OWNED BY "{owner}" CASCADE')
+        await conn.execute(f'DROP ROLE "{owner}"')
+
+
 async def test_missing_procedure_is_retried_until_it_exists(conn: asyncpg.Connection,
                                                             start_notifier: Start) -> None:
     await make_queue(conn, "s.q")
@@ -558,6 +715,87 @@ async def test_missing_procedure_is_retried_until_it_exists(conn: asyncpg.Connec
     await conn.execute(PROC)
     await running.until("DELIVERED")
     assert await conn.fetchval("SELECT count(*) FROM app.log") == 1
+
+
+SLOW_PROCS = r"""
+CREATE TABLE app.done (who text);
+CREATE PROCEDURE app.slow(context bytea, reginfo sys.aq$_reg_info, descr sys.aq$_descriptor,
+                          payload bytea, payloadl integer)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(42);  -- the test holds it
+  INSERT INTO app.done VALUES ('slow');
+END $$;
+CREATE PROCEDURE app.fast(context bytea, reginfo sys.aq$_reg_info, descr sys.aq$_descriptor,
+                          payload bytea, payloadl integer)
+LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO app.done VALUES ('fast');
+END $$;
+CREATE PROCEDURE app.hang(context bytea, reginfo sys.aq$_reg_info, descr sys.aq$_descriptor,
+                          payload bytea, payloadl integer)
+LANGUAGE plpgsql AS $$
+BEGIN
+  SET statement_timeout = 0;
+  LOOP
+    BEGIN
+      PERFORM pg_sleep(60);
+    EXCEPTION WHEN query_canceled THEN
+      NULL;  -- shrugs off the cancel
+    END;
+  END LOOP;
+END $$;
+"""
+
+
+async def test_slow_destinations_do_not_delay_fast_ones(conn: asyncpg.Connection, receiver: Receiver,
+                                                       smtp: tuple[int, Mailbox],
+                                                       start_notifier: Start) -> None:
+    """Twelve calls of a blocked procedure, one that ignores cancels, and mail to a
+    recipient the SMTP server sits on: a fast procedure, an HTTP receiver and other mail
+    are served meanwhile; the slow ones are held to their timeouts."""
+    port, box = smtp
+    await conn.execute("CALL dbms_aqelm.set_mailhost('127.0.0.1')")
+    await conn.execute("CALL dbms_aqelm.set_mailport($1)", port)
+    await conn.execute("CREATE SCHEMA app")
+    await conn.execute(SLOW_PROCS)
+    await allow(conn)
+    for q in ("s.slow", "s.hang", "s.mail", "s.fast"):
+        await make_queue(conn, q, q + "_t")
+    await register(conn, "s.slow", None, "plsql://app.slow")
+    await register(conn, "s.hang", None, "plsql://app.hang")
+    await register(conn, "s.mail", None, "mailto:slow@example.com")
+    for url in ("plsql://app.fast", "mailto:fast@example.com", f"{receiver.url}/fast"):
+        await register(conn, "s.fast", None, url)
+    await conn.execute("SELECT pg_advisory_lock(42)")
+    running = await start_notifier(plsql_timeout=3.0, smtp_timeout=3.0, plsql_per_destination=2,
+                                   plsql_connections=4, smtp_connections=2, max_attempts=100)
+    for _ in range(12):
+        await Session(conn).enqueue("s.slow", b"s")
+    await Session(conn).enqueue("s.hang", b"h")
+    await Session(conn).enqueue("s.mail", b"m")
+    await Session(conn).enqueue("s.fast", b"f")
+    fast = {r["id"] for r in await conn.fetch(
+        "SELECT id FROM aq.notifications WHERE queue_name = 's.fast'")}
+    first = [await running.outcome(timeout=2.5) for _ in range(3)]  # before any timeout
+    assert {(i, state) for i, state, _ in first} == {(i, "DELIVERED") for i in fast}
+    assert await conn.fetchval("SELECT array_agg(who) FROM app.done") == ["fast"]
+    assert (await receiver.next()).path == "/fast"
+    assert (await box.got.get())["To"] == "fast@example.com"
+    await conn.execute("SELECT pg_advisory_unlock(42)")
+    # the slow procedure's calls go through; the hanging one and the mail are cut off at
+    # their timeouts (and not retried here)
+    delivered, late = 0, []
+    while delivered < 12 or len(late) < 2:
+        i, state, error = await running.outcome(timeout=10.0)
+        if state == "DELIVERED":
+            delivered += 1
+            continue
+        assert state == "PENDING" and error is not None and "within 3 s" in error, error
+        late.append(error)
+        await conn.execute("DELETE FROM aq.notifications WHERE id = $1", i)
+    assert sorted(e.split()[1] for e in late) == ["SMTP", "procedure"]
+    assert await conn.fetchval("SELECT count(*) FROM app.done WHERE who = 'slow'") == 12
 
 
 # -- registrations: forms, rules and bad input ------------------------------------------
@@ -633,6 +871,74 @@ async def test_registration_rules(conn: asyncpg.Connection, db_dsn: str) -> None
     finally:
         await conn.execute(f'DROP OWNED BY "{role}" CASCADE')
         await conn.execute(f'DROP ROLE "{role}"')
+
+
+async def test_registrations_are_written_by_aq_register_only(conn: asyncpg.Connection, db_dsn: str) -> None:
+    """No direct INSERT or UPDATE on aq.registrations (they would skip the allow list, the
+    dequeue right and the limit), no forged caller, no agent name claimed from SQL."""
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    roles = await make_agent(conn, "JOHN", "pw", ("eve",))
+    role = roles[0]
+    await conn.execute(f'ALTER ROLE "{role}" LOGIN')
+    await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('DEQUEUE', 's.q', '{role}')")
+    qid = await conn.fetchval("SELECT id FROM aq.queues WHERE queue_name = 'q'")
+    eve = await asyncpg.connect(db_dsn.replace("postgres@", f"{role}@"))
+    try:
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await eve.execute("INSERT INTO aq.registrations (queue_id, notify_url) "
+                              "VALUES ($1, 'http://169.254.169.254/latest')", qid)
+        await register(eve, "s.q", None, "http://127.0.0.1:9/mine")
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await eve.execute("UPDATE aq.registrations SET notify_url = 'http://169.254.169.254/'")
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await eve.execute("UPDATE aq.registrations SET owner = 'postgres'")
+        # the registration function proper needs a ticket of the caller's own
+        with pytest.raises(asyncpg.PostgresError, match="ORA-01031"):
+            await eve.fetchval("SELECT aq.register_as(gen_random_uuid(), 's.q', NULL, 'mailto:a@example.com', "
+                               "NULL, 'DATABASE', NULL, 0, 0, NULL, 0)")
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await eve.execute("INSERT INTO aq.register_callers (who) VALUES ('postgres')")
+        # an agent name is the gateway's to give, even for an agent mapped to this role
+        with pytest.raises(asyncpg.PostgresError, match="ORA-01031"):
+            await eve.fetchval("SELECT aq.register('s.q', NULL, 'mailto:a@example.com', p_agent => 'JOHN')")
+        row = await conn.fetchrow("SELECT user_name, agent_name, location_name FROM dba_subscr_registrations")
+        assert tuple(row) == (role, None, "http://127.0.0.1:9/mine")
+    finally:
+        await eve.close()
+        await drop_roles(conn, roles)
+
+
+async def test_registration_limit_holds_under_concurrency(conn: asyncpg.Connection, db_dsn: str) -> None:
+    """Ten connections register at once for the same role with a limit of three: three
+    succeed. The queue row is held locked so that every call is under way before any can
+    finish (unlocked, all ten counted none and all got in)."""
+    await make_queue(conn, "s.q")
+    await conn.execute("CALL aq.set_max_registrations(3)")
+    qid = await conn.fetchval("SELECT id FROM aq.queues WHERE queue_name = 'q'")
+    conns = [await asyncpg.connect(db_dsn) for _ in range(10)]
+    try:
+        pids = [c.get_server_pid() for c in conns]
+        holder = conn.transaction()
+        await holder.start()
+        await conn.execute("SELECT 1 FROM aq.queues WHERE id = $1 FOR UPDATE", qid)
+        calls = [asyncio.create_task(c.fetchval("SELECT aq.register('s.q', NULL, $1)",
+                                                f"mailto:r{i}@example.com"))
+                 for i, c in enumerate(conns)]
+        # every call waits for a lock (the row, or the per-role one); nothing announces that
+        async with asyncio.timeout(20):
+            waiting = "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1) AND wait_event_type = 'Lock'"
+            while await conn.fetchval(waiting, pids) < len(conns):  # noqa: ASYNC110
+                await asyncio.sleep(0.02)
+        await holder.commit()
+        results = await asyncio.gather(*calls, return_exceptions=True)
+        ok = [r for r in results if not isinstance(r, BaseException)]
+        refused = [r for r in results if isinstance(r, asyncpg.PostgresError) and "ORA-24951" in str(r)]
+        assert (len(ok), len(refused)) == (3, 7), results
+        assert await conn.fetchval("SELECT count(*) FROM aq.registrations") == 3
+    finally:
+        for c in conns:
+            await c.close()
 
 
 async def test_register_over_idap_then_publish(conn: asyncpg.Connection, db_dsn: str, receiver: Receiver,

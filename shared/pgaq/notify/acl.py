@@ -1,8 +1,11 @@
 """Where http(s) notifications may go: the operator's allow/deny list (aq.notification_hosts).
 
 Registration checks the URL's host in SQL (aq.notification_host_allowed); delivery checks
-again with the list as it is now, and also every address the host name resolves to, so a
-name cannot be pointed at a denied network after it was registered.
+again with the list as it is now: an IP literal before connecting (aiohttp connects to
+literals without asking the resolver), a host name in the resolver, with every address it
+resolves to, so a name cannot be pointed at a denied network after it was registered.
+IPv4-mapped IPv6 addresses are judged as the IPv4 address they are; numeric hosts that
+are not dotted quads (2130706433, 0x7f.1, 127.1) are refused outright.
 """
 
 from __future__ import annotations
@@ -21,9 +24,24 @@ Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 def _ip(text: str) -> Address | None:
     try:
-        return ipaddress.ip_address(text.strip("[]"))
+        ip = ipaddress.ip_address(text.strip("[]"))
     except ValueError:
         return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+def _odd_numeric(host: str) -> bool:
+    """A host whose last label is a number but which is no dotted quad: C resolvers read
+    such names as IPv4 addresses in other notations."""
+    name = host.lower().strip("[]").rstrip(".")
+    last = name.rsplit(".", 1)[-1]
+    if ":" in name or not (last.isdigit() or last.startswith("0x")):
+        return False
+    parts = name.split(".")
+    return not (len(parts) == 4 and all(p.isdigit() and str(int(p)) == p and int(p) < 256
+                                        for p in parts))
 
 
 def _net(pattern: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
@@ -57,6 +75,18 @@ class HostRules:
         name = host.lower().strip("[]")
         verdicts = self._verdicts(name, _ip(name))
         return any(verdicts) and all(verdicts)
+
+    def literal_refusal(self, host: str) -> str | None:
+        """Why a URL's host may not be connected to when it is an IP literal (or looks like
+        one); None for an allowed literal and for names, which the resolver checks."""
+        if _odd_numeric(host):
+            return f"notifications may not go to {host}: write IP addresses as dotted quads"
+        ip = _ip(host)
+        if ip is None:
+            return None
+        if not (self.host_allowed(str(ip)) and self.address_allowed(str(ip), str(ip))):
+            return f"notifications may not go to {host} (aq.notification_hosts)"
+        return None
 
     def address_allowed(self, host: str, address: str) -> bool:
         """A resolved address of an allowed host: refused when a deny entry covers it, and,

@@ -6,15 +6,18 @@ refused recipient, a host the operator does not allow) are not retried.
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 import time
 from collections.abc import Callable
 from email.message import EmailMessage
 from email.utils import formatdate
+from typing import Any
 
 import aiohttp
 import aiosmtplib
 import asyncpg
+from yarl import URL
 
 from ..queries import load
 from .acl import GuardedResolver, HostRules
@@ -58,6 +61,9 @@ class HttpSender:
         return self._http
 
     async def send(self, n: Notification) -> None:
+        refused = self._rules().literal_refusal(URL(n.url).host or "")
+        if refused is not None:
+            raise DeliveryError(refused, permanent=True)
         headers = _headers(n)
         if n.presentation == "RAW":
             body = n.payload or b""
@@ -118,12 +124,15 @@ class MailSender:
         for k, v in _headers(n).items():
             msg[k] = v
         msg.set_content(notification_xml(n).decode("utf-8"), subtype="xml")
+        limit = self.settings.smtp_timeout
         try:
-            await aiosmtplib.send(
+            # aiosmtplib's timeout is per step; a server answering slowly at every step is
+            # held to the same limit for the whole conversation
+            await asyncio.wait_for(aiosmtplib.send(
                 msg, hostname=smtp["mailhost"], port=smtp["mailport"],
                 start_tls=self.settings.smtp_starttls, username=self.settings.smtp_user,
-                password=self.settings.smtp_password, timeout=self.settings.smtp_timeout,
-                cert_bundle=self.settings.smtp_cafile)
+                password=self.settings.smtp_password, timeout=limit,
+                cert_bundle=self.settings.smtp_cafile), limit)
         except aiosmtplib.SMTPRecipientsRefused as exc:
             codes = [r.code for r in exc.recipients]
             raise DeliveryError(f"recipient refused: {exc}",
@@ -131,38 +140,100 @@ class MailSender:
         except aiosmtplib.SMTPResponseException as exc:
             raise DeliveryError(f"SMTP {exc.code}: {exc.message}", permanent=exc.code >= 500
                                 and exc.code not in (554,)) from exc
-        except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
+        except TimeoutError as exc:
+            raise DeliveryError(f"the SMTP server did not finish within {limit:g} s") from exc
+        except (aiosmtplib.SMTPException, OSError) as exc:
             raise DeliveryError(f"{type(exc).__name__}: {exc}") from exc
 
 
 class PlsqlSender:
-    """Calls the registration's procedure as the registration's owner, and records the
-    delivery in the same transaction: a procedure's work and its notification's state
-    commit together, so a plsql notification runs exactly once."""
+    """Calls the registration's procedure as the registration's owner, on the callback
+    login (no privileges of its own) and inside the owner's trampoline, where the role
+    cannot be changed: a procedure can do what its owner may, nothing more. The delivery
+    is recorded in the procedure's transaction, so a plsql notification runs once."""
 
     def __init__(self, settings: NotifierSettings, pool: asyncpg.Pool, claimer: str) -> None:
         self.settings = settings
         self.pool = pool
         self.claimer = claimer
+        self._callers: asyncpg.Pool | None = None
+        self._opening = asyncio.Lock()
+
+    async def _callback_pool(self) -> asyncpg.Pool:
+        async with self._opening:
+            if self._callers is None:
+                kw: dict[str, Any] = {}
+                dsn = self.settings.callback_dsn
+                if dsn is None:
+                    dsn = self.settings.dsn
+                    if dsn is None:
+                        raise DeliveryError("plsql callbacks need the notifier's PGAQ_DSN "
+                                            "(or PGAQ_NOTIFY_CALLBACK_DSN)")
+                    async with self.pool.acquire() as c:
+                        login = await c.fetchrow(load("notify_callback_login"))
+                    assert login is not None
+                    kw = {"user": login["rolname"], "password": login["password"]}
+                # no named statements: the session is reset (DISCARD ALL) after each call
+                self._callers = await asyncpg.create_pool(
+                    dsn, min_size=0, max_size=self.settings.plsql_connections,
+                    statement_cache_size=0, **kw)
+            return self._callers
 
     async def send(self, n: Notification, now: Callable[[], object]) -> None:
         try:
             async with self.pool.acquire() as c:
-                args = await c.fetchrow(load("notify_plsql_call"), n.id)
-                if args is None:
-                    raise DeliveryError("the notification is gone", permanent=True)
-                async with c.transaction():
-                    ms = int(self.settings.plsql_timeout * 1000)
-                    await c.execute(load("notify_plsql_timeout"), str(ms))
-                    await c.execute(load("engine_set_role"), n.owner)
-                    await c.execute(args["call_sql"], args["context"], args["reginfo"], args["descr"],
-                                    args["payload"], args["payloadl"])
-                    await c.execute(load("engine_set_role"), "none")
-                    await c.execute(load("notify_plsql_delivered"), n.id, self.claimer, now())
+                runner = await c.fetchval(load("notify_callback_runner"), n.owner)
+            callers = await self._callback_pool()
+            async with callers.acquire() as c:
+                await self._call(c, n, str(runner), now)
         except DeliveryError:
             raise
         except asyncpg.PostgresError as exc:
             msg = str(exc).split("\n")[0]
-            raise DeliveryError(f"{type(exc).__name__}: {msg}") from exc
-        except (TimeoutError, OSError, asyncpg.InterfaceError) as exc:
+            # refused privileges (a SET ROLE in the procedure, a table it may not touch)
+            # do not come right by themselves
+            permanent = exc.sqlstate == "42501"
+            raise DeliveryError(f"{type(exc).__name__}: {msg}", permanent=permanent) from exc
+        except (OSError, asyncpg.InterfaceError) as exc:
             raise DeliveryError(f"{type(exc).__name__}: {exc}") from exc
+
+    async def _call(self, c: asyncpg.Connection, n: Notification, runner: str,
+                    now: Callable[[], object]) -> None:
+        limit = self.settings.plsql_timeout
+        pid = c.get_server_pid()
+        killed = asyncio.Event()
+
+        async def watchdog() -> None:
+            # the procedure may turn statement_timeout off and shrug off the client's cancel
+            # (EXCEPTION WHEN query_canceled): past the limit its backend is ended
+            await asyncio.sleep(limit + 1.0)
+            killed.set()
+            async with self.pool.acquire() as admin:
+                await admin.execute(load("notify_plsql_terminate"), pid)
+
+        guard = asyncio.create_task(watchdog(), name=f"plsql-watchdog:{n.id}")
+        try:
+            async with c.transaction():
+                await c.execute(load("notify_plsql_timeout"), str(int(limit * 1000)))
+                await c.execute(load("notify_plsql_invoke"), runner, n.id, self.claimer, timeout=limit)
+                await c.execute(load("notify_plsql_delivered"), n.id, self.claimer, now())
+        except (TimeoutError, asyncpg.InterfaceError, asyncpg.PostgresError, OSError) as exc:
+            if isinstance(exc, TimeoutError) or killed.is_set():
+                raise DeliveryError(f"the procedure did not finish within {limit:g} s") from exc
+            raise
+        finally:
+            guard.cancel()
+            await asyncio.gather(guard, return_exceptions=True)
+            if not killed.is_set():
+                try:
+                    await c.execute(load("notify_plsql_reset"))
+                except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+                    pass  # a broken connection: the pool replaces it
+
+    async def close(self) -> None:
+        """Shutdown: a call cut off by the drain may hold its connection; it is not waited for."""
+        if self._callers is not None:
+            try:
+                await asyncio.wait_for(self._callers.close(), 5.0)
+            except TimeoutError:
+                self._callers.terminate()

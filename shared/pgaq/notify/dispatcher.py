@@ -26,6 +26,7 @@ from ..queries import load
 from .acl import HostRules, rules_from_rows
 from .backoff import retry_delay
 from .delivery import DeliveryError, HttpSender, MailSender, PlsqlSender
+from .limits import DestinationLimits
 from .model import Notification
 from .settings import NotifierSettings
 
@@ -45,6 +46,7 @@ class Notifier:
         self.http = http or HttpSender(self.settings, lambda: self.rules)
         self.mail = MailSender(self.settings, pool)
         self.plsql = PlsqlSender(self.settings, pool, self.settings.name)
+        self.limits = DestinationLimits()  # mail and plsql; HTTP's connector has its own
         self._inflight: dict[str, int] = defaultdict(int)
         self._deliveries: set[asyncio.Task[None]] = set()
         self._done: list[uuid.UUID] = []
@@ -110,6 +112,7 @@ class Notifier:
             await group.close()
             await self._flush()
             await self.http.close()
+            await self.plsql.close()
 
     # A destination takes `per_destination` deliveries at once (the HTTP connector's limit);
     # up to twice that are claimed, so the next ones wait ready. A destination with that
@@ -143,9 +146,11 @@ class Notifier:
                 if n.scheme in ("http", "https"):
                     await self.http.send(n)
                 elif n.scheme == "mailto":
-                    await self.mail.send(n)
+                    async with self.limits.slot(n.dest_key, self.settings.smtp_connections):
+                        await self.mail.send(n)
                 elif n.scheme == "plsql":
-                    await self.plsql.send(n, self.now)
+                    async with self.limits.slot(n.dest_key, self.settings.plsql_per_destination):
+                        await self.plsql.send(n, self.now)
                     self.delivered += 1
                     self._on_outcome(n.id, "DELIVERED", None)
                     return  # recorded in the procedure's transaction

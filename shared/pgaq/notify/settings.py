@@ -14,7 +14,10 @@ class NotifierSettings:
     http_timeout: float = 10.0  # per attempt: connect, send, answer
     smtp_timeout: float = 30.0
     plsql_timeout: float = 30.0
-    per_destination: int = 16  # concurrent deliveries to one host:port, the SMTP server, a procedure
+    per_destination: int = 16  # concurrent HTTP deliveries to one host:port
+    smtp_connections: int = 4  # concurrent deliveries to the SMTP server
+    plsql_per_destination: int = 2  # concurrent calls of one procedure
+    plsql_connections: int = 8  # the callback login's connections, all procedures together
     batch: int = 200  # notifications claimed at a time
     safety_poll: float = 5.0  # a poll in case a NOTIFY was missed
     keep_delivered: float = 3600.0  # delivered rows stay visible this long (dba_aq_notifications)
@@ -24,6 +27,8 @@ class NotifierSettings:
     smtp_user: str | None = None
     smtp_password: str | None = None
     name: str = "notifier"
+    dsn: str | None = None  # the notifier's own database; callbacks log in there as aq.callback_login()
+    callback_dsn: str | None = None  # or a login of the operator's (a member of aq_callback_runner)
 
     lease_seconds: float | None = None  # None: derived from the timeouts
 
@@ -47,6 +52,9 @@ class NotifierSettings:
             smtp_timeout=float(e.get("PGAQ_NOTIFY_SMTP_TIMEOUT", "30")),
             plsql_timeout=float(e.get("PGAQ_NOTIFY_PLSQL_TIMEOUT", "30")),
             per_destination=int(e.get("PGAQ_NOTIFY_PER_DESTINATION", "16")),
+            smtp_connections=int(e.get("PGAQ_NOTIFY_SMTP_CONNECTIONS", "4")),
+            plsql_per_destination=int(e.get("PGAQ_NOTIFY_PLSQL_PER_DESTINATION", "2")),
+            plsql_connections=int(e.get("PGAQ_NOTIFY_PLSQL_CONNECTIONS", "8")),
             batch=int(e.get("PGAQ_NOTIFY_BATCH", "200")),
             safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
             keep_delivered=float(e.get("PGAQ_NOTIFY_KEEP_DELIVERED", "3600")),
@@ -56,6 +64,8 @@ class NotifierSettings:
             smtp_user=e.get("PGAQ_SMTP_USER") or None,
             smtp_password=e.get("PGAQ_SMTP_PASSWORD") or None,
             lease_seconds=float(e["PGAQ_NOTIFY_LEASE"]) if e.get("PGAQ_NOTIFY_LEASE") else None,
+            dsn=e.get("PGAQ_DSN") or None,
+            callback_dsn=e.get("PGAQ_NOTIFY_CALLBACK_DSN") or None,
             name=e.get("PGAQ_NOTIFIER_NAME") or f"notifier-{os.uname().nodename}-{os.getpid()}",
         )
 

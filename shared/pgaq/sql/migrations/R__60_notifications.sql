@@ -41,6 +41,19 @@ BEGIN
   IF m IS NOT NULL THEN
     scheme := lower(m[1]);
     host := lower(btrim(m[2], '[]'));
+    -- IP literals: valid ones only, and IPv4 only as dotted quads (resolvers read
+    -- 2130706433, 0x7f.1 or 127.1 as addresses, past a list that speaks of names)
+    IF host LIKE '%:%' THEN
+      BEGIN
+        PERFORM host::inet;
+      EXCEPTION WHEN invalid_text_representation THEN
+        PERFORM aq.err(24940, format('invalid notify_url %s: bad IPv6 address', quote_literal(left(url, 100))), '22023');
+      END;
+    ELSIF substring(host FROM '[^.]*$') ~ '^([0-9]+|0x[0-9a-f]*)$'
+          AND host !~ '^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$' THEN
+      PERFORM aq.err(24940, format('invalid notify_url %s: write IPv4 addresses as dotted quads (a.b.c.d)',
+                                   quote_literal(left(url, 100))), '22023');
+    END IF;
     port := coalesce(m[5]::integer, CASE scheme WHEN 'https' THEN 443 ELSE 80 END);
     IF port < 1 OR port > 65535 THEN
       PERFORM aq.err(24940, format('invalid notify_url %s: port out of range', quote_literal(left(url, 100))), '22023');
@@ -78,10 +91,14 @@ LANGUAGE sql IMMUTABLE AS $$ SELECT (aq.parse_notify_url(p_url)).dest_key $$;
 -- entry matches and no deny entry does. Patterns: `name`, `*.domain`, `ip`, `cidr`.
 CREATE OR REPLACE FUNCTION aq.notification_host_allowed(p_host text) RETURNS boolean
 LANGUAGE sql STABLE AS $$
-  WITH h AS (
+  WITH lit AS (
     SELECT lower(p_host) AS name,
-           CASE WHEN p_host ~ '^[0-9.]+$' OR p_host ~ '^[0-9A-Fa-f:.]+$' AND p_host LIKE '%:%'
+           CASE WHEN p_host ~ '^[0-9]{1,3}(\.[0-9]{1,3}){3}$' OR p_host ~ '^[0-9A-Fa-f:.]+$' AND p_host LIKE '%:%'
                 THEN p_host::inet END AS ip
+  ), h AS (  -- an IPv4-mapped IPv6 address is judged as the IPv4 address it is
+    SELECT name, CASE WHEN family(ip) = 6 AND ip <<= '::ffff:0:0/96'::inet
+                      THEN regexp_replace(host(ip), '^::ffff:', '')::inet ELSE ip END AS ip
+    FROM lit
   ), matches AS (
     SELECT e.allow FROM aq.notification_hosts e, h
     WHERE e.pattern = h.name
@@ -161,9 +178,9 @@ FOR EACH ROW EXECUTE FUNCTION aq.registrations_changed();
 
 DROP FUNCTION IF EXISTS aq.register(text, text, text, text, text, text);
 
--- One registration (AQXmlRegister, dbms_aq.register). The caller must be allowed to
--- dequeue from the queue; consumer names only on multi-consumer queues; http(s) hosts
--- only where the operator allowed them; at most max_registrations per agent or role.
+-- One registration (AQXmlRegister, dbms_aq.register), made as its caller: the public entry
+-- point proves who calls (a ticket row whose `who` row security fills with current_user)
+-- and hands over to aq.register_as, which alone writes aq.registrations.
 -- qosflags: 2 payload delivery (RAW queues), 4 purge on the first notification.
 CREATE OR REPLACE FUNCTION aq.register(p_queue text, p_consumer text, p_url text,
                                        p_agent text DEFAULT NULL, p_lookup text DEFAULT 'DATABASE',
@@ -172,17 +189,63 @@ CREATE OR REPLACE FUNCTION aq.register(p_queue text, p_consumer text, p_url text
                                        p_namespace integer DEFAULT 0)
 RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
-  q aq.queue_info := aq.resolve_destination(p_queue, p_lookup);
+  t uuid;
+BEGIN
+  INSERT INTO aq.register_callers DEFAULT VALUES RETURNING ticket INTO t;
+  RETURN aq.register_as(t, p_queue, p_consumer, p_url, p_agent, p_lookup, p_presentation,
+                        p_timeout, p_qosflags, p_context, p_namespace);
+END $$;
+
+-- The registration proper, as the ticket's caller (`who`): who must be allowed to dequeue
+-- from the queue; consumer names only on multi-consumer queues; http(s) hosts only where
+-- the operator allowed them; at most max_registrations per agent or role, counted under a
+-- lock per agent or role so concurrent calls cannot pass the limit together. An agent name
+-- is taken only from the IDAP gateway (a session logged in as an AQ administrator or a
+-- superuser, the agent mapped to the database user it runs as): from plain SQL the
+-- registration is the role's own.
+CREATE OR REPLACE FUNCTION aq.register_as(p_ticket uuid, p_queue text, p_consumer text, p_url text,
+                                          p_agent text, p_lookup text, p_presentation text,
+                                          p_timeout integer, p_qosflags integer, p_context bytea,
+                                          p_namespace integer)
+RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  who name;
+  q aq.queue_info;
   consumer text := aq.agent_name(p_consumer);
   u record := aq.parse_notify_url(p_url);
   url text := btrim(p_url);
-  who text := coalesce(p_agent, current_user);
   lim integer := (SELECT max_registrations FROM aq.notification_settings);
   flags integer := coalesce(p_qosflags, 0);
   pres text := upper(coalesce(p_presentation, u.presentation));
+  admin boolean;
+  key text;
+  old record;
   id bigint;
 BEGIN
-  PERFORM aq.check_access(q, 'DEQUEUE');
+  DELETE FROM aq.register_callers c WHERE c.ticket = p_ticket AND c.xid = pg_current_xact_id()
+  RETURNING c.who INTO who;
+  IF who IS NULL THEN
+    PERFORM aq.err(1031, 'insufficient privileges: call aq.register or dbms_aq.register', '42501');
+  END IF;
+  -- tickets committed without a registration (inserted by hand) go
+  DELETE FROM aq.register_callers c WHERE pg_xact_status(c.xid) IS DISTINCT FROM 'in progress';
+  admin := pg_has_role(who, 'aq_administrator_role', 'MEMBER')
+           OR coalesce((SELECT rolsuper FROM pg_roles WHERE rolname = who), false);
+  IF p_agent IS NOT NULL THEN
+    IF NOT (pg_has_role(session_user, 'aq_administrator_role', 'MEMBER')
+            OR coalesce((SELECT rolsuper FROM pg_roles WHERE rolname = session_user), false))
+       OR NOT EXISTS (SELECT 1 FROM aq.agent_db_access d
+                      WHERE d.agent_name = p_agent AND d.db_username = who) THEN
+      PERFORM aq.err(1031, format('insufficient privileges: %s may not register for agent %s '
+                                  '(agents register through the IDAP gateway)', who,
+                                  quote_literal(left(p_agent, 100))), '42501');
+    END IF;
+  END IF;
+  q := aq.resolve_destination(p_queue, p_lookup);
+  IF NOT aq.has_access_as(q, 'DEQUEUE', who) THEN
+    PERFORM aq.err(1031, format('insufficient privileges: DEQUEUE on %s.%s for %s',
+                                q.schema_name, q.queue_name, who), '42501');
+  END IF;
   IF consumer IS NOT NULL AND NOT q.multiple_consumers THEN
     PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: consumer_name not allowed',
                                  q.schema_name, q.queue_name), '22023');
@@ -211,14 +274,24 @@ BEGIN
     PERFORM aq.err(24950, format('notifications may not go to %s: an administrator allows hosts with '
                                  'CALL aq.allow_notification_host(''%s'')', u.host, u.host), '42501');
   END IF;
-  IF (SELECT count(*) FROM aq.registrations r WHERE coalesce(r.agent_name, r.owner) = who
-        AND NOT (r.queue_id = q.queue_id AND r.consumer_name = coalesce(consumer, '') AND r.notify_url = url)) >= lim THEN
-    PERFORM aq.err(24951, format('%s already has %s registrations, the limit', who, lim), '54000');
+  -- one registration at a time per agent or role: the count and the insert are one step
+  key := coalesce(p_agent, who);
+  PERFORM pg_advisory_xact_lock(hashtextextended('aq.register ' || key, 0));
+  SELECT r.id, r.owner INTO old FROM aq.registrations r
+  WHERE r.queue_id = q.queue_id AND r.consumer_name = coalesce(consumer, '') AND r.notify_url = url
+  FOR UPDATE;
+  IF old.id IS NOT NULL AND old.owner <> who AND NOT admin
+     AND NOT pg_has_role(who, old.owner, 'MEMBER') THEN
+    PERFORM aq.err(1031, 'insufficient privileges: the registration belongs to another user', '42501');
   END IF;
-  INSERT INTO aq.registrations AS r (queue_id, consumer_name, notify_url, presentation, agent_name,
+  IF old.id IS NULL AND (SELECT count(*) FROM aq.registrations r
+                         WHERE coalesce(r.agent_name, r.owner) = key) >= lim THEN
+    PERFORM aq.err(24951, format('%s already has %s registrations, the limit', key, lim), '54000');
+  END IF;
+  INSERT INTO aq.registrations AS r (queue_id, consumer_name, notify_url, presentation, agent_name, owner,
                                      user_context, timeout_s, purge_on_notify, payload_delivery,
                                      namespace, expires_at)
-  VALUES (q.queue_id, coalesce(consumer, ''), url, pres, p_agent, p_context,
+  VALUES (q.queue_id, coalesce(consumer, ''), url, pres, p_agent, who, p_context,
           nullif(p_timeout, 0), flags & 4 <> 0, flags & 2 <> 0, coalesce(p_namespace, 0),
           CASE WHEN coalesce(p_timeout, 0) > 0 THEN now() + make_interval(secs => p_timeout) END)
   ON CONFLICT (queue_id, consumer_name, notify_url) DO UPDATE
@@ -226,8 +299,9 @@ BEGIN
         user_context = EXCLUDED.user_context, timeout_s = EXCLUDED.timeout_s,
         purge_on_notify = EXCLUDED.purge_on_notify, payload_delivery = EXCLUDED.payload_delivery,
         namespace = EXCLUDED.namespace, expires_at = EXCLUDED.expires_at
+    WHERE r.owner = who OR admin OR pg_has_role(who, r.owner, 'MEMBER')
   RETURNING r.id INTO id;
-  IF id IS NULL THEN  -- the row exists but row security hides it: another owner's
+  IF id IS NULL THEN  -- made meanwhile by another owner
     PERFORM aq.err(1031, 'insufficient privileges: the registration belongs to another user', '42501');
   END IF;
   PERFORM pg_notify('aq_notify', 'registrations');  -- the notifier re-reads its timers
@@ -393,6 +467,134 @@ END $$;
 
 REVOKE EXECUTE ON FUNCTION aq.expire_registrations(timestamptz) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION aq.expire_registrations(timestamptz) TO aq_administrator_role;
+
+-- ---------------------------------------------------------------------------------------
+-- plsql:// callbacks. The notifier calls them on a login of their own (aq.callback_login)
+-- that holds no privileges, through a trampoline per owner: aq_callbacks.run_<owner oid>,
+-- SECURITY DEFINER and owned by the registration's owner, so the procedure runs as the
+-- owner and cannot change its role (PostgreSQL refuses SET ROLE, RESET ROLE and SET
+-- SESSION AUTHORIZATION inside a security-definer function); whatever it leaves behind
+-- (deferred triggers, settings, temporary objects) runs as, or belongs to, the powerless
+-- login, which the notifier resets after every call.
+
+-- The callback login of this database: made (or its password renewed) on first use.
+CREATE OR REPLACE FUNCTION aq.callback_login(OUT rolname name, OUT password text)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  want name := 'aq_cb_' || (SELECT d.oid FROM pg_database d WHERE d.datname = current_database());
+  pw text;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('aq.callback_login', 0));
+  SELECT l.rolname, l.password INTO rolname, password FROM aq.callback_login l;
+  IF rolname = want AND EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = want AND r.rolcanlogin
+                                AND NOT r.rolsuper) THEN
+    RETURN;
+  END IF;
+  pw := replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '');
+  IF EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = want) THEN
+    EXECUTE format('ALTER ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS '
+                   'INHERIT PASSWORD %L', want, pw);
+  ELSE
+    EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS '
+                   'INHERIT PASSWORD %L', want, pw);
+  END IF;
+  EXECUTE format('GRANT aq_callback_runner TO %I', want);
+  INSERT INTO aq.callback_login (rolname, password) VALUES (want, pw)
+  ON CONFLICT (id) DO UPDATE SET rolname = EXCLUDED.rolname, password = EXCLUDED.password;
+  rolname := want;
+  password := pw;
+END $$;
+REVOKE EXECUTE ON FUNCTION aq.callback_login() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.callback_login() TO aq_administrator_role;
+
+-- The trampoline of `p_owner`, made or remade when missing or changed (its owner may alter
+-- it: then it runs as the powerless login and is remade before the next call).
+CREATE OR REPLACE FUNCTION aq.callback_runner(p_owner name) RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  owner_oid oid := (SELECT r.oid FROM pg_roles r WHERE r.rolname = p_owner);
+  fname text := 'run_' || owner_oid;
+  body text := 'BEGIN PERFORM aq.run_plsql_callback(p_id, p_claimer); END';
+  ok boolean;
+BEGIN
+  IF owner_oid IS NULL THEN
+    PERFORM aq.err(1917, format('the registration''s owner %s does not exist any more', p_owner), '42704');
+  END IF;
+  SELECT p.proowner = owner_oid AND p.prosecdef AND p.prosrc = body
+         AND p.proconfig = ARRAY['search_path="$user", public'] AND NOT p.proleakproof
+    INTO ok
+  FROM pg_proc p
+  WHERE p.pronamespace = 'aq_callbacks'::regnamespace AND p.proname = fname;
+  IF ok THEN
+    RETURN fname;
+  END IF;
+  PERFORM pg_advisory_xact_lock(hashtextextended('aq.callback_runner ' || fname, 0));
+  EXECUTE format('DROP FUNCTION IF EXISTS aq_callbacks.%I(uuid, text)', fname);
+  EXECUTE format('CREATE FUNCTION aq_callbacks.%I(p_id uuid, p_claimer text) RETURNS void '
+                 'LANGUAGE plpgsql SECURITY DEFINER SET search_path = "$user", public AS %L', fname, body);
+  EXECUTE format('REVOKE ALL ON FUNCTION aq_callbacks.%I(uuid, text) FROM PUBLIC', fname);
+  EXECUTE format('GRANT EXECUTE ON FUNCTION aq_callbacks.%I(uuid, text) TO aq_callback_runner', fname);
+  EXECUTE format('ALTER FUNCTION aq_callbacks.%I(uuid, text) OWNER TO %I', fname, p_owner);
+  RETURN fname;
+END $$;
+REVOKE EXECUTE ON FUNCTION aq.callback_runner(name) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.callback_runner(name) TO aq_administrator_role;
+
+-- On the callback login: call the owner's trampoline for notification p_id.
+CREATE OR REPLACE FUNCTION aq.invoke_callback(p_runner text, p_id uuid, p_claimer text) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+BEGIN
+  IF p_runner !~ '^run_[0-9]+$' THEN
+    PERFORM aq.err(24940, format('invalid callback runner %s', quote_literal(left(p_runner, 100))), '22023');
+  END IF;
+  EXECUTE format('SELECT aq_callbacks.%I($1, $2)', p_runner) USING p_id, p_claimer;
+END $$;
+
+-- Inside the trampoline, as the owner: the procedure with Oracle's arguments (context
+-- bytea, reginfo sys.aq$_reg_info, descr sys.aq$_descriptor, payload bytea, payloadl
+-- integer); only the owner's own notification that this notifier is delivering.
+CREATE OR REPLACE FUNCTION aq.run_plsql_callback(p_id uuid, p_claimer text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  n aq.notifications;
+  target text;
+  reginfo sys.aq$_reg_info;
+  descr sys.aq$_descriptor;
+BEGIN
+  SELECT * INTO n FROM aq.notifications x
+  WHERE x.id = p_id AND x.claimed_by = p_claimer AND x.state = 'SENDING' AND x.owner = current_user;
+  IF NOT FOUND THEN
+    PERFORM aq.err(1031, 'insufficient privileges: no notification of yours is being delivered under this id', '42501');
+  END IF;
+  target := (aq.parse_notify_url(n.url)).target;
+  reginfo := ROW(n.reg_name, n.namespace, n.url, n.user_context,
+                 (CASE WHEN n.payload IS NOT NULL THEN 2 ELSE 0 END), 0)::sys.aq$_reg_info;
+  descr := ROW(n.msgid, n.consumer_name, n.queue_name,
+               ROW((n.message->>'priority')::integer, (n.message->>'delay')::integer,
+                   (n.message->>'expiration')::integer, n.message->>'correlation',
+                   (n.message->>'attempts')::integer, NULL, n.message->>'exception_queue',
+                   (n.message->>'enq_time')::timestamptz, (n.message->>'state')::integer,
+                   CASE WHEN n.message->>'sender_name' IS NOT NULL OR n.message->>'sender_address' IS NOT NULL
+                        THEN ROW(n.message->>'sender_name', n.message->>'sender_address',
+                                 (n.message->>'sender_protocol')::integer)::sys.aq$_agent END,
+                   decode(n.message->>'original_msgid', 'hex'), NULL, NULL, NULL, 'PERSISTENT'
+               )::dbms_aq.message_properties_t,
+               CASE n.event WHEN 'TIMEOUT' THEN 1 ELSE 0 END)::sys.aq$_descriptor;
+  EXECUTE format('CALL %I.%I($1, $2, $3, $4, $5)', split_part(target, '.', 1), split_part(target, '.', 2))
+    USING n.user_context, reginfo, descr, n.payload, length(n.payload);
+END $$;
+
+-- On the callback login, after the call in its transaction: the procedure's work and its
+-- notification's state commit together (a plsql notification runs once).
+CREATE OR REPLACE FUNCTION aq.plsql_delivered(p_id uuid, p_claimer text, p_now timestamptz) RETURNS boolean
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+  UPDATE aq.notifications
+  SET state = 'DELIVERED', finished_at = p_now, lease_until = NULL, last_error = NULL
+  WHERE id = p_id AND claimed_by = p_claimer AND state = 'SENDING'
+  RETURNING true
+$$;
+REVOKE EXECUTE ON FUNCTION aq.plsql_delivered(uuid, text, timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.plsql_delivered(uuid, text, timestamptz) TO aq_callback_runner;
 
 -- ---------------------------------------------------------------------------------------
 -- DBMS_AQELM: the SMTP server e-mail notifications go through (administrators only)
