@@ -56,8 +56,10 @@ def _log_measures() -> list[Column]:
         _count_if(batch).alias("batches"),
         F.sum(F.when(batch, F.col("messages")).otherwise(0)).cast("long").alias("messages"),
         F.sum(F.when(batch, F.col("bytes")).otherwise(0)).cast("long").alias("bytes"),
-        F.sum(F.when(batch, _seconds(F.col("started_at"), F.col("finished_at"))).otherwise(0.0))
-        .cast("double").alias("seconds"),
+        # summed in whole microseconds: a float sum depends on the order Spark adds in, and a
+        # rerun over other partitions must write the same figure
+        (F.sum(F.when(batch, F.unix_micros(F.col("finished_at")) - F.unix_micros(F.col("started_at")))
+               .otherwise(0)).cast("long") / F.lit(1_000_000.0)).alias("seconds"),
         _count_if(F.col("event") == "FAILURE").alias("failures"),
         _count_if(F.col("event") == "UNDELIVERABLE").alias("undeliverable"),
         _count_if(F.col("event") == "DISABLED").alias("disabled"),
@@ -86,7 +88,7 @@ def merge_windows(stored: DataFrame, increments: DataFrame) -> DataFrame:
         F.max_by("destination", "_order").alias("destination"),
         *[F.sum(c).cast("long").alias(c) for c in
           ("batches", "messages", "bytes")],
-        F.sum("seconds").cast("double").alias("seconds"),
+        F.round(F.sum("seconds"), 6).cast("double").alias("seconds"),
         *[F.sum(c).cast("long").alias(c) for c in ("failures", "undeliverable", "disabled")],
         F.min("first_at").alias("first_at"),
         F.max("last_at").alias("last_at"),
@@ -102,7 +104,7 @@ def schedule_totals(windows: DataFrame) -> DataFrame:
         F.sum("batches").cast("long").alias("batches"),
         F.sum("messages").cast("long").alias("total_number"),
         F.sum("bytes").cast("long").alias("total_bytes"),
-        F.sum("seconds").cast("double").alias("total_time"),
+        F.round(F.sum("seconds"), 6).cast("double").alias("total_time"),
         F.max("messages").cast("long").alias("max_number"),
         F.max("bytes").cast("long").alias("max_bytes"),
         F.sum("failures").cast("long").alias("failures"),
