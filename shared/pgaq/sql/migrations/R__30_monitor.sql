@@ -53,15 +53,27 @@ BEGIN
 
   -- 2. expiration: to the exception queue (the message's own when it still exists)
   IF t.multiple_consumers THEN
-    -- Oracle's rule: expired for one intended recipient that has not dequeued it
+    -- Oracle's rule: expired for one intended recipient that has not dequeued it.
+    -- Lock order as in dequeue settlement (aq.finish_messages): message rows first, and
+    -- recipient rows never waited for. A dequeuer holds the recipient row it removed while
+    -- it waits for the message row; waiting here for that recipient row closed the cycle
+    -- (40P01). A busy recipient is expired by a later pass (or dequeued meanwhile).
     EXECUTE format($f$
-      WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
-                   ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED),
-           r AS (UPDATE %1$I.%3$I r SET state = 3, failure_reason = 'TIME_EXPIRATION'
-                 FROM due WHERE r.msgid = due.msgid AND r.state IN (0, 1)
-                 RETURNING r.msgid)
-      SELECT array_agg(DISTINCT msgid) FROM r
-    $f$, s, qt, rt) INTO ids USING p_now, p_limit;
+      SELECT array_agg(msgid ORDER BY msgid) FROM (
+        SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
+        ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED) x
+    $f$, s, qt) INTO ids USING p_now, p_limit;
+    IF ids IS NOT NULL THEN
+      EXECUTE format($f$
+        WITH free AS (SELECT msgid, consumer_name, address, protocol FROM %1$I.%2$I
+                      WHERE msgid = ANY($1) AND state IN (0, 1) FOR UPDATE SKIP LOCKED),
+             r AS (UPDATE %1$I.%2$I r SET state = 3, failure_reason = 'TIME_EXPIRATION'
+                   FROM free WHERE (r.msgid, r.consumer_name, r.address, r.protocol)
+                                 = (free.msgid, free.consumer_name, free.address, free.protocol)
+                   RETURNING r.msgid)
+        SELECT array_agg(DISTINCT msgid) FROM r
+      $f$, s, rt) INTO ids USING ids;
+    END IF;
     IF ids IS NOT NULL THEN
       FOR q IN SELECT * FROM aq.queue_info WHERE table_id = t.id AND queue_type = 'NORMAL_QUEUE' LOOP
         PERFORM aq.finish_messages(q, ids);
