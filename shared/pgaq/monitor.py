@@ -4,6 +4,8 @@ The work itself is SQL (aq.monitor_pass) computed from the database's clock, so 
 of this machine's clock cannot expire messages early. The loop sleeps until the next due
 time the database reported, and is woken early by NOTIFY on `aq_time` when an enqueue or
 a rollback creates something due sooner; a slow safety poll covers lost notifications.
+An item that is due but held by a transaction is retried after `busy_retry` (the pass
+skips locked rows), so a long transaction never makes the loop spin.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class MonitorSettings:
     safety_poll: float = 5.0
     snapshot_period: float = 60.0
     error_backoff: float = 1.0
+    busy_retry: float = 0.5  # due items held by a transaction are looked at again after this
     propagated_keep: float = 7 * 86400.0  # how long a destination remembers delivered ids
     attempt_waiters: int = 1  # connections waiting for noted transactions to end
     attempt_wait: float = 60.0  # longest wait for one; the safety poll settles later ones
@@ -52,6 +55,7 @@ class Monitor:
         self.listener = listener
         self.settings = settings
         self.passes = 0
+        self.busy_passes = 0  # passes that left due items held by transactions
         self.done = 0
         self.attempts_settled = 0
         self._awaited: set[str] = set()
@@ -76,7 +80,11 @@ class Monitor:
             return 0.0  # more is due right now
         due = row["next_due"]
         due_in = (due - row["db_now"]).total_seconds() - spent if due is not None else None
-        return sleep_for(due_in, self.settings.safety_poll)
+        delay = sleep_for(due_in, self.settings.safety_poll)
+        if row["busy"]:
+            self.busy_passes += 1
+            delay = min(delay, self.settings.busy_retry)
+        return delay
 
     async def snapshot(self) -> None:
         async with self.pool.acquire() as c:

@@ -10,9 +10,12 @@ the same messages; each recipient ends dequeued or expired, never both, never tw
 from __future__ import annotations
 
 import asyncio
+import time
 
 import asyncpg
 from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq.listener import Listener
+from pgaq.monitor import Monitor, MonitorSettings
 
 from .helpers import make_queue, subscribe
 
@@ -89,3 +92,48 @@ async def test_expiry_during_dequeues_no_deadlock(conn: asyncpg.Connection, db_d
     assert len(moved) == len(set(moved))
     assert set(moved) == {r["msg_id"] for r in expired}
     assert await conn.fetchval("SELECT count(*) FROM s.qt WHERE state IN (0, 1)") == 0
+
+
+async def test_a_held_overdue_message_does_not_make_the_monitor_spin(conn: asyncpg.Connection, db_dsn: str) -> None:
+    """An overdue message a transaction holds is retried after busy_retry, not in a loop."""
+    await make_queue(conn)
+    await conn.execute("CALL dbms_aqadm.start_queue('s.aq$_qt_e', enqueue => false)")
+    mid = await Session(conn).enqueue("s.q", b"x", MessageProperties(expiration=3600))
+    # the stored expiry time is the monitor's input: put it in the past
+    await conn.execute("UPDATE s.qt SET expire_at = clock_timestamp() - interval '1 minute'")
+    holder = await asyncpg.connect(db_dsn)
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=3)
+    listener = Listener(db_dsn)
+    await listener.start()
+    stop = asyncio.Event()
+    settings = MonitorSettings(safety_poll=30, busy_retry=0.5)
+    monitor = Monitor(pool, listener, settings)
+    try:
+        tx = holder.transaction()
+        await tx.start()
+        await holder.execute("SELECT 1 FROM s.qt FOR UPDATE")
+        task = asyncio.create_task(monitor.run(stop))
+        window = 2.0
+        await asyncio.sleep(window)  # a bounded observation window, not a synchronisation
+        passes = monitor.passes
+        assert monitor.busy_passes >= 1
+        assert passes <= window / settings.busy_retry + 3, passes  # was thousands
+        assert await conn.fetchval("SELECT msg_state FROM s.aq$qt") == "READY"
+        # the transaction ends: the monitor expires the message within busy_retry
+        async with pool.acquire() as c:
+            receiver = Session(c, listener=listener, safety_poll=30)
+            got = asyncio.create_task(receiver.dequeue("s.aq$_qt_e", DequeueOptions(wait=20)))
+            await asyncio.sleep(0)
+            started = time.monotonic()
+            await tx.rollback()
+            [m] = await asyncio.wait_for(got, 10)
+            elapsed = time.monotonic() - started
+        assert m.msgid == mid
+        assert elapsed < settings.busy_retry + 1.0
+    finally:
+        stop.set()
+        if "task" in locals():
+            await task
+        await holder.close()
+        await listener.close()
+        await pool.close()

@@ -2,10 +2,17 @@
 -- delay and retry-delay ends (WAIT -> READY), expiration (to the exception queue with
 -- TIME_EXPIRATION), retention ends (PROCESSED rows deleted). Every step takes its rows
 -- with FOR UPDATE SKIP LOCKED in bounded batches, so several monitors share the work and
--- a monitor killed mid-batch leaves its batch to be redone whole.
+-- a monitor killed mid-batch leaves its batch to be redone whole. An item a transaction
+-- holds stays due: the pass reports it as busy with the next due time after it, so the
+-- monitor retries it after a short interval instead of spinning.
+
+-- (the result gained `busy`: a changed row type needs the old function gone)
+DROP FUNCTION IF EXISTS aq.monitor_pass(integer);
+DROP FUNCTION IF EXISTS aq.monitor_table(aq.queue_tables, timestamptz, integer);
+DROP FUNCTION IF EXISTS aq.table_next_due(aq.queue_tables);
 
 CREATE OR REPLACE FUNCTION aq.monitor_table(t aq.queue_tables, p_now timestamptz, p_limit integer)
-RETURNS TABLE (done integer, next_due timestamptz) LANGUAGE plpgsql AS $$
+RETURNS TABLE (done integer, next_due timestamptz, busy boolean) LANGUAGE plpgsql AS $$
 DECLARE
   s name := t.schema_name;
   qt name := t.table_name;
@@ -14,6 +21,7 @@ DECLARE
   n integer;
   total integer := 0;
   woke text[];
+  names text[];
   ids bytea[];
   free bytea[];
   q aq.queue_info;
@@ -24,6 +32,7 @@ BEGIN
   IF nd IS NULL OR nd > p_now THEN
     done := 0;
     next_due := nd;
+    busy := false;
     RETURN NEXT;
     RETURN;
   END IF;
@@ -46,9 +55,9 @@ BEGIN
                      = (due.msgid, due.consumer_name, due.address, due.protocol)
                  RETURNING r.q_name)
       SELECT count(*), array_agg(DISTINCT q_name) FROM u
-    $f$, s, rt) INTO n, ids USING p_now, p_limit;
+    $f$, s, rt) INTO n, names USING p_now, p_limit;
     total := total + n;
-    woke := coalesce(woke, '{}') || coalesce(ids::text[], '{}');
+    woke := coalesce(woke, '{}') || coalesce(names, '{}');
   END IF;
 
   -- 2. expiration: to the exception queue (the message's own when it still exists)
@@ -103,11 +112,11 @@ BEGIN
                                  ELSE %4$L::name END
                  FROM due WHERE m.msgid = due.msgid RETURNING m.q_name)
       SELECT count(*), array_agg(DISTINCT q_name) FROM u
-    $f$, s, qt, t.id, defexc) INTO n, ids
+    $f$, s, qt, t.id, defexc) INTO n, names
     USING p_now, p_limit, ARRAY(SELECT x.queue_name FROM aq.queues x WHERE x.queue_table_id = t.id);
 
     total := total + n;
-    woke := coalesce(woke, '{}') || coalesce(ids::text[], '{}');
+    woke := coalesce(woke, '{}') || coalesce(names, '{}');
   END IF;
 
   -- 3. retention ended: processed messages go (INFINITE = -1 keeps them)
@@ -146,26 +155,34 @@ BEGIN
 
   done := total;
   next_due := aq.table_next_due(t);
+  -- still due now: rows a transaction holds (skipped above) or more than a batch; the
+  -- caller learns both, and when the next item falls due after those
+  busy := next_due <= p_now;
+  IF busy THEN
+    next_due := aq.table_next_due(t, p_now);
+  END IF;
   RETURN NEXT;
 END $$;
 
--- When a queue table is next due (a delay or retry delay ending, an expiration, a
+-- When a queue table is next due after $1 (a delay or retry delay ending, an expiration, a
 -- retention ending). Each table has a generated function with static SQL, so its plan is
 -- cached: an idle table costs the monitor one cheap look.
 CREATE OR REPLACE FUNCTION aq.next_due_sql(t aq.queue_tables) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT format($f$
     SELECT least(
-      (SELECT min(ready_time) FROM %1$I.%2$I WHERE state = 1),
-      (SELECT min(expire_at) FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at IS NOT NULL),
+      (SELECT min(ready_time) FROM %1$I.%2$I WHERE state = 1 AND ready_time > $1),
+      (SELECT min(expire_at) FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at IS NOT NULL
+                                              AND expire_at > $1),
       (SELECT min(m.deq_time + make_interval(secs => q.retention_time))
          FROM %1$I.%2$I m JOIN aq.queues q ON q.queue_table_id = %3$s
           AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = %1$L
-        WHERE m.state = 2 AND q.retention_time >= 0)
+        WHERE m.state = 2 AND q.retention_time >= 0
+          AND m.deq_time + make_interval(secs => q.retention_time) > $1)
       %4$s)
   $f$, t.schema_name, t.table_name, t.id,
        CASE WHEN t.multiple_consumers
-            THEN format(', (SELECT min(ready_time) FROM %I.%I WHERE state = 1)',
+            THEN format(', (SELECT min(ready_time) FROM %I.%I WHERE state = 1 AND ready_time > $1)',
                         t.schema_name, 'aq$_' || t.table_name || '_r')
             ELSE '' END)
 $$;
@@ -174,43 +191,51 @@ CREATE OR REPLACE FUNCTION aq.create_monitor_functions(t aq.queue_tables) RETURN
 LANGUAGE plpgsql AS $$
 BEGIN
   -- beside the table's other generated functions, owned like them
+  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due');
   EXECUTE format($f$
-    CREATE OR REPLACE FUNCTION %I.%I() RETURNS timestamptz LANGUAGE plpgsql STABLE AS $body$
+    CREATE OR REPLACE FUNCTION %I.%I(timestamptz) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $body$
     BEGIN
       RETURN (%s);
     END $body$
   $f$, t.schema_name, 'aq$_' || t.table_name || '_due', aq.next_due_sql(t));
-  EXECUTE format('ALTER FUNCTION %I.%I() OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_due', t.owner);
+  EXECUTE format('ALTER FUNCTION %I.%I(timestamptz) OWNER TO %I', t.schema_name,
+                 'aq$_' || t.table_name || '_due', t.owner);
 END $$;
 
-CREATE OR REPLACE FUNCTION aq.table_next_due(t aq.queue_tables) RETURNS timestamptz
-LANGUAGE plpgsql STABLE AS $$
+-- The next due time after p_after (by default: anything, overdue included).
+CREATE OR REPLACE FUNCTION aq.table_next_due(t aq.queue_tables, p_after timestamptz DEFAULT '-infinity')
+RETURNS timestamptz LANGUAGE plpgsql STABLE AS $$
 DECLARE
   nd timestamptz;
 BEGIN
   BEGIN
-    EXECUTE format('SELECT %I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due') INTO nd;
+    EXECUTE format('SELECT %I.%I($1)', t.schema_name, 'aq$_' || t.table_name || '_due') INTO nd USING p_after;
   EXCEPTION WHEN undefined_function THEN
-    EXECUTE aq.next_due_sql(t) INTO nd;  -- a table made before the function existed
+    EXECUTE aq.next_due_sql(t) INTO nd USING p_after;  -- a table made before the function existed
   END;
   RETURN nd;
 END $$;
 
--- One pass over every queue table; returns the work done and the next due time.
+-- One pass over every queue table; returns the work done, the next due time and whether
+-- due items were left because transactions hold them (busy: next_due is then the next
+-- time after now, and the caller retries the busy ones after a short interval).
 CREATE OR REPLACE FUNCTION aq.monitor_pass(p_limit integer DEFAULT 1000)
-RETURNS TABLE (done integer, next_due timestamptz, db_now timestamptz) LANGUAGE plpgsql AS $$
+RETURNS TABLE (done integer, next_due timestamptz, db_now timestamptz, busy boolean)
+LANGUAGE plpgsql AS $$
 DECLARE
   t aq.queue_tables;
   now_ts timestamptz := clock_timestamp();
   r record;
   total integer := 0;
   nd timestamptz;
+  left_busy boolean := false;
 BEGIN
   FOR t IN SELECT * FROM aq.queue_tables ORDER BY id LOOP
     BEGIN
       SELECT * INTO r FROM aq.monitor_table(t, now_ts, p_limit);
       total := total + r.done;
       nd := least(nd, r.next_due);
+      left_busy := left_busy OR r.busy;
     EXCEPTION WHEN undefined_table THEN
       NULL;  -- dropped while we looked
     END;
@@ -218,6 +243,7 @@ BEGIN
   done := total;
   next_due := nd;
   db_now := now_ts;
+  busy := left_busy;
   RETURN NEXT;
 END $$;
 

@@ -1,1 +1,1 @@
-SELECT done, next_due, db_now FROM aq.monitor_pass($1::integer)
+SELECT done, next_due, db_now, busy FROM aq.monitor_pass($1::integer)
