@@ -563,10 +563,10 @@ class Session:
         async def run(pos: list[int] | None) -> list[asyncpg.Record]:
             plain = first if pos is None else after
             args = (fast.name,) if pos is None else (fast.name, pos)
-            inline = None
+            inline: Callable[[asyncpg.Connection], Awaitable[list[asyncpg.Record]]] | None = None
             if as_role is not None:
-                def inline(c: asyncpg.Connection) -> Awaitable[list[asyncpg.Record]]:
-                    return c.fetch(as_role, fast.name, pos, self.role)
+                role_sql = as_role
+                inline = lambda c: c.fetch(role_sql, fast.name, pos, self.role)  # noqa: E731
             return await self._run(visibility, lambda c: c.fetch(plain, *args), inline)
 
         rows = await run(start)
