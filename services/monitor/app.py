@@ -36,4 +36,4 @@ def main() -> None:
     async def loop(pool: asyncpg.Pool, listener: Listener, stop: asyncio.Event) -> None:
         await Monitor(pool, listener, settings).run(stop)
 
-    main_of("monitor", loop, pool_max=2 + settings.attempt_waiters)
+    main_of("monitor", loop, pool_max=3 + settings.attempt_waiters)  # + one waiting for a held message

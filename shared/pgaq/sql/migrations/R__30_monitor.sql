@@ -12,7 +12,7 @@ DROP FUNCTION IF EXISTS aq.monitor_table(aq.queue_tables, timestamptz, integer);
 DROP FUNCTION IF EXISTS aq.table_next_due(aq.queue_tables);
 
 CREATE OR REPLACE FUNCTION aq.monitor_table(t aq.queue_tables, p_now timestamptz, p_limit integer)
-RETURNS TABLE (done integer, next_due timestamptz, busy boolean) LANGUAGE plpgsql AS $$
+RETURNS TABLE (done integer, next_due timestamptz, busy boolean, busy_msgid bytea) LANGUAGE plpgsql AS $$
 DECLARE
   s name := t.schema_name;
   qt name := t.table_name;
@@ -33,6 +33,7 @@ BEGIN
     done := 0;
     next_due := nd;
     busy := false;
+    busy_msgid := NULL;
     RETURN NEXT;
     RETURN;
   END IF;
@@ -158,8 +159,13 @@ BEGIN
   -- still due now: rows a transaction holds (skipped above) or more than a batch; the
   -- caller learns both, and when the next item falls due after those
   busy := next_due <= p_now;
+  busy_msgid := NULL;
   IF busy THEN
     next_due := aq.table_next_due(t, p_now);
+    -- a message row still due, for the monitor to wait on (NULL when only recipient rows are)
+    EXECUTE format($f$SELECT msgid FROM %I.%I WHERE (state = 1 AND ready_time <= $1)
+                        OR (state IN (0, 1) AND expire_at <= $1) LIMIT 1$f$, s, qt)
+      INTO busy_msgid USING p_now;
   END IF;
   RETURN NEXT;
 END $$;
@@ -218,9 +224,11 @@ END $$;
 
 -- One pass over every queue table; returns the work done, the next due time and whether
 -- due items were left because transactions hold them (busy: next_due is then the next
--- time after now, and the caller retries the busy ones after a short interval).
+-- time after now, and the caller retries the busy ones after a short interval), with one
+-- such message row for the caller to wait on (aq.await_row_lock).
 CREATE OR REPLACE FUNCTION aq.monitor_pass(p_limit integer DEFAULT 1000)
-RETURNS TABLE (done integer, next_due timestamptz, db_now timestamptz, busy boolean)
+RETURNS TABLE (done integer, next_due timestamptz, db_now timestamptz, busy boolean,
+               busy_schema name, busy_table name, busy_msgid bytea)
 LANGUAGE plpgsql AS $$
 DECLARE
   t aq.queue_tables;
@@ -236,6 +244,11 @@ BEGIN
       total := total + r.done;
       nd := least(nd, r.next_due);
       left_busy := left_busy OR r.busy;
+      IF r.busy_msgid IS NOT NULL AND busy_msgid IS NULL THEN
+        busy_schema := t.schema_name;
+        busy_table := t.table_name;
+        busy_msgid := r.busy_msgid;
+      END IF;
     EXCEPTION WHEN undefined_table THEN
       NULL;  -- dropped while we looked
     END;
@@ -246,6 +259,29 @@ BEGIN
   busy := left_busy;
   RETURN NEXT;
 END $$;
+
+-- Waits (at most p_wait_ms) for the transaction holding a queue table's message row to
+-- end; true when it had to wait (the monitor then looks at once), false when the row was
+-- not held (what is busy is elsewhere: the monitor's retry interval covers it). Lock
+-- timeout (55P03): still held. Holds nothing else, so it closes no cycle.
+CREATE OR REPLACE FUNCTION aq.await_row_lock(p_schema name, p_table name, p_msgid bytea, p_wait_ms integer)
+RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM aq.queue_tables t WHERE t.schema_name = p_schema AND t.table_name = p_table) THEN
+    RETURN false;
+  END IF;
+  BEGIN
+    EXECUTE format('SELECT 1 FROM %I.%I WHERE msgid = $1 FOR SHARE NOWAIT', p_schema, p_table) USING p_msgid;
+    RETURN false;
+  EXCEPTION WHEN lock_not_available THEN
+    NULL;
+  END;
+  PERFORM set_config('lock_timeout', greatest(p_wait_ms, 1)::text || 'ms', true);
+  EXECUTE format('SELECT 1 FROM %I.%I WHERE msgid = $1 FOR SHARE', p_schema, p_table) USING p_msgid;
+  RETURN true;
+END $$;
+REVOKE EXECUTE ON FUNCTION aq.await_row_lock(name, name, bytea, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.await_row_lock(name, name, bytea, integer) TO aq_administrator_role;
 
 -- gv$aq / v$aq: per queue, messages WAITING, READY, EXPIRED, and the waits.
 CREATE OR REPLACE FUNCTION aq.gv_aq_rows()
