@@ -26,6 +26,7 @@ def settings_from_env(env: dict[str, str] | None = None) -> tuple[str, MonitorSe
         propagated_keep=float(e.get("PGAQ_PROPAGATED_KEEP", str(7 * 86400))),
         attempt_waiters=int(e.get("PGAQ_ATTEMPT_WAITERS", "1")),
         attempt_wait=float(e.get("PGAQ_ATTEMPT_WAIT", "60")),
+        busy_retry=float(e.get("PGAQ_MONITOR_BUSY_RETRY", "0.5")),
     )
 
 
@@ -35,4 +36,4 @@ def main() -> None:
     async def loop(pool: asyncpg.Pool, listener: Listener, stop: asyncio.Event) -> None:
         await Monitor(pool, listener, settings).run(stop)
 
-    main_of("monitor", loop, pool_max=2 + settings.attempt_waiters)
+    main_of("monitor", loop, pool_max=3 + settings.attempt_waiters)  # + one waiting for a held message

@@ -148,6 +148,7 @@ class FastPath:
     send1: Statement | None
     remove: str | None = None  # aq.fast_remove_sql: REMOVE of one message, no PL/pgSQL
     remove_after: str | None = None
+    remove_role: str | None = None  # the same as the owner's function, for an acting role
 
 
 @dataclass(frozen=True)
@@ -432,7 +433,8 @@ class Session:
         trying it (the entry is refreshed with the rest of the cache)."""
         hit = self._fast.get((self.role, queue))
         if hit is not None:
-            self._fast[(self.role, queue)] = replace(hit, remove=None, remove_after=None)
+            self._fast[(self.role, queue)] = replace(hit, remove=None, remove_after=None,
+                                                     remove_role=None)
 
     async def _fast_path(self, queue: str) -> FastPath:
         hit = self._fast.get((self.role, queue))
@@ -443,7 +445,9 @@ class Session:
                            Statement.make("engine_send_fast", row["send_fn"]),
                            Statement.make("engine_recv_fast", row["recv_fn"]),
                            Statement.make("engine_send1_fast", row["send1_fn"]),
-                           row["remove_sql"], row["remove_after_sql"])
+                           row["remove_sql"], row["remove_after_sql"],
+                           load("engine_remove_fast_role").replace("{fn}", row["remove_fn"])
+                           if row["remove_fn"] is not None else None)
             if len(self._fast) > 1000:
                 self._fast.clear()
             self._fast[(self.role, queue)] = hit
@@ -503,7 +507,8 @@ class Session:
             fast = await self._fast_path(queue)
             start = None if o.navigation.upper() == "FIRST_MESSAGE" else pos
             if (fast.remove is not None and o.dequeue_mode.upper() == "REMOVE" and o.batch_size == 1
-                    and o.consumer_name is None and self._role_is_set(o.visibility)):
+                    and o.consumer_name is None
+                    and (self._role_is_set(o.visibility) or fast.remove_role is not None)):
                 try:
                     rows = await self._remove_one(queue, fast, o.visibility, start, wrap)
                 except QueueError as exc:
@@ -549,16 +554,24 @@ class Session:
     async def _remove_one(self, queue: str, fast: FastPath, visibility: str, start: list[int] | None,
                           wrap: bool) -> list[asyncpg.Record] | None:
         """The common REMOVE as one statement; None when it did not apply (the queue is
-        stopped, kept for retention, not ours to dequeue, ...): the general path decides."""
+        stopped, kept for retention, not ours to dequeue, ...): the general path decides.
+        In autocommit with a role to act as, the owner's function that checks that role
+        (fast.remove_role) is the one statement."""
         assert fast.remove is not None and fast.remove_after is not None
-        first, after = fast.remove, fast.remove_after
-        if start is None:
-            rows = await self._run(visibility, lambda c: c.fetch(first, fast.name))
-        else:
-            rows = await self._run(visibility, lambda c: c.fetch(after, fast.name, start))
-            if rows[0]["ok"] and rows[0]["msgid"] is None and wrap:
-                # past the end: NEXT_MESSAGE starts again from the beginning
-                rows = await self._run(visibility, lambda c: c.fetch(first, fast.name))
+        first, after, as_role = fast.remove, fast.remove_after, fast.remove_role
+
+        async def run(pos: list[int] | None) -> list[asyncpg.Record]:
+            plain = first if pos is None else after
+            args = (fast.name,) if pos is None else (fast.name, pos)
+            inline: Callable[[asyncpg.Connection], Awaitable[list[asyncpg.Record]]] | None = None
+            if as_role is not None:
+                role_sql = as_role
+                inline = lambda c: c.fetch(role_sql, fast.name, pos, self.role)  # noqa: E731
+            return await self._run(visibility, lambda c: c.fetch(plain, *args), inline)
+
+        rows = await run(start)
+        if start is not None and rows[0]["ok"] and rows[0]["msgid"] is None and wrap:
+            rows = await run(None)  # past the end: NEXT_MESSAGE starts again from the beginning
         if not rows[0]["suited"]:
             self._unsuited(queue)
         if not rows[0]["ok"]:

@@ -4,6 +4,9 @@ The work itself is SQL (aq.monitor_pass) computed from the database's clock, so 
 of this machine's clock cannot expire messages early. The loop sleeps until the next due
 time the database reported, and is woken early by NOTIFY on `aq_time` when an enqueue or
 a rollback creates something due sooner; a slow safety poll covers lost notifications.
+An item that is due but held by a transaction is retried after `busy_retry` (the pass
+skips locked rows), so a long transaction never makes the loop spin; meanwhile one
+connection waits for that transaction to end and wakes the loop at once when it does.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class MonitorSettings:
     safety_poll: float = 5.0
     snapshot_period: float = 60.0
     error_backoff: float = 1.0
+    busy_retry: float = 0.5  # due items held by a transaction are looked at again after this
     propagated_keep: float = 7 * 86400.0  # how long a destination remembers delivered ids
     attempt_waiters: int = 1  # connections waiting for noted transactions to end
     attempt_wait: float = 60.0  # longest wait for one; the safety poll settles later ones
@@ -52,11 +56,14 @@ class Monitor:
         self.listener = listener
         self.settings = settings
         self.passes = 0
+        self.busy_passes = 0  # passes that left due items held by transactions
         self.done = 0
         self.attempts_settled = 0
         self._awaited: set[str] = set()
         self._waiters = asyncio.Semaphore(max(1, settings.attempt_waiters))
         self._waiting: set[asyncio.Task[None]] = set()
+        self._wake: asyncio.Event | None = None  # the loop's wake-up (aq_time)
+        self._row_waiter: asyncio.Task[None] | None = None
 
     async def run_once(self) -> float:
         """One pass; returns how long to sleep before the next."""
@@ -76,7 +83,29 @@ class Monitor:
             return 0.0  # more is due right now
         due = row["next_due"]
         due_in = (due - row["db_now"]).total_seconds() - spent if due is not None else None
-        return sleep_for(due_in, self.settings.safety_poll)
+        delay = sleep_for(due_in, self.settings.safety_poll)
+        if row["busy"]:
+            self.busy_passes += 1
+            delay = min(delay, self.settings.busy_retry)
+            if row["busy_msgid"] is not None and self._row_waiter is None and self._wake is not None:
+                self._row_waiter = asyncio.create_task(
+                    self._await_row(row["busy_schema"], row["busy_table"], row["busy_msgid"]))
+        return delay
+
+    async def _await_row(self, schema: str, table: str, msgid: bytes) -> None:
+        """Wait for the transaction holding a due message to end, then wake the loop."""
+        try:
+            async with self.pool.acquire() as c:
+                waited = await c.fetchval(load("monitor_await_row"), schema, table, msgid,
+                                          int(self.settings.safety_poll * 1000))
+            if waited and self._wake is not None:
+                self._wake.set()
+        except asyncpg.LockNotAvailableError:
+            pass  # still held: the retry interval looks again
+        except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+            log.warning("waiting for a held message failed: %r", wrap_db_error(exc))
+        finally:
+            self._row_waiter = None
 
     async def snapshot(self) -> None:
         async with self.pool.acquire() as c:
@@ -127,13 +156,16 @@ class Monitor:
             await self._run(stop)
         finally:
             watcher.cancel()
-            for task in list(self._waiting):
+            row_waiter = self._row_waiter
+            tasks = [*self._waiting, *([row_waiter] if row_waiter is not None else [])]
+            for task in tasks:
                 task.cancel()
-            await asyncio.gather(watcher, *self._waiting, return_exceptions=True)
+            await asyncio.gather(watcher, *tasks, return_exceptions=True)
 
     async def _run(self, stop: asyncio.Event) -> None:
         next_snapshot = time.monotonic()
         async with self.listener.subscribe("aq_time") as woken:
+            self._wake = woken
             while not stop.is_set():
                 try:
                     delay = await self.run_once()

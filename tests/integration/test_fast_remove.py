@@ -104,3 +104,45 @@ async def test_fast_remove_after_the_table_was_recreated(conn: asyncpg.Connectio
     await make_queue(conn)
     await s.enqueue("s.q", b"new")
     assert [m.payload for m in await s.dequeue("s.q")] == [b"new"]
+
+
+async def test_fast_remove_for_a_role_switched_autocommit_session(conn: asyncpg.Connection, db_dsn: str) -> None:
+    """A gateway's session acting as an agent's role (autocommit) takes the one-statement
+    REMOVE too: the owner's function, checking the acting role, not the login's."""
+    await make_queue(conn)
+    await Session(conn).enqueue_array("s.q", [(b"a", None), (b"b", None), (b"c", None)])
+    role = f"fr_{uuid.uuid4().hex[:8]}"
+    await conn.execute(f'CREATE ROLE "{role}"; GRANT USAGE ON SCHEMA s TO "{role}"')
+    login = await asyncpg.connect(db_dsn)  # a superuser login acting as the role
+    try:
+        await login.execute("SET track_functions = 'all'")
+        s = Session(login, role=role)
+        fast = await s._fast_path("s.q")
+        assert fast.remove_role is not None
+        with pytest.raises(PgaqError) as err:
+            await s.dequeue("s.q")
+        assert err.value.code == 1031
+        await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('DEQUEUE', 's.q', '{role}')")
+        assert [m.payload for m in await s.dequeue("s.q")] == [b"a"]
+        assert [m.payload for m in await s.dequeue("s.q")] == [b"b"]  # after the position
+        assert await login.fetchval("SELECT current_user") == "postgres"  # the role ended with it
+        await login.execute("SELECT pg_stat_force_next_flush()")
+        calls = await login.fetchval(
+            "SELECT calls FROM pg_stat_user_functions WHERE schemaname = 's' AND funcname = 'aq$_qt_rm1'")
+        assert calls == 3  # the refused one (ok = false: the general path raised) and both REMOVEs
+        # the function itself: nothing without an acting role, nothing for a role without DEQUEUE
+        row = await login.fetchrow('SELECT * FROM s."aq$_qt_rm1"(\'q\', NULL)')
+        assert (row["ok"], row["msgid"]) == (False, None)
+        await conn.execute(f"CALL dbms_aqadm.revoke_queue_privilege('DEQUEUE', 's.q', '{role}')")
+        with pytest.raises(PgaqError) as err:
+            await s.dequeue("s.q")
+        assert err.value.code == 1031
+        async with login.transaction():
+            await login.execute(f'SET LOCAL ROLE "{role}"')
+            row = await login.fetchrow('SELECT * FROM s."aq$_qt_rm1"(\'q\', NULL)')
+        assert (row["ok"], row["msgid"]) == (False, None)
+        assert await conn.fetchval("SELECT count(*) FROM s.qt") == 1
+    finally:
+        await login.close()
+        await conn.execute(f'DROP OWNED BY "{role}" CASCADE')
+        await conn.execute(f'DROP ROLE "{role}"')

@@ -110,3 +110,28 @@ async def test_a_rolled_back_sql_dequeue_is_counted_at_once(conn: asyncpg.Connec
         await client.close()
         await listener.close()
         await pool.close()
+
+
+async def test_rolled_back_sql_dequeues_on_a_multi_consumer_queue(conn: asyncpg.Connection) -> None:
+    """Settling locks recipient rows, then message rows (dequeue settlement's order), and
+    counts each consumer's attempt: past max_retries the message moves for that one."""
+    await make_queue(conn, "s.q", multiple=True, max_retries=0)
+    for name in ("A", "B"):
+        await conn.execute("CALL dbms_aqadm.add_subscriber(queue_name => 's.q',"
+                           " subscriber => sys.aq$_agent($1, NULL, NULL))", name)
+    await conn.execute("CALL dbms_aq.enqueue(queue_name => 's.q', payload => '\\x01'::bytea, msgid => NULL)")
+    await conn.execute("CALL dbms_aq.enqueue(queue_name => 's.q', payload => '\\x02'::bytea, msgid => NULL)")
+    for name in ("A", "B"):
+        tx = conn.transaction()
+        await tx.start()
+        await conn.execute("CALL dbms_aq.dequeue(queue_name => 's.q', dequeue_options =>"
+                           f" dbms_aq.dequeue_options(consumer_name => '{name}'),"
+                           " payload => NULL::bytea, msgid => NULL)")
+        await tx.rollback()
+    assert await conn.fetchval("SELECT aq.settle_pending_attempts()") == 2
+    rows = await conn.fetch("SELECT consumer_name, msg_state, retry_count FROM s.aq$qt"
+                            " ORDER BY enq_time, consumer_name")
+    # the first message failed for both (max_retries 0): expired; the second untouched
+    assert [tuple(r) for r in rows] == [("A", "EXPIRED", 1), ("B", "EXPIRED", 1),
+                                        ("A", "READY", 0), ("B", "READY", 0)]
+    assert await conn.fetchval("SELECT count(*) FROM aq.pending_attempts") == 0

@@ -303,4 +303,5 @@ BEGIN
   EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_enq', t.owner);
   EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_deq', t.owner);
   PERFORM aq.create_monitor_functions(t);  -- R__30: the monitor's look at this table
+  PERFORM aq.create_fast_remove_function(t, q);  -- R__15: REMOVE for a session acting as a role
 END $$;

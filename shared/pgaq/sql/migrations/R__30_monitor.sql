@@ -2,10 +2,17 @@
 -- delay and retry-delay ends (WAIT -> READY), expiration (to the exception queue with
 -- TIME_EXPIRATION), retention ends (PROCESSED rows deleted). Every step takes its rows
 -- with FOR UPDATE SKIP LOCKED in bounded batches, so several monitors share the work and
--- a monitor killed mid-batch leaves its batch to be redone whole.
+-- a monitor killed mid-batch leaves its batch to be redone whole. An item a transaction
+-- holds stays due: the pass reports it as busy with the next due time after it, so the
+-- monitor retries it after a short interval instead of spinning.
+
+-- (the result gained `busy`: a changed row type needs the old function gone)
+DROP FUNCTION IF EXISTS aq.monitor_pass(integer);
+DROP FUNCTION IF EXISTS aq.monitor_table(aq.queue_tables, timestamptz, integer);
+DROP FUNCTION IF EXISTS aq.table_next_due(aq.queue_tables);
 
 CREATE OR REPLACE FUNCTION aq.monitor_table(t aq.queue_tables, p_now timestamptz, p_limit integer)
-RETURNS TABLE (done integer, next_due timestamptz) LANGUAGE plpgsql AS $$
+RETURNS TABLE (done integer, next_due timestamptz, busy boolean, busy_msgid bytea) LANGUAGE plpgsql AS $$
 DECLARE
   s name := t.schema_name;
   qt name := t.table_name;
@@ -14,6 +21,7 @@ DECLARE
   n integer;
   total integer := 0;
   woke text[];
+  names text[];
   ids bytea[];
   free bytea[];
   q aq.queue_info;
@@ -24,6 +32,8 @@ BEGIN
   IF nd IS NULL OR nd > p_now THEN
     done := 0;
     next_due := nd;
+    busy := false;
+    busy_msgid := NULL;
     RETURN NEXT;
     RETURN;
   END IF;
@@ -46,22 +56,34 @@ BEGIN
                      = (due.msgid, due.consumer_name, due.address, due.protocol)
                  RETURNING r.q_name)
       SELECT count(*), array_agg(DISTINCT q_name) FROM u
-    $f$, s, rt) INTO n, ids USING p_now, p_limit;
+    $f$, s, rt) INTO n, names USING p_now, p_limit;
     total := total + n;
-    woke := coalesce(woke, '{}') || coalesce(ids::text[], '{}');
+    woke := coalesce(woke, '{}') || coalesce(names, '{}');
   END IF;
 
   -- 2. expiration: to the exception queue (the message's own when it still exists)
   IF t.multiple_consumers THEN
-    -- Oracle's rule: expired for one intended recipient that has not dequeued it
+    -- Oracle's rule: expired for one intended recipient that has not dequeued it.
+    -- Lock order as in dequeue settlement (aq.finish_messages): message rows first, and
+    -- recipient rows never waited for. A dequeuer holds the recipient row it removed while
+    -- it waits for the message row; waiting here for that recipient row closed the cycle
+    -- (40P01). A busy recipient is expired by a later pass (or dequeued meanwhile).
     EXECUTE format($f$
-      WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
-                   ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED),
-           r AS (UPDATE %1$I.%3$I r SET state = 3, failure_reason = 'TIME_EXPIRATION'
-                 FROM due WHERE r.msgid = due.msgid AND r.state IN (0, 1)
-                 RETURNING r.msgid)
-      SELECT array_agg(DISTINCT msgid) FROM r
-    $f$, s, qt, rt) INTO ids USING p_now, p_limit;
+      SELECT array_agg(msgid ORDER BY msgid) FROM (
+        SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
+        ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED) x
+    $f$, s, qt) INTO ids USING p_now, p_limit;
+    IF ids IS NOT NULL THEN
+      EXECUTE format($f$
+        WITH free AS (SELECT msgid, consumer_name, address, protocol FROM %1$I.%2$I
+                      WHERE msgid = ANY($1) AND state IN (0, 1) FOR UPDATE SKIP LOCKED),
+             r AS (UPDATE %1$I.%2$I r SET state = 3, failure_reason = 'TIME_EXPIRATION'
+                   FROM free WHERE (r.msgid, r.consumer_name, r.address, r.protocol)
+                                 = (free.msgid, free.consumer_name, free.address, free.protocol)
+                   RETURNING r.msgid)
+        SELECT array_agg(DISTINCT msgid) FROM r
+      $f$, s, rt) INTO ids USING ids;
+    END IF;
     IF ids IS NOT NULL THEN
       FOR q IN SELECT * FROM aq.queue_info WHERE table_id = t.id AND queue_type = 'NORMAL_QUEUE' LOOP
         PERFORM aq.finish_messages(q, ids);
@@ -91,11 +113,11 @@ BEGIN
                                  ELSE %4$L::name END
                  FROM due WHERE m.msgid = due.msgid RETURNING m.q_name)
       SELECT count(*), array_agg(DISTINCT q_name) FROM u
-    $f$, s, qt, t.id, defexc) INTO n, ids
+    $f$, s, qt, t.id, defexc) INTO n, names
     USING p_now, p_limit, ARRAY(SELECT x.queue_name FROM aq.queues x WHERE x.queue_table_id = t.id);
 
     total := total + n;
-    woke := coalesce(woke, '{}') || coalesce(ids::text[], '{}');
+    woke := coalesce(woke, '{}') || coalesce(names, '{}');
   END IF;
 
   -- 3. retention ended: processed messages go (INFINITE = -1 keeps them)
@@ -134,26 +156,39 @@ BEGIN
 
   done := total;
   next_due := aq.table_next_due(t);
+  -- still due now: rows a transaction holds (skipped above) or more than a batch; the
+  -- caller learns both, and when the next item falls due after those
+  busy := next_due <= p_now;
+  busy_msgid := NULL;
+  IF busy THEN
+    next_due := aq.table_next_due(t, p_now);
+    -- a message row still due, for the monitor to wait on (NULL when only recipient rows are)
+    EXECUTE format($f$SELECT msgid FROM %I.%I WHERE (state = 1 AND ready_time <= $1)
+                        OR (state IN (0, 1) AND expire_at <= $1) LIMIT 1$f$, s, qt)
+      INTO busy_msgid USING p_now;
+  END IF;
   RETURN NEXT;
 END $$;
 
--- When a queue table is next due (a delay or retry delay ending, an expiration, a
+-- When a queue table is next due after $1 (a delay or retry delay ending, an expiration, a
 -- retention ending). Each table has a generated function with static SQL, so its plan is
 -- cached: an idle table costs the monitor one cheap look.
 CREATE OR REPLACE FUNCTION aq.next_due_sql(t aq.queue_tables) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT format($f$
     SELECT least(
-      (SELECT min(ready_time) FROM %1$I.%2$I WHERE state = 1),
-      (SELECT min(expire_at) FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at IS NOT NULL),
+      (SELECT min(ready_time) FROM %1$I.%2$I WHERE state = 1 AND ready_time > $1),
+      (SELECT min(expire_at) FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at IS NOT NULL
+                                              AND expire_at > $1),
       (SELECT min(m.deq_time + make_interval(secs => q.retention_time))
          FROM %1$I.%2$I m JOIN aq.queues q ON q.queue_table_id = %3$s
           AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = %1$L
-        WHERE m.state = 2 AND q.retention_time >= 0)
+        WHERE m.state = 2 AND q.retention_time >= 0
+          AND m.deq_time + make_interval(secs => q.retention_time) > $1)
       %4$s)
   $f$, t.schema_name, t.table_name, t.id,
        CASE WHEN t.multiple_consumers
-            THEN format(', (SELECT min(ready_time) FROM %I.%I WHERE state = 1)',
+            THEN format(', (SELECT min(ready_time) FROM %I.%I WHERE state = 1 AND ready_time > $1)',
                         t.schema_name, 'aq$_' || t.table_name || '_r')
             ELSE '' END)
 $$;
@@ -162,43 +197,58 @@ CREATE OR REPLACE FUNCTION aq.create_monitor_functions(t aq.queue_tables) RETURN
 LANGUAGE plpgsql AS $$
 BEGIN
   -- beside the table's other generated functions, owned like them
+  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due');
   EXECUTE format($f$
-    CREATE OR REPLACE FUNCTION %I.%I() RETURNS timestamptz LANGUAGE plpgsql STABLE AS $body$
+    CREATE OR REPLACE FUNCTION %I.%I(timestamptz) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $body$
     BEGIN
       RETURN (%s);
     END $body$
   $f$, t.schema_name, 'aq$_' || t.table_name || '_due', aq.next_due_sql(t));
-  EXECUTE format('ALTER FUNCTION %I.%I() OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_due', t.owner);
+  EXECUTE format('ALTER FUNCTION %I.%I(timestamptz) OWNER TO %I', t.schema_name,
+                 'aq$_' || t.table_name || '_due', t.owner);
 END $$;
 
-CREATE OR REPLACE FUNCTION aq.table_next_due(t aq.queue_tables) RETURNS timestamptz
-LANGUAGE plpgsql STABLE AS $$
+-- The next due time after p_after (by default: anything, overdue included).
+CREATE OR REPLACE FUNCTION aq.table_next_due(t aq.queue_tables, p_after timestamptz DEFAULT '-infinity')
+RETURNS timestamptz LANGUAGE plpgsql STABLE AS $$
 DECLARE
   nd timestamptz;
 BEGIN
   BEGIN
-    EXECUTE format('SELECT %I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due') INTO nd;
+    EXECUTE format('SELECT %I.%I($1)', t.schema_name, 'aq$_' || t.table_name || '_due') INTO nd USING p_after;
   EXCEPTION WHEN undefined_function THEN
-    EXECUTE aq.next_due_sql(t) INTO nd;  -- a table made before the function existed
+    EXECUTE aq.next_due_sql(t) INTO nd USING p_after;  -- a table made before the function existed
   END;
   RETURN nd;
 END $$;
 
--- One pass over every queue table; returns the work done and the next due time.
+-- One pass over every queue table; returns the work done, the next due time and whether
+-- due items were left because transactions hold them (busy: next_due is then the next
+-- time after now, and the caller retries the busy ones after a short interval), with one
+-- such message row for the caller to wait on (aq.await_row_lock).
 CREATE OR REPLACE FUNCTION aq.monitor_pass(p_limit integer DEFAULT 1000)
-RETURNS TABLE (done integer, next_due timestamptz, db_now timestamptz) LANGUAGE plpgsql AS $$
+RETURNS TABLE (done integer, next_due timestamptz, db_now timestamptz, busy boolean,
+               busy_schema name, busy_table name, busy_msgid bytea)
+LANGUAGE plpgsql AS $$
 DECLARE
   t aq.queue_tables;
   now_ts timestamptz := clock_timestamp();
   r record;
   total integer := 0;
   nd timestamptz;
+  left_busy boolean := false;
 BEGIN
   FOR t IN SELECT * FROM aq.queue_tables ORDER BY id LOOP
     BEGIN
       SELECT * INTO r FROM aq.monitor_table(t, now_ts, p_limit);
       total := total + r.done;
       nd := least(nd, r.next_due);
+      left_busy := left_busy OR r.busy;
+      IF r.busy_msgid IS NOT NULL AND busy_msgid IS NULL THEN
+        busy_schema := t.schema_name;
+        busy_table := t.table_name;
+        busy_msgid := r.busy_msgid;
+      END IF;
     EXCEPTION WHEN undefined_table THEN
       NULL;  -- dropped while we looked
     END;
@@ -206,8 +256,32 @@ BEGIN
   done := total;
   next_due := nd;
   db_now := now_ts;
+  busy := left_busy;
   RETURN NEXT;
 END $$;
+
+-- Waits (at most p_wait_ms) for the transaction holding a queue table's message row to
+-- end; true when it had to wait (the monitor then looks at once), false when the row was
+-- not held (what is busy is elsewhere: the monitor's retry interval covers it). Lock
+-- timeout (55P03): still held. Holds nothing else, so it closes no cycle.
+CREATE OR REPLACE FUNCTION aq.await_row_lock(p_schema name, p_table name, p_msgid bytea, p_wait_ms integer)
+RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM aq.queue_tables t WHERE t.schema_name = p_schema AND t.table_name = p_table) THEN
+    RETURN false;
+  END IF;
+  BEGIN
+    EXECUTE format('SELECT 1 FROM %I.%I WHERE msgid = $1 FOR SHARE NOWAIT', p_schema, p_table) USING p_msgid;
+    RETURN false;
+  EXCEPTION WHEN lock_not_available THEN
+    NULL;
+  END;
+  PERFORM set_config('lock_timeout', greatest(p_wait_ms, 1)::text || 'ms', true);
+  EXECUTE format('SELECT 1 FROM %I.%I WHERE msgid = $1 FOR SHARE', p_schema, p_table) USING p_msgid;
+  RETURN true;
+END $$;
+REVOKE EXECUTE ON FUNCTION aq.await_row_lock(name, name, bytea, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.await_row_lock(name, name, bytea, integer) TO aq_administrator_role;
 
 -- gv$aq / v$aq: per queue, messages WAITING, READY, EXPIRED, and the waits.
 CREATE OR REPLACE FUNCTION aq.gv_aq_rows()

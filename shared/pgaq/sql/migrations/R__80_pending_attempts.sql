@@ -39,13 +39,38 @@ BEGIN
 END $$;
 
 -- The monitor's part: attempts of aborted transactions are counted (retry delay, exception
--- queue past max_retries), those of committed ones forgotten.
+-- queue past max_retries), those of committed ones forgotten. On multi-consumer tables the
+-- rows are locked up front in dequeue settlement's order (recipient rows, then message
+-- rows in msgid order): counting one group settles its messages (message rows held), and
+-- the next group's recipient rows must not be waited for while holding them, as a
+-- dequeuer holding such a recipient row may be waiting for one of those message rows.
+CREATE OR REPLACE FUNCTION aq.aborted_attempt_tables()
+RETURNS TABLE (table_schema name, table_name name, recipients_table name, ids bytea[])
+LANGUAGE sql STABLE AS $$
+  SELECT qi.table_schema, qi.table_name, qi.recipients_table, array_agg(DISTINCT p.msgid)
+  FROM aq.pending_attempts p JOIN aq.queue_info qi ON qi.queue_id = p.queue_id
+  WHERE qi.multiple_consumers AND qi.queue_type = 'NORMAL_QUEUE' AND pg_xact_status(p.xid) = 'aborted'
+  GROUP BY qi.table_id, qi.table_schema, qi.table_name, qi.recipients_table
+  ORDER BY qi.table_id
+$$;
+REVOKE EXECUTE ON FUNCTION aq.aborted_attempt_tables() FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION aq.settle_pending_attempts() RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
 DECLARE
   r record;
+  t record;
   n integer := 0;
 BEGIN
+  FOR t IN SELECT * FROM aq.aborted_attempt_tables() LOOP
+    EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE msgid = ANY($1) AND state = 0
+                    ORDER BY msgid, consumer_name, address, protocol FOR UPDATE) x',
+                   t.table_schema, t.recipients_table) USING t.ids;
+  END LOOP;
+  FOR t IN SELECT * FROM aq.aborted_attempt_tables() LOOP  -- every recipient row first
+    EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE msgid = ANY($1) ORDER BY msgid FOR UPDATE) x',
+                   t.table_schema, t.table_name) USING t.ids;
+  END LOOP;
   FOR r IN
     SELECT p.queue_id, p.consumer, array_agg(p.msgid) AS ids, pg_xact_status(p.xid) AS status,
            array_agg(p.xid) AS xids
