@@ -12,9 +12,10 @@ import asyncpg
 from .errors import wrap_db_error
 from .queries import load
 
-# what the driver raises for a database that is down, refuses us, or rejects the SQL
+# what the driver raises for a database that is down, refuses us, or rejects the SQL (a
+# connection cut mid-operation can surface as InternalClientError when the pool resets it)
 DB_ERRORS: tuple[type[BaseException], ...] = (
-    asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError)
+    asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError, TimeoutError)
 
 
 async def create_pool(dsn: str, min_size: int = 1, max_size: int = 10, **kwargs: Any) -> asyncpg.Pool:

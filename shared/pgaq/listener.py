@@ -19,6 +19,7 @@ from typing import Any
 import asyncpg
 
 from .aio import TaskGroup, wait_any
+from .db import DB_ERRORS
 from .queries import load
 
 log = logging.getLogger("pgaq.listener")
@@ -79,7 +80,7 @@ class Listener:
             try:
                 await self._conn.add_listener(channel, self._notify)
                 self._listening.add(channel)
-            except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+            except DB_ERRORS as exc:
                 log.warning("LISTEN %s failed: %r; will retry after reconnect", channel, exc)
                 self._lost.set()
 
@@ -100,7 +101,7 @@ class Listener:
                 return  # the reconnect registers every active channel
             try:
                 await self._conn.execute(load("listener_register"), qid)
-            except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+            except DB_ERRORS as exc:
                 log.warning("registering a waiter on %s failed: %r", channel, exc)
                 self._lost.set()
 
@@ -113,7 +114,7 @@ class Listener:
                 return
             try:
                 await self._conn.execute(load("listener_unregister"), qid)
-            except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+            except DB_ERRORS as exc:
                 log.warning("unregistering a waiter on %s failed: %r", channel, exc)
 
     def _on_terminate(self, _conn: Any) -> None:
@@ -144,14 +145,14 @@ class Listener:
                 try:
                     if self._conn is not None and not self._conn.is_closed():
                         await self._conn.close()
-                except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError):
+                except DB_ERRORS:
                     pass
                 try:
                     await self._connect()
                     delay = 0.05
                     log.info("listener reconnected")
                     break
-                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                except DB_ERRORS as exc:
                     log.warning("listener reconnect failed: %r", exc)
                     await wait_any(asyncio.Event(), delay, self._stop)
                     delay = min(delay * 2, self._reconnect_max)

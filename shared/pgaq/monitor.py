@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from .aio import wait_any
+from .db import DB_ERRORS
 from .errors import wrap_db_error
 from .listener import Listener
 from .queries import load
@@ -102,7 +103,7 @@ class Monitor:
                 self._wake.set()
         except asyncpg.LockNotAvailableError:
             pass  # still held: the retry interval looks again
-        except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+        except DB_ERRORS as exc:
             log.warning("waiting for a held message failed: %r", wrap_db_error(exc))
         finally:
             self._row_waiter = None
@@ -126,7 +127,7 @@ class Monitor:
                         n = await c.fetchval(load("monitor_settle_attempts"))
                     self.attempts_settled += n
                     self.done += n
-                except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                except DB_ERRORS as exc:
                     log.warning("looking up noted dequeue attempts failed: %r", wrap_db_error(exc))
                     continue
                 for xid in xids:
@@ -145,7 +146,7 @@ class Monitor:
             self.done += n
         except asyncpg.LockNotAvailableError:
             pass  # still running after attempt_wait: the safety poll settles it
-        except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+        except DB_ERRORS as exc:
             log.warning("settling noted dequeue attempts failed: %r", wrap_db_error(exc))
         finally:
             self._awaited.discard(xid)
@@ -172,7 +173,7 @@ class Monitor:
                     if time.monotonic() >= next_snapshot:
                         await self.snapshot()
                         next_snapshot = time.monotonic() + self.settings.snapshot_period
-                except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                except DB_ERRORS as exc:
                     log.warning("monitor pass failed: %r", wrap_db_error(exc))
                     delay = self.settings.error_backoff
                 if delay > 0:

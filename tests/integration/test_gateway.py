@@ -167,12 +167,13 @@ async def test_blocking_receive_is_woken(gw: tuple[str, list[str]]) -> None:
             "</consumer_options><AQXmlCommit/>"))))
         # synchronise on the gateway's own gauge: the receive is blocked in its wait
         metrics = url.split("/aqserv")[0] + "/metrics"
-        for _ in range(500):
+        deadline = asyncio.get_running_loop().time() + 30  # a loaded machine can be slow to get there
+        while True:
             async with sender.http.get(metrics) as m:
                 if "pgaq_gateway_waiting_receivers 1.0" in await m.text():
                     break
-        else:
-            raise AssertionError("the receive never started waiting")
+            if asyncio.get_running_loop().time() > deadline or receive.done():
+                raise AssertionError("the receive never started waiting")
         r = await sender.post(envelope(op("AQXmlSend",
             "<producer_options><destination>AQUSER.RAW_MSGQ</destination></producer_options>"
             "<message_set><message><message_header><sender_id><agent_name>x</agent_name>"

@@ -21,6 +21,7 @@ import asyncpg
 
 from ..aio import TaskGroup, wait_any
 from ..clock import Clock, SystemClock
+from ..db import DB_ERRORS
 from ..listener import Listener
 from ..queries import load
 from .acl import HostRules, rules_from_rows
@@ -76,7 +77,7 @@ class Notifier:
                     free = self.settings.batch - len(self._deliveries)
                     try:
                         claimed = await self._claim(self.now(), free) if free > 0 else []
-                    except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                    except DB_ERRORS as exc:
                         # the database is away (a restart): deliveries under way finish or
                         # come back after their lease; claim again soon
                         log.warning("claiming notifications failed: %r", exc)
@@ -97,7 +98,7 @@ class Notifier:
                         if t["next_expiry"] is not None and t["next_expiry"] <= now:
                             await self._expire(now)
                             continue
-                    except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                    except DB_ERRORS as exc:
                         log.warning("reading the notifier's timers failed: %r", exc)
                         await wait_any(wake, 1.0, stop)
                         continue
@@ -213,7 +214,7 @@ class Notifier:
             await wait_any(self._done_event, None, stop)
             try:
                 await self._flush()
-            except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+            except DB_ERRORS as exc:
                 log.warning("recording deliveries failed (their leases will resend them): %r", exc)
                 await wait_any(asyncio.Event(), 1.0, stop)
 
@@ -234,7 +235,7 @@ class Notifier:
         while not await wait_any(asyncio.Event(), 5.0, stop) and not stop.is_set():
             try:
                 await self.housekeep()
-            except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+            except DB_ERRORS as exc:
                 log.warning("notifier housekeeping failed: %r", exc)
 
     async def _drain(self, timeout: float = 10.0) -> None:

@@ -22,6 +22,7 @@ import asyncpg
 
 from ..aio import TaskGroup, wait_any
 from ..clock import Clock, SystemClock
+from ..db import DB_ERRORS
 from ..listener import Listener
 from ..queries import load
 from .policy import after_failure, window_end
@@ -74,7 +75,7 @@ class Propagator:
                             rows = await c.fetch(load("prop_claim"), self.settings.name,
                                                  self.settings.lease, self.settings.max_schedules)
                             rows += await c.fetch(load("prop_mine"), self.settings.name)
-                    except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+                    except DB_ERRORS as exc:
                         # the database is away (a restart): keep what runs, try again soon
                         log.warning("claiming schedules failed: %r", exc)
                         await wait_any(changed, min(1.0, self.settings.lease / 3), stop)
@@ -97,7 +98,7 @@ class Propagator:
             try:
                 async with self.pool.acquire() as c:
                     await c.execute(load("prop_release"), self.settings.name)
-            except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+            except DB_ERRORS as exc:
                 log.warning("could not hand the schedules back (their leases will run out): %r", exc)
 
     # -- one schedule -------------------------------------------------------------------
@@ -131,7 +132,7 @@ class Propagator:
                     kick.clear()
         except asyncio.CancelledError:
             raise
-        except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+        except DB_ERRORS as exc:
             # our own database failed (a restart): the claim loop starts the schedule again
             log.warning("schedule %s stopped: %r", sid, exc)
         finally:
