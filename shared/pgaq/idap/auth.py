@@ -36,6 +36,26 @@ class Authenticator:
         self.max_entries = max_entries
         self._ok: dict[bytes, tuple[float, str]] = {}
         self._pending: dict[bytes, asyncio.Future[str | None]] = {}
+        # header value -> (expiry, agent): a client repeats its Authorization header
+        # verbatim, so a hit skips decoding and hashing (only verified headers are kept)
+        self._headers: dict[str, tuple[float, str]] = {}
+
+    async def check_header(self, header: str | None) -> str | None:
+        """check() for an HTTP Basic Authorization header; None when absent or wrong."""
+        if header is None:
+            return None
+        hit = self._headers.get(header)
+        if hit is not None and hit[0] > time.monotonic():
+            return hit[1]
+        creds = parse_basic(header)
+        if creds is None:
+            return None
+        agent = await self.check(*creds)
+        if agent is not None:
+            if len(self._headers) >= self.max_entries:
+                self._headers.clear()
+            self._headers[header] = (time.monotonic() + self.ttl, agent)
+        return agent
 
     async def check(self, user: str, password: str) -> str | None:
         """The agent's canonical name when the credentials are right, else None.
@@ -68,3 +88,4 @@ class Authenticator:
 
     def forget(self) -> None:
         self._ok.clear()
+        self._headers.clear()
