@@ -36,15 +36,16 @@ class Authenticator:
         self.max_entries = max_entries
         self._ok: dict[bytes, tuple[float, str]] = {}
         self._pending: dict[bytes, asyncio.Future[str | None]] = {}
-        # header value -> (expiry, agent): a client repeats its Authorization header
-        # verbatim, so a hit skips decoding and hashing (only verified headers are kept)
-        self._headers: dict[str, tuple[float, str]] = {}
+        # digest of a verified Authorization header -> (expiry, agent): a client repeats
+        # its header verbatim, so a hit skips the decoding (the header is never stored)
+        self._headers: dict[bytes, tuple[float, str]] = {}
 
     async def check_header(self, header: str | None) -> str | None:
         """check() for an HTTP Basic Authorization header; None when absent or wrong."""
         if header is None:
             return None
-        hit = self._headers.get(header)
+        key = hashlib.sha256(header.encode("utf-8", "surrogateescape")).digest()
+        hit = self._headers.get(key)
         if hit is not None and hit[0] > time.monotonic():
             return hit[1]
         creds = parse_basic(header)
@@ -54,7 +55,7 @@ class Authenticator:
         if agent is not None:
             if len(self._headers) >= self.max_entries:
                 self._headers.clear()
-            self._headers[header] = (time.monotonic() + self.ttl, agent)
+            self._headers[key] = (time.monotonic() + self.ttl, agent)
         return agent
 
     async def check(self, user: str, password: str) -> str | None:
