@@ -22,7 +22,7 @@ from aiohttp import web
 from pgaq.aio import TaskGroup
 from pgaq.aio import run as aio_run
 from pgaq.dashboard import DASHBOARD, Dashboard, add_routes
-from pgaq.idap.auth import Authenticator, parse_basic
+from pgaq.idap.auth import Authenticator
 from pgaq.idap.batching import DequeueBatcher, EnqueueBatcher
 from pgaq.idap.gateway import (
     XML_PARSE_FAILED,
@@ -51,6 +51,7 @@ from .workers import FORWARDED, Forwarder, die_with_parent, run_group, socket_pa
 log = logging.getLogger("pgaq.gateway")
 COOKIE = "JSESSIONID"
 XML_TYPES = ("text/xml", "application/xml", "application/soap+xml")
+XML_CONTENT_TYPE = "text/xml; charset=utf-8"
 
 
 @dataclass
@@ -152,6 +153,7 @@ class Metrics:
                               multiprocess_mode="livesum")
         self.open_tx = Gauge("pgaq_gateway_open_transactions", "sessions holding a transaction",
                              registry=self.registry, multiprocess_mode="livesum")
+        self._seen: tuple[int, int] | None = None
 
     def count(self, operation: str, outcome: str, seconds: float | None = None) -> None:
         """One request's outcome (and latency); label children are looked up once."""
@@ -167,8 +169,13 @@ class Metrics:
             hist.observe(seconds)
 
     def observe_store(self, store: SessionStore) -> None:
-        self.sessions.set(store.sessions)
-        self.open_tx.set(store.open_transactions)
+        """Gauges written only when they change (a write is a shared-file update with
+        several workers; most requests change neither)."""
+        now = (store.sessions, store.open_transactions)
+        if now != self._seen:
+            self._seen = now
+            self.sessions.set(now[0])
+            self.open_tx.set(now[1])
 
     def render(self) -> bytes:
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
@@ -194,7 +201,7 @@ def _xml(body: bytes, status: int = 200, cookie: str | None = None, secure: bool
          drop: bool = False) -> web.Response:
     """A text/xml response; `cookie` sets the session cookie, `drop` expires a stale one
     (a session that ended), so clients stop presenting it."""
-    resp = web.Response(body=body, status=status, content_type="text/xml", charset="utf-8")
+    resp = web.Response(body=body, status=status, headers={"Content-Type": XML_CONTENT_TYPE})
     if cookie:
         resp.set_cookie(COOKIE, cookie, httponly=True, samesite="Strict", secure=secure,
                         path="/")
@@ -210,8 +217,7 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
     gateway = app[GATEWAY]
     started = time.perf_counter()
     record = info(request)
-    creds = parse_basic(request.headers.get("Authorization"))
-    agent = await app[AUTH].check(*creds) if creds else None
+    agent = await app[AUTH].check_header(request.headers.get("Authorization"))
     if agent is None:
         metrics.count("auth", "unauthorized")
         return web.Response(status=401, text="authentication required\n",

@@ -812,6 +812,46 @@ async def test_a_burst_of_logins_verifies_the_password_once(conn: asyncpg.Connec
         await drop_roles(conn, roles)
 
 
+async def test_a_repeated_authorization_header_is_checked_once(conn: asyncpg.Connection,
+                                                               db_dsn: str) -> None:
+    """A verified header is remembered (as a digest) for the cache's TTL; a wrong or
+    malformed one never is."""
+    import base64
+
+    from pgaq.idap.auth import Authenticator
+
+    roles = await make_agent(conn, "HDR", "pw", ("hdr",))
+    calls = 0
+
+    class Counting(Authenticator):
+        async def _verify(self, user: str, password: str) -> str | None:
+            nonlocal calls
+            calls += 1
+            return await super()._verify(user, password)
+
+    def basic(creds: bytes) -> str:
+        return "Basic " + base64.b64encode(creds).decode()
+
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4)
+    try:
+        auth = Counting(pool, ttl=60.0)
+        assert await auth.check_header(basic(b"hdr:pw")) == "HDR" and calls == 1
+        assert await auth.check_header(basic(b"hdr:pw")) == "HDR" and calls == 1
+        assert all(basic(b"hdr:pw") not in str(k) for k in auth._headers)  # digests only
+        assert await auth.check_header(basic(b"hdr:nope")) is None and calls == 2
+        assert await auth.check_header(basic(b"hdr:nope")) is None and calls == 3
+        assert await auth.check_header("Basic !!!") is None and calls == 3
+        assert await auth.check_header(None) is None
+        auth.forget()
+        assert await auth.check_header(basic(b"hdr:pw")) == "HDR" and calls == 4
+        expiring = Counting(pool, ttl=0.0)  # expired at once: checked every time
+        assert await expiring.check_header(basic(b"hdr:pw")) == "HDR"
+        assert await expiring.check_header(basic(b"hdr:pw")) == "HDR" and calls == 6
+    finally:
+        await pool.close()
+        await drop_roles(conn, roles)
+
+
 async def test_cookies_only_for_sessions_that_hold_something(gw: tuple[str, list[str]]) -> None:
     """A request that commits leaves nothing to continue: no cookie. A transaction gets
     one; once it ends, the response expires the cookie so the client stops sending it."""

@@ -36,6 +36,27 @@ class Authenticator:
         self.max_entries = max_entries
         self._ok: dict[bytes, tuple[float, str]] = {}
         self._pending: dict[bytes, asyncio.Future[str | None]] = {}
+        # digest of a verified Authorization header -> (expiry, agent): a client repeats
+        # its header verbatim, so a hit skips the decoding (the header is never stored)
+        self._headers: dict[bytes, tuple[float, str]] = {}
+
+    async def check_header(self, header: str | None) -> str | None:
+        """check() for an HTTP Basic Authorization header; None when absent or wrong."""
+        if header is None:
+            return None
+        key = hashlib.sha256(header.encode("utf-8", "surrogateescape")).digest()
+        hit = self._headers.get(key)
+        if hit is not None and hit[0] > time.monotonic():
+            return hit[1]
+        creds = parse_basic(header)
+        if creds is None:
+            return None
+        agent = await self.check(*creds)
+        if agent is not None:
+            if len(self._headers) >= self.max_entries:
+                self._headers.clear()
+            self._headers[key] = (time.monotonic() + self.ttl, agent)
+        return agent
 
     async def check(self, user: str, password: str) -> str | None:
         """The agent's canonical name when the credentials are right, else None.
@@ -68,3 +89,4 @@ class Authenticator:
 
     def forget(self) -> None:
         self._ok.clear()
+        self._headers.clear()

@@ -150,6 +150,8 @@ class Gateway:
             req = parse_request(env)
             operation = req.operation
             out = await self._dispatch(s, req)
+            if isinstance(out, bytes):
+                return req.operation, out
             return req.operation, response.serialize(out, self.settings.stylesheet)
         except Fault as fault:
             fault.operation = operation
@@ -167,7 +169,7 @@ class Gateway:
         return response.serialize(response.fault(fault.client, fault.message, fault.code),
                                   self.settings.stylesheet)
 
-    async def _dispatch(self, s: HttpSession, req: Request) -> etree._Element:
+    async def _dispatch(self, s: HttpSession, req: Request) -> etree._Element | bytes:
         if isinstance(req, SendRequest):
             return await self._send(s, req)
         if isinstance(req, ReceiveRequest):
@@ -176,10 +178,10 @@ class Gateway:
             return await self._register(s, req)
         if isinstance(req, CommitRequest):
             await self._end(s, commit=True)
-            return response.status_only("AQXmlCommit")
+            return response.status_bytes("AQXmlCommit", self.settings.stylesheet)
         assert isinstance(req, RollbackRequest)
         await self._end(s, commit=False)
-        return response.status_only("AQXmlRollback")
+        return response.status_bytes("AQXmlRollback", self.settings.stylesheet)
 
     # -- metadata -----------------------------------------------------------------------
     async def _queue(self, agent: str, dest: Destination, priv: str) -> QueueMeta:
@@ -285,7 +287,7 @@ class Gateway:
                               "commit" if commit else "rollback")
 
     # -- operations ---------------------------------------------------------------------
-    async def _send(self, s: HttpSession, req: SendRequest) -> etree._Element:
+    async def _send(self, s: HttpSession, req: SendRequest) -> bytes:
         from .payload import unresolved_reply_to, xml_to_payload
 
         meta = await self._queue(s.agent, req.destination, "ENQUEUE")
@@ -324,7 +326,8 @@ class Gateway:
         visibility = self._visibility(s, req.visibility, req.commit)
         if req.propagation is not None:
             await self._receive_propagated(s, meta, role, req, batch, visibility)
-            return response.send_response(req.operation, req.destination.name, [])
+            return response.send_bytes(req.operation, req.destination.name, [],
+                                       self.settings.stylesheet)
         if visibility == "IMMEDIATE" and self.batcher is not None and not self.settings.hooks:
             # a transaction of its own: written together with concurrent ones (batching.py)
             ids = await self.batcher.enqueue(role, s.agent, meta.name, batch, req.transformation)
@@ -336,7 +339,8 @@ class Gateway:
             await self._hooks("after", req.operation, s)
         if req.commit:
             await self._end(s, commit=True)
-        return response.send_response(req.operation, req.destination.name, ids)
+        return response.send_bytes(req.operation, req.destination.name, ids,
+                                   self.settings.stylesheet)
 
     async def _receive_propagated(self, s: HttpSession, meta: QueueMeta, role: str, req: SendRequest,
                                   batch: list[tuple[Any, MessageProperties]], visibility: str) -> None:
@@ -441,4 +445,4 @@ class Gateway:
         await self._hooks("after", "AQXmlRegister", s)
         if req.commit:
             await self._end(s, commit=True)
-        return response.status_only("AQXmlRegister")
+        return response.status_bytes("AQXmlRegister", self.settings.stylesheet)

@@ -32,14 +32,60 @@ def _op(body: etree._Element, name: str) -> etree._Element:
     return op
 
 
-def serialize(env: etree._Element, stylesheet: str | None = None) -> bytes:
-    out: bytes = etree.tostring(env, xml_declaration=False, encoding="UTF-8")
+def _head(stylesheet: str | None) -> bytes:
     head = b"<?xml version = '1.0'?>\n"
     if stylesheet:
         # the servlet's configurable stylesheet processing instruction
         safe = stylesheet.replace('"', "%22").replace("?>", "")
         head += f'<?xml-stylesheet type="text/xsl" href="{safe}"?>\n'.encode()
-    return head + out
+    return head
+
+
+def serialize(env: etree._Element, stylesheet: str | None = None) -> bytes:
+    out: bytes = etree.tostring(env, xml_declaration=False, encoding="UTF-8")
+    return _head(stylesheet) + out
+
+
+# The two answers of every autocommit send, written without building a tree (they are
+# most of the gateway's traffic): byte for byte what serialize() makes of send_response()
+# and status_only(), which tests/unit/test_response_templates.py holds them to.
+_OPEN = ('<Envelope xmlns="' + NS_SOAP + '" xmlns:SOAP-ENV="' + NS_SOAP + '"><Body><{op}Response'
+         ' xmlns="' + NS_AQ + '"><status_response><status_code>0</status_code></status_response>')
+_CLOSE = "</{op}Response></Body></Envelope>"
+
+
+def _text(value: str) -> str:
+    """XML character data, escaped as lxml escapes it."""
+    if "&" in value:
+        value = value.replace("&", "&amp;")
+    if "<" in value:
+        value = value.replace("<", "&lt;")
+    if ">" in value:
+        value = value.replace(">", "&gt;")
+    if "\r" in value:
+        value = value.replace("\r", "&#13;")
+    return value
+
+
+def send_bytes(operation: str, destination: str, message_ids: Sequence[str],
+               stylesheet: str | None = None) -> bytes:
+    """serialize(send_response(...)) without the tree; ids are hex and need no escaping."""
+    result = "send_result" if operation == "AQXmlSend" else "publish_result"
+    ids = "".join(["<message_id>" + _hex_id(m) + "</message_id>" for m in message_ids])
+    return _head(stylesheet) + (
+        _OPEN.format(op=operation) + "<" + result + "><destination>" + _text(destination)
+        + "</destination>" + ids + "</" + result + ">" + _CLOSE.format(op=operation)).encode()
+
+
+def status_bytes(operation: str, stylesheet: str | None = None) -> bytes:
+    """serialize(status_only(operation)) without the tree."""
+    return _head(stylesheet) + (_OPEN.format(op=operation) + _CLOSE.format(op=operation)).encode()
+
+
+def _hex_id(mid: str) -> str:
+    if not mid.isalnum():  # message ids are hex; anything else is escaped like text
+        return _text(mid)
+    return mid
 
 
 def send_response(operation: str, destination: str, message_ids: Sequence[str]) -> etree._Element:
