@@ -114,7 +114,7 @@ def build_table(rows: list[Row]) -> list[str]:
     def line(cells: list[str]) -> str:
         parts = [c.rjust(w) if i in right else c.ljust(w)
                  for i, (c, w) in enumerate(zip(cells[:-1], widths, strict=True))]
-        return " | ".join([*parts, cells[-1]]).rstrip()
+        return " | ".join([*parts, cells[-1]]).rstrip().removesuffix(" |").rstrip()
 
     return [line(head), "-+-".join("-" * w for w in widths) + "-+-" + "-" * 5,
             *(line(cells) for cells in body)]
