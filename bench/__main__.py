@@ -5,7 +5,7 @@ with the same concurrency. Environment: BENCH_SECONDS (per figure, default 5),
 BENCH_WARMUP (1), BENCH_CONCURRENCY (4), BENCH_BIG (1,000,000), BENCH_SMALL (1,000),
 BENCH_PREFILL (0 = sized from the insert rate), BENCH_FILL_CHUNK (10,000),
 BENCH_SUITES (core,peers,gateway,notify,propagation,monitor,stats), BENCH_STATS_ROWS
-(1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (20,000 messages
+(1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (10,000 messages
 each for procrastinate, PgQueuer, pgaq and the floor).
 The run ends with one table: every figure beside its floor and, where comparable
 (enqueue, consume), the peers' figures, with ratios.

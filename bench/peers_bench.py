@@ -10,12 +10,17 @@ How each peer is driven (from its own documentation and source; defaults unless 
   the worker's job slots, its heartbeat, the deferring clients), `Task.defer_async` per
   message; one worker `run_worker_async(concurrency=C, wait=False)` with LISTEN/NOTIFY
   on (the default) and `delete_jobs="always"` so each finished job is deleted as pgaq's
-  REMOVE deletes (the default keeps finished rows).
+  REMOVE deletes (the default keeps finished rows). Its worker fetches jobs one at a time
+  (`procrastinate_fetch_job`, a transaction each) and runs up to C of them at once, so
+  its consume rate is bounded by one fetch's round trip and commit.
 - PgQueuer: `Queries.enqueue` per message over an asyncpg connection per client; C
   `QueueManager`s, each on its own asyncpg connection (the driver serialises one
   connection), with the default `batch_size` (10); each finished job is moved from the
   queue table to its log by PgQueuer's own buffered bookkeeping, flushed before the
-  phase's clock stops. Workers stop once all N handlers ran.
+  phase's clock stops. Workers (continuous mode, default dequeue timeout and heartbeat)
+  are told to shut down once all N handlers ran.
+The enqueue clients send one message per call and transaction (each peer's plain path;
+both also have a batch path, as pgaq has enqueue_array, not measured here).
 Each peer's schema lives in its own database of the bench cluster.
 """
 
@@ -26,7 +31,6 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
 from importlib import metadata
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -186,7 +190,7 @@ async def _pgqueuer(dsn: str, n: int, c: int) -> Figures:
         for qm in managers:
             register(qm)
         started = time.perf_counter()
-        await asyncio.gather(*(qm.run(log_aggregation_interval=timedelta(0)) for qm in managers))
+        await asyncio.gather(*(qm.run() for qm in managers))
         deq = time.perf_counter() - started
         left = await conns[0].fetchval("SELECT count(*) FROM pgqueuer")
     finally:
@@ -194,7 +198,7 @@ async def _pgqueuer(dsn: str, n: int, c: int) -> Figures:
             await x.close()
     assert done[0] == n and left == 0, f"PgQueuer ran {done[0]} of {n}, {left} rows left"
     return Figures(_rate(n, enq), _rate(n, deq),
-                   {"worker": {"managers": c, "batch_size": 10, "log_aggregation": "off"}})
+                   {"worker": {"managers": c, "batch_size": 10, "mode": "continuous, stopped at N"}})
 
 
 def _row(name: str, kind: str, ours: float, floor: float, peers: dict[str, float],
@@ -254,8 +258,10 @@ async def run(dsn: str, n: int, concurrency: int) -> tuple[list[Row], dict[str, 
              "floor: INSERT 1 row/txn; peers: defer_async / Queries.enqueue" + failed),
         _row(f"P2. consume {n:,} msgs, {concurrency} workers", "consume", o.consume, f.consume,
              {p: x.consume for p, x in peers.items()},
-             "pgaq: REMOVE + commit; floor: DELETE .. SKIP LOCKED; peers: own workers, "
-             "each job finished and deleted" + failed),
+             "pgaq: REMOVE + commit, 1 msg/txn; floor: DELETE .. SKIP LOCKED; peers: own "
+             "workers, each job finished and deleted (procrastinate: 1 fetch + 1 finish txn "
+             "per job; PgQueuer: picks 10/txn and logs completions in batches, its default)"
+             + failed),
     ]
     facts = {"n": n, "concurrency": concurrency, "versions": versions(),
              "figures": {k: {"enqueue": round(v.enqueue, 1), "consume": round(v.consume, 1),

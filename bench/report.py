@@ -44,14 +44,21 @@ def _num(v: Any, unit: str) -> str:
 def with_peers(rows: list[Row]) -> list[Row]:
     """Rows with peers' figures beside every comparable pgaq figure: a row that says what
     it compares as (enqueue, consume) and has none of its own borrows those of the peers
-    suite's row of that kind, from the same run. Inputs are left as they are."""
+    suite's row of that kind, from the same run. Its pgaq/peer ratios are the peers
+    row's, where pgaq and the peers did the same work: a time-boxed figure measured at
+    another moment of a shared machine is no fair numerator. Inputs are left as they are."""
     source = {r["compare_as"]: r for r in rows if r.get("compare_as") and r.get("peers")}
     out = []
     for r in rows:
         kind = r.get("compare_as")
         if kind in source and not r.get("peers"):
-            r = {**r, "peers": dict(source[kind]["peers"]),
-                 "peers_from": str(source[kind]["benchmark"]).split(" ", 1)[0].rstrip(".")}
+            src = source[kind]
+            ours = src.get("pgaq")
+            r = {**r, "peers": dict(src["peers"]),
+                 "peers_ratio": {name: round(ours / theirs, 3)
+                                 for name, theirs in src["peers"].items()
+                                 if isinstance(ours, int | float) and theirs},
+                 "peers_from": str(src["benchmark"]).split(" ", 1)[0].rstrip(".")}
         out.append(r)
     return out
 
@@ -75,11 +82,15 @@ def _cells(r: Row, peers: list[str]) -> list[str]:
         ratio, target_s = "-", str(target)
     peer_cells: list[str] = []
     figures = r.get("peers") or {}
+    borrowed = r.get("peers_ratio") or {}
     for name in peers:
         theirs, ours = figures.get(name), r.get("pgaq")
         if isinstance(theirs, int | float) and theirs:
             peer_cells.append(_num(theirs, unit))
-            peer_cells.append(f"{ours / theirs:.2f}x" if isinstance(ours, int | float) else "-")
+            if name in borrowed:
+                peer_cells.append(f"{borrowed[name]:.2f}x")
+            else:
+                peer_cells.append(f"{ours / theirs:.2f}x" if isinstance(ours, int | float) else "-")
         else:
             peer_cells += ["-", "-"]
     notes = []
@@ -90,7 +101,7 @@ def _cells(r: Row, peers: list[str]) -> list[str]:
         notes.append(f"WAL B/op: pgaq {r['pgaq_wal_bytes_per_op']:,}, "
                      f"floor {r['floor_wal_bytes_per_op']:,}")
     if r.get("peers_from"):
-        notes.append(f"peers from {r['peers_from']} (their N-message run)")
+        notes.append(f"peers and pgaq/peer from {r['peers_from']} (same work, same run)")
     if r.get("note"):
         notes.append(str(r["note"]))
     return [str(r["benchmark"]), _num(r.get("pgaq"), unit), _num(r.get("floor"), unit), ratio,

@@ -32,7 +32,7 @@ class Settings:
         for s in os.environ.get("BENCH_SUITES", ALL_SUITES).split(",")
         if s.strip()))
     # messages each contender of the peers suite enqueues and then consumes
-    peers_n: int = field(default_factory=lambda: _int("BENCH_PEERS_N", 20_000))
+    peers_n: int = field(default_factory=lambda: _int("BENCH_PEERS_N", 10_000))
     # pg_stat_statements in the cluster, and a statement profile after the core suite
     stats: bool = field(default_factory=lambda: os.environ.get("BENCH_STATS", "") not in ("", "0"))
 

@@ -44,6 +44,8 @@ def test_with_peers_fills_comparable_rows_from_the_peers_suite_and_leaves_inputs
     rows = with_peers([core, *_peer_rows(), _latency_row()])
     assert rows[0]["peers"] == {"procrastinate": 400.0, "PgQueuer": 1600.0}
     assert rows[0]["peers_from"] == "P1"
+    # the ratios are those of the peers row, where pgaq did the same work as the peers
+    assert rows[0]["peers_ratio"] == {"procrastinate": 2.0, "PgQueuer": 0.5}
     assert "peers" not in core  # the input row is not changed
     assert "peers" not in rows[3]  # nothing comparable: no peers
 
@@ -57,9 +59,12 @@ def test_table_has_a_column_and_a_ratio_for_each_peer() -> None:
     core = _row(head, lines[2])
     assert core["pgaq"] == "900 msg/s" and core["floor"] == "1,500 msg/s"
     assert core["pgaq/floor"] == "0.60x"
-    assert core["pgaq/procrastinate"] == "2.25x" and core["pgaq/PgQueuer"] == "0.56x"
+    assert core["procrastinate"] == "400 msg/s" and core["PgQueuer"] == "1,600 msg/s"
+    assert core["pgaq/procrastinate"] == "2.00x" and core["pgaq/PgQueuer"] == "0.50x"
     assert core["result"] == "PASS"
-    assert "peers from P1" in core["notes"]
+    assert "from P1" in core["notes"]
+    p1 = _row(head, lines[3])
+    assert p1["pgaq/procrastinate"] == "2.00x" and p1["pgaq/floor"] == "0.40x"
     consume = _row(head, lines[4])
     assert consume["pgaq/procrastinate"] == "10.00x" and consume["pgaq/PgQueuer"] == "0.50x"
     assert consume["result"] == "info"
