@@ -3,6 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: install system-deps test-deps run test unit integration e2e bench lint typecheck clean
 
@@ -13,6 +14,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# the benchmark's peers (procrastinate, PgQueuer): only `make bench` needs them
+$(BENCH_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	touch $(BENCH_STAMP)
 
 # Debian packages beside Python (JDBC driver and JRE for the statistics job; Chromium and
 # docker-compose for the tests): installed when missing, quick when present.
@@ -31,7 +37,7 @@ test: $(STAMP) test-deps
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests/unit
 
-bench: $(STAMP) system-deps
+bench: $(BENCH_STAMP) system-deps
 	$(BIN)/python -m bench
 
 lint: $(STAMP)

@@ -4,8 +4,11 @@ Each pgaq figure stands beside a floor measured in the same run, on the same dat
 with the same concurrency. Environment: BENCH_SECONDS (per figure, default 5),
 BENCH_WARMUP (1), BENCH_CONCURRENCY (4), BENCH_BIG (1,000,000), BENCH_SMALL (1,000),
 BENCH_PREFILL (0 = sized from the insert rate), BENCH_FILL_CHUNK (10,000),
-BENCH_SUITES (core,gateway,notify,propagation,monitor,stats), BENCH_STATS_ROWS (1,000,000),
-BENCH_STATS (1 = pg_stat_statements profile).
+BENCH_SUITES (core,peers,gateway,notify,propagation,monitor,stats), BENCH_STATS_ROWS
+(1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (10,000 messages
+each for procrastinate, PgQueuer, pgaq and the floor).
+The run ends with one table: every figure beside its floor and, where comparable
+(enqueue, consume), the peers' figures, with ratios.
 Always exits 0: it is a report; the SUMMARY line says which targets failed.
 """
 
@@ -20,7 +23,7 @@ from typing import Any
 from . import core_bench
 from .cluster import private_database
 from .machine import describe
-from .report import Row, print_table, summary, write_json
+from .report import Row, print_table, summary, with_peers, write_json
 from .settings import Settings
 
 
@@ -47,6 +50,13 @@ async def main() -> int:
             core = await core_bench.run(db.dsn, settings)
             rows.extend(core.rows)
             extra.update({"core": core.facts, "profiles": core.profiles})
+        if "peers" in settings.suites:
+            from .peers_bench import run as run_peers
+
+            core_bench.log(f"peers: {settings.peers_n:,} messages each ...")
+            peer_rows, extra["peers"] = await run_peers(db.dsn, settings.peers_n,
+                                                        settings.concurrency)
+            rows.extend(peer_rows)
         if "gateway" in settings.suites:
             from .gateway_bench import run as run_gateway
 
@@ -74,14 +84,16 @@ async def main() -> int:
             rows.extend(await run_stats(db.dsn))
     if settings.stats and extra.get("profiles"):
         _print_profiles(extra["profiles"])
-    print()
-    print_table(rows)
+    rows = with_peers(rows)
     elapsed = time.perf_counter() - started
     extra["elapsed_seconds"] = round(elapsed, 1)
     out = write_json(rows, machine, settings.describe(), extra)
+    # the run ends with the one table; the summary and the file it was written to above it
     print()
-    print(summary(rows) + f" (run took {elapsed:.0f} s)")
     print(f"results: bench/results/{out.name}")
+    print(summary(rows) + f" (run took {elapsed:.0f} s)")
+    print()
+    print_table(rows)
     return 0
 
 

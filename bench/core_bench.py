@@ -162,8 +162,8 @@ class Core:
             "enqueue 1 msg/txn",
             self.per_conn(lambda c: c.execute(FLOOR_INSERT, "q", 1, PAYLOAD)),
             self.per_session(lambda x: x.enqueue("bench.q", PAYLOAD)))
-        rows.append(ratio_row("1. enqueue 1 msg/txn", e_enq, f_ins, 0.60, latency=True,
-                              note="floor: INSERT 1 row/txn"))
+        rows.append({**ratio_row("1. enqueue 1 msg/txn", e_enq, f_ins, 0.60, latency=True,
+                                 note="floor: INSERT 1 row/txn"), "compare_as": "enqueue"})
 
         # 3. array enqueue, 100 messages per call, against the single-row INSERT floor
         batch = [(PAYLOAD, None)] * 100
@@ -196,8 +196,9 @@ class Core:
 
         f_del, e_deq = await self.pair("dequeue REMOVE + commit", self.per_conn(floor_delete),
                                        self.per_session(engine_dequeue))
-        rows.append(ratio_row("2. dequeue REMOVE + commit", e_deq, f_del, 0.60, latency=True,
-                              note=f"floor: DELETE .. SKIP LOCKED RETURNING; {n:,} pre-filled"))
+        rows.append({**ratio_row("2. dequeue REMOVE + commit", e_deq, f_del, 0.60, latency=True,
+                                 note=f"floor: DELETE .. SKIP LOCKED RETURNING; {n:,} pre-filled"),
+                     "compare_as": "consume"})
 
         # 4. dequeue on a deep queue vs a shallow one (both pgaq), kept at depth by a refiller
         rows.extend(await self.depth())

@@ -41,7 +41,38 @@ def _num(v: Any, unit: str) -> str:
     return str(v)
 
 
-def _cells(r: Row) -> list[str]:
+def with_peers(rows: list[Row]) -> list[Row]:
+    """Rows with peers' figures beside every comparable pgaq figure: a row that says what
+    it compares as (enqueue, consume) and has none of its own borrows those of the peers
+    suite's row of that kind, from the same run. Its pgaq/peer ratios are the peers
+    row's, where pgaq and the peers did the same work: a time-boxed figure measured at
+    another moment of a shared machine is no fair numerator. Inputs are left as they are."""
+    source = {r["compare_as"]: r for r in rows if r.get("compare_as") and r.get("peers")}
+    out = []
+    for r in rows:
+        kind = r.get("compare_as")
+        if kind in source and not r.get("peers"):
+            src = source[kind]
+            ours = src.get("pgaq")
+            r = {**r, "peers": dict(src["peers"]),
+                 "peers_ratio": {name: round(ours / theirs, 3)
+                                 for name, theirs in src["peers"].items()
+                                 if isinstance(ours, int | float) and theirs},
+                 "peers_from": str(src["benchmark"]).split(" ", 1)[0].rstrip(".")}
+        out.append(r)
+    return out
+
+
+def _peer_names(rows: list[Row]) -> list[str]:
+    names: list[str] = []
+    for r in rows:
+        for name in r.get("peers") or {}:
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def _cells(r: Row, peers: list[str]) -> list[str]:
     unit = str(r.get("unit", ""))
     target = r.get("target")
     if "ratio" in r:
@@ -49,6 +80,19 @@ def _cells(r: Row) -> list[str]:
         target_s = f">= {target:g}x" if isinstance(target, int | float) else str(target)
     else:
         ratio, target_s = "-", str(target)
+    peer_cells: list[str] = []
+    figures = r.get("peers") or {}
+    borrowed = r.get("peers_ratio") or {}
+    for name in peers:
+        theirs, ours = figures.get(name), r.get("pgaq")
+        if isinstance(theirs, int | float) and theirs:
+            peer_cells.append(_num(theirs, unit))
+            if name in borrowed:
+                peer_cells.append(f"{borrowed[name]:.2f}x")
+            else:
+                peer_cells.append(f"{ours / theirs:.2f}x" if isinstance(ours, int | float) else "-")
+        else:
+            peer_cells += ["-", "-"]
     notes = []
     if "pgaq_p50_ms" in r and "floor_p50_ms" in r:
         notes.append(f"p50/p99 ms: pgaq {r['pgaq_p50_ms']:.2f}/{r['pgaq_p99_ms']:.2f}, "
@@ -56,33 +100,44 @@ def _cells(r: Row) -> list[str]:
     if "pgaq_wal_bytes_per_op" in r and "pgaq_p50_ms" in r:
         notes.append(f"WAL B/op: pgaq {r['pgaq_wal_bytes_per_op']:,}, "
                      f"floor {r['floor_wal_bytes_per_op']:,}")
+    if r.get("peers_from"):
+        notes.append(f"peers and pgaq/peer from {r['peers_from']} (same work, same run)")
     if r.get("note"):
         notes.append(str(r["note"]))
     return [str(r["benchmark"]), _num(r.get("pgaq"), unit), _num(r.get("floor"), unit), ratio,
-            target_s, "info" if r.get("context") else "PASS" if r["pass"] else "FAIL",
+            *peer_cells, target_s,
+            "info" if r.get("context") else "PASS" if r.get("pass") else "FAIL",
             "; ".join(notes)]
 
 
-def print_table(rows: list[Row]) -> None:
-    head = ["benchmark", "pgaq", "floor", "ratio", "target", "result", "notes"]
-    body = [_cells(r) for r in rows]
+def build_table(rows: list[Row]) -> list[str]:
+    """The report's lines: one per row, every figure beside its floor and the peers'
+    (columns for each peer that any row has), with pgaq/floor and pgaq/peer ratios."""
+    peers = _peer_names(rows)
+    head = ["benchmark", "pgaq", "floor", "pgaq/floor"]
+    for name in peers:
+        head += [name, f"pgaq/{name}"]
+    head += ["target", "result", "notes"]
+    body = [_cells(r, peers) for r in rows]
     widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head) - 1)]
-    right = {1, 2, 3}
+    right = set(range(1, 4 + 2 * len(peers)))
 
     def line(cells: list[str]) -> str:
         parts = [c.rjust(w) if i in right else c.ljust(w)
                  for i, (c, w) in enumerate(zip(cells[:-1], widths, strict=True))]
-        return " | ".join([*parts, cells[-1]]).rstrip()
+        return " | ".join([*parts, cells[-1]]).rstrip().removesuffix(" |").rstrip()
 
-    print(line(head))
-    print("-+-".join("-" * w for w in widths) + "-+-" + "-" * 5)
-    for cells in body:
-        print(line(cells))
+    return [line(head), "-+-".join("-" * w for w in widths) + "-+-" + "-" * 5,
+            *(line(cells) for cells in body)]
+
+
+def print_table(rows: list[Row]) -> None:
+    print("\n".join(build_table(rows)))
 
 
 def summary(rows: list[Row]) -> str:
     scored = [r for r in rows if not r.get("context")]
-    failed = [r["benchmark"] for r in scored if not r["pass"]]
+    failed = [r["benchmark"] for r in scored if not r.get("pass")]
     met = len(scored) - len(failed)
     text = f"SUMMARY: {met} of {len(scored)} targets met"
     return text + (f"; FAILED: {', '.join(failed)}" if failed else "; all PASS")

@@ -14,6 +14,9 @@ def _int(name: str, default: int) -> int:
     return int(float(os.environ.get(name, default)))  # 1e6 is accepted too
 
 
+ALL_SUITES = "core,peers,gateway,notify,propagation,monitor,stats"
+
+
 @dataclass(frozen=True)
 class Settings:
     seconds: float = field(default_factory=lambda: _float("BENCH_SECONDS", 5.0))
@@ -26,12 +29,15 @@ class Settings:
     fill_chunk: int = field(default_factory=lambda: _int("BENCH_FILL_CHUNK", 10_000))
     suites: tuple[str, ...] = field(default_factory=lambda: tuple(
         s.strip()
-        for s in os.environ.get("BENCH_SUITES", "core,gateway,notify,propagation,monitor,stats").split(",")
+        for s in os.environ.get("BENCH_SUITES", ALL_SUITES).split(",")
         if s.strip()))
+    # messages each contender of the peers suite enqueues and then consumes
+    peers_n: int = field(default_factory=lambda: _int("BENCH_PEERS_N", 10_000))
     # pg_stat_statements in the cluster, and a statement profile after the core suite
     stats: bool = field(default_factory=lambda: os.environ.get("BENCH_STATS", "") not in ("", "0"))
 
     def describe(self) -> dict[str, object]:
         return {"seconds": self.seconds, "warmup": self.warmup, "concurrency": self.concurrency,
                 "big": self.big, "small": self.small, "prefill": self.prefill,
-                "fill_chunk": self.fill_chunk, "suites": list(self.suites), "stats": self.stats}
+                "fill_chunk": self.fill_chunk, "suites": list(self.suites), "stats": self.stats,
+                "peers_n": self.peers_n}
