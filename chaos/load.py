@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import itertools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import aiohttp
@@ -49,7 +50,7 @@ class Load:
     """`total` acknowledged messages, half Send and half Publish, `workers` at a time."""
 
     def __init__(self, url: str, agent: str, password: str, total: int, batch: int = 20,
-                 workers: int = 4) -> None:
+                 workers: int = 4, pace: Callable[[float], Awaitable[None]] | None = None) -> None:
         self.url = url
         self.auth = "Basic " + base64.b64encode(f"{agent}:{password}".encode()).decode()
         self.total = total
@@ -58,6 +59,7 @@ class Load:
         self.ledger = Ledger()
         self._seq = itertools.count()
         self._todo = total
+        self._pace = pace  # awaited with the share already taken: spreads the load over the faults
 
     def _take(self) -> int:
         n = min(self.batch, self._todo)
@@ -71,7 +73,11 @@ class Load:
 
     async def _worker(self, http: aiohttp.ClientSession, w: int) -> None:
         kinds = itertools.cycle(["send", "publish"] if w % 2 == 0 else ["publish", "send"])
-        while (n := self._take()) > 0:
+        while True:
+            if self._pace is not None:
+                await self._pace(1 - self._todo / self.total)
+            if (n := self._take()) <= 0:
+                return
             kind = next(kinds)
             while True:
                 ids = [f"{kind[0]}{next(self._seq):07d}" for _ in range(n)]
@@ -101,4 +107,6 @@ class Load:
         if status == 400 and b"ORA-25402" in body:
             return False
         self.ledger.faults.append(f"{status}: {body[:300]!r}")
+        if len(self.ledger.faults) > 50:
+            raise RuntimeError(f"the gateway keeps refusing the load: {self.ledger.faults[-1]}")
         return False
