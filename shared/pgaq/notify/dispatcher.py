@@ -157,7 +157,12 @@ class Notifier:
                 else:
                     raise DeliveryError(f"unsupported notify_url scheme {n.scheme}", permanent=True)
             except DeliveryError as exc:
-                await self._failed(n, str(exc), exc.permanent)
+                try:
+                    await self._failed(n, str(exc), exc.permanent)
+                except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as db_exc:
+                    # the database is away (a restart): the claim's lease brings it back
+                    log.warning("recording the failed attempt of notification %s failed; it is "
+                                "sent again after its lease: %r", n.id, db_exc)
                 return
             self.delivered += 1
             self._done.append(n.id)
