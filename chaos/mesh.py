@@ -80,7 +80,7 @@ class Mesh:
                 **common, "PGAQ_NOTIFY_LEASE": "2", "PGAQ_NOTIFY_BACKOFF_BASE": "0.2",
                 "PGAQ_NOTIFY_BACKOFF_MAX": "2", "PGAQ_NOTIFY_MAX_ATTEMPTS": "1000",
                 "PGAQ_NOTIFY_HTTP_TIMEOUT": "5", "PGAQ_NOTIFY_SMTP_TIMEOUT": "5",
-                "PGAQ_NOTIFY_PLSQL_TIMEOUT": "5"}),  # the lease: 2 × the longest timeout
+                "PGAQ_NOTIFY_PLSQL_TIMEOUT": "5"}),  # the lease: twice the longest timeout
             *(Service(f"propagator{i}", "pgaq_services.propagator",
                       {**common, **fast, "PGAQ_PROPAGATOR_NAME": f"p{i}"}) for i in (1, 2)),
             Service("gateway_a", "pgaq_services.gateway", {**common, **gw, "PGAQ_PORT": str(gw_a)},

@@ -4,8 +4,8 @@ real HTTP receiver on loopback, a real SMTP server (aiosmtpd) and PL/pgSQL proce
 from __future__ import annotations
 
 import asyncio
-import logging
 import email
+import logging
 import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
