@@ -78,7 +78,7 @@ async def drained(mesh: Mesh, ledger: Ledger, timeout: float, log: Callable[[str
                     left.append(str(await c.fetchval(WAITING)))
                 finally:
                     await c.close()
-        except (OSError, asyncpg.PostgresError) as exc:
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             left.append(repr(exc))
         if time.monotonic() - said > 5:
             said = time.monotonic()

@@ -9,6 +9,7 @@ import contextlib
 
 import asyncpg
 from pgaq.engine import DequeueOptions, Session
+from pgaq.errors import PgaqError
 
 LEDGER = "CREATE TABLE IF NOT EXISTS chaos_ledger (dest text NOT NULL, id text NOT NULL)"
 
@@ -29,11 +30,12 @@ class Consumer:
         while not self.stop.is_set():
             try:
                 await self._session()
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, ConnectionError) as exc:
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, PgaqError):
+                # the database restarted under us; an error of the engine's own (a bug)
+                # would show as ids never dequeued, not be hidden here
                 if self.stop.is_set():
                     return
                 self.reconnects += 1
-                del exc
                 await asyncio.sleep(0.2)  # the database is restarting
 
     async def _session(self) -> None:
