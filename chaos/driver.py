@@ -90,7 +90,8 @@ async def run(s: Settings) -> Report:
                     f"died on its own {len(svc.deaths)} {svc.deaths}")
         assert mesh.proxy is not None
         rep.say(f"postgres restarts {mesh.pg_restarts}; link cuts {mesh.proxy.cuts}; "
-                f"http sink refused {mesh.http.refused}; smtp sink refused {mesh.smtp.refused}; "
+                f"http sink refused {mesh.http.refused}; smtp sink refused {mesh.smtp.refused} "
+                f"(and was down {mesh.smtp.refused_connections}x); "
                 f"consumer reconnects {sum(c.reconnects for c in consumers)}")
         for r in receivers:
             r.cancel()

@@ -12,6 +12,12 @@ from .mesh import Mesh
 from .sinks import HttpSink, SmtpSink
 
 
+async def _smtp_outage(smtp: SmtpSink, seconds: float) -> None:
+    """Half the time 451 for every recipient, then the server gone (connections refused)."""
+    await _fail_for(smtp, seconds / 2)
+    await smtp.refuse(seconds / 2)
+
+
 async def _fail_for(flag_owner: HttpSink | SmtpSink, seconds: float) -> None:
     flag_owner.failing = True
     try:
@@ -64,7 +70,7 @@ async def fault_driver(mesh: Mesh, rng: random.Random, log: Callable[[str], None
         elif kind == "http":
             work = _fail_for(mesh.http, outage)
         else:
-            work = _fail_for(mesh.smtp, outage)
+            work = _smtp_outage(mesh.smtp, outage)
         if kind in ("cut", "http", "smtp"):
             pending.append(asyncio.ensure_future(work))  # lasts while the next faults come
         else:

@@ -53,7 +53,11 @@ class SmtpSink:
         self.failing = False
         self.seen: Counter[str] = Counter()
         self.refused = 0
-        self._controller = Controller(self, hostname="127.0.0.1", port=self.port)
+        self.refused_connections = 0
+        self._controller = self._make()
+
+    def _make(self) -> Controller:
+        return Controller(self, hostname="127.0.0.1", port=self.port)
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
                           rcpt_options: Any) -> str:
@@ -72,4 +76,15 @@ class SmtpSink:
         await asyncio.to_thread(self._controller.start)
 
     async def stop(self) -> None:
-        await asyncio.to_thread(self._controller.stop)
+        if self._controller.loop.is_running():
+            await asyncio.to_thread(self._controller.stop)
+
+    async def refuse(self, seconds: float) -> None:
+        """No server at all for `seconds`: connections are refused."""
+        await self.stop()
+        self.refused_connections += 1
+        try:
+            await asyncio.sleep(seconds)  # the fault's own duration
+        finally:
+            self._controller = self._make()  # a stopped controller cannot start again
+            await self.start()
