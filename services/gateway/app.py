@@ -22,6 +22,7 @@ from aiohttp import web
 from pgaq.aio import TaskGroup
 from pgaq.aio import run as aio_run
 from pgaq.dashboard import DASHBOARD, Dashboard, add_routes
+from pgaq.errors import wrap_db_error
 from pgaq.idap.auth import Authenticator
 from pgaq.idap.batching import DequeueBatcher, EnqueueBatcher
 from pgaq.idap.gateway import (
@@ -31,6 +32,7 @@ from pgaq.idap.gateway import (
     GatewaySettings,
     Hook,
     document_fault,
+    to_fault,
 )
 from pgaq.idap.sessions import SessionError, SessionStore
 from pgaq.listener import Listener
@@ -217,7 +219,12 @@ async def servlet_post(request: web.Request) -> web.StreamResponse:
     gateway = app[GATEWAY]
     started = time.perf_counter()
     record = info(request)
-    agent = await app[AUTH].check_header(request.headers.get("Authorization"))
+    try:
+        agent = await app[AUTH].check_header(request.headers.get("Authorization"))
+    except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+        # the database went away mid-check (a restart): a Server fault the client may retry
+        metrics.count("auth", "server_fault")
+        return _fault(request, to_fault(wrap_db_error(exc)))
     if agent is None:
         metrics.count("auth", "unauthorized")
         return web.Response(status=401, text="authentication required\n",

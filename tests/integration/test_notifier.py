@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import email
+import logging
 import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -976,3 +977,86 @@ async def test_register_over_idap_then_publish(conn: asyncpg.Connection, db_dsn:
         assert tuple(row) == ("JOHN", roles[0])
     finally:
         await drop_roles(conn, roles)
+
+
+async def test_losing_the_database_while_recording_a_failure_is_one_warning(
+        conn: asyncpg.Connection, db_dsn: str, receiver: Receiver, start_notifier: Start,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Found by the chaos run: PostgreSQL restarting while the notifier records a failed
+    attempt logged two ERROR tracebacks per notification ("failed unexpectedly", then
+    "recording the failure failed"). It is one warning line; the lease brings the
+    notification back and it is sent again under the same id."""
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/q")
+    receiver.script["/q"] = [503]
+    blocker = await asyncpg.connect(db_dsn)
+    tx = blocker.transaction()
+    await tx.start()
+    try:
+        # the failed attempt's UPDATE will wait for this lock, and lose its connection there
+        running = await start_notifier(http_timeout=1.0, smtp_timeout=1.0, plsql_timeout=1.0,
+                                       lease_seconds=2.0)
+        await Session(conn).enqueue("s.q", b"x")
+        first = await receiver.next()
+        await blocker.execute("SELECT 1 FROM aq.notifications FOR UPDATE")
+        pid = None
+        for _ in range(500):  # the notifier's UPDATE waits for our row lock
+            pid = await conn.fetchval("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                      "AND query LIKE '%UPDATE aq.notifications%'")
+            if pid is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert pid is not None, "the failed attempt was never recorded"
+        with caplog.at_level(logging.WARNING, logger="pgaq.notifier"):
+            await conn.fetchval("SELECT pg_terminate_backend($1)", pid)
+            await tx.rollback()
+            again = await receiver.next(timeout=20)  # after the lease, the same notification
+            assert again.headers["X-Pgaq-Notification-Id"] == first.headers["X-Pgaq-Notification-Id"]
+            await running.until("DELIVERED", timeout=20)
+        mine = [r for r in caplog.records if r.name == "pgaq.notifier"]
+        assert not [r for r in mine if r.levelno >= logging.ERROR or r.exc_info], \
+            [r.getMessage() for r in mine]
+        assert any("lease" in r.getMessage() for r in mine if r.levelno == logging.WARNING)
+    finally:
+        await blocker.close()
+
+
+async def test_losing_the_database_while_reading_mail_settings_is_a_failed_attempt(
+        conn: asyncpg.Connection, db_dsn: str, smtp: tuple[int, Mailbox], start_notifier: Start,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Found by the chaos run: a mail delivery reads DBMS_AQELM's settings; the database
+    going away there was logged as a bug ("failed unexpectedly", a traceback). It is an
+    ordinary failed attempt, retried, and the mail then goes."""
+    port, box = smtp
+    await conn.execute("CALL dbms_aqelm.set_mailhost('127.0.0.1')")
+    await conn.execute("CALL dbms_aqelm.set_mailport($1)", port)
+    await make_queue(conn, "s.q")
+    await register(conn, "s.q", None, "mailto:ops@example.com")
+    blocker = await asyncpg.connect(db_dsn)
+    tx = blocker.transaction()
+    await tx.start()
+    try:
+        await blocker.execute("LOCK TABLE aq.notification_settings IN ACCESS EXCLUSIVE MODE")
+        running = await start_notifier()
+        await Session(conn).enqueue("s.q", b"x")
+        pid = None
+        for _ in range(1000):  # the delivery waits for our lock to read the settings
+            pid = await conn.fetchval("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                      "AND query LIKE '%notification_settings%'")
+            if pid is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert pid is not None, "the delivery never read the mail settings"
+        with caplog.at_level(logging.WARNING, logger="pgaq.notifier"):
+            await conn.fetchval("SELECT pg_terminate_backend($1)", pid)
+            await tx.rollback()
+            _, state, error = await running.outcome()
+            assert state == "PENDING" and error is not None and "database unavailable" in error
+            msg = await asyncio.wait_for(box.got.get(), 10)
+            nid, _, _ = await running.until("DELIVERED")
+            assert msg["X-Pgaq-Notification-Id"] == str(nid)
+        bad = [r for r in caplog.records if r.name == "pgaq.notifier" and r.levelno >= logging.ERROR]
+        assert not bad, [r.getMessage() for r in bad]
+    finally:
+        await blocker.close()

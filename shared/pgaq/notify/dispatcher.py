@@ -158,25 +158,37 @@ class Notifier:
                 else:
                     raise DeliveryError(f"unsupported notify_url scheme {n.scheme}", permanent=True)
             except DeliveryError as exc:
-                await self._failed(n, str(exc), exc.permanent)
+                await self._record_failure(n, str(exc), exc.permanent)
                 return
             self.delivered += 1
             self._done.append(n.id)
             self._done_event.set()
         except asyncio.CancelledError:
             raise
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            # the database went away while the delivery read from it (a restart): an
+            # ordinary failed attempt, retried with backoff
+            await self._record_failure(n, f"database unavailable: {exc!r}", False)
         except Exception as exc:  # a bug must not stop the notifier: the row is retried
             log.exception("delivering notification %s failed unexpectedly", n.id)
-            try:
-                await self._failed(n, f"internal error: {exc!r}", False)
-            except Exception:  # the lease will bring it back
-                log.exception("recording the failure of %s failed", n.id)
+            await self._record_failure(n, f"internal error: {exc!r}", False)
         finally:
             left = self._inflight[n.dest_key] = self._inflight[n.dest_key] - 1
             if left <= 0:
                 del self._inflight[n.dest_key]
             if self._wake is not None and left <= self.settings.per_destination:
                 self._wake.set()  # the destination has room again
+
+    async def _record_failure(self, n: Notification, error: str, permanent: bool) -> None:
+        """`_failed`, when the database lets us: otherwise the claim's lease brings the
+        notification back (one warning line; an outage is not a bug)."""
+        try:
+            await self._failed(n, error, permanent)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            log.warning("recording the failed attempt of notification %s failed; it is sent "
+                        "again after its lease: %r", n.id, exc)
+        except Exception:
+            log.exception("recording the failure of %s failed (its lease brings it back)", n.id)
 
     async def _failed(self, n: Notification, error: str, permanent: bool) -> None:
         now = self.now()
