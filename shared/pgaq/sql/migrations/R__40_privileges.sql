@@ -95,6 +95,17 @@ BEGIN
   END IF;
 END $$;
 
+-- Gateways cache successful password checks; any change to the agents (a password, HTTP
+-- access, a dropped agent) tells them to forget, so the change holds from the next request.
+CREATE OR REPLACE FUNCTION aq.agents_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('aq_agents', '');
+  RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER agents_changed AFTER UPDATE OR DELETE OR TRUNCATE ON aq.agents
+    FOR EACH STATEMENT EXECUTE FUNCTION aq.agents_changed();
+
 -- Password check for the gateway (definer: agents are admin-only data). Returns only a
 -- boolean, never the hash, and does one bcrypt comparison whether or not the agent exists
 -- or has a password (a dummy hash of the same cost), so timing does not tell agents apart.
