@@ -88,3 +88,23 @@ async def catalog_snapshot(conn: asyncpg.Connection) -> tuple[int, int, int, lis
     roles = await conn.fetchval("SELECT count(*) FROM pg_roles")
     canary = [r["v"] for r in await conn.fetch("SELECT v FROM public.canary")]
     return rels, procs, roles, canary
+
+
+CATALOG = ("agent_db_access", "agents", "callback_login", "db_links", "directory",
+           "notification_hosts", "notification_settings", "notifications", "queue_privileges",
+           "queue_tables", "queues", "registrations", "schedules", "subscribers",
+           "transformations")
+
+
+async def catalog_digest(conn: asyncpg.Connection) -> dict[str, str]:
+    """Every catalog table's content as one digest each (read as the superuser): what a
+    refused call or write must leave as it was."""
+    out = {}
+    for table in CATALOG:
+        out[table] = await conn.fetchval(
+            f"SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) FROM aq.{table} t")
+    return out
+
+
+async def as_role(dsn: str, role: str) -> asyncpg.Connection:
+    return await asyncpg.connect(dsn.replace("postgres@", f"{role}@"))
