@@ -374,6 +374,12 @@ def build(settings: Settings) -> web.Application:
         app[STORE] = store
         app[FORWARDER] = forwarder
         app[AUTH] = Authenticator(pool)
+        following = asyncio.Event()
+        follower = asyncio.ensure_future(app[AUTH].follow(listener, following))
+        # serve only once agent changes are heard (a change is then never missed)
+        heard = asyncio.ensure_future(following.wait())
+        await asyncio.wait({heard, follower}, timeout=10.0, return_when=asyncio.FIRST_COMPLETED)
+        heard.cancel()
         app[DASHBOARD] = Dashboard(pool, app[AUTH], settings.admin_token)
         app[GATEWAY] = Gateway(
             pool, store, schema=schema,
@@ -385,6 +391,8 @@ def build(settings: Settings) -> web.Application:
             receiver=DequeueBatcher(pool, fast_cache=store.fast_cache),
         )
         yield
+        follower.cancel()
+        await asyncio.gather(follower, return_exceptions=True)
         await forwarder.close()
         await store.close()
         await listener.close()

@@ -56,6 +56,10 @@ def wrap_db_error(exc: BaseException) -> PgaqError:
         code, message = 1031, f"ORA-01031: insufficient privileges ({message})"
     elif code is None and sqlstate == "42P01":
         code, message = 24010, f"ORA-24010: the queue's table is gone ({message})"
+    elif code is None and sqlstate in ("22021", "22P05"):
+        # NUL (or a character the database encoding lacks) in a string: PostgreSQL text
+        # cannot hold it, so nothing ran
+        code, message = 1482, f"ORA-01482: a string holds a character text cannot store ({message})"
     elif code is None and sqlstate == "42883" and "aq$_" in message:
         code, message = 24010, f"ORA-24010: the queue's table is gone ({message})"
 

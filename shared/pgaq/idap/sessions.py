@@ -107,10 +107,13 @@ class SessionStore:
         """The agent's session for this cookie, or a new one."""
         now = time.monotonic()
         if token:
-            expired_agent = self._expired.pop(token, None)
+            expired_agent = self._expired.get(token)
             if expired_agent is not None:
                 if not secrets.compare_digest(expired_agent, agent):
+                    # another agent must not use up the owner's notice: the owner would
+                    # then commit nothing and be told it succeeded
                     raise SessionError("the session belongs to another agent", 25400)
+                del self._expired[token]
                 raise SessionError(f"ORA-25402: the session was idle over {self.timeout:g} s and its "
                                    "transaction was rolled back; nothing it did since its last "
                                    "commit was kept", 25402)

@@ -86,8 +86,13 @@ class HttpSender:
         except TimeoutError as exc:
             raise DeliveryError(f"no answer within {self.settings.http_timeout:g} s") from exc
         except (aiohttp.ClientError, OSError) as exc:
-            permanent = "may not go to" in str(exc)
-            raise DeliveryError(f"{type(exc).__name__}: {exc}", permanent=permanent) from exc
+            # aiohttp wraps the guarded resolver's refusal and drops its text ("[None]"):
+            # report the refusal itself, and as final (the list said no)
+            cause = getattr(exc, "os_error", None)
+            refusal = str(cause) if cause is not None and "may not go to" in str(cause) else None
+            if refusal is not None or "may not go to" in str(exc):
+                raise DeliveryError(refusal or str(exc), permanent=True) from exc
+            raise DeliveryError(f"{type(exc).__name__}: {exc}") from exc
 
     async def close(self) -> None:
         if self._http is not None:

@@ -24,6 +24,7 @@ from ..clock import Clock, SystemClock
 from ..db import DB_ERRORS
 from ..listener import Listener
 from ..queries import load
+from ..redact import redact_url
 from .acl import HostRules, rules_from_rows
 from .backoff import retry_delay
 from .delivery import DeliveryError, HttpSender, MailSender, PlsqlSender
@@ -201,11 +202,11 @@ class Notifier:
         if final:
             self.failed += 1
             log.warning("notification %s to %s failed for good after %d attempts: %s",
-                        n.id, n.url, n.attempts, error)
+                        n.id, redact_url(n.url), n.attempts, error)
         else:
             self.retried += 1
             log.info("notification %s to %s: attempt %d failed (%s); next in %.3g s",
-                     n.id, n.url, n.attempts, error, delay)
+                     n.id, redact_url(n.url), n.attempts, error, delay)
 
     # -- recording and housekeeping -----------------------------------------------------
     async def _flush(self) -> None:

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import aiohttp
 import asyncpg
 from lxml import etree
+from yarl import URL
 
 from ..engine import _number
 from ..errors import PgaqError, QueueError, wrap_db_error
@@ -160,7 +161,15 @@ class HttpTransport:
 
     def __init__(self, url: str, user: str | None, password: str | None, timeout: float,
                  ca_file: str | None = None) -> None:
-        self.url = url
+        # credentials written into the URL (http://user:password@host/...) become the
+        # Basic credentials when the link has none of its own, and leave the URL: aiohttp
+        # refuses both at once, and a URL with them would carry them into error messages
+        parsed = URL(url)
+        if parsed.user is not None:
+            if not user:
+                user, password = parsed.user, parsed.password or ""
+            parsed = parsed.with_user(None)
+        self.url = str(parsed)
         self.timeout = timeout
         # https: the system's CAs, plus ca_file's (a gateway with its own or a self-signed certificate)
         self._ssl: ssl.SSLContext | None = None

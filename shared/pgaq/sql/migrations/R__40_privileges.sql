@@ -95,6 +95,17 @@ BEGIN
   END IF;
 END $$;
 
+-- Gateways cache successful password checks; any change to the agents (a password, HTTP
+-- access, a dropped agent) tells them to forget, so the change holds from the next request.
+CREATE OR REPLACE FUNCTION aq.agents_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('aq_agents', '');
+  RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER agents_changed AFTER UPDATE OR DELETE OR TRUNCATE ON aq.agents
+    FOR EACH STATEMENT EXECUTE FUNCTION aq.agents_changed();
+
 -- Password check for the gateway (definer: agents are admin-only data). Returns only a
 -- boolean, never the hash, and does one bcrypt comparison whether or not the agent exists
 -- or has a password (a dummy hash of the same cost), so timing does not tell agents apart.
@@ -332,9 +343,14 @@ BEGIN
         CONTINUE;   -- privilege keywords come from this fixed list only
       END IF;
       IF x.op = 'REVOKE' THEN
-        EXECUTE format('REVOKE %s ON %I.%I FROM %s GRANTED BY %I CASCADE', x.priv, t.schema_name, rel.relname,
+        -- PostgreSQL 15 takes GRANTED BY only for the current user; the owner's own grants
+        -- are revoked without it (a superuser's REVOKE acts as the owner's), so an
+        -- administrator can revoke on a queue table a role owns
+        EXECUTE format('REVOKE %s ON %I.%I FROM %s%s CASCADE', x.priv, t.schema_name, rel.relname,
                        CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
-                       pg_get_userbyid(x.grantor));
+                       CASE WHEN x.grantor = rel.relowner AND x.grantor <> (SELECT oid FROM pg_roles
+                                                                           WHERE rolname = current_user)
+                            THEN '' ELSE format(' GRANTED BY %I', pg_get_userbyid(x.grantor)) END);
       ELSE
         EXECUTE format('GRANT %s ON %I.%I TO %I', x.priv, t.schema_name, rel.relname, pg_get_userbyid(x.grantee));
         IF NOT has_schema_privilege(x.grantee, ns, 'USAGE') THEN

@@ -59,8 +59,12 @@ CREATE OR REPLACE PROCEDURE dbms_aqadm.add_alias_to_ldap(alias text, obj_locatio
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
-  q aq.queue_info := aq.resolve_queue(obj_location);
+  q aq.queue_info;
 BEGIN
+  -- the directory is the administrators' (row security): say so with a code, before
+  -- telling whether the queue exists
+  PERFORM aq.require_admin('add_alias_to_ldap');
+  q := aq.resolve_queue(obj_location);
   IF alias IS NULL OR btrim(alias) = '' OR length(alias) > 256 THEN
     PERFORM aq.err(24031, 'invalid value, ALIAS should be non-NULL (at most 256 characters)', '22023');
   END IF;
@@ -74,6 +78,7 @@ CREATE OR REPLACE PROCEDURE dbms_aqadm.add_agent_alias(alias text, agent sys.aq$
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 BEGIN
+  PERFORM aq.require_admin('add_agent_alias');
   IF alias IS NULL OR btrim(alias) = '' OR length(alias) > 256 THEN
     PERFORM aq.err(24031, 'invalid value, ALIAS should be non-NULL (at most 256 characters)', '22023');
   END IF;
@@ -85,6 +90,7 @@ CREATE OR REPLACE PROCEDURE dbms_aqadm.del_alias_from_ldap(alias text)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 BEGIN
+  PERFORM aq.require_admin('del_alias_from_ldap');
   DELETE FROM aq.directory d WHERE d.alias = del_alias_from_ldap.alias;
   IF NOT FOUND THEN
     PERFORM aq.err(24047, format('alias %s is not in the directory', quote_literal(left(alias, 100))), '42704');

@@ -26,6 +26,15 @@ CREATE OR REPLACE FUNCTION dbms_aq.ntfn_qos_purge_ntfn() RETURNS integer LANGUAG
 -- notify_url: http(s)://host[:port]/path, mailto:[//]address, plsql://schema.procedure
 -- (Oracle's `?PR=0|1` suffix picks RAW or XML presentation for plsql).
 
+-- A URL fit to show: credentials in the authority (user:password@) and the whole query
+-- (libpq and gateways take password=... there) replaced by ***. For error messages and
+-- views that non-administrators read.
+CREATE OR REPLACE FUNCTION aq.redact_url(p_url text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT regexp_replace(regexp_replace(p_url, '^([A-Za-z][A-Za-z0-9+.-]*:(//)?)[^/?#]*@', '\1***@'),
+                        '[?#].*$', '?***')
+$$;
+
 CREATE OR REPLACE FUNCTION aq.parse_notify_url(p_url text, OUT scheme text, OUT host text,
                                                OUT port integer, OUT target text,
                                                OUT presentation text, OUT dest_key text)
@@ -47,16 +56,16 @@ BEGIN
       BEGIN
         PERFORM host::inet;
       EXCEPTION WHEN invalid_text_representation THEN
-        PERFORM aq.err(24940, format('invalid notify_url %s: bad IPv6 address', quote_literal(left(url, 100))), '22023');
+        PERFORM aq.err(24940, format('invalid notify_url %s: bad IPv6 address', quote_literal(left(aq.redact_url(url), 100))), '22023');
       END;
     ELSIF substring(host FROM '[^.]*$') ~ '^([0-9]+|0x[0-9a-f]*)$'
           AND host !~ '^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$' THEN
       PERFORM aq.err(24940, format('invalid notify_url %s: write IPv4 addresses as dotted quads (a.b.c.d)',
-                                   quote_literal(left(url, 100))), '22023');
+                                   quote_literal(left(aq.redact_url(url), 100))), '22023');
     END IF;
     port := coalesce(m[5]::integer, CASE scheme WHEN 'https' THEN 443 ELSE 80 END);
     IF port < 1 OR port > 65535 THEN
-      PERFORM aq.err(24940, format('invalid notify_url %s: port out of range', quote_literal(left(url, 100))), '22023');
+      PERFORM aq.err(24940, format('invalid notify_url %s: port out of range', quote_literal(left(aq.redact_url(url), 100))), '22023');
     END IF;
     target := url;
     presentation := 'XML';
@@ -81,7 +90,7 @@ BEGIN
     RETURN;
   END IF;
   PERFORM aq.err(24940, format('invalid notify_url %s: use http://host[:port]/path, https://..., '
-                               'mailto:address or plsql://schema.procedure', quote_literal(left(url, 100))), '22023');
+                               'mailto:address or plsql://schema.procedure', quote_literal(left(aq.redact_url(url), 100))), '22023');
 END $$;
 
 CREATE OR REPLACE FUNCTION aq.notify_dest_key(p_url text) RETURNS text

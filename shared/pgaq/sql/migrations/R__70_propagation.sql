@@ -13,7 +13,7 @@ BEGIN
   IF u !~* '^(postgres(ql)?|https?)://[^\s]+$' OR length(u) > 2000 THEN
     PERFORM aq.err(24957, format('unsupported database link URL %s: use postgresql://... for a PostgreSQL '
                                  'database or http(s)://host:port/aqserv/servlet for a pgaq gateway',
-                                 quote_literal(left(regexp_replace(u, '//[^/@]*@', '//***@'), 100))), '22023');
+                                 quote_literal(left(aq.redact_url(u), 100))), '22023');
   END IF;
   RETURN u;
 END $$;
@@ -47,7 +47,7 @@ END $$;
 
 -- links without their credentials, for everyone
 CREATE OR REPLACE VIEW aq.dba_db_links AS
-SELECT l.name AS db_link, l.owner, regexp_replace(l.url, '//[^/@]*@', '//') AS url,
+SELECT l.name AS db_link, l.owner, aq.redact_url(l.url) AS url,
        l.username, l.created_at AS created
 FROM aq.db_links l;
 
