@@ -25,6 +25,10 @@ settings.register_profile(
 )
 
 
+# pytest-timeout per property: a hang fails the bounded run; long runs get an hour
+TIMEOUT = 3600 if EXAMPLES else 60
+
+
 def fuzz(bounded: int) -> settings:
     """Settings for one property: its bounded share of examples in `make test`, the
     PGAQ_FUZZ_EXAMPLES knob when set (kept per test, so other suites' profiles stay as they are)."""

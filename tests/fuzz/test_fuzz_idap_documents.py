@@ -16,7 +16,7 @@ from pgaq.idap.typeinfo import TypeInfo
 from pgaq.idap.xmlsafe import XmlError, parse
 
 from ..unit.test_idap_payload import EMP_TYP, ORDER_TYP
-from .conftest import fuzz
+from .conftest import TIMEOUT, fuzz
 from .strategies import SEEDS, documents, envelopes, mutate_bytes
 
 CLIENT_ERRORS = (XmlError, SchemaError, RequestError, PayloadError)
@@ -63,28 +63,28 @@ def test_seed_examples_read_or_refused_cleanly(seed: int) -> None:
     check(SEEDS[seed])
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(TIMEOUT)
 @fuzz(300)
 @given(documents())
 def test_mutated_documents_never_crash(document: bytes) -> None:
     check(document)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(TIMEOUT)
 @fuzz(150)
 @given(envelopes())
 def test_generated_envelopes_never_crash(document: bytes) -> None:
     check(document)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(TIMEOUT)
 @fuzz(150)
 @given(st.sampled_from(SEEDS).flatmap(mutate_bytes))
 def test_byte_mutations_never_crash(document: bytes) -> None:
     check(document)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(TIMEOUT)
 @fuzz(100)
 @given(st.binary(max_size=2000))
 def test_arbitrary_bytes_never_crash(document: bytes) -> None:
