@@ -143,18 +143,20 @@ def _envelope(body: str, header: str = "") -> bytes:
 
 
 @st.composite
-def payloads(draw: st.DrawFn) -> str:
-    kind = draw(st.sampled_from(["raw", "text", "map", "bytes", "object", "order"]))
-    v = draw(st.sampled_from(["1", "00FF", "X", "", "2147483648", "abc", "1.5", "true"]))
+def payloads(draw: st.DrawFn, kind: str | None = None, valid: bool = False) -> str:
+    """A message_payload's content; `valid` keeps every value well-typed for its element."""
+    kind = kind or draw(st.sampled_from(["raw", "text", "map", "bytes", "object", "order", "emp"]))
+    v = "1" if valid else draw(st.sampled_from(["1", "00FF", "X", "", "2147483648", "abc", "1.5",
+                                                "true"]))
     if kind == "raw":
         return f"<RAW>{draw(st.sampled_from(['00', 'CAFE', 'ABC', 'zz', '', 'de ad', v]))}</RAW>"
     props = ""
     if draw(st.booleans()):
         t = draw(st.sampled_from(["int_value", "string_value", "long_value", "double_value",
                                   "boolean_value", "float_value", "short_value", "byte_value",
-                                  "date_value"]))
-        props = f"<properties_list><property><name>p</name><{t}>{v}</{t}></property></properties_list>"
-    header = f"<header><type>t</type><userid>u</userid>{props}</header>"
+                                  "string_value"]))
+        props = f"<user_properties><property><name>p</name><{t}>{v}</{t}></property></user_properties>"
+    header = f"<oracle_jms_properties><type>t</type><userid>u</userid></oracle_jms_properties>{props}"
     if kind == "text":
         return f"<jms_text_message>{header}<text_data>{v}</text_data></jms_text_message>"
     if kind == "bytes":
@@ -165,6 +167,8 @@ def payloads(draw: st.DrawFn) -> str:
         t = draw(st.sampled_from(["int_value", "string_value", "boolean_value", "double_value"]))
         return (f"<jms_map_message>{header}<map_data><item><name>k</name><{t}>{v}</{t}></item>"
                 "</map_data></jms_map_message>")
+    if kind == "emp":
+        return f"<EMP_TYP><EMPNO>{v}</EMPNO><ENAME>SCOTT</ENAME></EMP_TYP>"
     return (f"<ORDER_TYP><ORDERNO>{v}</ORDERNO><STATUS>NEW</STATUS><CUSTOMER><CUSTNO>{v}</CUSTNO>"
             f"</CUSTOMER><ITEMS><ITEMS_ITEM><QUANTITY>{v}</QUANTITY></ITEMS_ITEM></ITEMS></ORDER_TYP>")
 
@@ -174,10 +178,25 @@ DESTINATIONS = st.sampled_from(["AQUSER.RAW_MSGQ", "aquser.raw_msgq", "AQUSER.JM
                                 "a.b.c", '"AQUSER"."RAW_MSGQ"', "AQUSER.RAW_MSGQ'--", ""])
 
 
+# (destination, operation, payload kind) that the gateway tests' queues accept
+FITTING = [("AQUSER.RAW_MSGQ", "AQXmlSend", "raw"), ("AQUSER.JMS_TEXTQ", "AQXmlSend", "text"),
+           ("QS.NEW_ORDERS_QUE", "AQXmlSend", "order"), ("AQUSER.EMP_TOPIC", "AQXmlPublish", "emp"),
+           ("AQUSER.JMS_MAP_TOPIC", "AQXmlPublish", "map")]
+
+
 @st.composite
-def envelopes(draw: st.DrawFn, destinations: st.SearchStrategy[str] = DESTINATIONS) -> bytes:
+def fitting_sends(draw: st.DrawFn) -> bytes:
+    """Send/Publish requests that fit one of the test queues: what mutations start from."""
+    dest, name, kind = draw(st.sampled_from(FITTING))
+    return draw(envelopes(st.just(dest), (name,), kind=kind, valid=True))
+
+
+@st.composite
+def envelopes(draw: st.DrawFn, destinations: st.SearchStrategy[str] = DESTINATIONS,
+              operations: tuple[str, ...] = OPERATIONS, kind: str | None = None,
+              valid: bool = False) -> bytes:
     """Valid-ish IDAP requests of every operation, with optional parts chosen at random."""
-    name = draw(st.sampled_from(OPERATIONS))
+    name = draw(st.sampled_from(operations))
     dest = f"<destination>{draw(destinations)}</destination>"
     commit = "<AQXmlCommit/>" if draw(st.booleans()) else ""
     if name in ("AQXmlSend", "AQXmlPublish"):
@@ -186,15 +205,22 @@ def envelopes(draw: st.DrawFn, destinations: st.SearchStrategy[str] = DESTINATIO
         msgs = []
         n = draw(st.integers(1, 3))
         for i in range(n):
-            header = "".join(draw(st.lists(st.sampled_from([
-                "<correlation>C</correlation>", "<delay>0</delay>", "<expiration>60</expiration>",
-                "<priority>1</priority>", "<exception_queue>AQUSER.EXC</exception_queue>",
-                "<recipient_list><recipient><agent_name>APP1</agent_name></recipient></recipient_list>",
-            ]), max_size=3, unique=True)))
+            # the schema's order: correlation, delay, expiration, priority, sender_id,
+            # recipient_list, exception_queue
+            before = "".join(part for part in ("<correlation>C</correlation>", "<delay>0</delay>",
+                                               "<expiration>60</expiration>", "<priority>1</priority>")
+                             if draw(st.booleans()))
+            recipients = ("<recipient_list><recipient><agent_name>APP1</agent_name></recipient>"
+                          "</recipient_list>")
+            if valid:  # a publish names its recipient; a send has none
+                after = recipients if name == "AQXmlPublish" else ""
+            else:
+                after = "".join(part for part in (recipients, "<exception_queue>AQUSER.EXC</exception_queue>")
+                                if not draw(st.integers(0, 3)))
             number = f"<message_number>{i + 1}</message_number>" if draw(st.booleans()) else ""
-            msgs.append(f"<message>{number}<message_header>{header}<sender_id><agent_name>s"
-                        f"</agent_name></sender_id></message_header>"
-                        f"<message_payload>{draw(payloads())}</message_payload></message>")
+            msgs.append(f"<message>{number}<message_header>{before}<sender_id><agent_name>s"
+                        f"</agent_name></sender_id>{after}</message_header>"
+                        f"<message_payload>{draw(payloads(kind, valid))}</message_payload></message>")
         count = f"<message_count>{n}</message_count>" if draw(st.booleans()) else ""
         body = _op(name, f"<producer_options>{dest}{vis}</producer_options>"
                          f"<message_set>{count}{''.join(msgs)}</message_set>{commit}")
