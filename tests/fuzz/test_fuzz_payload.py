@@ -36,7 +36,7 @@ VALUE_TEXT = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
     st.decimals(allow_nan=False, allow_infinity=False, places=None).map(str),
     st.sampled_from(["", " ", "true", "FALSE", "1", "0", "-0", "+7", "1e3", "1E-3", "1e309",
-                     "-1e309", "1e-400", "NaN", "INF", "-inf", "Infinity", "0x1F", "1_000", "١",
+                     "-1e309", "1e-400", "NaN", "INF", "-inf", "Infinity", "0x1F", "1_000", "\u0661",
                      " 12 ", "1.", ".5", "5e", "e5", "--1", "9" * 40, "2147483647", "2147483648",
                      "-9223372036854775809", "3.5e38", "1e100000", "1e-100000", "0e99999999999",
                      "1e999999999999999999999", "2000-01-01 0:0:0", "2000-02-30", "0000-01-01",
