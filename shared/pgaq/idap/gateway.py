@@ -78,7 +78,9 @@ def to_fault(exc: BaseException) -> Fault:
     if isinstance(exc, (RequestError, SessionError)):
         return Fault(True, str(exc), getattr(exc, "code", None))
     if isinstance(exc, ConnectionLost):
-        return Fault(False, "the database is unavailable; retry later", exc.code)
+        # ORA-03113 (end-of-file on communication channel) when the driver gave no number:
+        # every fault carries an error_code
+        return Fault(False, "the database is unavailable; retry later", exc.code or 3113)
     if isinstance(exc, PgaqError):
         server = bool(exc.sqlstate and exc.sqlstate.startswith(_SERVER_STATES))
         msg = exc.message.split("\nCONTEXT:")[0]

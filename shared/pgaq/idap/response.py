@@ -113,6 +113,9 @@ def fault(client: bool, message: str, code: int | str | None) -> etree._Element:
 
     The envelope is prefixed: faultcode, faultstring and detail are unqualified elements,
     which a default SOAP namespace would capture."""
+    if isinstance(code, int) and not message.startswith("ORA-"):
+        # every error_message starts with its number, as Oracle's do, whoever raised it
+        message = f"ORA-{code:05d}: {message}"
     env = etree.Element(f"{{{NS_SOAP}}}Envelope", nsmap={"SOAP-ENV": NS_SOAP})
     body = etree.SubElement(env, f"{{{NS_SOAP}}}Body")
     f = etree.SubElement(body, f"{{{NS_SOAP}}}Fault")
