@@ -6,7 +6,7 @@ error_code); anything else would be a traceback and a Server fault (ORA-00600)."
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from pgaq.idap.gateway import Fault, to_fault
 from pgaq.idap.payload import PayloadError, xml_to_payload
@@ -89,3 +89,25 @@ def test_byte_mutations_never_crash(document: bytes) -> None:
 @given(st.binary(max_size=2000))
 def test_arbitrary_bytes_never_crash(document: bytes) -> None:
     check(document)
+
+
+SQLSTATES = st.one_of(st.none(), st.sampled_from([
+    "22001", "22003", "22007", "22008", "22P02", "22012", "22023", "23502", "23505", "23514",
+    "42501", "42601", "42P01", "0A000", "P0001", "08006", "53300", "57014", "40001", "XX000",
+]), st.text("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=5, max_size=5))
+
+
+@fuzz(100)
+@example(sqlstate=None, text="\x1f", code=None)  # was a ValueError while writing the fault
+@example(sqlstate="22P02", text="bad \ud800 \x00", code=None)
+@given(SQLSTATES, st.text(max_size=30), st.none() | st.integers(1, 99999))
+def test_every_database_error_maps_to_a_fault_with_an_error_code(
+        sqlstate: str | None, text: str, code: int | None) -> None:
+    """Whatever PostgreSQL raised, the fault has a code, and its message leads with it."""
+    from pgaq.errors import QueueError
+    from pgaq.idap.response import fault, serialize
+
+    f = to_fault(QueueError(text, code, sqlstate))
+    assert f.code is not None
+    doc = serialize(fault(f.client, f.message, f.code), None)
+    assert b"<error_code>" in doc and b"<error_message>ORA-" in doc, doc
