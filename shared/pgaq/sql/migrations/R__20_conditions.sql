@@ -47,7 +47,8 @@
 --     UNKNOWN, never a runtime error); a string literal compared with a number, timestamp
 --     or boolean is converted at compile time (ORA-00932 if it does not convert).
 --   * LIKE without ESCAPE has no escape character (Oracle semantics, not PostgreSQL's \).
---   * a / b is exact (numeric) division; division by zero yields NULL.
+--   * + - * / are computed in numeric (no integer overflow at dequeue time); a / b is exact
+--     division; division by zero yields NULL.
 --   * || follows Oracle (NULL behaves as '').
 
 DO $$
@@ -1136,14 +1137,15 @@ BEGIN
   ELSIF k IN ('neg', 'pos') THEN
     a := aq._cond_aq(n->'e', pt, pp, po, prm);
     s := aq._cond_aq_num(a, pp, po, (n->'e'->>'p')::integer);
-    RETURN aq._cond_mk(CASE k WHEN 'neg' THEN format('(-%s)', s) ELSE s END, 'num', a.prm, NULL);
+    RETURN aq._cond_mk(CASE k WHEN 'neg' THEN format('(-(%s)::numeric)', s) ELSE s END, 'num', a.prm, NULL);
 
   ELSIF k = 'bin' THEN
     v := n->>'o';
     a := aq._cond_aq(n->'l', pt, pp, po, prm);
     b := aq._cond_aq(n->'r', pt, pp, po, a.prm);
     IF v IN ('+', '-', '*') THEN
-      RETURN aq._cond_mk(format('(%s %s %s)', aq._cond_aq_num(a, pp, po, (n->'l'->>'p')::integer), v,
+      -- in numeric, as Oracle's NUMBER: bigint literals and integer columns never overflow
+      RETURN aq._cond_mk(format('((%s)::numeric %s (%s)::numeric)', aq._cond_aq_num(a, pp, po, (n->'l'->>'p')::integer), v,
                         aq._cond_aq_num(b, pp, po, (n->'r'->>'p')::integer)), 'num', b.prm, NULL);
     ELSIF v = '/' THEN
       RETURN aq._cond_mk(format('((%s)::numeric / NULLIF(%s, 0))', aq._cond_aq_num(a, pp, po, (n->'l'->>'p')::integer),
