@@ -233,6 +233,9 @@ async def test_jms_selectors_compile_parameterised_and_run(cond: asyncpg.Connect
 @fuzz(120)
 @example(e=Expr("SUBSTR('Ж', 9223372036854775807) LIKE 'Ж'", ["Ж", "Ж"]))
 @example(e=Expr("SUBSTR(corrid, -2147483649, 2) = corrid"))
+@example(e=Expr("0 < (12 * (200000000 * 4000000000))"))
+@example(e=Expr("(tab.user_data.qty * 4000000000 * 4000000000) > 0"))
+@example(e=Expr("-(-9223372036854775807 - 1) > priority"))
 @given(aq_expr())
 async def test_aq_conditions_compile_parameterised_and_run(cond: asyncpg.Connection, e: Expr) -> None:
     got = await compile_or_refuse(cond, e.text, "AQ")
