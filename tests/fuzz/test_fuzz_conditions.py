@@ -88,7 +88,7 @@ NO_NUL = st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)
 
 
 @pytest.mark.timeout(TIMEOUT)
-@fuzz(250)
+@fuzz(500)
 @example(text="(" * 5000, dialect="AQ")
 @example(text="NOT " * 3000 + "TRUE", dialect="JMS")
 @example(text="-" * 3000 + "1 = 1", dialect="AQ")
@@ -212,7 +212,7 @@ def assert_no_user_text(sql: str, params: list[str], e: Expr) -> None:
 
 
 @pytest.mark.timeout(TIMEOUT)
-@fuzz(120)
+@fuzz(300)
 @example(e=Expr("(JMSPriority + 9223372036854775807) > 0"))
 @example(e=Expr("(price * 9223372036854775807) > 1", ["price"]))
 @example(e=Expr("(-9223372036854775807 - JMSXDeliveryCount - 1) < 0"))
@@ -230,7 +230,7 @@ async def test_jms_selectors_compile_parameterised_and_run(cond: asyncpg.Connect
 
 
 @pytest.mark.timeout(TIMEOUT)
-@fuzz(120)
+@fuzz(300)
 @example(e=Expr("SUBSTR('Ж', 9223372036854775807) LIKE 'Ж'", ["Ж", "Ж"]))
 @example(e=Expr("SUBSTR(corrid, -2147483649, 2) = corrid"))
 @example(e=Expr("0 < (12 * (200000000 * 4000000000))"))

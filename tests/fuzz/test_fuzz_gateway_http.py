@@ -64,7 +64,7 @@ def assert_reply_shape(r: Reply) -> None:
 
 
 @pytest.mark.timeout(TIMEOUT * 2)
-@fuzz(40)
+@fuzz(120)
 # was a 500 (decimal.InvalidOperation) before payload._decimal
 @example(document=envelope(op("AQXmlSend",
     "<producer_options><destination>QS.NEW_ORDERS_QUE</destination></producer_options><message_set>"
@@ -147,7 +147,7 @@ CONDITIONS = st.one_of(
 
 
 @pytest.mark.timeout(TIMEOUT * 2)
-@fuzz(40)
+@fuzz(120)
 @given(st.sampled_from([("AQUSER.EMP_TOPIC", "APP1"), ("AQUSER.JMS_TEXTQ", "")]), CONDITIONS)
 async def test_received_conditions_fault_cleanly(gw: tuple[str, list[str]],  # noqa: F811
                                                  conn: asyncpg.Connection,

@@ -64,7 +64,7 @@ def test_seed_examples_read_or_refused_cleanly(seed: int) -> None:
 
 
 @pytest.mark.timeout(TIMEOUT)
-@fuzz(300)
+@fuzz(600)
 @given(documents())
 def test_mutated_documents_never_crash(document: bytes) -> None:
     check(document)
