@@ -142,8 +142,7 @@ def jms_expr() -> st.SearchStrategy[Expr]:
             lambda t: t[0] + Expr(" NOT BETWEEN " if t[3] else " BETWEEN ") + t[1] + Expr(" AND ") + t[2]),
         st.tuples(text, st.lists(str_lit(), min_size=1, max_size=4), st.booleans()).map(
             lambda t: t[0] + Expr(" NOT IN (" if t[2] else " IN (") + _join(t[1]) + Expr(")")),
-        st.tuples(text, str_lit(), st.sampled_from(["", " ESCAPE '!'"])).map(
-            lambda t: t[0] + Expr(" LIKE ") + t[1] + Expr(t[2])),
+        st.tuples(text, LIT_TEXT, st.booleans()).map(lambda t: like(t[0], t[1], t[2])),
         st.tuples(st.one_of(prop, text, num), st.booleans()).map(
             lambda t: t[0] + Expr(" IS NOT NULL" if t[1] else " IS NULL")),
         st.sampled_from(["TRUE", "FALSE", "flag", "JMSRedelivered"]).map(
@@ -154,6 +153,14 @@ def jms_expr() -> st.SearchStrategy[Expr]:
         inner.map(lambda e: Expr("NOT (") + e + Expr(")")),
         inner.map(lambda e: Expr("(") + e + Expr(")")),
     ), max_leaves=6)
+
+
+def like(subject: Expr, pattern: str, escape: bool) -> Expr:
+    """LIKE with an optional ESCAPE '!': a '!' in the pattern is then written '!!' (an escape
+    before anything but % _ or itself is a syntax error, rightly)."""
+    if escape:
+        pattern = pattern.replace("!", "!!")
+    return subject + Expr(" LIKE " + quote(pattern) + (" ESCAPE '!'" if escape else ""), [pattern])
 
 
 def _join(items: list[Expr]) -> Expr:
@@ -216,6 +223,7 @@ def assert_no_user_text(sql: str, params: list[str], e: Expr) -> None:
 @example(e=Expr("(JMSPriority + 9223372036854775807) > 0"))
 @example(e=Expr("(price * 9223372036854775807) > 1", ["price"]))
 @example(e=Expr("(-9223372036854775807 - JMSXDeliveryCount - 1) < 0"))
+@example(e=Expr("TRUE AND 'Ж' LIKE 'Ж!!' ESCAPE '!'", ["Ж", "Ж!!"]))
 @example(e=Expr("-(-9223372036854775807 - 1) > 0"))
 @example(e=Expr("(1.5e308 * 10) > 0 OR (1e-300 * 1e-300) = 0"))
 @example(e=Expr("(weight * 1e308 * 10) > 0", ["weight"]))
