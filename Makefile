@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: install system-deps test-deps run test unit integration e2e bench chaos lint typecheck clean
+.PHONY: install system-deps test-deps run test unit integration e2e fuzz bench chaos lint typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -36,6 +36,11 @@ test: $(STAMP) test-deps
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests/unit
+
+# The fuzz suite runs bounded inside `make test`; this runs the same properties long
+# (PGAQ_FUZZ_EXAMPLES examples each, default 5000, exploring rather than derandomised).
+fuzz: $(STAMP) test-deps
+	PGAQ_FUZZ_EXAMPLES=$${PGAQ_FUZZ_EXAMPLES:-5000} $(BIN)/python -m pytest -q -o timeout=7200 tests/fuzz
 
 bench: $(BENCH_STAMP) system-deps
 	$(BIN)/python -m bench

@@ -68,6 +68,23 @@ def document_fault(message: str, code: int = INVALID_DOCUMENT) -> Fault:
     return Fault(True, f"ORA-{code:05d}: {what}: {message}", code)
 
 
+# Oracle's numbers for PostgreSQL errors that carry none (a value PostgreSQL refuses, a
+# constraint): every fault has an error_code, the SQLSTATE class picks the closest one
+_STATE_CODES = {
+    "22001": 12899, "22003": 1438, "22007": 1861, "22008": 1861, "22P02": 1722, "22012": 1476,
+    "23502": 1400, "23503": 2291, "23505": 1, "23514": 2290,
+}
+_CLASS_CODES = {"22": 1722, "23": 2290}
+
+
+def _state_code(sqlstate: str | None, server: bool) -> int:
+    if server:
+        return INTERNAL_ERROR
+    state = sqlstate or ""
+    # ORA-00604 (error at recursive SQL level): a refusal by SQL the operation ran
+    return _STATE_CODES.get(state) or _CLASS_CODES.get(state[:2]) or 604
+
+
 def to_fault(exc: BaseException) -> Fault:
     if isinstance(exc, Fault):
         return exc
@@ -78,13 +95,17 @@ def to_fault(exc: BaseException) -> Fault:
     if isinstance(exc, (RequestError, SessionError)):
         return Fault(True, str(exc), getattr(exc, "code", None))
     if isinstance(exc, ConnectionLost):
-        return Fault(False, "the database is unavailable; retry later", exc.code)
+        # ORA-03113 (end-of-file on communication channel) when the driver gave no number:
+        # every fault carries an error_code
+        return Fault(False, "the database is unavailable; retry later", exc.code or 3113)
     if isinstance(exc, PgaqError):
         server = bool(exc.sqlstate and exc.sqlstate.startswith(_SERVER_STATES))
         msg = exc.message.split("\nCONTEXT:")[0]
         code = exc.code
         if code is None and exc.sqlstate == "42501":
             code, msg = 1031, f"ORA-01031: insufficient privileges ({msg})"
+        if code is None:
+            code = _state_code(exc.sqlstate, server)
         return Fault(not server, msg, code)
     name = type(exc).__name__
     if name == "SchemaError":

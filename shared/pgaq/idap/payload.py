@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import date, datetime, time
-from decimal import Decimal, localcontext
+from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
 
 from lxml import etree
@@ -83,11 +83,20 @@ def _hex(text: str | None, what: str) -> bytes:
         raise _err(f"{what} is not hexadecimal: {_show(clean)}") from exc
 
 
+def _decimal(t: str, what: str, type_name: str) -> Decimal:
+    """Text already matching _NUM as a Decimal: an exponent past what decimal can hold
+    (1e999999999999999999999) is out of range, not an internal error."""
+    try:
+        return Decimal(t)
+    except InvalidOperation as exc:
+        raise _err(f"{what}: {_show(t)} is out of range for {type_name}", 1438) from exc
+
+
 def _integer(t: str, bits: int, what: str, type_name: str) -> int:
     if not _INT.match(t):
         # 1e3 or 10.0 are integers too, written differently
         if _NUM.match(t):
-            d = Decimal(t)
+            d = _decimal(t, what, type_name)
             if d.adjusted() > 20:
                 raise _err(f"{what}: {_show(t)} is out of range for {type_name}", 1438)
             if d == d.to_integral_value():
@@ -140,7 +149,7 @@ def _numeric(t: str, attr: Attr, what: str) -> int | str:
     """A NUMBER: exact, checked against numeric(p,s); an int when whole, else its text."""
     if not _NUM.match(t):
         raise _err(f"{what}: {_show(t)} is not a number", 1722)
-    d = Decimal(t)
+    d = _decimal(t, what, attr.sql_type)
     if d and not -16383 <= d.adjusted() <= 131071:  # PostgreSQL's numeric limits
         raise _err(f"{what}: {_show(t)} is out of range for {attr.sql_type}", 1438)
     ps = attr.precision_scale
@@ -286,7 +295,7 @@ def _text(el: etree._Element) -> str:
     return "".join(el.itertext()).strip()
 
 
-def _reply_to(el: etree._Element) -> dict[str, Any]:
+def _reply_to(el: etree._Element) -> dict[str, Any] | None:
     """The JMS reply-to agent; an `agent_alias` is kept as {"alias": ...} for the gateway to
     resolve through the directory (see `unresolved_reply_to`) before anything is enqueued."""
     rt: dict[str, str] = {}
@@ -300,8 +309,10 @@ def _reply_to(el: etree._Element) -> dict[str, Any]:
             raise _err("reply_to holds either an agent_alias or agent_name/address/protocol")
         return {"alias": rt["agent_alias"]}
     proto = rt.get("protocol")
-    return {"name": rt.get("agent_name") or None, "address": rt.get("address") or None,
-            "protocol": _integer(proto, 32, "reply_to protocol", "int") if proto else 0}
+    agent = {"name": rt.get("agent_name") or None, "address": rt.get("address") or None,
+             "protocol": _integer(proto, 32, "reply_to protocol", "int") if proto else 0}
+    # <reply_to/> or only empty parts: no agent at all, as it reads back
+    return agent if agent["name"] or agent["address"] else None
 
 
 def unresolved_reply_to(payload: bytes | dict[str, Any]) -> str | None:
@@ -509,9 +520,20 @@ def _write_object(parent: etree._Element, ns: str | None, tag: str, value: dict[
             _sub(el, ns, name, _write_scalar(attr, v))
 
 
-def _write_typed(parent: etree._Element, ns: str | None, item: str, values: dict[str, Any]) -> None:
+def _stored_object(value: Any, what: str) -> dict[str, Any]:
+    """A jsonb part of a stored JMS payload that must be an object: SQL producers fill these
+    freely, and one that is not (an array, a string) is a clear error, not a traceback."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _err(f"the message's {what} is a JSON {type(value).__name__}, not an object; "
+                   "IDAP cannot carry it")
+    return value
+
+
+def _write_typed(parent: etree._Element, ns: str | None, item: str, values: Any) -> None:
     # by name: properties and map items have no order of their own (storage keeps none)
-    for key, spec in sorted(values.items()):
+    for key, spec in sorted(_stored_object(values, item).items()):
         if isinstance(spec, dict) and spec.get("type") in VALUE_TYPES:
             kind, value = str(spec["type"]), spec.get("value")
         else:  # a plain JSON scalar, as SQL users may write one
@@ -534,14 +556,15 @@ def _write_typed(parent: etree._Element, ns: str | None, item: str, values: dict
 def _write_jms(kind: str, payload: dict[str, Any], parent: etree._Element, ns: str | None,
                times: tuple[date, date] | None = None) -> None:
     el = _sub(parent, ns, JMS_ELEMENT[kind])
-    header = payload.get("header") or {}
+    header = _stored_object(payload.get("header"), "header")
     props = _sub(el, ns, "oracle_jms_properties")
     if header.get("type") is not None:
         _sub(props, ns, "type", str(header["type"]))
-    rt = header.get("replyto")
-    if rt and rt.get("name"):
+    rt = _stored_object(header.get("replyto"), "reply_to")
+    if rt.get("name") or rt.get("address"):  # an agent may be a bare address (a queue)
         r = _sub(props, ns, "reply_to")
-        _sub(r, ns, "agent_name", str(rt["name"]))
+        if rt.get("name"):
+            _sub(r, ns, "agent_name", str(rt["name"]))
         if rt.get("address"):
             _sub(r, ns, "address", str(rt["address"]))
         if rt.get("protocol"):

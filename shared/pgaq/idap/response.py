@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from lxml import etree
@@ -154,11 +155,19 @@ def receive_response(destination: str, messages: Sequence[Message], payload: Pay
     return env
 
 
+# characters XML 1.0 cannot carry; a database message may echo stored data holding them
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def fault(client: bool, message: str, code: int | str | None) -> etree._Element:
     """A SOAP Fault; `detail` carries status_response as in Oracle's example 17-21.
 
     The envelope is prefixed: faultcode, faultstring and detail are unqualified elements,
     which a default SOAP namespace would capture."""
+    message = _NOT_XML.sub("\ufffd", message)
+    if isinstance(code, int) and not message.startswith("ORA-"):
+        # every error_message starts with its number, as Oracle's do, whoever raised it
+        message = f"ORA-{code:05d}: {message}"
     env = etree.Element(f"{{{NS_SOAP}}}Envelope", nsmap={"SOAP-ENV": NS_SOAP})
     body = etree.SubElement(env, f"{{{NS_SOAP}}}Body")
     f = etree.SubElement(body, f"{{{NS_SOAP}}}Fault")

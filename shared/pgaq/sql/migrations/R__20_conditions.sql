@@ -36,7 +36,8 @@
 --   * < > <= >= / BETWEEN / arithmetic on a statically string or boolean operand is a type
 --     error (ORA-00932); on a property whose runtime value is not numeric they yield FALSE
 --     (comparison) or UNKNOWN (arithmetic).
---   * division by zero yields UNKNOWN instead of an error / Infinity.
+--   * division by zero yields UNKNOWN instead of an error / Infinity; so does floating-point
+--     overflow or underflow. Exact (long) arithmetic is done in numeric: it never overflows.
 --   * a property used directly as a condition is UNKNOWN unless its value is boolean.
 --   * NOT BETWEEN compiles as (x < lo OR x > hi), NOT IN as x <> each element, exactly as
 --     JMS defines them.
@@ -46,7 +47,8 @@
 --     UNKNOWN, never a runtime error); a string literal compared with a number, timestamp
 --     or boolean is converted at compile time (ORA-00932 if it does not convert).
 --   * LIKE without ESCAPE has no escape character (Oracle semantics, not PostgreSQL's \).
---   * a / b is exact (numeric) division; division by zero yields NULL.
+--   * + - * / are computed in numeric (no integer overflow at dequeue time); a / b is exact
+--     division; division by zero yields NULL.
 --   * || follows Oracle (NULL behaves as '').
 
 DO $$
@@ -83,6 +85,8 @@ DECLARE st integer; n integer;
 BEGIN
   IF s IS NULL OR p IS NULL THEN RETURN NULL; END IF;
   n := length(s);
+  -- a position past either end selects nothing (checked in numeric: no integer overflow)
+  IF abs(trunc(p)) > n THEN RETURN NULL; END IF;
   st := trunc(p)::integer;
   IF st = 0 THEN st := 1; ELSIF st < 0 THEN st := n + st + 1; END IF;
   IF st < 1 OR st > n THEN RETURN NULL; END IF;
@@ -167,8 +171,29 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_cmp(a, b) = 1 $$;
 CREATE OR REPLACE FUNCTION aq.jms_ge(a jsonb, b jsonb) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_cmp(a, b) IN (0, 1) $$;
 
+-- Floating-point arithmetic where overflow or underflow (an error in PostgreSQL, an
+-- infinity or zero in Java) is unknown, as division by zero is: a selector never fails at
+-- dequeue time because of the values it meets.
+CREATE OR REPLACE FUNCTION aq.jms_fop(op text, u double precision, v double precision)
+RETURNS double precision LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  RETURN CASE op WHEN '+' THEN u + v WHEN '-' THEN u - v WHEN '*' THEN u * v
+                 ELSE u / nullif(v, 0) END;
+EXCEPTION WHEN numeric_value_out_of_range THEN
+  RETURN NULL;
+END $$;
+-- one per operator, for the compiled SQL (which holds no string constants)
+CREATE OR REPLACE FUNCTION aq.jms_fadd(u double precision, v double precision) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_fop('+', u, v) $$;
+CREATE OR REPLACE FUNCTION aq.jms_fsub(u double precision, v double precision) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_fop('-', u, v) $$;
+CREATE OR REPLACE FUNCTION aq.jms_fmul(u double precision, v double precision) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_fop('*', u, v) $$;
+CREATE OR REPLACE FUNCTION aq.jms_fdiv(u double precision, v double precision) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_fop('/', u, v) $$;
+
 -- Arithmetic on typed values (Java numeric promotion); non-numeric operand or division by
--- zero gives NULL (unknown).
+-- zero gives NULL (unknown). Exact values are added in numeric, so no long overflows.
 CREATE OR REPLACE FUNCTION aq.jms_arith(op text, a jsonb, b jsonb) RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE ka text := aq.jms_kind(a); kb text := aq.jms_kind(b);
@@ -180,11 +205,10 @@ BEGIN
   IF ka = 'exact' AND kb = 'exact' THEN
     x := aq.jms_val(a)::numeric; y := aq.jms_val(b)::numeric;
     RETURN aq.jms_long(CASE op WHEN '+' THEN x + y WHEN '-' THEN x - y WHEN '*' THEN x * y
-                              ELSE trunc(x / nullif(y, 0)) END);
+                              ELSE div(x, nullif(y, 0)) END);
   END IF;
   u := aq.jms_val(a)::double precision; v := aq.jms_val(b)::double precision;
-  RETURN aq.jms_double(CASE op WHEN '+' THEN u + v WHEN '-' THEN u - v WHEN '*' THEN u * v
-                              ELSE u / nullif(v, 0) END);
+  RETURN aq.jms_double(aq.jms_fop(op, u, v));
 END $$;
 
 CREATE OR REPLACE FUNCTION aq.jms_add(a jsonb, b jsonb) RETURNS jsonb
@@ -594,16 +618,17 @@ BEGIN
                         CASE op WHEN '+' THEN 'add' WHEN '-' THEN 'sub' WHEN '*' THEN 'mul' ELSE 'div' END,
                         aq._cond_jms_wrap(a, ac), aq._cond_jms_wrap(b, bc)), 'dyn'];
   END IF;
+  -- exact operands in numeric (a long never overflows into a dequeue-time error; division
+  -- truncates toward zero as Java's does), approximate ones through aq.jms_fop
   IF ac = 'exact' AND bc = 'exact' THEN
     IF op = '/' THEN
-      RETURN ARRAY[format('((%s)::bigint / NULLIF(%s, 0))', a, b), 'exact'];
+      RETURN ARRAY[format('div((%s)::numeric, NULLIF((%s)::numeric, 0))', a, b), 'exact'];
     END IF;
-    RETURN ARRAY[format('((%s)::bigint %s (%s)::bigint)', a, op, b), 'exact'];
+    RETURN ARRAY[format('((%s)::numeric %s (%s)::numeric)', a, op, b), 'exact'];
   END IF;
-  IF op = '/' THEN
-    RETURN ARRAY[format('((%s)::float8 / NULLIF((%s)::float8, 0))', a, b), 'approx'];
-  END IF;
-  RETURN ARRAY[format('((%s)::float8 %s (%s)::float8)', a, op, b), 'approx'];
+  RETURN ARRAY[format('aq.jms_f%s((%s)::float8, (%s)::float8)',
+                      CASE op WHEN '+' THEN 'add' WHEN '-' THEN 'sub' WHEN '*' THEN 'mul' ELSE 'div' END,
+                      a, b), 'approx'];
 END $$;
 
 CREATE OR REPLACE FUNCTION aq._cond_jms(n jsonb, hdr boolean, pp integer, po integer, prm text[])
@@ -684,7 +709,9 @@ BEGIN
   ELSIF k IN ('neg', 'pos') THEN
     a := aq._cond_jms(n->'e', hdr, pp, po, prm);
     IF a.cat IN ('exact', 'approx') THEN
-      RETURN aq._cond_mk(CASE k WHEN 'neg' THEN format('(-%s)', a.sql) ELSE a.sql END, a.cat, a.prm, NULL);
+      RETURN aq._cond_mk(CASE WHEN k = 'pos' THEN a.sql
+                              WHEN a.cat = 'exact' THEN format('(-(%s)::numeric)', a.sql)
+                              ELSE format('(-%s)', a.sql) END, a.cat, a.prm, NULL);
     ELSIF a.cat = 'dyn' THEN
       RETURN aq._cond_mk(format('aq.jms_%s(%s)', k, a.sql), 'dyn', a.prm, NULL);
     ELSIF a.cat = 'null' THEN
@@ -1110,14 +1137,15 @@ BEGIN
   ELSIF k IN ('neg', 'pos') THEN
     a := aq._cond_aq(n->'e', pt, pp, po, prm);
     s := aq._cond_aq_num(a, pp, po, (n->'e'->>'p')::integer);
-    RETURN aq._cond_mk(CASE k WHEN 'neg' THEN format('(-%s)', s) ELSE s END, 'num', a.prm, NULL);
+    RETURN aq._cond_mk(CASE k WHEN 'neg' THEN format('(-(%s)::numeric)', s) ELSE s END, 'num', a.prm, NULL);
 
   ELSIF k = 'bin' THEN
     v := n->>'o';
     a := aq._cond_aq(n->'l', pt, pp, po, prm);
     b := aq._cond_aq(n->'r', pt, pp, po, a.prm);
     IF v IN ('+', '-', '*') THEN
-      RETURN aq._cond_mk(format('(%s %s %s)', aq._cond_aq_num(a, pp, po, (n->'l'->>'p')::integer), v,
+      -- in numeric, as Oracle's NUMBER: bigint literals and integer columns never overflow
+      RETURN aq._cond_mk(format('((%s)::numeric %s (%s)::numeric)', aq._cond_aq_num(a, pp, po, (n->'l'->>'p')::integer), v,
                         aq._cond_aq_num(b, pp, po, (n->'r'->>'p')::integer)), 'num', b.prm, NULL);
     ELSIF v = '/' THEN
       RETURN aq._cond_mk(format('((%s)::numeric / NULLIF(%s, 0))', aq._cond_aq_num(a, pp, po, (n->'l'->>'p')::integer),
