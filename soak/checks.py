@@ -56,7 +56,7 @@ def memory_check(service: str, rss_bytes: Series, max_mib_per_hour: float) -> Ch
 
 
 def bounded_check(name: str, points: Series, tolerance: float, slack: float = 0.0) -> Check:
-    """Bounded: the last quarter's maximum at most the second quarter's × (1+tolerance)
+    """Bounded: the last quarter's maximum at most the second quarter's times (1+tolerance)
     plus `slack` (an absolute allowance, so a table near empty may wobble)."""
     q2, q4 = quarter(points, 2), quarter(points, 4)
     if not q2 or not q4:

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import asyncpg
+
 from chaos.account import DESTINATIONS
 from chaos.consume import Consumer
 from chaos.load import Load
