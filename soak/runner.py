@@ -17,6 +17,7 @@ from chaos.account import DESTINATIONS
 from chaos.consume import Consumer
 from chaos.load import Load
 from chaos.mesh import AGENT, PASSWORD, Mesh
+from chaos.services import Service
 from chaos.settings import Settings as ChaosSettings
 
 from .checks import Check, Series, verdict
@@ -39,11 +40,19 @@ async def retain(mesh: Mesh, seconds: int) -> None:
 
 
 async def run(s: Settings) -> tuple[list[Check], Path]:
-    mesh = Mesh(ChaosSettings())
+    # what pgaq keeps after delivery (notifications, propagation dedup keys) kept as long
+    # as the queues' retention, so an hour shows them bounded rather than filling
+    keep = str(s.retention)
+    mesh = Mesh(ChaosSettings(), env={"PGAQ_NOTIFY_KEEP_DELIVERED": keep, "PGAQ_PROPAGATED_KEEP": keep})
     rows: list[dict[str, object]] = []
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     try:
         await mesh.start()
+        # the destination database needs its own monitor, or its retained messages stay
+        monitor_b = Service("monitor_b", "pgaq_services.monitor",
+                            {"PGAQ_LOG_LEVEL": "ERROR", "PGAQ_DSN": mesh.dsn("dst"), **mesh.env})
+        mesh.services[monitor_b.name] = monitor_b
+        await monitor_b.launch()
         await retain(mesh, s.retention)
         consumers = [Consumer(mesh.dsn(db), q, d) for d, (db, q, _) in DESTINATIONS.items()]
         eating = [asyncio.ensure_future(c.run()) for c in consumers]
