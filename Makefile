@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: install system-deps test-deps run test unit integration e2e fuzz bench chaos lint typecheck clean
+.PHONY: install system-deps test-deps run test unit integration e2e fuzz bench chaos soak lint typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -51,9 +51,15 @@ bench: $(BENCH_STAMP) system-deps
 chaos: $(STAMP)
 	$(BIN)/python -m chaos
 
+# The mesh at a steady rate, sampled, then judged: memory flat, tables bounded by retention,
+# dead tuples cleared (docs/operations.md). SOAK_RATE (20 msg/s), SOAK_SECONDS (3600),
+# SOAK_SAMPLE (30), SOAK_RETENTION (60), SOAK_TOLERANCE (0.25), SOAK_MAX_MIB_PER_HOUR (10).
+soak: $(STAMP)
+	$(BIN)/python -m soak
+
 lint: $(STAMP)
-	$(BIN)/ruff check shared services tests bench chaos
-	$(BIN)/mypy shared/pgaq services chaos
+	$(BIN)/ruff check shared services tests bench chaos soak
+	$(BIN)/mypy shared/pgaq services chaos soak
 
 clean:
 	rm -rf $(VENV) .pgaq

@@ -37,8 +37,9 @@ AGENT_SETUP = [
 class Mesh:
     """Everything the run starts, and stops again."""
 
-    def __init__(self, s: Settings) -> None:
+    def __init__(self, s: Settings, env: dict[str, str] | None = None) -> None:
         self.s = s
+        self.env = env or {}  # added to every service's environment (the soak's retention knobs)
         base = s.workdir or Path(tempfile.mkdtemp(prefix="pgaq-chaos-"))
         os.chmod(base, 0o755)
         self.cluster = Cluster(base / "cluster", durable=False, settings={"max_connections": "300"})
@@ -68,7 +69,7 @@ class Mesh:
         await self.smtp.start()
         gw_b = free_port()
         await self._setup(gw_b)
-        common = {"PGAQ_LOG_LEVEL": "ERROR", "PGAQ_DSN": self.dsn("src")}
+        common = {"PGAQ_LOG_LEVEL": "ERROR", "PGAQ_DSN": self.dsn("src"), **self.env}
         fast = {"PGAQ_PROPAGATION_LEASE": "2", "PGAQ_PROPAGATION_BACKOFF_BASE": "0.2",
                 "PGAQ_PROPAGATION_BATCH": "100", "PGAQ_PROPAGATION_TIMEOUT": "10"}
         gw = {"PGAQ_GATEWAY_WORKERS": "1", "PGAQ_SAFETY_POLL": "1"}
