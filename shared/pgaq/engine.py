@@ -319,7 +319,7 @@ class Session:
             return await self._autocommit(self.conn, fn, inline)
         except asyncpg.PostgresError as exc:
             raise wrap_db_error(exc) from exc
-        except (OSError, asyncpg.InterfaceError) as exc:
+        except (OSError, asyncpg.InterfaceError, asyncpg.InternalClientError) as exc:
             raise wrap_db_error(exc) from exc
 
     # -- enqueue ------------------------------------------------------------------------

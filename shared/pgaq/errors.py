@@ -66,7 +66,9 @@ def wrap_db_error(exc: BaseException) -> PgaqError:
     err: PgaqError
     if code == 25228:
         err = EndOfFetch(message, code, sqlstate)
-    elif isinstance(exc, (asyncpg.PostgresConnectionError, ConnectionError, OSError)) or (
+    elif isinstance(exc, (asyncpg.PostgresConnectionError, ConnectionError, OSError,
+                          asyncpg.InternalClientError)) or (
+        # InternalClientError: the protocol of a connection the server dropped mid-operation
         isinstance(exc, asyncpg.InterfaceError) and "connection" in message.lower()
     ):
         err = ConnectionLost(message, code, sqlstate)
