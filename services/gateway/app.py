@@ -79,6 +79,7 @@ class Settings:
     worker: int | None = None  # this process's index when it is one of several
     run_dir: str | None = None  # where the workers' private sockets live
     admin_token: str | None = None  # also opens /dashboard (user `admin`)
+    batch_inflight: int = 4  # autocommit batches of one queue written at once (batching.py)
 
     @property
     def prefix(self) -> str:
@@ -112,6 +113,7 @@ class Settings:
             worker=int(e["PGAQ_GATEWAY_WORKER"]) if e.get("PGAQ_GATEWAY_WORKER") else None,
             run_dir=e.get("PGAQ_GATEWAY_RUN_DIR") or None,
             admin_token=e.get("PGAQ_ADMIN_TOKEN") or None,
+            batch_inflight=int(e.get("PGAQ_GATEWAY_BATCH_INFLIGHT", "4")),
         )
 
 
@@ -387,7 +389,8 @@ def build(settings: Settings) -> web.Application:
                                      hooks=load_hooks(settings.hooks),
                                      max_depth=settings.max_depth),
             on_wait=lambda d: metrics.waiting.inc(d),
-            batcher=EnqueueBatcher(pool, fast_cache=store.fast_cache),
+            batcher=EnqueueBatcher(pool, max_inflight=settings.batch_inflight,
+                                   fast_cache=store.fast_cache),
             receiver=DequeueBatcher(pool, fast_cache=store.fast_cache),
         )
         yield

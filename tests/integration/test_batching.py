@@ -102,3 +102,42 @@ async def test_concurrent_receives_share_a_dequeue_and_each_message_goes_once(
             await receiver.dequeue(None, None, "s.t", None, "REMOVE", 1)
     finally:
         await pool.close()
+
+
+async def test_batches_of_one_queue_are_written_concurrently(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    """Several writers per queue: while one batch's transaction is held open (a row lock
+    blocks it), the next requests are written by another writer instead of queueing
+    behind it; and the writer count returns to zero."""
+    await make_queue(conn, "s.q")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4)
+    blocker = await asyncpg.connect(db_dsn)
+    try:
+        batcher = EnqueueBatcher(pool, max_inflight=2)
+        # hold the queue table's metadata row so the first writer's statement blocks
+        await blocker.execute("BEGIN")
+        await blocker.execute("LOCK TABLE s.qt IN EXCLUSIVE MODE")
+        first = asyncio.ensure_future(batcher.enqueue(None, None, "s.q", [(b"1", None)]))
+        await _until_blocked(conn)
+        assert batcher._writers[(None, None, "s.q", None)] == 1
+        second = asyncio.ensure_future(batcher.enqueue(None, None, "s.q", [(b"2", None)]))
+        await _until_blocked(conn, count=2)  # a second writer, its own statement
+        await blocker.execute("ROLLBACK")
+        ids = await asyncio.gather(first, second)
+        assert batcher.batches == 2 and len({i for r in ids for i in r}) == 2
+        assert batcher._writers == {} and not batcher._tasks
+        assert await conn.fetchval("SELECT count(*) FROM s.qt") == 2
+    finally:
+        await blocker.close()
+        await pool.close()
+
+
+async def _until_blocked(conn: asyncpg.Connection, count: int = 1) -> None:
+    """Until `count` sessions wait on a lock (pg_stat_activity is the event to watch)."""
+    for _ in range(500):
+        n = await conn.fetchval("SELECT count(*) FROM pg_stat_activity "
+                                "WHERE wait_event_type = 'Lock' AND datname = current_database()")
+        if n >= count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{count} blocked writers expected")

@@ -2,10 +2,13 @@
 
 Requests that commit on their own (AQXmlSend/Publish with AQXmlCommit and no open
 transaction, or IMMEDIATE visibility) for the same queue, role and agent, arriving while
-an earlier batch is being written, are written together: one statement and one commit for
+earlier batches are being written, are written together: one statement and one commit for
 all of them. Each request still gets exactly its own message ids, all of its messages or
 none: if a combined batch fails, its requests are retried one by one, so one bad request
 cannot fail the others. Idle, a request is written at once (no timer, no added latency).
+Up to `max_inflight` batches of a key are written at once: a commit waits for the WAL
+flush, and with a single writer the whole key would wait for each flush in turn, where
+PostgreSQL flushes concurrent commits together.
 
 Autocommit REMOVE receives without selectors for the same queue, consumer, role and agent
 are taken the same way: one dequeue of the sum of their batch sizes, committed once, the
@@ -36,13 +39,15 @@ class _Item:
 
 
 class EnqueueBatcher:
-    def __init__(self, pool: asyncpg.Pool, *, max_messages: int = 1000,
+    def __init__(self, pool: asyncpg.Pool, *, max_messages: int = 1000, max_inflight: int = 4,
                  fast_cache: dict[tuple[str | None, str], FastPath] | None = None) -> None:
         self.pool = pool
         self.max_messages = max_messages
+        self.max_inflight = max(1, max_inflight)
         self._fast = fast_cache if fast_cache is not None else {}
         self._pending: dict[Key, list[_Item]] = {}
-        self._writers: dict[Key, asyncio.Task[None]] = {}
+        self._writers: dict[Key, int] = {}  # writer tasks running per key
+        self._tasks: set[asyncio.Task[None]] = set()
         self.batches = 0  # statements written, for tests and metrics
         self.requests = 0
 
@@ -51,8 +56,12 @@ class EnqueueBatcher:
         key = (role, agent, queue, transformation)
         item = _Item(messages)
         self._pending.setdefault(key, []).append(item)
-        if key not in self._writers:
-            self._writers[key] = asyncio.create_task(self._write(key), name=f"enqueue-batch:{queue}")
+        running = self._writers.get(key, 0)
+        if running < self.max_inflight:
+            self._writers[key] = running + 1
+            task = asyncio.create_task(self._write(key), name=f"enqueue-batch:{queue}")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         return await item.done
 
     def _take(self, key: Key) -> list[_Item]:
@@ -77,7 +86,9 @@ class EnqueueBatcher:
                     continue
                 await self._flush(key, items)
         finally:
-            self._writers.pop(key, None)
+            left = self._writers.pop(key, 1) - 1
+            if left > 0:
+                self._writers[key] = left
 
     async def _flush(self, key: Key, items: list[_Item]) -> None:
         role, agent, queue, transformation = key
