@@ -340,7 +340,7 @@ class Gateway:
                 delay=m.delay or 0,
                 expiration=None if m.expiration in (None, -1) else m.expiration,
                 correlation=m.correlation,
-                sender_id=await self._agent_ref(m.sender),
+                sender_id=None if m.sender is None else await self._agent_ref(m.sender),
                 recipient_list=recipients,
                 exception_queue=m.exception_queue,
             )))

@@ -74,6 +74,11 @@ def _hex(text: str | None, what: str) -> bytes:
     An odd digit count is read as Oracle's HEXTORAW reads it, with a leading zero:
     example 17-5 itself has 139 digits.
     """
+    if text:
+        try:  # the common case: digit pairs, maybe whitespace between pairs
+            return bytes.fromhex(text)
+        except ValueError:
+            pass  # an odd count, a space inside a pair, or not hex: the slow way says which
     clean = _WS.sub("", text or "")
     if len(clean) % 2:
         clean = "0" + clean
@@ -379,6 +384,8 @@ def xml_to_payload(kind: str, payload_elem: etree._Element, info: TypeInfo | Non
     if kind == "RAW":
         if name.lower() != "raw":
             raise _err(f"the queue takes RAW payloads, not <{_tag(name)}>")
+        if not len(el):  # a leaf: its text is all of it
+            return _hex(el.text, "RAW")
         if children(el):
             raise _err("RAW holds hexadecimal text, not elements")
         return _hex("".join(el.itertext()), "RAW")

@@ -96,7 +96,10 @@ def ns(el: etree._Element) -> str | None:
 
 
 def children(el: etree._Element) -> list[etree._Element]:
-    return [c for c in el if isinstance(c.tag, str)]
+    """The element children (comments, PIs and entities are not elements)."""
+    if not len(el):
+        return []
+    return el.findall("*")
 
 
 def child(el: etree._Element, name: str) -> etree._Element | None:
