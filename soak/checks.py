@@ -66,12 +66,21 @@ def bounded_check(name: str, points: Series, tolerance: float, slack: float = 0.
     return Check(name, m4 <= limit, f"max last quarter {m4:g} vs {limit:g} (2nd quarter {m2:g})")
 
 
+def dead_slack_for(live: Series, dead_slack: float) -> float:
+    """Dead tuples a churning table may hold between two autovacuums: its live rows of the
+    second quarter (autovacuum starts at 50 + 20 % of them, and a keep-window purge deletes
+    up to a table's worth at once), at least `dead_slack`. Growth past that is a pile-up."""
+    q2 = quarter(live, 2)
+    return max(dead_slack, max(q2) if q2 else 0.0)
+
+
 def verdict(rss: dict[str, Series], sizes: dict[str, Series], dead: dict[str, Series], *,
             max_mib_per_hour: float, tolerance: float, size_slack: float,
-            dead_slack: float) -> list[Check]:
+            dead_slack: float, live: dict[str, Series] | None = None) -> list[Check]:
     """Every check of the run: memory per service, size and dead tuples per table."""
+    live = live or {}
     out = [memory_check(s, pts, max_mib_per_hour) for s, pts in sorted(rss.items())]
     out += [bounded_check(f"size {t}", pts, tolerance, size_slack) for t, pts in sorted(sizes.items())]
-    out += [bounded_check(f"dead tuples {t}", pts, tolerance, dead_slack)
+    out += [bounded_check(f"dead tuples {t}", pts, tolerance, dead_slack_for(live.get(t, []), dead_slack))
             for t, pts in sorted(dead.items())]
     return out

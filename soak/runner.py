@@ -43,7 +43,8 @@ async def run(s: Settings) -> tuple[list[Check], Path]:
     # what pgaq keeps after delivery (notifications, propagation dedup keys) kept as long
     # as the queues' retention, so an hour shows them bounded rather than filling
     keep = str(s.retention)
-    mesh = Mesh(ChaosSettings(), env={"PGAQ_NOTIFY_KEEP_DELIVERED": keep, "PGAQ_PROPAGATED_KEEP": keep})
+    mesh = Mesh(ChaosSettings(), env={"PGAQ_NOTIFY_KEEP_DELIVERED": keep, "PGAQ_PROPAGATED_KEEP": keep,
+                                           "PGAQ_HISTORY_KEEP": keep})
     rows: list[dict[str, object]] = []
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     try:
@@ -117,7 +118,7 @@ def series(rows: list[dict[str, object]], kind: str) -> dict[str, Series]:
 def judge(rows: list[dict[str, object]], s: Settings) -> list[Check]:
     return verdict(series(rows, "rss"), series(rows, "bytes"), series(rows, "dead"),
                    max_mib_per_hour=s.max_mib_per_hour, tolerance=s.tolerance,
-                   size_slack=s.size_slack, dead_slack=s.dead_slack)
+                   size_slack=s.size_slack, dead_slack=s.dead_slack, live=series(rows, "live"))
 
 
 def summary(checks: list[Check], rows_file: Path) -> dict[str, object]:

@@ -24,6 +24,7 @@ def settings_from_env(env: dict[str, str] | None = None) -> tuple[str, MonitorSe
         safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
         snapshot_period=float(e.get("PGAQ_SNAPSHOT_PERIOD", "60")),
         propagated_keep=float(e.get("PGAQ_PROPAGATED_KEEP", str(7 * 86400))),
+        history_keep=float(e.get("PGAQ_HISTORY_KEEP", str(7 * 86400))),
         attempt_waiters=int(e.get("PGAQ_ATTEMPT_WAITERS", "1")),
         attempt_wait=float(e.get("PGAQ_ATTEMPT_WAIT", "60")),
         busy_retry=float(e.get("PGAQ_MONITOR_BUSY_RETRY", "0.5")),

@@ -35,6 +35,7 @@ class MonitorSettings:
     error_backoff: float = 1.0
     busy_retry: float = 0.5  # due items held by a transaction are looked at again after this
     propagated_keep: float = 7 * 86400.0  # how long a destination remembers delivered ids
+    history_keep: float = 7 * 86400.0  # propagation log and queue snapshots
     attempt_waiters: int = 1  # connections waiting for noted transactions to end
     attempt_wait: float = 60.0  # longest wait for one; the safety poll settles later ones
 
@@ -60,6 +61,7 @@ class Monitor:
         self.busy_passes = 0  # passes that left due items held by transactions
         self.done = 0
         self.attempts_settled = 0
+        self.history_pruned = 0  # propagation log and snapshot rows past history_keep
         self._awaited: set[str] = set()
         self._waiters = asyncio.Semaphore(max(1, settings.attempt_waiters))
         self._waiting: set[asyncio.Task[None]] = set()
@@ -113,6 +115,17 @@ class Monitor:
             await c.fetchval(load("monitor_snapshot"))
             await c.fetchval(load("monitor_forget_waiters"))
             await c.fetchval(load("monitor_prune_propagated"), self.settings.propagated_keep)
+            await self._prune_history(c)
+
+    async def _prune_history(self, c: asyncpg.Connection) -> None:
+        """A few rounds a period, so a backlog (an upgrade, a long-stopped monitor) drains
+        without one pass holding the connection for minutes."""
+        for _ in range(10):
+            row = await c.fetchrow(load("monitor_prune_history"), self.settings.history_keep)
+            assert row is not None
+            self.history_pruned += row["log_rows"] + row["snapshot_rows"]
+            if max(row["log_rows"], row["snapshot_rows"]) < 10000:
+                return
 
     async def watch_attempts(self, stop: asyncio.Event) -> None:
         """On each `aq_attempt`, wait for every noted transaction still running to end."""

@@ -3,7 +3,7 @@ and sawtooth series (autovacuum, retention purges) pass."""
 
 from __future__ import annotations
 
-from soak.checks import bounded_check, memory_check, quarter, second_half, slope, verdict
+from soak.checks import bounded_check, dead_slack_for, memory_check, quarter, second_half, slope, verdict
 
 MiB = 2**20
 
@@ -63,3 +63,17 @@ def test_verdict_lists_every_check_and_fails_on_any() -> None:
                      size_slack=0, dead_slack=0)
     assert [c.name for c in checks] == ["memory gateway", "size chaos.inq_t", "dead tuples chaos.inq_t"]
     assert [c.ok for c in checks] == [True, True, False]
+
+
+def test_dead_tuples_may_reach_a_purge_of_the_live_rows_but_not_pile_up() -> None:
+    # a keep-window purge leaves ~1,200 dead rows between autovacuums of a ~1,700-row table
+    live = {"dst:aq.propagated": [(float(t), 1700.0) for t in range(0, 3600, 30)]}
+    step = [(float(t), 0.0 if t < 2200 else 1200.0) for t in range(0, 3600, 30)]
+    kw = dict(max_mib_per_hour=5, tolerance=0.25, size_slack=0, dead_slack=1000)
+    [ok] = verdict({}, {}, {"dst:aq.propagated": step}, live=live, **kw)  # type: ignore[arg-type]
+    assert ok.ok and "vs 1700" in ok.detail
+    [bad] = verdict({}, {}, {"dst:aq.propagated": line(0, 2)}, live=live, **kw)  # type: ignore[arg-type]
+    assert not bad.ok
+    [alone] = verdict({}, {}, {"dst:aq.propagated": step}, **kw)  # type: ignore[arg-type]
+    assert not alone.ok  # without its live rows the table gets only the fixed slack
+    assert dead_slack_for([], 1000) == 1000
