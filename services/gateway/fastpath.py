@@ -164,7 +164,6 @@ class FastProtocol(asyncio.Protocol):
         self.task: asyncio.Task[None] | None = None
         self.aiohttp: asyncio.Protocol | None = None
         self.remote: str | None = None
-        self.eof = False
         self.closing = False
         self.write_paused = False
         self.read_paused = False
@@ -203,11 +202,9 @@ class FastProtocol(asyncio.Protocol):
     def eof_received(self) -> bool | None:
         if self.aiohttp is not None:
             return self.aiohttp.eof_received()
-        self.eof = True
-        if self.task is None:
-            self._advance()
-            return None  # nothing in flight: the transport closes
-        return True  # keep the transport to write the answer (then close)
+        # as aiohttp: the client's end of sending is its going away; the transport closes
+        # and connection_lost cancels what is in flight (a blocking receive ends)
+        return None
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.hub.connections.discard(self)
@@ -245,25 +242,19 @@ class FastProtocol(asyncio.Protocol):
         head = self.head
         if head is None:
             if not self.buf:
-                if self.eof:
-                    transport.close()
                 return
             try:
                 head = parse_head(self.buf, HEAD_LIMIT, MAX_FIELDS)
                 if head is None:
-                    if self.eof:
-                        self._handoff()
                     return
                 size, media, token = self.hub.check(head)
-            except (HeadError, _Unusual):
-                self._handoff()
+            except (HeadError, _Unusual) as exc:
+                self._handoff(str(exc))
                 return
             self.head = head
             self.media, self.token = media, token
             self.need = head.size + size
         if len(self.buf) < self.need:
-            if self.eof:
-                self._handoff()  # a truncated body: aiohttp answers as it would
             return
         body = bytes(self.buf[head.size:self.need])
         del self.buf[:self.need]
@@ -312,10 +303,11 @@ class FastProtocol(asyncio.Protocol):
         if not self.closing:
             self._advance()
 
-    def _handoff(self) -> None:
+    def _handoff(self, reason: str) -> None:
         """From now on aiohttp serves this connection, starting with what is buffered."""
         transport = self.transport
         assert transport is not None and self.task is None
+        log.debug("connection handed to aiohttp: %s", reason)
         self.hub.connections.discard(self)
         if self.idle_timer is not None:
             self.idle_timer.cancel()
@@ -328,8 +320,6 @@ class FastProtocol(asyncio.Protocol):
         data, self.buf = bytes(self.buf), bytearray()
         if data:
             proto.data_received(data)
-        if self.eof:
-            proto.eof_received()
 
     def _idle_check(self) -> None:
         """Close a keep-alive connection left idle too long."""
