@@ -228,9 +228,13 @@ class _AiohttpPost:
 
 
 def to_response(reply: Reply) -> web.Response:
+    """The reply as aiohttp's Response (Content-Length set first, so that Set-Cookie
+    follows it as `resp.set_cookie` would have placed it)."""
     resp = web.Response(body=reply.body, status=reply.status, headers=reply.headers)
-    for value in reply.cookies:
-        resp.headers.add("Set-Cookie", value)
+    if reply.cookies:
+        resp.headers["Content-Length"] = str(len(reply.body))
+        for value in reply.cookies:
+            resp.headers.add("Set-Cookie", value)
     return resp
 
 
