@@ -24,6 +24,7 @@ import logging
 import ssl
 import time
 from http import HTTPStatus
+from typing import cast
 
 from aiohttp import web
 from aiohttp.helpers import rfc822_formatted_time
@@ -173,8 +174,8 @@ class FastProtocol(asyncio.Protocol):
     # -- asyncio.Protocol
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports are not asyncio.Transport subclasses, only alike
+        self.transport = transport = cast(asyncio.Transport, transport)
         peer = transport.get_extra_info("peername")
         self.remote = peer[0] if isinstance(peer, tuple) and peer else None
         self.hub.connections.add(self)
