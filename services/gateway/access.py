@@ -1,9 +1,9 @@
 """One structured log line per HTTP request (logger `pgaq.gateway.access`).
 
 aiohttp's own access log is off (it cannot see the IDAP operation or the agent); this
-middleware writes what an operator needs to follow a request and nothing a log reader
-could abuse: no Authorization header, password, payload or query string, and the session
-cookie only as a short digest (the cookie itself is a bearer credential).
+middleware (and the fast path, through `write`) writes what an operator needs to follow a
+request and nothing a log reader could abuse: no Authorization header, password, payload
+or query string, and the session cookie only as a short digest (the cookie itself is a bearer credential).
 """
 
 from __future__ import annotations
@@ -77,10 +77,16 @@ async def access_log(request: web.Request, handler: Handler) -> web.StreamRespon
     finally:
         level = logging.DEBUG if request.path in QUIET else logging.INFO
         if log.isEnabledFor(level):
-            log.log(level, "request", extra=fields(
-                method=request.method, path=request.path, operation=record.operation,
-                agent=record.agent, session=record.session, transaction=record.transaction,
-                status=status, fault=record.fault, error_code=record.error_code,
-                duration_ms=round((time.perf_counter() - started) * 1000, 2),
-                bytes_in=request.content_length or 0, bytes_out=size,
-                remote=request.remote))
+            write(level, request.method, request.path, record, status, started,
+                  request.content_length or 0, size, request.remote)
+
+
+def write(level: int, method: str, path: str, record: RequestInfo, status: int,
+          started: float, bytes_in: int, bytes_out: int, remote: str | None) -> None:
+    """The line itself, shared with the fast path (fastpath.py) so both read the same."""
+    log.log(level, "request", extra=fields(
+        method=method, path=path, operation=record.operation, agent=record.agent,
+        session=record.session, transaction=record.transaction, status=status,
+        fault=record.fault, error_code=record.error_code,
+        duration_ms=round((time.perf_counter() - started) * 1000, 2),
+        bytes_in=bytes_in, bytes_out=bytes_out, remote=remote))

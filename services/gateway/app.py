@@ -12,29 +12,18 @@ import logging
 import os
 import signal
 import ssl
-import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs
 
 import asyncpg
 from aiohttp import web
 from pgaq.aio import TaskGroup
 from pgaq.aio import run as aio_run
 from pgaq.dashboard import DASHBOARD, Dashboard, add_routes
-from pgaq.errors import wrap_db_error
 from pgaq.idap.auth import Authenticator
 from pgaq.idap.batching import DequeueBatcher, EnqueueBatcher
-from pgaq.idap.gateway import (
-    XML_PARSE_FAILED,
-    Fault,
-    Gateway,
-    GatewaySettings,
-    Hook,
-    document_fault,
-    to_fault,
-)
-from pgaq.idap.sessions import SessionError, SessionStore
+from pgaq.idap.gateway import Gateway, GatewaySettings, Hook
+from pgaq.idap.sessions import SessionStore
 from pgaq.listener import Listener
 from pgaq.logs import setup_logging
 from pgaq.web import db_health
@@ -47,13 +36,13 @@ from prometheus_client import (
     generate_latest,
 )
 
-from .access import access_log, info, session_ref
-from .workers import FORWARDED, Forwarder, die_with_parent, run_group, socket_path
+from .access import access_log, info
+from .exchange import Reply
+from .fastpath import FastSite
+from .servlet import COOKIE, Context, handle_post
+from .workers import Forwarder, die_with_parent, run_group, socket_path
 
 log = logging.getLogger("pgaq.gateway")
-COOKIE = "JSESSIONID"
-XML_TYPES = ("text/xml", "application/xml", "application/soap+xml")
-XML_CONTENT_TYPE = "text/xml; charset=utf-8"
 
 
 @dataclass
@@ -80,6 +69,8 @@ class Settings:
     run_dir: str | None = None  # where the workers' private sockets live
     admin_token: str | None = None  # also opens /dashboard (user `admin`)
     batch_inflight: int = 4  # autocommit batches of one queue written at once (batching.py)
+    fastpath: bool = True  # serve the servlet's plain POSTs without aiohttp (fastpath.py)
+    keepalive_timeout: float = 75.0  # an idle keep-alive connection is closed after this
 
     @property
     def prefix(self) -> str:
@@ -114,6 +105,8 @@ class Settings:
             run_dir=e.get("PGAQ_GATEWAY_RUN_DIR") or None,
             admin_token=e.get("PGAQ_ADMIN_TOKEN") or None,
             batch_inflight=int(e.get("PGAQ_GATEWAY_BATCH_INFLIGHT", "4")),
+            fastpath=e.get("PGAQ_GATEWAY_FASTPATH", "1") not in ("0", "false", "no"),
+            keepalive_timeout=float(e.get("PGAQ_GATEWAY_KEEPALIVE", "75")),
         )
 
 
@@ -199,117 +192,56 @@ METRICS = web.AppKey("metrics", Metrics)
 SETTINGS = web.AppKey("settings", Settings)
 LISTENER = web.AppKey("listener", Listener)
 FORWARDER = web.AppKey("forwarder", Forwarder)
+CONTEXT = web.AppKey("context", Context)
 
 
-def _xml(body: bytes, status: int = 200, cookie: str | None = None, secure: bool = False,
-         drop: bool = False) -> web.Response:
-    """A text/xml response; `cookie` sets the session cookie, `drop` expires a stale one
-    (a session that ended), so clients stop presenting it."""
-    resp = web.Response(body=body, status=status, headers={"Content-Type": XML_CONTENT_TYPE})
-    if cookie:
-        resp.set_cookie(COOKIE, cookie, httponly=True, samesite="Strict", secure=secure,
-                        path="/")
-    elif drop:
-        resp.del_cookie(COOKIE, path="/")
+class _AiohttpPost:
+    """An aiohttp request as the servlet sees it (exchange.Incoming)."""
+
+    __slots__ = ("_metrics", "_request")
+
+    def __init__(self, request: web.Request, metrics: Metrics) -> None:
+        self._request = request
+        self._metrics = metrics
+
+    @property
+    def path_qs(self) -> str:
+        return self._request.path_qs
+
+    @property
+    def content_type(self) -> str:
+        return (self._request.content_type or "").lower()
+
+    @property
+    def cookie(self) -> str | None:
+        return self._request.cookies.get(COOKIE)
+
+    def header(self, name: str) -> str | None:
+        return self._request.headers.get(name)
+
+    async def read(self) -> bytes:
+        try:
+            return await self._request.read()
+        except web.HTTPRequestEntityTooLarge:
+            self._metrics.count("unknown", "too_large")
+            raise
+
+
+def to_response(reply: Reply) -> web.Response:
+    """The reply as aiohttp's Response (Content-Length set first, so that Set-Cookie
+    follows it as `resp.set_cookie` would have placed it)."""
+    resp = web.Response(body=reply.body, status=reply.status, headers=reply.headers)
+    if reply.cookies:
+        resp.headers["Content-Length"] = str(len(reply.body))
+        for value in reply.cookies:
+            resp.headers.add("Set-Cookie", value)
     return resp
 
 
 async def servlet_post(request: web.Request) -> web.StreamResponse:
-    app = request.app
-    settings = app[SETTINGS]
-    metrics = app[METRICS]
-    gateway = app[GATEWAY]
-    started = time.perf_counter()
-    record = info(request)
-    try:
-        agent = await app[AUTH].check_header(request.headers.get("Authorization"))
-    except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-        # the database went away mid-check (a restart): a Server fault the client may retry
-        metrics.count("auth", "server_fault")
-        return _fault(request, to_fault(wrap_db_error(exc)))
-    if agent is None:
-        metrics.count("auth", "unauthorized")
-        return web.Response(status=401, text="authentication required\n",
-                            headers={"WWW-Authenticate": 'Basic realm="pgaq"'})
-    record.agent = agent
-    ctype = (request.content_type or "").lower()
-    try:
-        raw = await request.read()
-    except web.HTTPRequestEntityTooLarge:
-        metrics.count("unknown", "too_large")
-        raise
-    if ctype == "application/x-www-form-urlencoded":
-        fields = parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True)
-        docs = fields.get("aqxmldoc")
-        if not docs:
-            return _fault(request, document_fault("form field aqxmldoc is required",
-                                                  XML_PARSE_FAILED))
-        document = docs[0].encode("utf-8")
-    elif ctype in XML_TYPES:
-        document = raw
-    else:
-        metrics.count("unknown", "unsupported_media")
-        return web.Response(status=415, text="use Content-Type text/xml or "
-                                             "application/x-www-form-urlencoded (aqxmldoc)\n")
-    secure = settings.tls_cert is not None
-    token = request.cookies.get(COOKIE)
-    record.session = session_ref(token)
-    store = app[STORE]
-    if token and settings.workers > 1 and FORWARDED not in request.headers:
-        owner = store.owner_of(token)
-        if owner and owner != store.prefix:
-            forwarded = await app[FORWARDER].forward(owner, request, raw)
-            if forwarded is not None:
-                record.operation = "forwarded"  # the owning worker logs the operation
-                return forwarded
-            token = None
-    try:
-        session = store.get(token, agent)
-    except SessionError as exc:
-        metrics.count("session", "client_fault")
-        return _fault(request, Fault(True, str(exc), exc.code))
-    operation = "unknown"
-    try:
-        async with session.lock:
-            session.last_used = time.monotonic()
-            try:
-                operation, body = await gateway.handle(session, document)
-            except asyncio.CancelledError:
-                # the client went away: the session's transaction cannot be trusted
-                await app[STORE].abort(session)
-                raise
-            finally:
-                session.last_used = time.monotonic()
-    except Fault as fault:
-        operation = fault.operation
-        metrics.count(operation, "client_fault" if fault.client else "server_fault")
-        cookie = session.token if store.keep(session) else None
-        metrics.observe_store(store)
-        _note(request, operation, session.token if cookie else None, session.in_transaction)
-        return _fault(request, fault, cookie, secure, drop=bool(token))
-    metrics.count(operation, "ok", time.perf_counter() - started)
-    cookie = session.token if store.keep(session) else None
-    metrics.observe_store(store)
-    _note(request, operation, session.token if cookie else None, session.in_transaction)
-    return _xml(body, 200, cookie, secure, drop=bool(token))
-
-
-def _note(request: web.Request, operation: str, token: str | None, in_tx: bool) -> None:
-    """The operation and the session it leaves behind, for the request's log line."""
-    record = info(request)
-    record.operation = operation
-    if token:
-        record.session = session_ref(token)
-    record.transaction = in_tx
-
-
-def _fault(request: web.Request, fault: Fault, cookie: str | None = None, secure: bool = False,
-           drop: bool = False) -> web.Response:
-    record = info(request)
-    record.fault = "Client" if fault.client else "Server"
-    record.error_code = None if fault.code is None else str(fault.code)
-    return _xml(request.app[GATEWAY].fault_bytes(fault), 400 if fault.client else 500, cookie,
-                secure, drop=drop)
+    ctx = request.app[CONTEXT]
+    return to_response(await handle_post(ctx, _AiohttpPost(request, ctx.metrics),
+                                         info(request)))
 
 
 async def servlet_get(request: web.Request) -> web.StreamResponse:
@@ -393,6 +325,7 @@ def build(settings: Settings) -> web.Application:
                                    fast_cache=store.fast_cache),
             receiver=DequeueBatcher(pool, fast_cache=store.fast_cache),
         )
+        app[CONTEXT] = Context(settings, metrics, app[GATEWAY], store, app[AUTH], forwarder)
         yield
         follower.cancel()
         await asyncio.gather(follower, return_exceptions=True)
@@ -418,19 +351,40 @@ def ssl_context(settings: Settings) -> ssl.SSLContext | None:
     return ctx
 
 
+def runner_for(app: web.Application, settings: Settings) -> web.AppRunner:
+    """aiohttp's runner, with the gateway's timeouts (it serves what the fast path hands
+    over, the private socket, and the whole port when the fast path is off)."""
+    return web.AppRunner(app, handler_cancellation=True, access_log=None,
+                         shutdown_timeout=settings.shutdown_timeout,
+                         keepalive_timeout=settings.keepalive_timeout)
+
+
+def tcp_site(runner: web.AppRunner, settings: Settings,
+             reuse_port: bool | None = None) -> web.BaseSite:
+    """The gateway's port, once the runner is set up: fastpath.FastSite unless
+    PGAQ_GATEWAY_FASTPATH=0, then aiohttp's own TCPSite."""
+    ctx = runner.app[CONTEXT]
+    if not settings.fastpath:
+        return web.TCPSite(runner, settings.host, settings.port,
+                           ssl_context=ssl_context(settings), reuse_port=reuse_port)
+    return FastSite(runner, ctx, settings.host, settings.port,
+                    ssl_context=ssl_context(settings), reuse_port=reuse_port,
+                    shutdown_timeout=settings.shutdown_timeout,
+                    keepalive_timeout=settings.keepalive_timeout)
+
+
 async def serve(settings: Settings, stop: asyncio.Event) -> None:
     app = build(settings)
-    runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
+    runner = runner_for(app, settings)
     await runner.setup()
     group = settings.worker is not None
-    site = web.TCPSite(runner, settings.host, settings.port, ssl_context=ssl_context(settings),
-                       shutdown_timeout=settings.shutdown_timeout, reuse_port=group or None)
+    site = tcp_site(runner, settings, reuse_port=group or None)
     await site.start()
     if group and settings.run_dir:
         # sessions owned by this worker reach it from the others through this socket
-        await web.UnixSite(runner, socket_path(settings.run_dir, settings.prefix),
-                           shutdown_timeout=settings.shutdown_timeout).start()
-    log.info("IDAP gateway on %s:%s%s", settings.host, settings.port, settings.path)
+        await web.UnixSite(runner, socket_path(settings.run_dir, settings.prefix)).start()
+    log.info("IDAP gateway on %s:%s%s%s", settings.host, settings.port, settings.path,
+             "" if settings.fastpath else " (fast path off)")
     try:
         await stop.wait()
     finally:

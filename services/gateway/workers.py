@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from aiohttp import web
 from pgaq.aio import TaskGroup
 from pgaq.supervisor import ServiceSpec, Supervisor
+
+from .exchange import Incoming, Reply
 
 log = logging.getLogger("pgaq.gateway.workers")
 FORWARDED = "X-Pgaq-Forwarded"
@@ -53,22 +54,18 @@ class Forwarder:
             self._clients[owner] = client
         return client
 
-    async def forward(self, owner: str, request: web.Request, body: bytes) -> web.Response | None:
+    async def forward(self, owner: str, request: Incoming, body: bytes) -> Reply | None:
         """The owner's response, or None when the owner is gone (a crash or restart took
         the session's transaction with it): the caller then serves it as a new session."""
-        headers = {h: request.headers[h] for h in _PASS_HEADERS if h in request.headers}
+        headers = {h: v for h in _PASS_HEADERS if (v := request.header(h)) is not None}
         headers[FORWARDED] = "1"
         try:
             async with self._client(owner).post(f"http://worker{request.path_qs}", data=body,
                                                 headers=headers) as r:
                 payload = await r.read()
-                resp = web.Response(body=payload, status=r.status)
-                for name in ("Content-Type", "WWW-Authenticate"):
-                    if name in r.headers:
-                        resp.headers[name] = r.headers[name]
-                for value in r.headers.getall("Set-Cookie", []):
-                    resp.headers.add("Set-Cookie", value)
-                return resp
+                kept = [(name, r.headers[name]) for name in ("WWW-Authenticate", "Content-Type")
+                        if name in r.headers]
+                return Reply(r.status, kept, payload, list(r.headers.getall("Set-Cookie", [])))
         except (aiohttp.ClientConnectionError, OSError) as exc:
             log.warning("worker %s unreachable (%r); serving the request here", owner, exc)
             return None

@@ -10,10 +10,9 @@ from dataclasses import dataclass
 
 import aiohttp
 import asyncpg
-from aiohttp import web
 from lxml import etree
 from pgaq.embedded import free_port
-from pgaq_services.gateway.app import Settings, build, ssl_context
+from pgaq_services.gateway.app import Settings, build, runner_for, tcp_site
 
 NS = {"s": "http://schemas.xmlsoap.org/soap/envelope/", "aq": "http://ns.oracle.com/AQ/schemas/access"}
 
@@ -85,10 +84,9 @@ async def running_gateway(dsn: str, **overrides: object) -> AsyncIterator[str]:
     port = free_port()
     settings = Settings(dsn=dsn, port=port, **overrides)  # type: ignore[arg-type]
     app = build(settings)
-    runner = web.AppRunner(app, handler_cancellation=True)
+    runner = runner_for(app, settings)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", port, ssl_context=ssl_context(settings))
-    await site.start()
+    await tcp_site(runner, settings).start()  # the fast path unless fastpath=False
     try:
         yield f"{'https' if settings.tls_cert else 'http'}://127.0.0.1:{port}{settings.path}"
     finally:
