@@ -99,7 +99,8 @@ def children(el: etree._Element) -> list[etree._Element]:
     """The element children (comments, PIs and entities are not elements)."""
     if not len(el):
         return []
-    return el.findall("*")
+    found: list[etree._Element] = list(el.findall("*"))
+    return found
 
 
 def child(el: etree._Element, name: str) -> etree._Element | None:
