@@ -14,11 +14,12 @@ from urllib.parse import urlsplit
 import aiohttp
 import asyncpg
 from pgaq.engine import Session
+from pgaq_services.gateway.app import workers_for
 
 from .harness import Result, run_for, start_gateway
 
 CLIENTS = int(os.environ.get("BENCH_HTTP_CLIENTS", "16"))
-WORKERS = os.environ.get("PGAQ_GATEWAY_WORKERS", str(max(1, min(os.cpu_count() or 1, 4))))
+WORKERS = os.environ.get("PGAQ_GATEWAY_WORKERS", "auto")  # as the gateway resolves it
 SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
 AQ = "http://ns.oracle.com/AQ/schemas/access"
 
@@ -221,9 +222,9 @@ def _rss_kib(pid: int) -> int:
 async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
               ) -> list[dict[str, Any]]:
     """The gateway runs as `pgaq up` runs it: its own worker processes (PGAQ_GATEWAY_WORKERS,
-    default one per CPU up to 4), on PostgreSQL's Unix socket. Each figure's floor is
-    measured around it like for like: CLIENTS connections on that same socket, as the
-    agent's ordinary (non-superuser) role."""
+    default `auto`: with PostgreSQL on this host, one per two CPUs), on PostgreSQL's Unix
+    socket. Each figure's floor is measured around it like for like: CLIENTS connections
+    on that same socket, as the agent's ordinary (non-superuser) role."""
     await _setup(dsn)
     proc, url = await start_gateway(service_dsn, PGAQ_MAX_TRANSACTIONS="100", PGAQ_GATEWAY_WORKERS=WORKERS)
     rows: list[dict[str, Any]] = []
@@ -292,7 +293,8 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
                      "floor_p50_ms": round(floor.p50, 3), "floor_p99_ms": round(floor.pct(99), 3),
                      "note": note})
 
-    how = (f"{CLIENTS} HTTP clients, {WORKERS} gateway workers; floor: {CLIENTS} connections; "
+    workers = workers_for(WORKERS, service_dsn)
+    how = (f"{CLIENTS} HTTP clients, {workers} gateway workers; floor: {CLIENTS} connections; "
            f"both on PostgreSQL's Unix socket as role {ROLE} (not a superuser)")
     row(f"IDAP Send+Commit ({CLIENTS} clients)", send, f_send, 0.40, f"floor: INSERT rate; {how}")
     row("IDAP Publish 100/request", publish, f_pub, 1.5, f"floor: single-row INSERT rate; {how}")
