@@ -18,6 +18,7 @@ from typing import Any
 
 import asyncpg
 from aiohttp import web
+from pgaq import gctune
 from pgaq.aio import TaskGroup
 from pgaq.aio import run as aio_run
 from pgaq.dashboard import DASHBOARD, Dashboard, add_routes
@@ -72,6 +73,7 @@ class Settings:
     batch_inflight: int = 4  # autocommit batches of one queue written at once (batching.py)
     fastpath: bool = True  # serve the servlet's plain POSTs without aiohttp (fastpath.py)
     keepalive_timeout: float = 75.0  # an idle keep-alive connection is closed after this
+    gc_gen0: int = 20000  # young collections every this many allocations (gctune.py); 0: defaults
 
     @property
     def prefix(self) -> str:
@@ -108,6 +110,7 @@ class Settings:
             batch_inflight=int(e.get("PGAQ_GATEWAY_BATCH_INFLIGHT", "4")),
             fastpath=e.get("PGAQ_GATEWAY_FASTPATH", "1") not in ("0", "false", "no"),
             keepalive_timeout=float(e.get("PGAQ_GATEWAY_KEEPALIVE", "75")),
+            gc_gen0=int(e.get("PGAQ_GC_GEN0", "20000")),
         )
 
 
@@ -407,6 +410,7 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
     if group and settings.run_dir:
         # sessions owned by this worker reach it from the others through this socket
         await web.UnixSite(runner, socket_path(settings.run_dir, settings.prefix)).start()
+    gctune.tune(settings.gc_gen0)
     log.info("IDAP gateway on %s:%s%s%s", settings.host, settings.port, settings.path,
              "" if settings.fastpath else " (fast path off)")
     try:

@@ -18,6 +18,7 @@ DECLARE
   plain text := 'SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) FROM o';
   kind text;
   enq_checks text;  -- the enqueue functions' queue checks (queue exists, enabled, access)
+  send_sql text;    -- the fast path's statement
 BEGIN
   -- a queue_info for the table (queue-specific fields are unused by the builders)
   q := ROW(NULL, t.schema_name, NULL, 'NORMAL_QUEUE', 0, 0, 0, true, true,
@@ -52,8 +53,30 @@ BEGIN
                'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) INTO ids, any_ready, any_wait FROM ins'));
 
   -- the whole enqueue of simple messages (no recipients, sender, exception queue or
-  -- transformation) on single-consumer tables: the library's fast path
-  IF NOT t.multiple_consumers THEN
+  -- transformation): the library's fast path. On a multi-consumer table (without message
+  -- grouping) it covers the common publish: every message to all the queue's subscribers,
+  -- none of which has a rule. Where rules or no subscribers apply it returns NULL before
+  -- touching anything and the client takes the general path (aq.enqueue_array), which
+  -- evaluates the rules or raises ORA-24033.
+  IF NOT t.multiple_consumers OR t.message_grouping = 'NONE' THEN
+    send_sql := replace(aq.enqueue_sql(q, NULL::aq.transformations),
+      'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins',
+      'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) INTO ids, any_ready, any_wait FROM ins');
+    IF t.multiple_consumers THEN
+      -- the recipient rows in the same statement, from the rows just inserted (one row per
+      -- message and subscriber, as aq.enqueue_array writes them)
+      send_sql := replace(replace(send_sql, 'RETURNING m.msgid, m.enq_seq, m.state)', format($x$RETURNING m.msgid, m.enq_seq, m.state, m.q_name, m.priority, m.enq_time, m.ready_time, m.txn_group),
+        rec AS (
+          INSERT INTO %I.%I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
+                             priority, enq_seq, enq_time, ready_time, txn_group)
+          SELECT i.msgid, coalesce(sub.name, ''), coalesce(sub.address, ''), sub.protocol, sub.id,
+                 i.q_name, i.state, i.priority, i.enq_seq, i.enq_time, i.ready_time, i.txn_group
+          FROM ins i CROSS JOIN aq.subscribers sub
+          WHERE sub.queue_id = qrow.id AND sub.id = ANY(sub_ids)
+          RETURNING 1)$x$, t.schema_name, 'aq$_' || t.table_name || '_r')),
+        'INTO ids, any_ready, any_wait FROM ins',
+        ', (SELECT count(*) FROM rec) INTO ids, any_ready, any_wait, rec_rows FROM ins');
+    END IF;
     EXECUTE format($f$
       CREATE OR REPLACE FUNCTION %1$I.%2$I(p_queue name, p_props jsonb, p_payloads jsonb, p_raw bytea[],
                                            p_agent text)
@@ -65,23 +88,24 @@ BEGIN
         any_wait boolean;
         qi aq.queue_info;
         now_ts timestamptz := clock_timestamp();
+        sub_ids integer[];
+        rec_rows bigint;
       BEGIN
         %8$s
         IF p_props IS NULL OR jsonb_typeof(p_props) <> 'array' OR jsonb_array_length(p_props) = 0 THEN
           PERFORM aq.err(24031, 'invalid value, message properties should be a non-empty array', '22023');
         END IF;
+        %9$s
         %7$s
         %6$s
+        %10$s
         IF qrow.notify THEN PERFORM aq.notify_enqueued(qrow.id, ids); END IF;
         IF any_ready THEN PERFORM aq.wake(qrow.id); END IF;
         IF any_wait THEN PERFORM pg_notify('aq_time', ''); END IF;
         RETURN ids;
       END $body$
     $f$, t.schema_name, 'aq$_' || t.table_name || '_send', t.id, t.schema_name, t.owner,
-         replace(replace(replace(replace(replace(replace(
-           replace(aq.enqueue_sql(q, NULL::aq.transformations),
-             'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins',
-             'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) INTO ids, any_ready, any_wait FROM ins'),
+         replace(replace(replace(replace(replace(replace(send_sql,
            '$1', 'p_queue'), '$2', 'p_props'), '$3', 'p_payloads'), '$4', 'p_raw'),
            '$5', 'now_ts'), '$6', 'p_agent') || ';'
          || CASE WHEN t.payload_kind = 'RAW' THEN '' ELSE $x$
@@ -107,8 +131,26 @@ BEGIN
                                     NULL::aq.transformations, jsonb_array_length(p_props), p_payloads, p_raw);
         END IF;
         BEGIN$x$, (SELECT typrelid FROM pg_type WHERE oid = t.payload_type)) END,
-         enq_checks);
+         enq_checks,
+         -- %9$s: a multi-consumer table's subscribers, all plain (no rule), or the general path
+         CASE WHEN t.multiple_consumers THEN $x$
+        SELECT rc.plain_ids INTO sub_ids FROM aq.rule_cache rc
+        WHERE rc.queue_id = qrow.id AND rc.rules_sql IS NULL;
+        IF coalesce(cardinality(sub_ids), 0) = 0 THEN
+          RETURN NULL;  -- rules to evaluate, or nobody subscribed: aq.enqueue_array decides
+        END IF;$x$ ELSE '' END,
+         -- %10$s: every message got its recipients (a subscriber removed since the cache
+         -- was read leaves none)
+         CASE WHEN t.multiple_consumers THEN format($x$
+        IF rec_rows < cardinality(ids) THEN
+          PERFORM aq.err(24033, format('no recipients for message %%s on queue %%s.%%s',
+                                       aq.msgid_hex(ids[1]), %L, p_queue), '55000');
+        END IF;$x$, t.schema_name)
+         ELSE '' END);
     EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, 'aq$_' || t.table_name || '_send', t.owner);
+  ELSE
+    EXECUTE format('DROP FUNCTION IF EXISTS %I.%I(name, jsonb, jsonb, bytea[], text)',
+                   t.schema_name, 'aq$_' || t.table_name || '_send');
   END IF;
 
   -- dequeue: (exception | multi | single) x mode x (delete | keep) x (from start | after position)

@@ -1,0 +1,101 @@
+"""The one-statement publish (a multi-consumer table's generated aq$_<table>_send): while
+every subscriber of the queue is plain (no rule) it writes the messages and one recipient
+row per message and subscriber in one statement, exactly what aq.enqueue_array writes;
+otherwise it touches nothing and the general path applies (rules, ORA-24033)."""
+
+from __future__ import annotations
+
+import json
+
+import asyncpg
+import pytest
+from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq.errors import PgaqError
+
+from .helpers import make_queue, subscribe
+
+RECIPIENTS = ('SELECT msgid, consumer_name, address, protocol, subscriber_id, q_name, state, priority,'
+              ' enq_seq, enq_time, ready_time, txn_group FROM s."aq$_qt_r" ORDER BY enq_seq, consumer_name')
+
+
+async def _send_fn(conn: asyncpg.Connection, props: list[dict[str, int]], raw: list[bytes]) -> object:
+    return await conn.fetchval('SELECT s."aq$_qt_send"($1, $2::jsonb, NULL, $3, NULL)',
+                               "q", json.dumps(props), raw)
+
+
+async def test_plain_subscribers_get_every_message_in_one_statement(conn: asyncpg.Connection) -> None:
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await subscribe(conn, "s.q", "B")
+    s = Session(conn)
+    assert (await s._fast_path("s.q")).send is not None
+    ids = await s.enqueue_array("s.q", [(bytes([i]), MessageProperties(priority=i, delay=i % 2))
+                                        for i in range(4)])
+    rows = await conn.fetch(RECIPIENTS)
+    assert [(r["msgid"].hex().upper(), r["consumer_name"]) for r in rows] == [
+        (i, c) for i in ids for c in ("A", "B")]
+    # the recipient rows carry the message's own state, priority and times
+    for r in rows:
+        m = await conn.fetchrow("SELECT * FROM s.qt WHERE msgid = $1", r["msgid"])
+        assert (r["state"], r["priority"], r["enq_seq"], r["ready_time"]) == (
+            m["state"], m["priority"], m["enq_seq"], m["ready_time"])
+    for consumer in ("A", "B"):
+        got = await s.dequeue("s.q", DequeueOptions(consumer_name=consumer, batch_size=10))
+        assert sorted(m.payload for m in got) == [b"\x00", b"\x02"]  # the others are delayed
+
+
+async def test_the_same_rows_as_the_general_path(conn: asyncpg.Connection) -> None:
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    props = [{"priority": 3, "delay": 0}, {"priority": 1, "delay": 5}]
+    fast = await _send_fn(conn, props, [b"a", b"b"])
+    general = await conn.fetchval("SELECT aq.enqueue_array('s.q', $1::jsonb, NULL, $2)",
+                                  json.dumps(props), [b"a", b"b"])
+    rows = {r["msgid"]: r for r in await conn.fetch(RECIPIENTS)}
+
+    def shape(ids: list[bytes]) -> list[tuple[object, ...]]:
+        return [(rows[i]["consumer_name"], rows[i]["address"], rows[i]["protocol"],
+                 rows[i]["subscriber_id"], rows[i]["q_name"], rows[i]["state"], rows[i]["priority"])
+                for i in ids]
+    assert isinstance(fast, list) and shape(fast) == shape(general)
+
+
+async def test_a_rule_sends_the_publish_down_the_general_path(conn: asyncpg.Connection) -> None:
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "ALL")
+    await subscribe(conn, "s.q", "URGENT", rule="priority > 5")
+    assert await _send_fn(conn, [{"priority": 1, "delay": 0}], [b"x"]) is None
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0  # nothing touched
+    s = Session(conn)
+    await s.enqueue_array("s.q", [(b"low", MessageProperties(priority=1)),
+                                  (b"high", MessageProperties(priority=9))])
+    rows = await conn.fetch("SELECT consumer_name, count(*) AS n FROM s.\"aq$_qt_r\" GROUP BY 1 ORDER BY 1")
+    assert [(r["consumer_name"], r["n"]) for r in rows] == [("ALL", 2), ("URGENT", 1)]
+    # the rule removed again: the fast path is back
+    await conn.execute("CALL dbms_aqadm.remove_subscriber('s.q', sys.aq$_agent('URGENT', NULL, NULL))")
+    assert await _send_fn(conn, [{"priority": 1, "delay": 0}], [b"y"]) is not None
+
+
+async def test_no_subscriber_is_ora_24033_and_nothing_is_enqueued(conn: asyncpg.Connection) -> None:
+    await make_queue(conn, multiple=True)
+    assert await _send_fn(conn, [{"priority": 1, "delay": 0}], [b"x"]) is None
+    with pytest.raises(PgaqError) as err:
+        await Session(conn).enqueue_array("s.q", [(b"x", MessageProperties())])
+    assert err.value.code == 24033
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
+
+
+async def test_an_enqueuer_role_publishes_through_it(conn: asyncpg.Connection) -> None:
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await conn.execute("CREATE ROLE pub_only NOLOGIN")
+    await conn.execute("CALL dbms_aqadm.grant_queue_privilege('ENQUEUE', 's.q', 'pub_only')")
+    async with conn.transaction():
+        await conn.execute("SET LOCAL ROLE pub_only")
+        assert await _send_fn(conn, [{"priority": 1, "delay": 0}], [b"x"]) is not None
+    await conn.execute("CREATE ROLE nobody_here NOLOGIN")
+    with pytest.raises(asyncpg.PostgresError):
+        async with conn.transaction():
+            await conn.execute("SET LOCAL ROLE nobody_here")
+            await _send_fn(conn, [{"priority": 1, "delay": 0}], [b"y"])
+    assert await conn.fetchval('SELECT count(*) FROM s."aq$_qt_r"') == 1
