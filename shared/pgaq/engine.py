@@ -32,6 +32,13 @@ VISIBILITIES = ("ON_COMMIT", "IMMEDIATE")
 _INT32 = (-(2**31), 2**31 - 1)
 
 
+def _plain_sender(a: Agent | None) -> bool:
+    """A sender the generated _send stores as given (aq.normalise_props would accept it
+    unchanged); others take the general path, which raises the proper error."""
+    return a is None or (len((a.name or "").strip(" ")) <= 128
+                         and (a.protocol is None or 0 <= a.protocol <= _INT32[1]))
+
+
 @dataclass(frozen=True)
 class Agent:
     name: str | None = None
@@ -61,6 +68,10 @@ class MessageProperties:
             out["correlation"] = self.correlation
         if self.sender_id is not None:
             out["sender_id"] = self.sender_id.to_json()
+            # as aq.normalise_props stores them, for the generated _send that skips it
+            out["sender_name"] = (self.sender_id.name or "").strip(" ") or None
+            out["sender_address"] = self.sender_id.address
+            out["sender_protocol"] = self.sender_id.protocol
         if self.recipient_list:
             out["recipient_list"] = [a.to_json() for a in self.recipient_list]
         if self.exception_queue:
@@ -384,13 +395,14 @@ class Session:
                 25215,
             )
         simple = transformation is None and all(
-            p is None or not (p.sender_id or p.recipient_list or p.exception_queue
-                              or p.original_msgid) for _, p in messages)
+            p is None or (_plain_sender(p.sender_id) and not (p.recipient_list or p.exception_queue
+                                                              or p.original_msgid))
+            for _, p in messages)
         ids: list[bytes] | None = None
         if simple:
             fast = await self._fast_path(queue)
             one = messages[0][1] or MessageProperties()
-            if (len(messages) == 1 and fast.send1 is not None
+            if (len(messages) == 1 and fast.send1 is not None and one.sender_id is None
                     and all(_INT32[0] <= v <= _INT32[1] for v in
                             (one.priority, one.delay, -1 if one.expiration is None else one.expiration))):
                 send1 = fast.send1

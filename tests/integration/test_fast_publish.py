@@ -9,7 +9,7 @@ import json
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.errors import PgaqError
 
 from .helpers import make_queue, subscribe
@@ -99,3 +99,33 @@ async def test_an_enqueuer_role_publishes_through_it(conn: asyncpg.Connection) -
             await conn.execute("SET LOCAL ROLE nobody_here")
             await _send_fn(conn, [{"priority": 1, "delay": 0}], [b"y"])
     assert await conn.fetchval('SELECT count(*) FROM s."aq$_qt_r"') == 1
+
+
+@pytest.mark.parametrize("multiple", [False, True])
+async def test_a_sender_is_stored_as_the_general_path_stores_it(conn: asyncpg.Connection,
+                                                                 multiple: bool) -> None:
+    await make_queue(conn, multiple=multiple)
+    if multiple:
+        await subscribe(conn, "s.q", "A")
+    s = Session(conn)
+    sender = Agent(" scott ", "aq://x", 3)
+    [fast] = await s.enqueue_array("s.q", [(b"x", MessageProperties(sender_id=sender))])
+    [one] = await s.enqueue_array("s.q", [(b"y", MessageProperties(sender_id=Agent("", None, 0)))])
+    props = json.dumps([{"priority": 1, "delay": 0, "sender_id": {"name": " scott ", "address": "aq://x",
+                                                                     "protocol": 3}}])
+    [general] = await conn.fetchval("SELECT aq.enqueue_array('s.q', $1::jsonb, NULL, $2)", props, [b"z"])
+    rows = {r["msgid"].hex().upper(): tuple(r)[1:] for r in await conn.fetch(
+        "SELECT msgid, sender_name, sender_address, sender_protocol FROM s.qt")}
+    assert rows[fast] == rows[general.hex().upper()] == ("scott", "aq://x", 3)
+    assert rows[one] == (None, None, 0)
+
+
+@pytest.mark.parametrize(("sender", "code"), [(Agent("x" * 129), 24047), (Agent("a", None, -1), 25216)])
+async def test_a_bad_sender_gets_the_general_paths_error(conn: asyncpg.Connection, sender: Agent,
+                                                          code: int) -> None:
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    with pytest.raises(PgaqError) as err:
+        await Session(conn).enqueue_array("s.q", [(b"x", MessageProperties(sender_id=sender))])
+    assert err.value.code == code
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
