@@ -129,3 +129,37 @@ async def test_a_bad_sender_gets_the_general_paths_error(conn: asyncpg.Connectio
         await Session(conn).enqueue_array("s.q", [(b"x", MessageProperties(sender_id=sender))])
     assert err.value.code == code
     assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
+
+
+@pytest.mark.parametrize("multiple", [False, True])
+async def test_transactional_grouping_keeps_the_general_path(conn: asyncpg.Connection,
+                                                             multiple: bool) -> None:
+    await make_queue(conn, multiple=multiple, grouping="TRANSACTIONAL")
+    if multiple:
+        await subscribe(conn, "s.q", "A")
+    s = Session(conn)
+    assert (await s._fast_path("s.q")).send is None
+    await s.begin()
+    await s.enqueue_array("s.q", [(b"first", MessageProperties(priority=1))])
+    await s.enqueue_array("s.q", [(b"second", MessageProperties(priority=7, sender_id=Agent("scott")))])
+    await s.commit()
+    # a group takes its first message's properties
+    assert [r[0] for r in await conn.fetch("SELECT priority FROM s.qt ORDER BY enq_seq")] == [1, 1]
+
+
+@pytest.mark.parametrize(("props", "code"), [
+    (MessageProperties(delay=-1), 25208), (MessageProperties(expiration=-5), 25209),
+    (MessageProperties(correlation="c" * 129), 24005)])
+@pytest.mark.parametrize("multiple", [False, True])
+async def test_an_object_queues_property_errors_keep_their_codes(
+        conn: asyncpg.Connection, props: MessageProperties, code: int, multiple: bool) -> None:
+    await conn.execute("CREATE SCHEMA s; CREATE TYPE s.obj AS (a integer)")
+    await make_queue(conn, payload="s.obj", multiple=multiple)
+    if multiple:
+        await subscribe(conn, "s.q", "A")
+    s = Session(conn)
+    for batch in ([({"a": 1}, props)], [({"a": 1}, props), ({"a": 2}, MessageProperties())]):
+        with pytest.raises(PgaqError) as err:
+            await s.enqueue_array("s.q", batch)  # type: ignore[arg-type]
+        assert err.value.code == code, err.value
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0

@@ -52,13 +52,13 @@ BEGIN
                'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins',
                'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) INTO ids, any_ready, any_wait FROM ins'));
 
-  -- the whole enqueue of simple messages (no recipients, sender, exception queue or
-  -- transformation): the library's fast path. On a multi-consumer table (without message
-  -- grouping) it covers the common publish: every message to all the queue's subscribers,
+  -- the whole enqueue of simple messages (no recipients, exception queue or
+  -- transformation) on tables without message grouping: the library's fast path. On a
+  -- multi-consumer table it covers the common publish: every message to all the queue's subscribers,
   -- none of which has a rule. Where rules or no subscribers apply it returns NULL before
   -- touching anything and the client takes the general path (aq.enqueue_array), which
   -- evaluates the rules or raises ORA-24033.
-  IF NOT t.multiple_consumers OR t.message_grouping = 'NONE' THEN
+  IF t.message_grouping = 'NONE' THEN  -- grouping's first-message properties: aq.enqueue_array
     send_sql := replace(aq.enqueue_sql(q, NULL::aq.transformations),
       'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins',
       'SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) INTO ids, any_ready, any_wait FROM ins');
@@ -114,6 +114,7 @@ BEGIN
             OR invalid_datetime_format OR string_data_right_truncation OR invalid_parameter_value
             OR datatype_mismatch OR invalid_binary_representation OR array_subscript_error
             OR not_null_violation OR check_violation OR invalid_escape_sequence THEN
+            IF SQLERRM LIKE 'ORA-%' THEN RAISE; END IF;  -- a property check's own error (aq.err)
             PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
         END;$x$ END,
          CASE WHEN t.payload_kind = 'RAW' THEN $x$
@@ -270,6 +271,7 @@ BEGIN
             OR invalid_datetime_format OR string_data_right_truncation OR invalid_parameter_value
             OR datatype_mismatch OR invalid_binary_representation OR array_subscript_error
             OR not_null_violation OR check_violation OR invalid_escape_sequence THEN
+            IF SQLERRM LIKE 'ORA-%' THEN RAISE; END IF;  -- a property check's own error (aq.err)
             PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
         END;$x$ END,
          enq_checks);

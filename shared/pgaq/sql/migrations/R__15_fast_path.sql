@@ -119,7 +119,7 @@ RETURNS TABLE (queue_id integer, queue_name text, multiple_consumers boolean, pa
                remove_fn text)
 LANGUAGE sql STABLE AS $$
   SELECT q.queue_id, q.queue_name::text, q.multiple_consumers, q.payload_kind,
-         CASE WHEN q.queue_type = 'NORMAL_QUEUE' AND (NOT q.multiple_consumers OR q.message_grouping = 'NONE')
+         CASE WHEN q.queue_type = 'NORMAL_QUEUE' AND q.message_grouping = 'NONE'
               THEN format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_send') END,
          CASE WHEN q.message_grouping = 'NONE'
               THEN format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_recv') END,
