@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import logging
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import quote_plus, urlsplit
 
@@ -110,6 +112,16 @@ class Conn:
             pass
 
 
+@contextlib.asynccontextmanager
+async def opened(url: str) -> AsyncIterator[Conn]:
+    """A client connection for the length of a block."""
+    c = await Conn.open(url)
+    try:
+        yield c
+    finally:
+        await c.close()
+
+
 def cookie_of(a: Answer) -> str | None:
     for value in a.all("Set-Cookie"):
         m = re.match(r'JSESSIONID=([^;]*);', value)
@@ -131,16 +143,13 @@ async def test_keep_alive_many_requests_one_connection(
         caplog: pytest.LogCaptureFixture) -> None:
     url, _ = gw
     caplog.set_level(logging.DEBUG, logger=FASTPATH_LOG)
-    c = await Conn.open(url)
-    try:
+    async with opened(url) as c:
         for _ in range(40):
             c.send(c.request(SEND_COMMIT))
             a = await c.answer()
             assert a.status == 200, a.body
             assert a.header("Connection") is None  # HTTP/1.1 keeps the connection
             assert b"<status_code>0</status_code>" in a.body
-    finally:
-        await c.close()
     assert await raw_count(conn) == 40
     assert handed_over(caplog) == []  # all of them served by the fast path
 
@@ -149,15 +158,12 @@ async def test_pipelined_requests_are_answered_in_order(
         gw: tuple[str, list[str]], caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
     url, _ = gw
     caplog.set_level(logging.DEBUG, logger=FASTPATH_LOG)
-    c = await Conn.open(url)
-    try:
+    async with opened(url) as c:
         bad = send("AQUSER.NOPE", "<RAW>00</RAW>")
         c.send(c.request(SEND_COMMIT) + c.request(bad) + c.request(SEND_COMMIT))
         first, second, third = [await c.answer() for _ in range(3)]
         assert (first.status, second.status, third.status) == (200, 400, 200)
         assert b"24010" in second.body
-    finally:
-        await c.close()
     assert handed_over(caplog) == []
 
 
@@ -165,8 +171,7 @@ async def test_get_after_posts_is_handed_to_aiohttp_on_the_same_connection(
         gw: tuple[str, list[str]], caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
     url, _ = gw
     caplog.set_level(logging.DEBUG, logger=FASTPATH_LOG)
-    c = await Conn.open(url)
-    try:
+    async with opened(url) as c:
         for _ in range(2):
             c.send(c.request(SEND_COMMIT))
             assert (await c.answer()).status == 200
@@ -178,8 +183,6 @@ async def test_get_after_posts_is_handed_to_aiohttp_on_the_same_connection(
         assert wsdl.status == 200 and b"definitions" in wsdl.body
         c.send(c.request(SEND_COMMIT))  # aiohttp serves the rest of the connection
         assert (await c.answer()).status == 200
-    finally:
-        await c.close()
     assert handed_over(caplog) == ["connection handed to aiohttp: not the servlet's plain POST"]
 
 
@@ -188,18 +191,14 @@ async def test_chunked_and_expect_continue_posts_are_answered_by_aiohttp(
         caplog: pytest.LogCaptureFixture) -> None:
     url, _ = gw
     caplog.set_level(logging.DEBUG, logger=FASTPATH_LOG)
-    c = await Conn.open(url)
-    try:
+    async with opened(url) as c:
         half = len(SEND_COMMIT) // 2
         chunked = b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (
             half, SEND_COMMIT[:half], len(SEND_COMMIT) - half, SEND_COMMIT[half:])
         c.send(c.request(b"", length=False, extra=("Transfer-Encoding: chunked",)) + chunked)
         a = await c.answer()
         assert a.status == 200, a.body
-    finally:
-        await c.close()
-    c = await Conn.open(url)
-    try:
+    async with opened(url) as c:
         c.send(c.request(b"", extra=("Expect: 100-continue",)).replace(
             b"Content-Length: 0", b"Content-Length: %d" % len(SEND_COMMIT)))
         interim = await asyncio.wait_for(c.reader.readuntil(b"\r\n\r\n"), 30)
@@ -207,8 +206,6 @@ async def test_chunked_and_expect_continue_posts_are_answered_by_aiohttp(
         c.send(SEND_COMMIT)
         a = await c.answer()
         assert a.status == 200, a.body
-    finally:
-        await c.close()
     assert await raw_count(conn) == 2
     assert len(handed_over(caplog)) == 2
 
@@ -216,65 +213,46 @@ async def test_chunked_and_expect_continue_posts_are_answered_by_aiohttp(
 async def test_body_over_the_limit_gets_413(gw: tuple[str, list[str]],  # noqa: F811
                                             db_dsn: str) -> None:
     async with running_gateway(db_dsn, body_limit=1000) as url:
-        c = await Conn.open(url)
-        try:
+        async with opened(url) as c:
             c.send(c.request(b"<x/>" * 300))
             a = await c.answer()
             assert a.status == 413
-        finally:
-            await c.close()
-        c = await Conn.open(url)
-        try:
+        async with opened(url) as c:
             c.send(c.request(SEND_COMMIT))  # within the limit: served
             assert (await c.answer()).status == 200
-        finally:
-            await c.close()
 
 
 async def test_malformed_head_gets_aiohttp_400(gw: tuple[str, list[str]]) -> None:  # noqa: F811
     url, _ = gw
-    c = await Conn.open(url)
-    try:
+    async with opened(url) as c:
         c.send(c.request(SEND_COMMIT, extra=("Content-Length: 3",)))  # two lengths
         a = await c.answer()
         assert a.status == 400
-    finally:
-        await c.close()
 
 
 async def test_connection_close_and_http10(gw: tuple[str, list[str]]) -> None:  # noqa: F811
     url, _ = gw
-    c = await Conn.open(url)
-    try:
+    async with opened(url) as c:
         c.send(c.request(SEND_COMMIT, extra=("Connection: close",)))
         a = await c.answer()
         assert a.status == 200 and a.header("Connection") == "close"
         assert await c.closed()
-    finally:
-        await c.close()
-    c = await Conn.open(url)
-    try:
+    async with opened(url) as c:
         c.send(c.request(SEND_COMMIT, version="1.0"))
         a = await c.answer()
         assert a.head.startswith(b"HTTP/1.0 200 OK\r\n") and a.header("Connection") is None
         assert await c.closed()
-    finally:
-        await c.close()
-    c = await Conn.open(url)
-    try:
+    async with opened(url) as c:
         for _ in range(2):
             c.send(c.request(SEND_COMMIT, version="1.0", extra=("Connection: keep-alive",)))
             a = await c.answer()
             assert a.status == 200 and a.header("Connection") == "keep-alive"
-    finally:
-        await c.close()
 
 
 async def test_session_cookie_flow(gw: tuple[str, list[str]],  # noqa: F811
                                    conn: asyncpg.Connection) -> None:
     url, _ = gw
-    c = await Conn.open(url)
-    try:
+    async with opened(url) as c:
         c.send(c.request(RAW_SEND))  # opens a transaction: the cookie comes back
         a = await c.answer()
         token = cookie_of(a)
@@ -291,8 +269,6 @@ async def test_session_cookie_flow(gw: tuple[str, list[str]],  # noqa: F811
         assert a.all("Set-Cookie") == [
             'JSESSIONID=""; expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/']
         assert await raw_count(conn) == 2
-    finally:
-        await c.close()
 
 
 def _normal(a: Answer) -> bytes:
@@ -307,8 +283,7 @@ async def test_replies_are_byte_for_byte_those_of_aiohttp(
         gw: tuple[str, list[str]], db_dsn: str) -> None:  # noqa: F811
     async def script(url: str) -> list[bytes]:
         got = []
-        c = await Conn.open(url)
-        try:
+        async with opened(url) as c:
             c.send(c.request(RAW_SEND))
             a = await c.answer()
             got.append(_normal(a))
@@ -322,15 +297,10 @@ async def test_replies_are_byte_for_byte_those_of_aiohttp(
                         c.request(COMMIT, extra=("Connection: close",))):
                 c.send(req)
                 got.append(_normal(await c.answer()))
-        finally:
-            await c.close()
-        c = await Conn.open(url)
-        try:
+        async with opened(url) as c:
             c.send(c.request(COMMIT).replace(AUTH.encode(),
                                              b"Basic " + base64.b64encode(b"JOHN:wrong")))
             got.append(_normal(await c.answer()))
-        finally:
-            await c.close()
         return got
 
     url, _ = gw
@@ -350,12 +320,9 @@ async def test_disconnect_mid_blocking_receive_releases_the_session(
     metrics_path = "/metrics"
 
     async def gauges() -> dict[str, float]:
-        m = await Conn.open(url)
-        try:
+        async with opened(url) as m:
             m.send(m.request(b"", method="GET", path=metrics_path, length=False))
             text = (await m.answer()).body.decode()
-        finally:
-            await m.close()
         return {line.split()[0]: float(line.split()[1]) for line in text.splitlines()
                 if line.startswith(("pgaq_gateway_waiting_receivers ",
                                     "pgaq_gateway_open_transactions "))}
@@ -388,12 +355,9 @@ async def test_access_log_fields(gw: tuple[str, list[str]],  # noqa: F811
                                  caplog: pytest.LogCaptureFixture) -> None:
     url, _ = gw
     caplog.set_level(logging.INFO, logger="pgaq.gateway.access")
-    c = await Conn.open(url)
-    try:
+    async with opened(url) as c:
         c.send(c.request(SEND_COMMIT))
         a = await c.answer()
-    finally:
-        await c.close()
     [rec] = [r for r in caplog.records if r.name == "pgaq.gateway.access"]
     f = rec.__dict__["fields"]
     assert f["method"] == "POST" and f["path"] == "/aqserv/servlet"

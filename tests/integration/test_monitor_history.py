@@ -4,6 +4,9 @@ job may still read is never pruned from under it."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 import asyncpg
 from pgaq.listener import Listener
 from pgaq.monitor import Monitor, MonitorSettings
@@ -25,9 +28,20 @@ async def _snapshot(conn: asyncpg.Connection, age: str) -> None:
         " 0, 0, 0, 0 FROM aq.queues WHERE queue_name = 'q'", age)
 
 
-async def _monitor(db_dsn: str, **settings: float) -> tuple[Monitor, asyncpg.Pool]:
+@contextlib.asynccontextmanager
+async def monitor_on(db_dsn: str, **settings: float) -> AsyncIterator[Monitor]:
     pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2)
-    return Monitor(pool, Listener(db_dsn), MonitorSettings(**settings)), pool  # type: ignore[arg-type]
+    try:
+        yield Monitor(pool, Listener(db_dsn), MonitorSettings(**settings))  # type: ignore[arg-type]
+    finally:
+        await pool.close()
+
+
+async def one_pass(db_dsn: str, **settings: float) -> Monitor:
+    """The monitor's periodic work (snapshot and pruning), once."""
+    async with monitor_on(db_dsn, **settings) as monitor:
+        await monitor.snapshot()
+    return monitor
 
 
 async def test_old_log_rows_and_snapshots_are_pruned(conn: asyncpg.Connection, db_dsn: str) -> None:
@@ -36,11 +50,7 @@ async def test_old_log_rows_and_snapshots_are_pruned(conn: asyncpg.Connection, d
     await _log(conn, "10 minutes", 2)
     await _snapshot(conn, "2 hours")
     await _snapshot(conn, "10 minutes")
-    monitor, pool = await _monitor(db_dsn, history_keep=3600)
-    try:
-        await monitor.snapshot()
-    finally:
-        await pool.close()
+    monitor = await one_pass(db_dsn, history_keep=3600)
     assert await conn.fetchval("SELECT count(*) FROM aq.propagation_log") == 2
     # the one inserted 10 minutes ago stays beside those snapshot() just took
     ages = [r["age"].total_seconds() for r in
@@ -58,25 +68,18 @@ async def test_rows_the_statistics_job_has_not_passed_stay(conn: asyncpg.Connect
     await conn.execute(
         "INSERT INTO aq_stats.watermarks (source, high, run_id)"
         " SELECT 'stats', now() - interval '2 days', max(id) FROM aq_stats.runs")
-    monitor, pool = await _monitor(db_dsn, history_keep=60)
-    try:
+    async with monitor_on(db_dsn, history_keep=60) as monitor:
         await monitor.snapshot()
         assert await conn.fetchval("SELECT count(*) FROM aq.propagation_log") == 1
         await conn.execute("UPDATE aq_stats.watermarks SET high = now()")
         await monitor.snapshot()
-    finally:
-        await pool.close()
     assert await conn.fetchval("SELECT count(*) FROM aq.propagation_log") == 0
 
 
 async def test_a_backlog_drains_in_rounds(conn: asyncpg.Connection, db_dsn: str) -> None:
     await make_queue(conn)
     await _log(conn, "1 day", 25_000)
-    monitor, pool = await _monitor(db_dsn, history_keep=3600)
-    try:
-        await monitor.snapshot()
-    finally:
-        await pool.close()
+    await one_pass(db_dsn, history_keep=3600)
     assert await conn.fetchval("SELECT count(*) FROM aq.propagation_log") == 0
 
 
@@ -84,9 +87,5 @@ async def test_dedup_keys_are_forgotten_after_their_keep(conn: asyncpg.Connectio
     await conn.execute(
         "INSERT INTO aq.propagated (schedule_key, source_msgid, received_at) VALUES"
         " ('k', '\\x01', now() - interval '2 hours'), ('k', '\\x02', now())")
-    monitor, pool = await _monitor(db_dsn, propagated_keep=3600)
-    try:
-        await monitor.snapshot()
-    finally:
-        await pool.close()
+    await one_pass(db_dsn, propagated_keep=3600)
     assert [bytes(r[0]) for r in await conn.fetch("SELECT source_msgid FROM aq.propagated")] == [b"\x02"]
