@@ -26,6 +26,8 @@ from .queries import load
 
 log = logging.getLogger("pgaq.monitor")
 
+PRUNE_BATCH = 10_000  # history rows of each table deleted per statement
+
 
 @dataclass(frozen=True)
 class MonitorSettings:
@@ -121,10 +123,11 @@ class Monitor:
         """A few rounds a period, so a backlog (an upgrade, a long-stopped monitor) drains
         without one pass holding the connection for minutes."""
         for _ in range(10):
-            row = await c.fetchrow(load("monitor_prune_history"), self.settings.history_keep)
+            row = await c.fetchrow(load("monitor_prune_history"), self.settings.history_keep,
+                                   PRUNE_BATCH)
             assert row is not None
             self.history_pruned += row["log_rows"] + row["snapshot_rows"]
-            if max(row["log_rows"], row["snapshot_rows"]) < 10000:
+            if max(row["log_rows"], row["snapshot_rows"]) < PRUNE_BATCH:
                 return
 
     async def watch_attempts(self, stop: asyncio.Event) -> None:

@@ -138,11 +138,17 @@ async def raw_count(conn: asyncpg.Connection) -> int:
     return int(await conn.fetchval("SELECT count(*) FROM aquser.raw_qt"))
 
 
+@pytest.fixture
+def fp_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    """The fast path's own log (hand-overs to aiohttp), captured."""
+    caplog.set_level(logging.DEBUG, logger=FASTPATH_LOG)
+    return caplog
+
+
 async def test_keep_alive_many_requests_one_connection(
         gw: tuple[str, list[str]], conn: asyncpg.Connection,  # noqa: F811
-        caplog: pytest.LogCaptureFixture) -> None:
+        fp_log: pytest.LogCaptureFixture) -> None:
     url, _ = gw
-    caplog.set_level(logging.DEBUG, logger=FASTPATH_LOG)
     async with opened(url) as c:
         for _ in range(40):
             c.send(c.request(SEND_COMMIT))
@@ -151,26 +157,24 @@ async def test_keep_alive_many_requests_one_connection(
             assert a.header("Connection") is None  # HTTP/1.1 keeps the connection
             assert b"<status_code>0</status_code>" in a.body
     assert await raw_count(conn) == 40
-    assert handed_over(caplog) == []  # all of them served by the fast path
+    assert handed_over(fp_log) == []  # all of them served by the fast path
 
 
 async def test_pipelined_requests_are_answered_in_order(
-        gw: tuple[str, list[str]], caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
+        gw: tuple[str, list[str]], fp_log: pytest.LogCaptureFixture) -> None:  # noqa: F811
     url, _ = gw
-    caplog.set_level(logging.DEBUG, logger=FASTPATH_LOG)
     async with opened(url) as c:
         bad = send("AQUSER.NOPE", "<RAW>00</RAW>")
         c.send(c.request(SEND_COMMIT) + c.request(bad) + c.request(SEND_COMMIT))
         first, second, third = [await c.answer() for _ in range(3)]
         assert (first.status, second.status, third.status) == (200, 400, 200)
         assert b"24010" in second.body
-    assert handed_over(caplog) == []
+    assert handed_over(fp_log) == []
 
 
 async def test_get_after_posts_is_handed_to_aiohttp_on_the_same_connection(
-        gw: tuple[str, list[str]], caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
+        gw: tuple[str, list[str]], fp_log: pytest.LogCaptureFixture) -> None:  # noqa: F811
     url, _ = gw
-    caplog.set_level(logging.DEBUG, logger=FASTPATH_LOG)
     async with opened(url) as c:
         for _ in range(2):
             c.send(c.request(SEND_COMMIT))
@@ -183,14 +187,13 @@ async def test_get_after_posts_is_handed_to_aiohttp_on_the_same_connection(
         assert wsdl.status == 200 and b"definitions" in wsdl.body
         c.send(c.request(SEND_COMMIT))  # aiohttp serves the rest of the connection
         assert (await c.answer()).status == 200
-    assert handed_over(caplog) == ["connection handed to aiohttp: not the servlet's plain POST"]
+    assert handed_over(fp_log) == ["connection handed to aiohttp: not the servlet's plain POST"]
 
 
 async def test_chunked_and_expect_continue_posts_are_answered_by_aiohttp(
         gw: tuple[str, list[str]], conn: asyncpg.Connection,  # noqa: F811
-        caplog: pytest.LogCaptureFixture) -> None:
+        fp_log: pytest.LogCaptureFixture) -> None:
     url, _ = gw
-    caplog.set_level(logging.DEBUG, logger=FASTPATH_LOG)
     async with opened(url) as c:
         half = len(SEND_COMMIT) // 2
         chunked = b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (
@@ -207,7 +210,7 @@ async def test_chunked_and_expect_continue_posts_are_answered_by_aiohttp(
         a = await c.answer()
         assert a.status == 200, a.body
     assert await raw_count(conn) == 2
-    assert len(handed_over(caplog)) == 2
+    assert len(handed_over(fp_log)) == 2
 
 
 async def test_body_over_the_limit_gets_413(gw: tuple[str, list[str]],  # noqa: F811

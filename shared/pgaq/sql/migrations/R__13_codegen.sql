@@ -65,15 +65,10 @@ BEGIN
     IF t.multiple_consumers THEN
       -- the recipient rows in the same statement, from the rows just inserted (one row per
       -- message and subscriber, as aq.enqueue_array writes them)
-      send_sql := replace(replace(send_sql, 'RETURNING m.msgid, m.enq_seq, m.state)', format($x$RETURNING m.msgid, m.enq_seq, m.state, m.q_name, m.priority, m.enq_time, m.ready_time, m.txn_group),
-        rec AS (
-          INSERT INTO %I.%I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
-                             priority, enq_seq, enq_time, ready_time, txn_group)
-          SELECT i.msgid, coalesce(sub.name, ''), coalesce(sub.address, ''), sub.protocol, sub.id,
-                 i.q_name, i.state, i.priority, i.enq_seq, i.enq_time, i.ready_time, i.txn_group
-          FROM ins i CROSS JOIN aq.subscribers sub
-          WHERE sub.queue_id = qrow.id AND sub.id = ANY(sub_ids)
-          RETURNING 1)$x$, t.schema_name, 'aq$_' || t.table_name || '_r')),
+      send_sql := replace(replace(send_sql, 'RETURNING m.msgid, m.enq_seq, m.state)',
+          'RETURNING m.msgid, m.enq_seq, m.state, m.q_name, m.priority, m.enq_time, m.ready_time, m.txn_group),
+        rec AS (' || aq.subscriber_recipients_sql(q, 'ins m', 'sub.queue_id = qrow.id AND sub.id = ANY(sub_ids)')
+          || ' RETURNING 1)'),
         'INTO ids, any_ready, any_wait FROM ins',
         ', (SELECT count(*) FROM rec) INTO ids, any_ready, any_wait, rec_rows FROM ins');
     END IF;

@@ -218,6 +218,21 @@ LANGUAGE sql STABLE AS $sql$
     $f$, q.table_schema, q.table_name, aq.payload_input_expr(q, tr))
 $sql$;
 
+-- The implicit recipients of a publish: one row per message of `p_from` (aliased m) and
+-- subscriber (sub) that `p_where` selects. aq.enqueue_array and the generated _send
+-- (R__13) both write them with this statement. p_from and p_where are SQL built by the
+-- callers (names quoted with format('%I')).
+CREATE OR REPLACE FUNCTION aq.subscriber_recipients_sql(q aq.queue_info, p_from text, p_where text)
+RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT format($f$
+    INSERT INTO %I.%I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
+                       priority, enq_seq, enq_time, ready_time, txn_group)
+    SELECT m.msgid, coalesce(sub.name, ''), coalesce(sub.address, ''), sub.protocol, sub.id,
+           m.q_name, m.state, m.priority, m.enq_seq, m.enq_time, m.ready_time, m.txn_group
+    FROM %s CROSS JOIN aq.subscribers sub
+    WHERE %s$f$, q.table_schema, q.recipients_table, p_from, p_where)
+$$;
+
 CREATE OR REPLACE FUNCTION aq.enqueue_array(
     p_queue text,
     p_props jsonb,
@@ -305,16 +320,9 @@ BEGIN
     IF implicit_ids IS NOT NULL THEN
       SELECT * INTO rc FROM aq.rule_cache WHERE queue_id = q.queue_id;
       IF FOUND AND (rc.rules_sql IS NOT NULL OR cardinality(rc.plain_ids) > 0) THEN
-        EXECUTE format($f$
-          INSERT INTO %I.%I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
-                             priority, enq_seq, enq_time, ready_time, txn_group)
-          SELECT m.msgid, coalesce(sub.name, ''), coalesce(sub.address, ''), sub.protocol, sub.id,
-                 m.q_name, m.state, m.priority, m.enq_seq, m.enq_time, m.ready_time, m.txn_group
-          FROM %I.%I m CROSS JOIN aq.subscribers sub
-          WHERE m.msgid = ANY($1) AND sub.queue_id = $3
-            AND (sub.id = ANY($4) %s)
-        $f$, q.table_schema, q.recipients_table, q.table_schema, q.table_name,
-             CASE WHEN rc.rules_sql IS NULL THEN '' ELSE 'OR ' || rc.rules_sql END)
+        EXECUTE aq.subscriber_recipients_sql(q, format('%I.%I m', q.table_schema, q.table_name),
+                  'm.msgid = ANY($1) AND sub.queue_id = $3 AND (sub.id = ANY($4) '
+                  || CASE WHEN rc.rules_sql IS NULL THEN '' ELSE 'OR ' || rc.rules_sql END || ')')
         USING implicit_ids, rc.rules_params, q.queue_id, rc.plain_ids;
       END IF;
     END IF;
