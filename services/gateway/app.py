@@ -24,7 +24,8 @@ from pgaq.aio import run as aio_run
 from pgaq.dashboard import DASHBOARD, Dashboard, add_routes
 from pgaq.idap.auth import Authenticator
 from pgaq.idap.batching import DequeueBatcher, EnqueueBatcher
-from pgaq.idap.gateway import Gateway, GatewaySettings, Hook
+from pgaq.idap.gateway import Gateway, GatewaySettings
+from pgaq.idap.hooks import Hook
 from pgaq.idap.sessions import SessionStore
 from pgaq.listener import Listener
 from pgaq.logs import setup_logging

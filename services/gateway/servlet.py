@@ -18,6 +18,7 @@ from aiohttp import web
 from pgaq.errors import wrap_db_error
 from pgaq.idap.auth import Authenticator
 from pgaq.idap.gateway import XML_PARSE_FAILED, Fault, Gateway, document_fault, to_fault
+from pgaq.idap.hooks import HookCall
 from pgaq.idap.sessions import SessionError, SessionStore
 
 from .access import RequestInfo, session_ref
@@ -162,7 +163,8 @@ async def handle_post(ctx: Context, req: Incoming, record: RequestInfo) -> Reply
         async with session.lock:
             session.last_used = time.monotonic()
             try:
-                operation, body = await ctx.gateway.handle(session, document)
+                call = HookCall(req, document, req.path_qs) if ctx.gateway.has_hooks else None
+                operation, body = await ctx.gateway.handle(session, document, call)
             except asyncio.CancelledError:
                 # the client went away: the session's transaction cannot be trusted
                 await store.abort(session)

@@ -646,6 +646,70 @@ async def test_a_failing_hook_rolls_back(gw: tuple[str, list[str]], conn: asyncp
             await c.close()
 
 
+async def test_hook_context_reads_the_request_and_styles_one_response(
+        gw: tuple[str, list[str]], conn: asyncpg.Connection, db_dsn: str) -> None:
+    """Oracle's AQxmlCallbackContext: a hook taking `call` gets the parsed request (its own
+    copy), the HTTP headers without Authorization, and sets the stylesheet of this one
+    response, success or Fault, in place of the servlet's (example 17-31)."""
+    from . import gateway_hooks as hooks
+
+    hooks.CONTEXT.clear()
+    hooks.STYLE.clear()
+    hooks.STYLE[("after", "AQXmlSend")] = ("http://sheets.example/send.xsl", "text/xsl")
+    hooks.STYLE[("before", "AQXmlReceive")] = ("/sheets/recv.css", "text/css")
+    receive = envelope(op("AQXmlReceive",
+        "<consumer_options><destination>AQUSER.RAW_MSGQ</destination><wait_time>0</wait_time>"
+        "</consumer_options><AQXmlCommit/>"))
+    hooks.FAIL_ON.clear()
+    async with running_gateway(db_dsn, hooks=["tests.integration.gateway_hooks:context",
+                                              "tests.integration.gateway_hooks:fail"],
+                               stylesheet="/servlet.xsl") as url:
+        c = Client(url, "JOHN", "secret")
+        try:
+            r = await c.post(ex.EXAMPLE_17_5.encode(), headers={"User-Agent": "idap-client/1"})
+            assert r.status == 200, r.body
+            assert b'<?xml-stylesheet type="text/xsl" href="http://sheets.example/send.xsl"?>' in r.body
+            assert b"/servlet.xsl" not in r.body
+            assert r.text("//aq:message_id")  # the hook's clear() of its copy changed nothing
+            r = await c.post(ex.EXAMPLE_17_14.encode())  # a commit: the servlet's stylesheet
+            assert b'<?xml-stylesheet type="text/xsl" href="/servlet.xsl"?>' in r.body, r.body
+            # a Fault after the hook chose (a later hook fails): the Fault has its stylesheet
+            hooks.FAIL_ON.add(("after", "AQXmlReceive"))
+            r = await c.post(receive)
+            assert r.status == 500 and r.error_code == "600", r.body
+            assert b'<?xml-stylesheet type="text/css" href="/sheets/recv.css"?>' in r.body
+            hooks.FAIL_ON.clear()
+            # the failed receive was rolled back: the message is there (for a new session;
+            # this one's NEXT_MESSAGE position is already past it, as in AQ)
+            c2 = Client(url, "JOHN", "secret")
+            try:
+                r = await c2.post(receive)
+            finally:
+                await c2.close()
+            assert r.text("//aq:message_count") == ["1"], r.body
+            assert b'<?xml-stylesheet type="text/css" href="/sheets/recv.css"?>' in r.body
+            # a Fault before any hook ran: the servlet's stylesheet
+            r = await c.post(receive.replace(b"AQUSER.RAW_MSGQ", b"AQUSER.NO_SUCH_QUEUE"))
+            assert r.status == 400, r.body
+            assert b'<?xml-stylesheet type="text/xsl" href="/servlet.xsl"?>' in r.body
+            # a stylesheet a PI cannot carry: the hook fails, the send is rolled back
+            hooks.STYLE[("after", "AQXmlSend")] = ('x"?><evil/>', "text/xsl")
+            count = await conn.fetchval("SELECT count(*) FROM aquser.raw_qt")
+            r = await c.post(ex.EXAMPLE_17_5.replace("</message_set>", "</message_set><AQXmlCommit/>")
+                             .encode())
+            assert r.status == 500 and r.error_code == "600", r.body
+            assert b"evil" not in r.body
+            assert await conn.fetchval("SELECT count(*) FROM aquser.raw_qt") == count
+        finally:
+            hooks.STYLE.clear()
+            hooks.FAIL_ON.clear()
+            await c.close()
+    sends = [x for x in hooks.CONTEXT if x[1] == "AQXmlSend"]
+    assert sends[0] == ("before", "AQXmlSend", "AQUSER.RAW_MSGQ", "idap-client/1", False)
+    assert all(not seen_auth for *_, seen_auth in hooks.CONTEXT)
+    assert ("before", "AQXmlReceive", "AQUSER.NO_SUCH_QUEUE") not in [x[:3] for x in hooks.CONTEXT]
+
+
 async def test_client_disconnect_ends_the_wait(gw: tuple[str, list[str]]) -> None:
     url, _ = gw
     c = Client(url, "JOHN", "secret")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -22,6 +22,7 @@ from ..errors import ConnectionLost, PgaqError, wrap_db_error
 from ..queries import load
 from . import response
 from .batching import DequeueBatcher, EnqueueBatcher
+from .hooks import Hook, HookCall, Stylesheet, run_hook, takes_call
 from .request import (
     NS_AQ,
     AgentRef,
@@ -40,7 +41,6 @@ from .xmlsafe import XmlError, parse
 
 log = logging.getLogger("pgaq.gateway")
 
-Hook = Callable[[str, str, str, asyncpg.Connection | None], Awaitable[None]]
 _SERVER_STATES = ("08", "53", "57", "58", "XX", "40")
 
 
@@ -53,6 +53,7 @@ class Fault(Exception):
         self.message = message
         self.code = code
         self.operation = "unknown"  # set once the request was read far enough to know it
+        self.stylesheet: Stylesheet | None = None  # a hook's choice for this response
 
 
 # every fault carries an error_code: documents that cannot be read or do not follow the
@@ -157,11 +158,19 @@ class Gateway:
         self._meta: dict[tuple[str, str, str, str], tuple[float, QueueMeta]] = {}
         self._types: dict[str, Any] = {}
         self._on_wait = on_wait or (lambda _d: None)
+        self._hook_list = [(h, takes_call(h)) for h in self.settings.hooks]
+
+    @property
+    def has_hooks(self) -> bool:
+        return bool(self._hook_list)
 
     # -- entry point --------------------------------------------------------------------
-    async def handle(self, s: HttpSession, document: bytes) -> tuple[str, bytes]:
-        """(operation, response bytes); raises Fault for a SOAP Fault."""
+    async def handle(self, s: HttpSession, document: bytes,
+                     call: HookCall | None = None) -> tuple[str, bytes]:
+        """(operation, response bytes); raises Fault for a SOAP Fault. `call` is what the
+        hooks see of the request (hooks.py); the session carries it while it runs."""
         operation = "unknown"
+        s.call = call
         try:
             env = parse(document, max_depth=self.settings.max_depth)
             if self.schema is not None:
@@ -173,9 +182,10 @@ class Gateway:
             out = await self._dispatch(s, req)
             if isinstance(out, bytes):
                 return req.operation, out
-            return req.operation, response.serialize(out, self.settings.stylesheet)
+            return req.operation, response.serialize(out, self._sheet(s))
         except Fault as fault:
             fault.operation = operation
+            fault.stylesheet = call.stylesheet if call is not None else None
             raise
         except Exception as exc:
             if isinstance(exc, (asyncpg.PostgresError, OSError, asyncpg.InterfaceError)):
@@ -184,11 +194,21 @@ class Gateway:
                 log.debug("operation %s failed: %r", operation, exc)
                 out_fault = to_fault(exc)
             out_fault.operation = operation
+            out_fault.stylesheet = call.stylesheet if call is not None else None
             raise out_fault from exc
+        finally:
+            s.call = None
+
+    def _sheet(self, s: HttpSession) -> response.Sheet:
+        """The response's stylesheet: a hook's for this request, else the servlet's."""
+        call = s.call
+        if call is not None and call.stylesheet is not None:
+            return call.stylesheet
+        return self.settings.stylesheet
 
     def fault_bytes(self, fault: Fault) -> bytes:
         return response.serialize(response.fault(fault.client, fault.message, fault.code),
-                                  self.settings.stylesheet)
+                                  fault.stylesheet or self.settings.stylesheet)
 
     async def _dispatch(self, s: HttpSession, req: Request) -> etree._Element | bytes:
         if isinstance(req, SendRequest):
@@ -199,10 +219,10 @@ class Gateway:
             return await self._register(s, req)
         if isinstance(req, CommitRequest):
             await self._end(s, commit=True)
-            return response.status_bytes("AQXmlCommit", self.settings.stylesheet)
+            return response.status_bytes("AQXmlCommit", self._sheet(s))
         assert isinstance(req, RollbackRequest)
         await self._end(s, commit=False)
-        return response.status_bytes("AQXmlRollback", self.settings.stylesheet)
+        return response.status_bytes("AQXmlRollback", self._sheet(s))
 
     # -- metadata -----------------------------------------------------------------------
     async def _queue(self, agent: str, dest: Destination, priv: str) -> QueueMeta:
@@ -282,9 +302,10 @@ class Gateway:
         """Run the hooks on the session's connection (None outside a transaction). A hook
         that fails before the outcome is final rolls the transaction back and fails the
         request (a Server fault): nothing half-done is kept."""
-        for hook in self.settings.hooks:
+        for hook, wants_call in self._hook_list:
             try:
-                await hook(phase, operation, s.agent, s.conn if s.in_transaction else None)
+                await run_hook(hook, wants_call, phase, operation, s.agent,
+                               s.conn if s.in_transaction else None, s.call)
             except Exception as exc:
                 name = getattr(hook, "__qualname__", repr(hook))
                 log.exception("%s hook %s failed for %s of %s", phase, name, operation, s.agent)
@@ -299,9 +320,9 @@ class Gateway:
         operation = "AQXmlCommit" if commit else "AQXmlRollback"
         await self._hooks("before", operation, s)
         await self.store.finish(s, commit=commit)
-        for hook in self.settings.hooks:
+        for hook, wants_call in self._hook_list:
             try:
-                await hook("after", operation, s.agent, None)
+                await run_hook(hook, wants_call, "after", operation, s.agent, None, s.call)
             except Exception:
                 log.exception("after hook %s failed for %s of %s (the %s stands)",
                               getattr(hook, "__qualname__", repr(hook)), operation, s.agent,
@@ -348,7 +369,7 @@ class Gateway:
         if req.propagation is not None:
             await self._receive_propagated(s, meta, role, req, batch, visibility)
             return response.send_bytes(req.operation, req.destination.name, [],
-                                       self.settings.stylesheet)
+                                       self._sheet(s))
         if visibility == "IMMEDIATE" and self.batcher is not None and not self.settings.hooks:
             # a transaction of its own: written together with concurrent ones (batching.py)
             ids = await self.batcher.enqueue(role, s.agent, meta.name, batch, req.transformation)
@@ -361,7 +382,7 @@ class Gateway:
         if req.commit:
             await self._end(s, commit=True)
         return response.send_bytes(req.operation, req.destination.name, ids,
-                                   self.settings.stylesheet)
+                                   self._sheet(s))
 
     async def _receive_propagated(self, s: HttpSession, meta: QueueMeta, role: str, req: SendRequest,
                                   batch: list[tuple[Any, MessageProperties]], visibility: str) -> None:
@@ -466,4 +487,4 @@ class Gateway:
         await self._hooks("after", "AQXmlRegister", s)
         if req.commit:
             await self._end(s, commit=True)
-        return response.status_bytes("AQXmlRegister", self.settings.stylesheet)
+        return response.status_bytes("AQXmlRegister", self._sheet(s))

@@ -33,16 +33,21 @@ def _op(body: etree._Element, name: str) -> etree._Element:
     return op
 
 
-def _head(stylesheet: str | None) -> bytes:
+Sheet = str | tuple[str, str] | None  # an href (text/xsl), or (type, href)
+
+
+def _head(stylesheet: Sheet) -> bytes:
     head = b"<?xml version = '1.0'?>\n"
     if stylesheet:
-        # the servlet's configurable stylesheet processing instruction
-        safe = stylesheet.replace('"', "%22").replace("?>", "")
-        head += f'<?xml-stylesheet type="text/xsl" href="{safe}"?>\n'.encode()
+        # the servlet's configurable stylesheet processing instruction, or a hook's for
+        # this response (hooks.HookCall.set_stylesheet checked its type and href)
+        kind, href = ("text/xsl", stylesheet) if isinstance(stylesheet, str) else stylesheet
+        safe = href.replace('"', "%22").replace("?>", "")
+        head += f'<?xml-stylesheet type="{kind}" href="{safe}"?>\n'.encode()
     return head
 
 
-def serialize(env: etree._Element, stylesheet: str | None = None) -> bytes:
+def serialize(env: etree._Element, stylesheet: Sheet = None) -> bytes:
     out: bytes = etree.tostring(env, xml_declaration=False, encoding="UTF-8")
     return _head(stylesheet) + out
 
@@ -69,7 +74,7 @@ def _text(value: str) -> str:
 
 
 def send_bytes(operation: str, destination: str, message_ids: Sequence[str],
-               stylesheet: str | None = None) -> bytes:
+               stylesheet: Sheet = None) -> bytes:
     """serialize(send_response(...)) without the tree; ids are hex and need no escaping."""
     result = "send_result" if operation == "AQXmlSend" else "publish_result"
     ids = "".join(["<message_id>" + _hex_id(m) + "</message_id>" for m in message_ids])
@@ -78,7 +83,7 @@ def send_bytes(operation: str, destination: str, message_ids: Sequence[str],
         + "</destination>" + ids + "</" + result + ">" + _CLOSE.format(op=operation)).encode()
 
 
-def status_bytes(operation: str, stylesheet: str | None = None) -> bytes:
+def status_bytes(operation: str, stylesheet: Sheet = None) -> bytes:
     """serialize(status_only(operation)) without the tree."""
     return _head(stylesheet) + (_OPEN.format(op=operation) + _CLOSE.format(op=operation)).encode()
 

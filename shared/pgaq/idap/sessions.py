@@ -14,11 +14,15 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import asyncpg
 
 from ..aio import TaskGroup, wait_any
 from ..engine import FastPath, Session
+
+if TYPE_CHECKING:
+    from .hooks import HookCall
 from ..errors import PgaqError
 from ..listener import Listener
 
@@ -39,6 +43,7 @@ class HttpSession:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     role: str | None = None
     closed: bool = False
+    call: HookCall | None = None  # the request being served, as its hooks see it
 
     @property
     def in_transaction(self) -> bool:
