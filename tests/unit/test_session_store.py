@@ -43,3 +43,26 @@ def test_a_session_holding_nothing_is_not_kept() -> None:
     s = store()
     x = s.get(None, "A")
     assert not s.keep(x) and s.sessions == 0
+
+
+def test_tokens_are_random_url_safe_and_not_shared_with_a_forked_child() -> None:
+    import os
+    import re
+
+    from pgaq.idap.sessions import new_token
+
+    tokens = [new_token() for _ in range(1000)]
+    assert len(set(tokens)) == 1000
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{43}", t) for t in tokens)  # 32 bytes, as token_urlsafe
+    new_token()  # the read-ahead buffer is filled now
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next token, to the parent
+        os.close(read)
+        os.write(write, new_token().encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as f:
+        child = f.read().decode()
+    os.waitpid(pid, 0)
+    assert len(child) == 43 and child != new_token()

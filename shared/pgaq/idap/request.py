@@ -121,13 +121,18 @@ def _str(el: etree._Element | None) -> str | None:
     return value if value else None
 
 
+_ENVELOPE = f"{{{NS_SOAP}}}Envelope"
+_BODY = f"{{{NS_SOAP}}}Body"
+
+
 def operation_element(envelope: etree._Element) -> etree._Element:
-    if local(envelope) != "Envelope" or ns(envelope) != NS_SOAP:
+    if envelope.tag != _ENVELOPE:
         raise RequestError(
-            f"not a SOAP 1.1 envelope: expected {{{NS_SOAP}}}Envelope, got {envelope.tag}"
+            f"not a SOAP 1.1 envelope: expected {_ENVELOPE}, got {envelope.tag}"
         )
-    body = child(envelope, "Body")
-    if body is None or ns(body) != NS_SOAP:
+    # the Body is the last SOAP element child (an optional Header comes first)
+    body = next((c for c in envelope if c.tag == _BODY), None)
+    if body is None:
         raise RequestError("the SOAP envelope has no Body")
     ops = children(body)
     if len(ops) != 1:
@@ -213,6 +218,8 @@ NS_PROPAGATION = "urn:pgaq:propagation"
 def _propagation(envelope: etree._Element, count: int) -> tuple[str, list[bytes]] | None:
     """The SOAP header a pgaq propagator sends: the gateway enqueues each source message
     once per schedule, however often the batch comes."""
+    if len(envelope) < 2:  # a Body alone: no Header (the usual request)
+        return None
     h = child(envelope, "Header")
     if h is None:
         return None
@@ -239,26 +246,38 @@ def parse_request(envelope: etree._Element) -> Request:
     op = operation_element(envelope)
     name = local(op)
     if name in ("AQXmlSend", "AQXmlPublish"):
-        opts = child(op, "producer_options")
+        parts = index(op)  # one pass over the operation's children, not one per name
+        opts = parts.get("producer_options")
         if opts is None:
             raise RequestError(f"{name} needs producer_options")
-        ms = child(op, "message_set")
+        ms = parts.get("message_set")
         if ms is None:
             raise RequestError(f"{name} needs a message_set")
-        messages = [_message(m) for m in children(ms) if local(m) == "message"]
+        messages: list[OutMessage] = []
+        count_el = None
+        for m in ms:
+            tag = m.tag
+            if not isinstance(tag, str):
+                continue
+            what = tag.rsplit("}", 1)[-1]
+            if what == "message":
+                messages.append(_message(m))
+            elif what == "message_count" and count_el is None:
+                count_el = m
         if not messages:
             raise RequestError("message_set holds no message")
-        count = _int(child(ms, "message_count"), "message_count", 0)
+        count = _int(count_el, "message_count", 0)
         if count is not None and count != len(messages):
             raise RequestError(f"message_count is {count} but the set holds {len(messages)} messages")
+        options = index(opts)
         return SendRequest(
             operation=name,  # type: ignore[arg-type]
             destination=_destination(opts),
-            visibility=_enum(child(opts, "visibility"), ("ON_COMMIT", "IMMEDIATE"), "ON_COMMIT",
+            visibility=_enum(options.get("visibility"), ("ON_COMMIT", "IMMEDIATE"), "ON_COMMIT",
                              "visibility"),
-            transformation=_str(child(opts, "transformation")),
+            transformation=_str(options.get("transformation")),
             messages=messages,
-            commit=_commit(op),
+            commit="AQXmlCommit" in parts,
             propagation=_propagation(envelope, len(messages)),
         )
     if name == "AQXmlReceive":
