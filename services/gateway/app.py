@@ -71,7 +71,7 @@ class Settings:
     worker: int | None = None  # this process's index when it is one of several
     run_dir: str | None = None  # where the workers' private sockets live
     admin_token: str | None = None  # also opens /dashboard (user `admin`)
-    batch_inflight: int = 4  # autocommit batches of one queue written at once (batching.py)
+    batch_inflight: int = 1  # autocommit batches of one queue written at once (batching.py)
     fastpath: bool = True  # serve the servlet's plain POSTs without aiohttp (fastpath.py)
     keepalive_timeout: float = 75.0  # an idle keep-alive connection is closed after this
     gc_gen0: int = 20000  # young collections every this many allocations (gctune.py); 0: defaults
@@ -108,7 +108,7 @@ class Settings:
             worker=int(e["PGAQ_GATEWAY_WORKER"]) if e.get("PGAQ_GATEWAY_WORKER") else None,
             run_dir=e.get("PGAQ_GATEWAY_RUN_DIR") or None,
             admin_token=e.get("PGAQ_ADMIN_TOKEN") or None,
-            batch_inflight=int(e.get("PGAQ_GATEWAY_BATCH_INFLIGHT", "4")),
+            batch_inflight=int(e.get("PGAQ_GATEWAY_BATCH_INFLIGHT", "1")),
             fastpath=e.get("PGAQ_GATEWAY_FASTPATH", "1") not in ("0", "false", "no"),
             keepalive_timeout=float(e.get("PGAQ_GATEWAY_KEEPALIVE", "75")),
             gc_gen0=int(e.get("PGAQ_GC_GEN0", "20000")),

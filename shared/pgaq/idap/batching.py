@@ -6,9 +6,11 @@ earlier batches are being written, are written together: one statement and one c
 all of them. Each request still gets exactly its own message ids, all of its messages or
 none: if a combined batch fails, its requests are retried one by one, so one bad request
 cannot fail the others. Idle, a request is written at once (no timer, no added latency).
-Up to `max_inflight` batches of a key are written at once: a commit waits for the WAL
-flush, and with a single writer the whole key would wait for each flush in turn, where
-PostgreSQL flushes concurrent commits together.
+By default one batch of a key is written at a time (`max_inflight` 1): what arrives
+meanwhile goes in the next. Concurrent batches of one queue contend for the same WAL
+flush and the same index pages; measured on 2 cores with 16 clients, 1 writer sent 10-20 %
+more than 2 and 15-30 % more than 4 (docs/gateway.md). More writers may pay off where
+a commit's flush is slow and CPUs are many.
 
 Autocommit REMOVE receives without selectors for the same queue, consumer, role and agent
 are taken the same way: one dequeue of the sum of their batch sizes, committed once, the
@@ -39,7 +41,7 @@ class _Item:
 
 
 class EnqueueBatcher:
-    def __init__(self, pool: asyncpg.Pool, *, max_messages: int = 1000, max_inflight: int = 4,
+    def __init__(self, pool: asyncpg.Pool, *, max_messages: int = 1000, max_inflight: int = 1,
                  fast_cache: dict[tuple[str | None, str], FastPath] | None = None) -> None:
         self.pool = pool
         self.max_messages = max_messages
