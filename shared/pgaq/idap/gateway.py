@@ -7,6 +7,7 @@ session's transaction unless the request asked for IMMEDIATE visibility.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -23,6 +24,7 @@ from ..queries import load
 from . import response
 from .batching import DequeueBatcher, EnqueueBatcher
 from .hooks import Hook, HookCall, Stylesheet, run_hook, takes_call
+from .payload import payload_to_xml, unresolved_reply_to, xml_to_payload
 from .request import (
     NS_AQ,
     AgentRef,
@@ -36,7 +38,9 @@ from .request import (
     SendRequest,
     parse_request,
 )
+from .schema import validate
 from .sessions import HttpSession, SessionError, SessionStore
+from .typeinfo import load_type_info
 from .xmlsafe import XmlError, parse
 
 log = logging.getLogger("pgaq.gateway")
@@ -174,8 +178,6 @@ class Gateway:
         try:
             env = parse(document, max_depth=self.settings.max_depth)
             if self.schema is not None:
-                from .schema import validate
-
                 validate(env, self.schema)
             req = parse_request(env)
             operation = req.operation
@@ -257,7 +259,6 @@ class Gateway:
     async def _type_info(self, meta: QueueMeta) -> Any:
         if meta.payload_kind != "OBJECT":
             return None
-        from .typeinfo import load_type_info
 
         async with self.pool.acquire() as c:
             return await load_type_info(c, meta.payload_type)
@@ -330,8 +331,6 @@ class Gateway:
 
     # -- operations ---------------------------------------------------------------------
     async def _send(self, s: HttpSession, req: SendRequest) -> bytes:
-        from .payload import unresolved_reply_to, xml_to_payload
-
         meta = await self._queue(s.agent, req.destination, "ENQUEUE")
         if req.operation == "AQXmlSend" and meta.multiple_consumers:
             raise Fault(True, f"ORA-24039: AQXmlSend is for single-consumer queues; "
@@ -388,8 +387,6 @@ class Gateway:
                                   batch: list[tuple[Any, MessageProperties]], visibility: str) -> None:
         """A propagator's batch: each source message is enqueued once per schedule (the
         destination's record of what it received drops second copies)."""
-        import json
-
         assert req.propagation is not None
         key, src = req.propagation
         props = json.dumps([{**p.to_json(), "original_msgid": sid.hex().upper()}
@@ -409,8 +406,6 @@ class Gateway:
             await self._end(s, commit=True)
 
     async def _receive(self, s: HttpSession, req: ReceiveRequest) -> etree._Element:
-        from .payload import payload_to_xml
-
         meta = await self._queue(s.agent, req.destination, "DEQUEUE")
         role = self._check_role(s, meta, "DEQUEUE")
         info = await self._type_info(meta)
