@@ -199,17 +199,16 @@ def _message(el: etree._Element) -> OutMessage:
     if rl is not None:
         recipients = [a for a in (_agent(r) for r in children(rl) if local(r) == "recipient") if a]
     sender = h.get("sender_id")
-    return OutMessage(
-        number=_int(m.get("message_number"), "message_number"),
-        correlation=_str(h.get("correlation")),
-        delay=_int(h.get("delay"), "delay", 0),
-        expiration=_int(h.get("expiration"), "expiration", -1),
-        priority=_int(h.get("priority"), "priority"),
-        sender=_agent(sender) if sender is not None and len(sender) else None,
-        recipients=recipients,
-        exception_queue=_str(h.get("exception_queue")),
-        payload=m.get("message_payload"),
-    )
+    out = OutMessage(number=_int(m.get("message_number"), "message_number"),
+                     payload=m.get("message_payload"), recipients=recipients,
+                     sender=_agent(sender) if sender is not None and len(sender) else None)
+    if len(h) > (sender is not None) + (rl is not None):  # more than a sender: read the rest
+        out.correlation = _str(h.get("correlation"))
+        out.delay = _int(h.get("delay"), "delay", 0)
+        out.expiration = _int(h.get("expiration"), "expiration", -1)
+        out.priority = _int(h.get("priority"), "priority")
+        out.exception_queue = _str(h.get("exception_queue"))
+    return out
 
 
 NS_PROPAGATION = "urn:pgaq:propagation"
