@@ -19,6 +19,9 @@ from pgaq.embedded import Cluster
 from pgaq.migrate import migrate
 
 TEMPLATE = "pgaq_template"
+# statistics jobs started by tests write no class-data archive into the user's cache
+# (tests/e2e/test_stats_process.py checks the archive in a folder of its own)
+os.environ.setdefault("PGAQ_STATS_CDS", "off")
 _counter = itertools.count()
 
 

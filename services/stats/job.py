@@ -12,6 +12,7 @@ import sys
 
 from pgaq.errors import PgaqError
 from pgaq.logs import setup_logging
+from pgaq.stats import cds
 from pgaq.stats.job import RunResult, run_once, spark_session
 from pgaq.stats.settings import StatsSettings
 
@@ -33,12 +34,16 @@ def run() -> int:
     try:
         settings = StatsSettings.from_env()
         # under spark-submit the JVM is already there, started with the command line's conf
-        spark = spark_session(settings, submitted="PYSPARK_GATEWAY_PORT" in os.environ)
+        submitted = "PYSPARK_GATEWAY_PORT" in os.environ
+        archive = None if submitted else cds.archive_path(settings.cds, settings.jar)
+        spark = spark_session(settings, submitted=submitted, java_options=cds.java_options(archive))
     except PgaqError as exc:
         log.error("%s", exc)
         return 1
     try:
         result = asyncio.run(run_once(spark, settings))
+        if archive is not None and not archive.is_file():
+            cds.dump(spark, archive)  # after the commit: the next runs start faster
     except PgaqError as exc:
         log.error("%s", exc)
         return 1

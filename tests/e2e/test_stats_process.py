@@ -87,3 +87,36 @@ async def test_an_unreachable_database_fails_clearly_and_the_next_run_catches_up
     assert job.returncode == 1 and out == b""
     assert b"Traceback" not in err and b"level=ERROR" in err
     assert b"127.0.0.1" in err  # which database it could not reach
+
+
+async def test_the_first_run_writes_a_class_data_archive_that_later_runs_map(
+        db_dsn: str, tmp_path: Path) -> None:
+    """cds.py: the first run records what its JVM loaded and, after its commit, has the JVM
+    write the archive (no .part left behind); the next run maps it and writes nothing."""
+    import shutil
+
+    import pytest
+
+    if shutil.which("jcmd") is None:
+        pytest.skip("no jcmd: the job runs without an archive")
+    env = {**os.environ, "PGAQ_DSN": db_dsn, "PGAQ_STATS_LAG": "0", "PGAQ_STATS_CDS": str(tmp_path)}
+
+    async def run() -> dict[str, str]:
+        job = await asyncio.create_subprocess_exec(sys.executable, "-m", "pgaq_services.stats.job", env=env,
+                                                   stdout=asyncio.subprocess.PIPE)
+        out, _ = await asyncio.wait_for(job.communicate(), 300)
+        assert job.returncode == 0
+        return dict(line.split("=", 1) for line in out.decode().split() if "=" in line)
+
+    first = await run()
+    made = _files(tmp_path)
+    assert len(made) == 1, made
+    name, size, _written_at = made[0]
+    assert name.startswith("spark-") and name.endswith(".jsa") and size > 1_000_000
+    second = await run()
+    assert int(second["RUN"]) == int(first["RUN"]) + 1
+    assert _files(tmp_path) == made  # mapped, not written again
+
+
+def _files(folder: Path) -> list[tuple[str, int, int]]:
+    return sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in os.scandir(folder))

@@ -44,7 +44,8 @@ class RunResult:
     written_rows: int = 0
 
 
-def spark_session(settings: StatsSettings, *, submitted: bool = False) -> SparkSession:
+def spark_session(settings: StatsSettings, *, submitted: bool = False,
+                  java_options: str = "") -> SparkSession:
     """A session for the job. Under spark-submit the master and jars come from its command
     line; otherwise local mode with the JDBC driver on the driver's classpath."""
     if not submitted:
@@ -62,7 +63,8 @@ def spark_session(settings: StatsSettings, *, submitted: bool = False) -> SparkS
             .config("spark.jars", settings.jar) \
             .config("spark.driver.extraClassPath", settings.jar) \
             .config("spark.driver.extraJavaOptions",   # a short-lived JVM: C1 only starts faster
-                    "-Duser.timezone=UTC -XX:TieredStopAtLevel=1 -XX:+UseParallelGC") \
+                    f"-Duser.timezone=UTC -XX:TieredStopAtLevel=1 -XX:+UseParallelGC {java_options}"
+                    .strip()) \
             .config("spark.ui.enabled", "false") \
             .config("spark.sql.shuffle.partitions", str(os.cpu_count() or 2)) \
             .config("spark.sql.codegen.wholeStage", "false") \
@@ -88,6 +90,16 @@ def _hour(ts: datetime) -> datetime:
     return ts.replace(minute=0, second=0, microsecond=0)
 
 
+#: log rows one parallel JDBC read is worth: below it, a partition's own connection and
+#: task cost more than reading its share (an incremental run reads one or two hours)
+ROWS_PER_PARTITION = 250_000
+
+
+def read_partitions(rows: int, most: int) -> int:
+    """Parallel reads for a run that reads `rows` log rows: at most `most`."""
+    return max(1, min(most, -(-rows // ROWS_PER_PARTITION)))
+
+
 class Job:
     """One run's reads and writes; `spark` is shared by runs in the same process."""
 
@@ -95,6 +107,7 @@ class Job:
         self.spark = spark
         self.settings = settings
         self.target = settings.jdbc
+        self.partitions = settings.partitions  # sized to the run's rows by run_once
 
     def read(self, query: str, *, by: str | None = None, span: tuple[datetime, datetime] | None = None,
              **bounds: datetime | None) -> DataFrame:
@@ -104,16 +117,17 @@ class Job:
         sql = "\n".join(line for line in sql.splitlines() if not line.startswith("--"))
         reader = self.spark.read.format("jdbc").option("url", self.target.url) \
             .option("fetchsize", "10000").options(**self.target.properties)
-        if by is not None and span is not None and self.settings.partitions > 1 and span[0] < span[1]:
+        if by is not None and span is not None and self.partitions > 1 and span[0] < span[1]:
             fmt = "%Y-%m-%d %H:%M:%S.%f"  # read in the session's time zone: UTC
             lower, upper = (t.astimezone(UTC).strftime(fmt) for t in span)
             return reader.option("dbtable", f"({sql}) AS src").option("partitionColumn", by) \
                 .option("lowerBound", lower).option("upperBound", upper) \
-                .option("numPartitions", str(self.settings.partitions)).load()
+                .option("numPartitions", str(self.partitions)).load()
         return reader.option("query", sql).load()
 
     def stage(self, df: DataFrame, table: str, run_id: int) -> None:
-        df.withColumn("run_id", F.lit(run_id).cast("long")).write.format("jdbc") \
+        # aggregates are small: one writer, one connection and one transaction per table
+        df.coalesce(1).withColumn("run_id", F.lit(run_id).cast("long")).write.format("jdbc") \
             .option("url", self.target.url).option("dbtable", f"aq_stats.stage_{table}") \
             .option("batchsize", "5000").options(**self.target.properties) \
             .mode("append").save()
@@ -165,6 +179,8 @@ async def run_once(spark: SparkSession, settings: StatsSettings) -> RunResult:
         if low is not None and low >= high:
             high = low  # a clock step back: read nothing new, rewrite nothing
         series_low = None if low is None else _hour(low - timedelta(seconds=settings.lookback))
+        job.partitions = read_partitions(
+            await conn.fetchval(load("stats_span_rows"), series_low, high), settings.partitions)
         try:
             counts = await asyncio.to_thread(job.compute, run_id, low, series_low, high, oldest)
             written = await conn.fetchval(load("stats_apply"), run_id, low, series_low, high, *counts)

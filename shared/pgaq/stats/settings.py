@@ -63,6 +63,7 @@ class StatsSettings:
     first_delay: float = 60.0          # seconds from the service's start to its first run
     run_timeout: float = 1800.0        # seconds a scheduled run may take before it is killed
     partitions: int = 4                # parallel JDBC reads of the log and snapshots, by time range
+    cds: str = "auto"                  # class-data archive folder for the JVM (cds.py): auto, off, a path
     spark_conf: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -90,6 +91,7 @@ class StatsSettings:
                 first_delay=float(e.get("PGAQ_STATS_FIRST_DELAY") or 60),
                 run_timeout=float(e.get("PGAQ_STATS_RUN_TIMEOUT") or 1800),
                 partitions=max(1, int(e.get("PGAQ_STATS_PARTITIONS") or 4)),
+                cds=e.get("PGAQ_STATS_CDS") or "auto",
                 spark_conf=conf,
             )
         except ValueError as exc:
