@@ -163,7 +163,8 @@ async def handle_post(ctx: Context, req: Incoming, record: RequestInfo) -> Reply
         async with session.lock:
             session.last_used = time.monotonic()
             try:
-                call = HookCall(req, document, req.path_qs) if ctx.gateway.has_hooks else None
+                call = (HookCall(req, document, req.path_qs, max_depth=settings.max_depth)
+                        if ctx.gateway.has_hooks else None)
                 operation, body = await ctx.gateway.handle(session, document, call)
             except asyncio.CancelledError:
                 # the client went away: the session's transaction cannot be trusted

@@ -9,6 +9,7 @@ import asyncio
 import logging
 import os
 import sys
+from pathlib import Path
 
 from pgaq.errors import PgaqError
 from pgaq.logs import setup_logging
@@ -29,26 +30,40 @@ def summary(result: RunResult) -> list[str]:
             f"WRITTEN_ROWS={result.written_rows}"]
 
 
+def _class_data(settings: StatsSettings) -> tuple[Path | None, str]:
+    """The JVM's class-data archive and options (cds.py); none when anything about it
+    fails: it only makes the start faster."""
+    try:
+        archive = cds.archive_path(settings.cds, settings.jar)
+        return archive, cds.java_options(archive)
+    except Exception as exc:
+        log.info("statistics: no class-data archive: %s", exc)
+        return None, ""
+
+
 def run() -> int:
     """Run once and print the summary; 0 on success (or a skip), 1 on a failed run."""
     try:
         settings = StatsSettings.from_env()
         # under spark-submit the JVM is already there, started with the command line's conf
         submitted = "PYSPARK_GATEWAY_PORT" in os.environ
-        archive = None if submitted else cds.archive_path(settings.cds, settings.jar)
-        spark = spark_session(settings, submitted=submitted, java_options=cds.java_options(archive))
+        archive, options = (None, "") if submitted else _class_data(settings)
+        spark = spark_session(settings, submitted=submitted, java_options=options)
     except PgaqError as exc:
         log.error("%s", exc)
         return 1
     try:
         result = asyncio.run(run_once(spark, settings))
-        if archive is not None and not archive.is_file():
-            cds.dump(spark, archive)  # after the commit: the next runs start faster
+        if archive is not None and options.startswith("-XX:+Record") and result.run_id is not None:
+            cds.dump(spark, archive)  # after the commit, from a complete run: later runs map it
     except PgaqError as exc:
         log.error("%s", exc)
         return 1
     finally:
-        spark.stop()
+        try:
+            spark.stop()
+        except Exception as exc:  # the run's outcome is already decided (and committed)
+            log.warning("statistics: stopping Spark failed: %s", exc)
     for line in summary(result):
         print(line, flush=True)
     return 0

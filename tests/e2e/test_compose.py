@@ -232,7 +232,7 @@ def test_dockerfile_builds_the_two_images_without_secrets() -> None:
     assert "ARG PYTHON_IMAGE=python:3.11-slim-bookworm" in text
     assert re.search(r"pip install \.(\s|$)", text)
     stats = text.split("AS stats", 1)[1]
-    assert "default-jre-headless" in stats and "libpostgresql-jdbc-java" in stats
+    assert "default-jdk-headless" in stats and "libpostgresql-jdbc-java" in stats
     # every final stage ends as the unprivileged user
     for part in text.split("\nFROM ")[2:]:
         users = re.findall(r"^USER\s+(\S+)", part, re.M)

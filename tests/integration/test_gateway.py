@@ -673,6 +673,11 @@ async def test_hook_context_reads_the_request_and_styles_one_response(
             assert r.text("//aq:message_id")  # the hook's clear() of its copy changed nothing
             r = await c.post(ex.EXAMPLE_17_14.encode())  # a commit: the servlet's stylesheet
             assert b'<?xml-stylesheet type="text/xsl" href="/servlet.xsl"?>' in r.body, r.body
+            # a rollback's own hook chooses its response's stylesheet
+            hooks.STYLE[("before", "AQXmlRollback")] = ("/rollback.xsl", "text/xsl")
+            assert (await c.post(ex.EXAMPLE_17_5.encode())).status == 200
+            r = await c.post(ex.EXAMPLE_17_15.encode())
+            assert b'<?xml-stylesheet type="text/xsl" href="/rollback.xsl"?>' in r.body, r.body
             # a Fault after the hook chose (a later hook fails): the Fault has its stylesheet
             hooks.FAIL_ON.add(("after", "AQXmlReceive"))
             r = await c.post(receive)

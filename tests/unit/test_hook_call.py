@@ -65,7 +65,8 @@ def test_a_stylesheet_the_instruction_can_carry(href: str, kind: str) -> None:
 @pytest.mark.parametrize(("href", "kind"), [
     ('a"b.xsl', "text/xsl"), ("a?>b", "text/xsl"), ("", "text/xsl"), ("<x>", "text/xsl"),
     ("a\nb", "text/xsl"), ("s.xsl", 'text/xsl" href="evil'), ("s.xsl", "textxsl"),
-    ("s.xsl", ""), ("s.xsl", "text/xsl?>")])
+    ("s.xsl", ""), ("s.xsl", "text/xsl?>"), ("a\ud800.xsl", "text/xsl"), ("a\ufffe", "text/xsl"),
+    ("a\uffff", "text/xsl")])
 def test_a_stylesheet_that_would_break_the_instruction_is_refused(href: str, kind: str) -> None:
     call = _call()
     with pytest.raises(ValueError):
@@ -99,3 +100,10 @@ async def test_old_hooks_keep_their_four_arguments_new_ones_get_the_call() -> No
         await run_hook(hook, takes_call(hook), "before", "AQXmlSend", "JOHN", None, call)
     assert SEEN == [("before", "AQXmlSend", "JOHN", None), ("before", "AQXmlSend", "JOHN", call),
                     ("before", "AQXmlSend", "JOHN", call)]
+
+
+def test_the_request_document_follows_the_gateways_depth_limit() -> None:
+    deep = b"<a>" * 80 + b"</a>" * 80
+    assert HookCall(_Headers(), deep, max_depth=100).request_document() is not None
+    with pytest.raises(XmlError):
+        HookCall(_Headers(), deep).request_document()  # the default, 64

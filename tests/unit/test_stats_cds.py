@@ -54,3 +54,15 @@ def test_parallel_reads_follow_the_rows_a_run_reads(rows: int, most: int, expect
     from pgaq.stats.job import read_partitions
 
     assert read_partitions(rows, most) == expected
+
+
+def test_a_failed_dump_is_not_retried_on_every_run(tmp_path: Path) -> None:
+    archive = tmp_path / "spark-x.jsa"
+    (tmp_path / "spark-x.jsa.failed").write_text("jcmd could not attach\n")
+    assert cds.java_options(archive) == ""  # neither recording nor mapping
+
+
+@needs_jdk
+def test_a_folder_with_spaces_gets_no_archive(tmp_path: Path) -> None:
+    # Spark splits extraJavaOptions on whitespace: the option would break every run
+    assert cds.archive_path(str(tmp_path / "with space"), "/x.jar") is None

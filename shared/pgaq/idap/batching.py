@@ -27,7 +27,7 @@ from typing import Any
 import asyncpg
 
 from ..engine import DequeueOptions, FastPath, Message, MessageProperties, Payload, Session
-from ..errors import PgaqError
+from ..errors import ConnectionLost, PgaqError
 
 Batch = Sequence[tuple[Payload, MessageProperties | None]]
 Key = tuple[str | None, str | None, str, str | None]  # role, agent, queue, transformation
@@ -58,13 +58,16 @@ class EnqueueBatcher:
         key = (role, agent, queue, transformation)
         item = _Item(messages)
         self._pending.setdefault(key, []).append(item)
+        self._spawn(key)
+        return await item.done
+
+    def _spawn(self, key: Key) -> None:
         running = self._writers.get(key, 0)
         if running < self.max_inflight:
             self._writers[key] = running + 1
-            task = asyncio.create_task(self._write(key), name=f"enqueue-batch:{queue}")
+            task = asyncio.create_task(self._write(key), name=f"enqueue-batch:{key[2]}")
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-        return await item.done
 
     def _take(self, key: Key) -> list[_Item]:
         items = self._pending.get(key, [])
@@ -79,6 +82,7 @@ class EnqueueBatcher:
         return taken
 
     async def _write(self, key: Key) -> None:
+        cancelled = False
         try:
             while True:
                 items = [i for i in self._take(key) if not i.done.done()]  # drop cancelled ones
@@ -87,10 +91,17 @@ class EnqueueBatcher:
                         return
                     continue
                 await self._flush(key, items)
+        except asyncio.CancelledError:
+            cancelled = True
+            raise
         finally:
             left = self._writers.pop(key, 1) - 1
             if left > 0:
                 self._writers[key] = left
+            if not cancelled and self._pending.get(key):
+                # this writer died on a bug: what arrived meanwhile gets a writer of its own
+                # rather than waiting for the next request to start one
+                self._spawn(key)
 
     async def _flush(self, key: Key, items: list[_Item]) -> None:
         role, agent, queue, transformation = key
@@ -100,8 +111,11 @@ class EnqueueBatcher:
             ids = await session.enqueue_array(queue, messages, visibility="IMMEDIATE",
                                               transformation=transformation)
         except PgaqError as exc:
-            if len(items) == 1:
-                _fail(items[0], exc)
+            if len(items) == 1 or isinstance(exc, ConnectionLost):
+                # one request, or the database is away (one by one would wait for it once per
+                # request while the queue's other requests queue up behind): all fail alike
+                for item in items:
+                    _fail(item, exc)
                 return
             for item in items:  # one by one: each request's own outcome
                 await self._flush(key, [item])

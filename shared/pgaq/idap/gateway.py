@@ -23,7 +23,7 @@ from ..errors import ConnectionLost, PgaqError, wrap_db_error
 from ..queries import load
 from . import response
 from .batching import DequeueBatcher, EnqueueBatcher
-from .hooks import Hook, HookCall, Stylesheet, run_hook, takes_call
+from .hooks import Hook, HookCall, NoHeaders, Stylesheet, run_hook, takes_call
 from .payload import payload_to_xml, unresolved_reply_to, xml_to_payload
 from .request import (
     NS_AQ,
@@ -174,6 +174,8 @@ class Gateway:
         """(operation, response bytes); raises Fault for a SOAP Fault. `call` is what the
         hooks see of the request (hooks.py); the session carries it while it runs."""
         operation = "unknown"
+        if call is None and self._hook_list:  # a caller without HTTP: hooks still get a call
+            call = HookCall(NoHeaders(), document, max_depth=self.settings.max_depth)
         s.call = call
         try:
             env = parse(document, max_depth=self.settings.max_depth)

@@ -24,28 +24,41 @@ Hook = Callable[..., Awaitable[None]]
 Stylesheet = tuple[str, str]
 
 _MEDIA_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*")
-_HREF_FORBIDDEN = re.compile(r'["<>\x00-\x1f\x7f]|\?>')
+# quotes, tags, control characters, what XML cannot hold (surrogates, U+FFFE, U+FFFF)
+# and the instruction's end
+_HREF_FORBIDDEN = re.compile('["<>\x00-\x1f\x7f\ud800-\udfff\ufffe\uffff]|\\?>')
 
 
 class HasHeaders(Protocol):
     def header(self, name: str) -> str | None: ...
 
 
+class NoHeaders:
+    """A request that came without HTTP (a library caller of Gateway.handle)."""
+
+    def header(self, name: str) -> str | None:
+        return None
+
+
 class HookCall:
     """One request as its hooks see it. Shared by every hook and phase of the request, so a
     `before` hook can leave a stylesheet that an `after` hook replaces."""
 
-    __slots__ = ("_document", "_request", "path", "stylesheet")
+    __slots__ = ("_document", "_max_depth", "_request", "path", "stylesheet")
 
-    def __init__(self, request: HasHeaders, document: bytes, path: str = "") -> None:
+    def __init__(self, request: HasHeaders, document: bytes, path: str = "", *,
+                 max_depth: int = 64) -> None:
         self._request = request
         self._document = document
+        self._max_depth = max_depth  # the gateway's PGAQ_MAX_DEPTH: what it served, parses
         self.path = path
         self.stylesheet: Stylesheet | None = None
 
     def header(self, name: str) -> str | None:
         """An HTTP request header (case-insensitive). Authorization is withheld: the
-        agent is already authenticated and its password is no hook's business."""
+        agent is already authenticated and its password is no hook's business. A request
+        relayed from another gateway worker (its session lives there) carries only the
+        headers the relay passes on (services/gateway/workers.py)."""
         if name.lower() == "authorization":
             return None
         return self._request.header(name)
@@ -54,7 +67,7 @@ class HookCall:
         """The request as a fresh tree (Oracle's parseRequestStream): parsed again with
         the gateway's safe parser, so a hook may read or change it without touching the
         request being served."""
-        return parse(self._document).getroottree()
+        return parse(self._document, max_depth=self._max_depth).getroottree()
 
     def set_stylesheet(self, href: str, type: str = "text/xsl") -> None:
         """An xml-stylesheet processing instruction for this request's response (success

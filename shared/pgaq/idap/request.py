@@ -130,9 +130,10 @@ def operation_element(envelope: etree._Element) -> etree._Element:
         raise RequestError(
             f"not a SOAP 1.1 envelope: expected {_ENVELOPE}, got {envelope.tag}"
         )
-    # the Body is the last SOAP element child (an optional Header comes first)
-    body = next((c for c in envelope if c.tag == _BODY), None)
-    if body is None:
+    # the first element named Body, in whatever namespace: it must be SOAP's
+    body = next((c for c in envelope if isinstance(c.tag, str) and c.tag.rsplit("}", 1)[-1] == "Body"),
+                None)
+    if body is None or body.tag != _BODY:
         raise RequestError("the SOAP envelope has no Body")
     ops = children(body)
     if len(ops) != 1:

@@ -78,7 +78,8 @@ def parse(data: bytes, *, max_depth: int = 64, max_elements: int = 200_000) -> e
         raise XmlError("DTDs are not allowed")
     # every element starts with a '<' byte in these encodings, so a document with few of
     # them cannot break either limit (most requests): the tree walks are skipped
-    tags = data.count(b"<") if info.encoding.upper() in _LT_ENCODINGS else max_depth + max_elements + 1
+    countable = (info.encoding or "").upper() in _LT_ENCODINGS
+    tags = data.count(b"<") if countable else max_depth + max_elements + 1
     if tags > max_depth and _deeper_than(max_depth)(root):
         raise XmlError(f"document nested deeper than {max_depth} elements")
     if tags > max_elements and _COUNT(root) > max_elements:

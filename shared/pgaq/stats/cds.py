@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -68,13 +69,20 @@ def archive_path(setting: str, jar: str, *, env: dict[str, str] | None = None) -
                     _stamp(spark_home), _stamp(jar), sys.version.split()[0]))
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     folder = default_dir(env) if setting.lower() == "auto" else Path(setting)
-    return folder / f"spark-{digest}.jsa"
+    archive = folder / f"spark-{digest}.jsa"
+    if any(c.isspace() for c in str(archive)):
+        return None  # Spark splits extraJavaOptions on whitespace: the option would break
+    return archive
+
+
+def _failed(archive: Path) -> Path:
+    return archive.with_name(archive.name + ".failed")
 
 
 def java_options(archive: Path | None) -> str:
     """The JVM options for a run: map the archive, or record what to put in one."""
-    if archive is None:
-        return ""
+    if archive is None or _failed(archive).exists():
+        return ""  # off, or a dump failed once: runs go on without (delete the marker to retry)
     if archive.is_file() and archive.stat().st_size > 0:
         return f"-XX:SharedArchiveFile={archive} -Xshare:auto"
     return "-XX:+RecordDynamicDumpInfo"
@@ -83,14 +91,14 @@ def java_options(archive: Path | None) -> str:
 def dump(spark: SparkSession, archive: Path) -> bool:
     """Have this run's JVM (started with java_options' recording) write the archive."""
     jcmd = shutil.which("jcmd")
-    if jcmd is None or archive.is_file():
+    if jcmd is None or archive.is_file() or _failed(archive).exists():
         return False
     try:
         archive.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         log.info("statistics: no class-data archive (cannot create %s: %s)", archive.parent, exc)
         return False
-    part = archive.with_name(f"{archive.name}.{os.getpid()}.part")
+    part = archive.with_name(f"{archive.name}.{uuid.uuid4().hex}.part")  # hosts may share it
     try:
         jvm = spark.sparkContext._jvm
         assert jvm is not None
@@ -98,14 +106,24 @@ def dump(spark: SparkSession, archive: Path) -> bool:
         done = subprocess.run([jcmd, str(pid), "VM.cds", "dynamic_dump", str(part)],
                               capture_output=True, text=True, timeout=DUMP_TIMEOUT, check=False)
         if done.returncode != 0 or not part.is_file() or part.stat().st_size == 0:
-            log.info("statistics: the class-data archive was not written: %s",
-                     (done.stdout + done.stderr).strip()[-300:])
+            _give_up(archive, (done.stdout + done.stderr).strip()[-300:])
             return False
         os.replace(part, archive)
         log.info("statistics: class-data archive written to %s (later runs start faster)", archive)
         return True
     except Exception as exc:  # an optimisation only: never fail a committed run for it
-        log.info("statistics: the class-data archive was not written: %s", exc)
+        _give_up(archive, str(exc))
         return False
     finally:
         part.unlink(missing_ok=True)
+
+
+def _give_up(archive: Path, why: str) -> None:
+    """Remember the failure: later runs neither record nor dump again (each attempt costs
+    a slower start and the dump's wait), until someone deletes the marker."""
+    log.warning("statistics: the class-data archive was not written (runs go on without; "
+                "delete %s to try again): %s", _failed(archive), why)
+    try:
+        _failed(archive).write_text(why + "\n")
+    except OSError:
+        pass
