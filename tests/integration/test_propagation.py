@@ -926,3 +926,13 @@ async def test_a_retry_past_the_windows_end_waits_for_the_next_window(
     assert s["aligned"] and s["next_run"] == s["window_start"] + timedelta(hours=1)
     row = await conn.fetchrow("SELECT next_run_date, failures, session_id FROM dba_queue_schedules")
     assert (row["next_run_date"], row["failures"], row["session_id"]) == (s["next_run"], 1, None)
+
+
+async def test_a_schedule_dropped_mid_pass_reads_and_settles_nothing(conn: asyncpg.Connection) -> None:
+    """A propagator between claiming a schedule and reading its batch may find it (or its
+    queue) dropped: an empty batch and nothing settled, not an error about a NULL name."""
+    rows = await conn.fetch("SELECT * FROM aq.propagation_batch(987654, 10)")
+    assert rows == []
+    settled = await conn.fetchval(
+        "SELECT aq.propagation_settle(987654, ARRAY['\\x00'::bytea], ARRAY['A'], ARRAY['x@y'])")
+    assert settled == 0

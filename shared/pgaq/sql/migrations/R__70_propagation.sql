@@ -436,6 +436,9 @@ DECLARE
 BEGIN
   SELECT * INTO s FROM aq.schedules x WHERE x.id = p_schedule;
   SELECT * INTO q FROM aq.queue_info x WHERE x.queue_id = s.queue_id;
+  IF q.queue_id IS NULL THEN
+    RETURN;  -- the schedule or its queue was dropped meanwhile: nothing left to send
+  END IF;
   RETURN QUERY EXECUTE format($f$
     SELECT r.msgid, r.consumer_name, r.address, r.protocol,
            CASE WHEN $3 <> '' THEN $3 ELSE lower(split_part(r.address, '@', 1)) END,
@@ -484,6 +487,9 @@ DECLARE
 BEGIN
   SELECT qi.* INTO q FROM aq.queue_info qi JOIN aq.schedules s ON s.queue_id = qi.queue_id
   WHERE s.id = p_schedule;
+  IF q.queue_id IS NULL THEN
+    RETURN 0;  -- the schedule or its queue was dropped meanwhile (its messages with it)
+  END IF;
   EXECUTE format($f$
     UPDATE %I.%I r SET state = CASE WHEN $4 IS NULL THEN 2 ELSE 7 END, deq_time = clock_timestamp(),
            deq_uid = current_user, deq_agent = 'AQ$_PROPAGATOR', failure_reason = $4
