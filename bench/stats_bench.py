@@ -95,7 +95,9 @@ async def run(dsn: str) -> list[dict[str, Any]]:
         rows.append({"benchmark": "stats job, incremental after 10,000 rows (s)",
                      "pgaq": round(inc, 2), "floor": round(floor_inc, 2), "unit": "s",
                      "target": "<= 15 s", "pass": inc <= 15,
-                     "note": f"{out.get('LOG_ROWS')} log rows re-read (from the watermark's hour); "
+                     "note": f"{out.get('LOG_ROWS')} log rows re-read (from the watermark's hour), "
+                             f"{out.get('HISTORY_ROWS')} message-history and {out.get('SNAPSHOT_ROWS')} "
+                             "snapshot rows (what other suites left in the same window); "
                              "floor: the same SQL over that range"})
     finally:
         await conn.close()
