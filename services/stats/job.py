@@ -54,7 +54,7 @@ def run() -> int:
         return 1
     try:
         result = asyncio.run(run_once(spark, settings))
-        if archive is not None and options.startswith("-XX:+Record") and result.run_id is not None:
+        if archive is not None and options == cds.RECORD and result.run_id is not None:
             cds.dump(spark, archive)  # after the commit, from a complete run: later runs map it
     except PgaqError as exc:
         log.error("%s", exc)

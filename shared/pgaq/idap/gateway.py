@@ -297,7 +297,7 @@ class Gateway:
         run it as IMMEDIATE (one autocommit statement) rather than BEGIN, SET ROLE, the
         operation and COMMIT. Hooks need the transaction, so they keep the long way."""
         if (commit and visibility == "ON_COMMIT" and not s.in_transaction
-                and not self.settings.hooks):
+                and not self.has_hooks):
             return "IMMEDIATE"
         return visibility
 
@@ -371,7 +371,7 @@ class Gateway:
             await self._receive_propagated(s, meta, role, req, batch, visibility)
             return response.send_bytes(req.operation, req.destination.name, [],
                                        self._sheet(s))
-        if visibility == "IMMEDIATE" and self.batcher is not None and not self.settings.hooks:
+        if visibility == "IMMEDIATE" and self.batcher is not None and not self.has_hooks:
             # a transaction of its own: written together with concurrent ones (batching.py)
             ids = await self.batcher.enqueue(role, s.agent, meta.name, batch, req.transformation)
         else:
@@ -432,7 +432,7 @@ class Gateway:
         await self._hooks("before", "AQXmlReceive", s)
         waiting = wait is None or wait > 0
         messages: list[Message] = []
-        batched = (self.receiver is not None and opts.visibility == "IMMEDIATE" and not self.settings.hooks
+        batched = (self.receiver is not None and opts.visibility == "IMMEDIATE" and not self.has_hooks
                 and opts.dequeue_mode.upper() in ("REMOVE", "REMOVE_NODATA")
                 and opts.navigation.upper() != "NEXT_TRANSACTION" and opts.msgid is None
                 and opts.correlation is None and opts.condition is None and opts.transformation is None)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("pgaq.stats")
 
 DUMP_TIMEOUT = 300.0  # seconds for the one-off dump (a few on 2 cores)
+RECORD = "-XX:+RecordDynamicDumpInfo"  # the options of a run that is to write the archive
 
 
 def _stamp(path: str | None) -> str:
@@ -85,7 +86,7 @@ def java_options(archive: Path | None) -> str:
         return ""  # off, or a dump failed once: runs go on without (delete the marker to retry)
     if archive.is_file() and archive.stat().st_size > 0:
         return f"-XX:SharedArchiveFile={archive} -Xshare:auto"
-    return "-XX:+RecordDynamicDumpInfo"
+    return RECORD
 
 
 def dump(spark: SparkSession, archive: Path) -> bool:
