@@ -53,7 +53,7 @@ def test_tokens_are_random_url_safe_and_not_shared_with_a_forked_child() -> None
 
     tokens = [new_token() for _ in range(1000)]
     assert len(set(tokens)) == 1000
-    assert all(re.fullmatch(r"[A-Za-z0-9_-]{43}", t) for t in tokens)  # 32 bytes, as token_urlsafe
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{43}", t) for t in tokens)  # 258 bits, as long as token_urlsafe(32)
     new_token()  # the read-ahead buffer is filled now
     read, write = os.pipe()
     pid = os.fork()

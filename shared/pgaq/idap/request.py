@@ -125,21 +125,28 @@ _ENVELOPE = f"{{{NS_SOAP}}}Envelope"
 _BODY = f"{{{NS_SOAP}}}Body"
 
 
+_OPERATION_TAGS = frozenset(f"{{{NS_AQ}}}{name}" for name in OPERATIONS)
+
+
 def operation_element(envelope: etree._Element) -> etree._Element:
     if envelope.tag != _ENVELOPE:
         raise RequestError(
             f"not a SOAP 1.1 envelope: expected {_ENVELOPE}, got {envelope.tag}"
         )
     # the first element named Body, in whatever namespace: it must be SOAP's
-    body = next((c for c in envelope if isinstance(c.tag, str) and c.tag.rsplit("}", 1)[-1] == "Body"),
-                None)
+    body = None
+    for c in envelope:
+        tag = c.tag
+        if isinstance(tag, str) and tag.rsplit("}", 1)[-1] == "Body":
+            body = c
+            break
     if body is None or body.tag != _BODY:
         raise RequestError("the SOAP envelope has no Body")
-    ops = children(body)
+    ops = [c for c in body if isinstance(c.tag, str)]
     if len(ops) != 1:
         raise RequestError("the SOAP Body must hold exactly one IDAP operation")
     op = ops[0]
-    if local(op) not in OPERATIONS or ns(op) != NS_AQ:
+    if op.tag not in _OPERATION_TAGS:
         raise RequestError(f"unknown operation {local(op)!r} (namespace {ns(op)})")
     return op
 
@@ -153,7 +160,10 @@ def headers(envelope: etree._Element) -> dict[str, str]:
 
 
 def _destination(opts: etree._Element) -> Destination:
-    d = child(opts, "destination")
+    return _destination_of(child(opts, "destination"))
+
+
+def _destination_of(d: etree._Element | None) -> Destination:
     name = _str(d)
     if d is None or not name:
         raise RequestError("destination is required")
@@ -272,7 +282,7 @@ def parse_request(envelope: etree._Element) -> Request:
         options = index(opts)
         return SendRequest(
             operation=name,  # type: ignore[arg-type]
-            destination=_destination(opts),
+            destination=_destination_of(options.get("destination")),
             visibility=_enum(options.get("visibility"), ("ON_COMMIT", "IMMEDIATE"), "ON_COMMIT",
                              "visibility"),
             transformation=_str(options.get("transformation")),

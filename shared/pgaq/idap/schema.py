@@ -34,6 +34,9 @@ BODY_ELEMENTS = frozenset(f"{{{NS_AQ}}}{n}" for n in (*OPERATIONS, *RESPONSES, "
 _NAMED_PAYLOADS = frozenset(
     f"{{{NS_AQ}}}{n}" for n in ("raw", "jms_text_message", "jms_map_message", "jms_bytes_message",
                                 "jms_object_message"))
+_PAYLOAD = f"{{{NS_AQ}}}message_payload"
+_ENVELOPE = f"{{{NS_SOAP}}}Envelope"
+_BODY = f"{{{NS_SOAP}}}Body"
 _PREFIXES = {NS_SOAP: "soap", NS_AQ: "aq"}
 _MAX_REASON = 240
 
@@ -109,7 +112,9 @@ class FastValidator:
         found = self._check(op)
         if found is not None:
             return found
-        for payload in op.iter(f"{{{NS_AQ}}}message_payload"):
+        for payload in op.iter(_PAYLOAD):
+            if len(payload) == 1 and payload[0].tag not in _NAMED_PAYLOADS:
+                continue  # one wildcard element (or a comment): nothing more to check
             elements = [c for c in payload if isinstance(c.tag, str)]
             named = [c for c in elements if c.tag in _NAMED_PAYLOADS]
             if named and len(elements) > 1:
@@ -193,18 +198,30 @@ def _only_whitespace(el: etree._Element) -> bool:
     return all(not (c.tail and c.tail.strip()) for c in el)
 
 
+_EMPTY = frozenset({f"{{{NS_AQ}}}AQXmlCommit", f"{{{NS_AQ}}}AQXmlRollback"})
+
+
 def _normalise_empty(op: etree._Element) -> None:
     # <AQXmlCommit> with only whitespace inside is the empty element clients mean; the
-    # schema's empty content type would reject the whitespace
-    for el in op.iter(f"{{{NS_AQ}}}AQXmlCommit", f"{{{NS_AQ}}}AQXmlRollback"):
-        if el.text is not None and not el.text.strip() and not len(el):
-            el.text = None
+    # schema's empty content type would reject the whitespace. The schema has these only
+    # as the operation itself or as an operation's last child: no walk of the tree.
+    el = op if op.tag in _EMPTY else (op[-1] if len(op) else None)
+    if el is not None and not isinstance(el.tag, str):  # a trailing comment or PI
+        el = next((c for c in reversed(op) if isinstance(c.tag, str)), None)
+    if el is not None and el.tag in _EMPTY and el.text is not None and not el.text.strip() \
+            and not len(el):
+        el.text = None
 
 
 def _check_envelope(env: etree._Element) -> etree._Element:
     """The envelope schema by hand: its strict wildcards would demand a declaration for
     every header entry a toolkit adds, so only its structure is checked. Returns Body."""
-    if env.tag != f"{{{NS_SOAP}}}Envelope":
+    if len(env) == 1 and env.tag == _ENVELOPE:  # the usual request: a Body alone
+        body = env[0]
+        if (body.tag == _BODY and not (env.text and env.text.strip())
+                and not (body.tail and body.tail.strip()) and _only_whitespace(body)):
+            return body
+    if env.tag != _ENVELOPE:
         if _local(env) == "Envelope":
             raise _fail(env, f"the Envelope must be in the SOAP 1.1 namespace {NS_SOAP}")
         raise _fail(env, "the document is not a SOAP Envelope")

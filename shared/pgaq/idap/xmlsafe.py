@@ -104,10 +104,7 @@ def ns(el: etree._Element) -> str | None:
 
 def children(el: etree._Element) -> list[etree._Element]:
     """The element children (comments, PIs and entities are not elements)."""
-    if not len(el):
-        return []
-    found: list[etree._Element] = list(el.findall("*"))
-    return found
+    return [c for c in el if isinstance(c.tag, str)]
 
 
 def child(el: etree._Element, name: str) -> etree._Element | None:
