@@ -27,7 +27,7 @@ from typing import Any
 import asyncpg
 
 from ..engine import DequeueOptions, FastPath, Message, MessageProperties, Payload, Session
-from ..errors import ConnectionLost, PgaqError
+from ..errors import ConnectionLost, PgaqError, wrap_db_error
 
 Batch = Sequence[tuple[Payload, MessageProperties | None]]
 Key = tuple[str | None, str | None, str, str | None]  # role, agent, queue, transformation
@@ -81,16 +81,40 @@ class EnqueueBatcher:
             self._pending.pop(key, None)
         return taken
 
+    def _next(self, key: Key) -> list[_Item] | None:
+        """The next batch of live requests (cancelled ones dropped); None when none is left."""
+        while True:
+            items = [i for i in self._take(key) if not i.done.done()]
+            if items:
+                return items
+            if key not in self._pending:
+                return None
+
     async def _write(self, key: Key) -> None:
+        """Write the key's batches one after another on one connection, held while work
+        keeps coming (an acquire and a release per batch cost the loop more than the
+        batch's own statement), and taken afresh after a lost one."""
         cancelled = False
         try:
-            while True:
-                items = [i for i in self._take(key) if not i.done.done()]  # drop cancelled ones
-                if not items:
-                    if key not in self._pending:
-                        return
+            items = self._next(key)
+            while items is not None:
+                try:
+                    conn = await self.pool.acquire()
+                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                    # the database is away: this batch fails as it would on a lost connection
+                    err = wrap_db_error(exc)
+                    for item in items:
+                        _fail(item, err)
+                    items = self._next(key)
                     continue
-                await self._flush(key, items)
+                try:
+                    while items is not None:
+                        lost = await self._flush(key, items, conn)
+                        items = self._next(key)
+                        if lost:
+                            break  # the pool replaces it
+                finally:
+                    await self.pool.release(conn)
         except asyncio.CancelledError:
             cancelled = True
             raise
@@ -103,9 +127,10 @@ class EnqueueBatcher:
                 # rather than waiting for the next request to start one
                 self._spawn(key)
 
-    async def _flush(self, key: Key, items: list[_Item]) -> None:
+    async def _flush(self, key: Key, items: list[_Item], conn: asyncpg.Connection) -> bool:
+        """Write one batch; True when its connection was lost on the way."""
         role, agent, queue, transformation = key
-        session = Session(None, pool=self.pool, role=role, agent=agent, fast_cache=self._fast)
+        session = Session(conn, role=role, agent=agent, fast_cache=self._fast)
         messages = [m for item in items for m in item.messages]
         try:
             ids = await session.enqueue_array(queue, messages, visibility="IMMEDIATE",
@@ -116,10 +141,13 @@ class EnqueueBatcher:
                 # request while the queue's other requests queue up behind): all fail alike
                 for item in items:
                     _fail(item, exc)
-                return
-            for item in items:  # one by one: each request's own outcome
-                await self._flush(key, [item])
-            return
+                return isinstance(exc, ConnectionLost)
+            for i, item in enumerate(items):  # one by one: each request's own outcome
+                if await self._flush(key, [item], conn):
+                    # the connection went: the rest go first on the writer's next one
+                    self._pending.setdefault(key, [])[:0] = items[i + 1:]
+                    return True
+            return False
         except BaseException as exc:  # cancelled or a bug: nobody may wait forever
             for item in items:
                 _fail(item, exc if isinstance(exc, Exception) else PgaqError("enqueue cancelled"))
@@ -132,6 +160,7 @@ class EnqueueBatcher:
             if not item.done.done():
                 item.done.set_result(ids[at:at + n])
             at += n
+        return False
 
     def stats(self) -> dict[str, Any]:
         return {"batches": self.batches, "requests": self.requests}
