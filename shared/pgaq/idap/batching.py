@@ -36,8 +36,7 @@ Key = tuple[str | None, str | None, str, str | None]  # role, agent, queue, tran
 @dataclass
 class _Item:
     messages: Batch
-    done: asyncio.Future[list[str]] = field(
-        default_factory=lambda: asyncio.get_running_loop().create_future())
+    done: asyncio.Future[list[str]]
 
 
 class EnqueueBatcher:
@@ -50,13 +49,17 @@ class EnqueueBatcher:
         self._pending: dict[Key, list[_Item]] = {}
         self._writers: dict[Key, int] = {}  # writer tasks running per key
         self._tasks: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.batches = 0  # statements written, for tests and metrics
         self.requests = 0
 
     async def enqueue(self, role: str | None, agent: str | None, queue: str, messages: Batch,
                       transformation: str | None = None) -> list[str]:
         key = (role, agent, queue, transformation)
-        item = _Item(messages)
+        loop = self._loop
+        if loop is None:  # (asyncio.get_running_loop asks the OS for the pid on each call)
+            loop = self._loop = asyncio.get_running_loop()
+        item = _Item(messages, loop.create_future())
         self._pending.setdefault(key, []).append(item)
         self._spawn(key)
         return await item.done
@@ -111,6 +114,11 @@ class EnqueueBatcher:
                     while items is not None:
                         lost = await self._flush(key, items, conn)
                         items = self._next(key)
+                        if items is None and not lost:
+                            # requests that arrived with the answer are still being read:
+                            # let the loop go round once rather than end and start again
+                            await asyncio.sleep(0)
+                            items = self._next(key)
                         if lost:
                             break  # the pool replaces it
                 finally:
