@@ -133,63 +133,75 @@ async def test_batches_of_one_queue_are_written_concurrently(
         await pool.close()
 
 
-async def test_a_writer_keeps_its_connection_and_replaces_a_lost_one(
-        conn: asyncpg.Connection, db_dsn: str) -> None:
-    """Batches that follow one another go through one connection; when it is lost, that
-    batch fails as ConnectionLost and the next one is written on a fresh connection."""
+async def test_a_writer_replaces_a_lost_connection(conn: asyncpg.Connection, db_dsn: str) -> None:
+    """When a writer's connection is lost, that batch fails as ConnectionLost and the
+    requests queued behind it are written on a fresh connection."""
     await make_queue(conn, "s.q")
     pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4)
     blocker = await asyncpg.connect(db_dsn)
     try:
         batcher = EnqueueBatcher(pool)
-        await blocker.execute("BEGIN")
-        await blocker.execute("LOCK TABLE s.qt IN EXCLUSIVE MODE")
-        first = asyncio.ensure_future(batcher.enqueue(None, None, "s.q", [(b"1", None)]))
-        await _until_blocked(conn)
+        first = await _blocked_behind(blocker, conn, batcher, b"1")
         second = asyncio.ensure_future(batcher.enqueue(None, None, "s.q", [(b"2", None)]))
         third = asyncio.ensure_future(batcher.enqueue(None, None, "s.q", [(b"3", None)]))
-        writer = await conn.fetchval("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                     "AND datname = current_database()")
+        writer = await _blocked_pid(conn)
         assert await conn.fetchval("SELECT pg_terminate_backend($1)", writer)
         with pytest.raises(ConnectionLost):
             await first
         await _until_blocked(conn)  # the next batch waits on a new connection
-        fresh = await conn.fetchval("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                    "AND datname = current_database()")
-        assert fresh != writer
+        assert await _blocked_pid(conn) != writer
         await blocker.execute("ROLLBACK")
         assert len(await second) == 1 and len(await third) == 1
         assert batcher.batches == 1  # the two that waited went together
         await asyncio.gather(*batcher._tasks)
         assert batcher._writers == {}
         assert await conn.fetchval("SELECT array_agg(user_data ORDER BY enq_seq) FROM s.qt") == [b"2", b"3"]
-        # batches that follow one another: one acquire serves them all
-        acquires = 0
-
-        async def count(_c: asyncpg.Connection) -> None:  # asyncpg calls it on each acquire
-            nonlocal acquires
-            acquires += 1
-
-        counted = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4, setup=count)
-        try:
-            busy = EnqueueBatcher(counted)
-            await blocker.execute("BEGIN")
-            await blocker.execute("LOCK TABLE s.qt IN EXCLUSIVE MODE")
-            head = asyncio.ensure_future(busy.enqueue(None, None, "s.q", [(b"a", None)]))
-            await _until_blocked(conn)
-            rest = [asyncio.ensure_future(busy.enqueue(None, None, "s.q", [(b"b", None)]))
-                    for _ in range(5)]
-            await conn.fetchval("SELECT 1")  # a round trip: the five have queued meanwhile
-            assert len(busy._pending[(None, None, "s.q", None)]) == 5
-            await blocker.execute("ROLLBACK")
-            await asyncio.gather(head, *rest)
-            await asyncio.gather(*busy._tasks)
-            assert busy.batches == 2 and busy.requests == 6 and acquires == 1
-        finally:
-            await counted.close()
     finally:
         await blocker.close()
         await pool.close()
+
+
+async def test_batches_that_follow_one_another_share_a_connection(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    await make_queue(conn, "s.q")
+    acquires = 0
+
+    async def count(_c: asyncpg.Connection) -> None:  # asyncpg calls it on each acquire
+        nonlocal acquires
+        acquires += 1
+
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4, setup=count)
+    blocker = await asyncpg.connect(db_dsn)
+    try:
+        batcher = EnqueueBatcher(pool)
+        head = await _blocked_behind(blocker, conn, batcher, b"a")
+        rest = [asyncio.ensure_future(batcher.enqueue(None, None, "s.q", [(b"b", None)]))
+                for _ in range(5)]
+        await conn.fetchval("SELECT 1")  # a round trip: the five have queued meanwhile
+        assert len(batcher._pending[(None, None, "s.q", None)]) == 5
+        await blocker.execute("ROLLBACK")
+        await asyncio.gather(head, *rest)
+        await asyncio.gather(*batcher._tasks)
+        assert batcher.batches == 2 and batcher.requests == 6 and acquires == 1
+    finally:
+        await blocker.close()
+        await pool.close()
+
+
+async def _blocked_behind(blocker: asyncpg.Connection, conn: asyncpg.Connection,
+                          batcher: EnqueueBatcher, payload: bytes) -> asyncio.Future[list[str]]:
+    """A request whose batch waits on `blocker`'s lock of s.qt (released by its ROLLBACK)."""
+    await blocker.execute("BEGIN")
+    await blocker.execute("LOCK TABLE s.qt IN EXCLUSIVE MODE")
+    request = asyncio.ensure_future(batcher.enqueue(None, None, "s.q", [(payload, None)]))
+    await _until_blocked(conn)
+    return request
+
+
+async def _blocked_pid(conn: asyncpg.Connection) -> int:
+    pid: int = await conn.fetchval("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                   "AND datname = current_database()")
+    return pid
 
 
 async def _until_blocked(conn: asyncpg.Connection, count: int = 1) -> None:
