@@ -229,7 +229,10 @@ async def _http_loop(url: str, doc: bytes, seconds: float, clients: int,
         for _ in range(clients):
             _, client = await loop.create_connection(lambda: _Client(run), host, port)
             conns.append(client)
-        await asyncio.gather(*(c.done for c in conns))
+        outcomes = await asyncio.gather(*(c.done for c in conns), return_exceptions=True)
+        errors = [o for o in outcomes if isinstance(o, BaseException)]
+        if errors:
+            raise errors[0]
     finally:
         for c in conns:
             c._finish()

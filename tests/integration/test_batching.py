@@ -188,6 +188,57 @@ async def test_batches_that_follow_one_another_share_a_connection(
         await pool.close()
 
 
+async def test_a_pool_that_fails_to_give_a_connection_fails_the_batch(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    """Whatever the pool's acquire raises, the requests of the batch get it: none waits."""
+    await make_queue(conn, "s.q")
+
+    async def broken(_c: asyncpg.Connection) -> None:
+        raise RuntimeError("setup failed")
+
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2, setup=broken)
+    try:
+        batcher = EnqueueBatcher(pool)
+        requests = [batcher.enqueue(None, None, "s.q", [(b"x", None)]) for _ in range(3)]
+        outcomes = await asyncio.wait_for(asyncio.gather(*requests, return_exceptions=True), 10)
+        assert all(isinstance(o, RuntimeError) for o in outcomes)
+        await asyncio.gather(*batcher._tasks)
+        assert batcher._writers == {}
+        assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
+    finally:
+        pool.terminate()  # (close() would wait for a connection a failure left out)
+
+
+async def test_a_writer_gives_its_connection_back_when_others_wait_for_one(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    """With the pool exhausted, a busy writer returns its connection between batches, so
+    a metadata lookup or a session's transaction is not held up for as long as the queue
+    stays busy."""
+    await make_queue(conn, "s.q")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=1)
+    blocker = await asyncpg.connect(db_dsn)
+    try:
+        batcher = EnqueueBatcher(pool)
+        head = await _blocked_behind(blocker, conn, batcher, b"a")
+        rest = [asyncio.ensure_future(batcher.enqueue(None, None, "s.q", [(b"b", None)]))
+                for _ in range(3)]
+        other = asyncio.ensure_future(pool.acquire())  # waits: the writer holds the only one
+        await conn.fetchval("SELECT 1")  # a round trip: the three and the acquire are queued
+        assert not other.done()
+        await blocker.execute("ROLLBACK")
+        await head
+        theirs = await other  # given back after the first batch...
+        assert batcher.batches == 1 and not any(r.done() for r in rest)
+        await pool.release(theirs)
+        await asyncio.gather(*rest)  # ...and taken again for the next
+        assert batcher.batches == 2
+        await asyncio.gather(*batcher._tasks)
+        assert await conn.fetchval("SELECT count(*) FROM s.qt") == 4
+    finally:
+        await blocker.close()
+        pool.terminate()  # (close() would wait for a connection a failure left out)
+
+
 async def _blocked_behind(blocker: asyncpg.Connection, conn: asyncpg.Connection,
                           batcher: EnqueueBatcher, payload: bytes) -> asyncio.Future[list[str]]:
     """A request whose batch waits on `blocker`'s lock of s.qt (released by its ROLLBACK)."""

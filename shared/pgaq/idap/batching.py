@@ -96,16 +96,19 @@ class EnqueueBatcher:
     async def _write(self, key: Key) -> None:
         """Write the key's batches one after another on one connection, held while work
         keeps coming (an acquire and a release per batch cost the loop more than the
-        batch's own statement), and taken afresh after a lost one."""
+        batch's own statement), given back when the pool has none left for others, and
+        taken afresh after a lost one."""
         cancelled = False
+        items: list[_Item] | None = None
         try:
             items = self._next(key)
             while items is not None:
                 try:
                     conn = await self.pool.acquire()
-                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-                    # the database is away: this batch fails as it would on a lost connection
-                    err = wrap_db_error(exc)
+                except Exception as exc:
+                    # the database is away (or the pool failed): this batch fails as it
+                    # would on a lost connection, and what is queued gets its own try
+                    err = wrap_db_error(exc) if _driver_error(exc) else exc
                     for item in items:
                         _fail(item, err)
                     items = self._next(key)
@@ -119,14 +122,16 @@ class EnqueueBatcher:
                             # let the loop go round once rather than end and start again
                             await asyncio.sleep(0)
                             items = self._next(key)
-                        if lost:
-                            break  # the pool replaces it
+                        if lost or (items is not None and self._pool_exhausted()):
+                            break  # a fresh connection, or another's turn at the pool
                 finally:
                     await self.pool.release(conn)
         except asyncio.CancelledError:
             cancelled = True
             raise
         finally:
+            for item in items or ():  # taken but not written (cancelled, or a bug)
+                _fail(item, PgaqError("enqueue cancelled"))
             left = self._writers.pop(key, 1) - 1
             if left > 0:
                 self._writers[key] = left
@@ -134,6 +139,13 @@ class EnqueueBatcher:
                 # this writer died on a bug: what arrived meanwhile gets a writer of its own
                 # rather than waiting for the next request to start one
                 self._spawn(key)
+
+    def _pool_exhausted(self) -> bool:
+        """No idle connection and no room for another: someone may be waiting for one."""
+        pool = self.pool
+        idle: int = pool.get_idle_size()
+        size: int = pool.get_size()
+        return idle == 0 and size >= pool.get_max_size()
 
     async def _flush(self, key: Key, items: list[_Item], conn: asyncpg.Connection) -> bool:
         """Write one batch; True when its connection was lost on the way."""
@@ -150,11 +162,17 @@ class EnqueueBatcher:
                 for item in items:
                     _fail(item, exc)
                 return isinstance(exc, ConnectionLost)
-            for i, item in enumerate(items):  # one by one: each request's own outcome
-                if await self._flush(key, [item], conn):
-                    # the connection went: the rest go first on the writer's next one
-                    self._pending.setdefault(key, [])[:0] = items[i + 1:]
-                    return True
+            try:
+                for i, item in enumerate(items):  # one by one: each request's own outcome
+                    if await self._flush(key, [item], conn):
+                        # the connection went: the rest go first on the writer's next one
+                        self._pending.setdefault(key, [])[:0] = items[i + 1:]
+                        return True
+            except BaseException as inner:  # cancelled or a bug: nobody may wait forever
+                for item in items:
+                    _fail(item, inner if isinstance(inner, Exception)
+                          else PgaqError("enqueue cancelled"))
+                raise
             return False
         except BaseException as exc:  # cancelled or a bug: nobody may wait forever
             for item in items:
@@ -248,6 +266,11 @@ class DequeueBatcher:
 
     def stats(self) -> dict[str, Any]:
         return {"batches": self.batches, "requests": self.requests}
+
+
+def _driver_error(exc: BaseException) -> bool:
+    return isinstance(exc, (OSError, asyncpg.PostgresError, asyncpg.InterfaceError,
+                            asyncpg.InternalClientError))
 
 
 def _fail(item: _Item, exc: BaseException) -> None:
