@@ -4,6 +4,7 @@ statement and a commit, yet each gets its own ids and its own outcome."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
@@ -105,20 +106,15 @@ async def test_concurrent_receives_share_a_dequeue_and_each_message_goes_once(
 
 
 async def test_batches_of_one_queue_are_written_concurrently(
-        conn: asyncpg.Connection, db_dsn: str) -> None:
+        conn: asyncpg.Connection, db_dsn: str, blocker: asyncpg.Connection) -> None:
     """Several writers per queue: while one batch's transaction is held open (a row lock
     blocks it), the next requests are written by another writer instead of queueing
     behind it; and the writer count returns to zero."""
     await make_queue(conn, "s.q")
     pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4)
-    blocker = await asyncpg.connect(db_dsn)
     try:
         batcher = EnqueueBatcher(pool, max_inflight=2)
-        # hold the queue table's metadata row so the first writer's statement blocks
-        await blocker.execute("BEGIN")
-        await blocker.execute("LOCK TABLE s.qt IN EXCLUSIVE MODE")
-        first = asyncio.ensure_future(batcher.enqueue(None, None, "s.q", [(b"1", None)]))
-        await _until_blocked(conn)
+        first = await _blocked_behind(blocker, conn, batcher, b"1")
         assert batcher._writers[(None, None, "s.q", None)] == 1
         second = asyncio.ensure_future(batcher.enqueue(None, None, "s.q", [(b"2", None)]))
         await _until_blocked(conn, count=2)  # a second writer, its own statement
@@ -129,16 +125,15 @@ async def test_batches_of_one_queue_are_written_concurrently(
         assert batcher._writers == {} and not batcher._tasks
         assert await conn.fetchval("SELECT count(*) FROM s.qt") == 2
     finally:
-        await blocker.close()
         await pool.close()
 
 
-async def test_a_writer_replaces_a_lost_connection(conn: asyncpg.Connection, db_dsn: str) -> None:
+async def test_a_writer_replaces_a_lost_connection(
+        conn: asyncpg.Connection, db_dsn: str, blocker: asyncpg.Connection) -> None:
     """When a writer's connection is lost, that batch fails as ConnectionLost and the
     requests queued behind it are written on a fresh connection."""
     await make_queue(conn, "s.q")
     pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4)
-    blocker = await asyncpg.connect(db_dsn)
     try:
         batcher = EnqueueBatcher(pool)
         first = await _blocked_behind(blocker, conn, batcher, b"1")
@@ -157,12 +152,11 @@ async def test_a_writer_replaces_a_lost_connection(conn: asyncpg.Connection, db_
         assert batcher._writers == {}
         assert await conn.fetchval("SELECT array_agg(user_data ORDER BY enq_seq) FROM s.qt") == [b"2", b"3"]
     finally:
-        await blocker.close()
         await pool.close()
 
 
 async def test_batches_that_follow_one_another_share_a_connection(
-        conn: asyncpg.Connection, db_dsn: str) -> None:
+        conn: asyncpg.Connection, db_dsn: str, blocker: asyncpg.Connection) -> None:
     await make_queue(conn, "s.q")
     acquires = 0
 
@@ -171,7 +165,6 @@ async def test_batches_that_follow_one_another_share_a_connection(
         acquires += 1
 
     pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=4, setup=count)
-    blocker = await asyncpg.connect(db_dsn)
     try:
         batcher = EnqueueBatcher(pool)
         head = await _blocked_behind(blocker, conn, batcher, b"a")
@@ -184,7 +177,6 @@ async def test_batches_that_follow_one_another_share_a_connection(
         await asyncio.gather(*batcher._tasks)
         assert batcher.batches == 2 and batcher.requests == 6 and acquires == 1
     finally:
-        await blocker.close()
         await pool.close()
 
 
@@ -210,13 +202,12 @@ async def test_a_pool_that_fails_to_give_a_connection_fails_the_batch(
 
 
 async def test_a_writer_gives_its_connection_back_when_others_wait_for_one(
-        conn: asyncpg.Connection, db_dsn: str) -> None:
+        conn: asyncpg.Connection, db_dsn: str, blocker: asyncpg.Connection) -> None:
     """With the pool exhausted, a busy writer returns its connection between batches, so
     a metadata lookup or a session's transaction is not held up for as long as the queue
     stays busy."""
     await make_queue(conn, "s.q")
     pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=1)
-    blocker = await asyncpg.connect(db_dsn)
     try:
         batcher = EnqueueBatcher(pool)
         head = await _blocked_behind(blocker, conn, batcher, b"a")
@@ -235,8 +226,15 @@ async def test_a_writer_gives_its_connection_back_when_others_wait_for_one(
         await asyncio.gather(*batcher._tasks)
         assert await conn.fetchval("SELECT count(*) FROM s.qt") == 4
     finally:
-        await blocker.close()
         pool.terminate()  # (close() would wait for a connection a failure left out)
+
+
+@pytest.fixture
+async def blocker(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
+    """A second connection, to hold a lock on the queue table while a batch waits on it."""
+    holder = await asyncpg.connect(db_dsn)
+    yield holder  # (pytest runs the rest as the teardown, whatever the test did)
+    await holder.close()
 
 
 async def _blocked_behind(blocker: asyncpg.Connection, conn: asyncpg.Connection,
