@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import os
 import statistics
 import time
@@ -20,6 +21,7 @@ from pgaq_services.gateway.app import workers_for
 from .harness import Result, run_for, start_gateway
 
 CLIENTS = int(os.environ.get("BENCH_HTTP_CLIENTS", "16"))
+ROUNDS = max(1, int(os.environ.get("BENCH_GATEWAY_ROUNDS", "3")))  # floor/pgaq/floor rounds
 WORKERS = os.environ.get("PGAQ_GATEWAY_WORKERS", "auto")  # as the gateway resolves it
 SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
 AQ = "http://ns.oracle.com/AQ/schemas/access"
@@ -97,17 +99,44 @@ def _join(a: Result, b: Result) -> Result:
                   a.items_per_op, a.dry or b.dry)
 
 
+@dataclass
+class Paired:
+    """A figure measured in rounds: the floor and pgaq summed over all rounds, and each
+    round's ratio (its pgaq window against the floor windows around it)."""
+
+    floor: Result
+    ours: Result
+    ratios: list[float]
+
+    @property
+    def ratio(self) -> float:
+        """The median round's ratio."""
+        return statistics.median(self.ratios) if self.ratios else 0.0
+
+
 async def _around(dsn: str, seconds: float, warmup: float, floor_op: Any,
-                  ours: Callable[[float], Awaitable[Result]]) -> tuple[Result, Result]:
-    """Warm both up, then floor, gateway, floor (half the time each side): both see the
-    same machine state, whatever else shares the CPU."""
+                  ours: Callable[[float], Awaitable[Result]]) -> Paired:
+    """Warm both up, then ROUNDS rounds of floor, gateway, floor (a quarter, a half and a
+    quarter of each round): both see the same machine state, whatever else shares the
+    CPU. On a shared machine whose speed drifts over tens of seconds, one long window on
+    each side let a slow spell fall on one of them; the median of interleaved rounds
+    does not, and it can move the ratio either way."""
     if warmup > 0:
         await _floor(dsn, warmup / 2, floor_op)
         await ours(warmup / 2)
-    f1 = await _floor(dsn, seconds / 2, floor_op)
-    mine = await ours(seconds)
-    f2 = await _floor(dsn, seconds / 2, floor_op)
-    return _join(f1, f2), mine
+    share = seconds / ROUNDS
+    floors: list[Result] = []
+    mine: list[Result] = []
+    ratios: list[float] = []
+    for _ in range(ROUNDS):
+        before = await _floor(dsn, share / 2, floor_op)
+        run = await ours(share)
+        after = await _floor(dsn, share / 2, floor_op)
+        floor = _join(before, after)
+        ratios.append(run.rate / floor.rate if floor.rate else 0.0)
+        floors.append(floor)
+        mine.append(run)
+    return Paired(functools.reduce(_join, floors), functools.reduce(_join, mine), ratios)
 
 
 async def _prefill(dsn: str, n: int) -> None:
@@ -281,11 +310,11 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
         return go
 
     try:
-        f_send, send = await _around(service_dsn, seconds, warmup, floor_insert, http(SEND))
-        f_pub, publish = await _around(service_dsn, seconds, warmup, floor_insert, http(PUBLISH, 100))
-        n = max(20_000, int(f_send.rate * (seconds + warmup) * 1.5))
+        send = await _around(service_dsn, seconds, warmup, floor_insert, http(SEND))
+        publish = await _around(service_dsn, seconds, warmup, floor_insert, http(PUBLISH, 100))
+        n = max(20_000, int(send.floor.rate * (seconds + warmup) * 1.5))
         await _prefill(dsn, n)
-        f_recv, receive = await _around(service_dsn, seconds, warmup, floor_delete,
+        receive = await _around(service_dsn, seconds, warmup, floor_delete,
                                         http(RECEIVE, need=b"message_id>"))
 
         # blocking receive: woken how long after the enqueue commits?
@@ -322,8 +351,10 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
         proc.terminate()
         await proc.wait()
 
-    def row(name: str, ours: Result, floor: Result, target: float, note: str) -> None:
-        ratio = ours.rate / floor.rate if floor.rate else 0.0
+    def row(name: str, paired: Paired, target: float, note: str) -> None:
+        ours, floor, ratio = paired.ours, paired.floor, paired.ratio
+        rounds = ", ".join(f"{r:.2f}" for r in paired.ratios)
+        note += f"; ratio: the median of {len(paired.ratios)} interleaved rounds ({rounds})"
         rows.append({"benchmark": name, "pgaq": round(ours.rate, 1), "floor": round(floor.rate, 1),
                      "unit": "msg/s", "ratio": round(ratio, 3), "target": target, "pass": ratio >= target,
                      "pgaq_p50_ms": round(ours.p50, 3), "pgaq_p99_ms": round(ours.pct(99), 3),
@@ -333,11 +364,11 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
     workers = workers_for(WORKERS, service_dsn)
     how = (f"{CLIENTS} HTTP clients, {workers} gateway workers; floor: {CLIENTS} connections; "
            f"both on PostgreSQL's Unix socket as role {ROLE} (not a superuser)")
-    row(f"IDAP Send+Commit ({CLIENTS} clients)", send, f_send, 0.40, f"floor: INSERT rate; {how}")
-    row("IDAP Publish 100/request", publish, f_pub, 1.5, f"floor: single-row INSERT rate; {how}")
-    row("IDAP Receive REMOVE+Commit", receive, f_recv, 0.30,
+    row(f"IDAP Send+Commit ({CLIENTS} clients)", send, 0.40, f"floor: INSERT rate; {how}")
+    row("IDAP Publish 100/request", publish, 1.5, f"floor: single-row INSERT rate; {how}")
+    row("IDAP Receive REMOVE+Commit", receive, 0.30,
         f"floor: DELETE SKIP LOCKED rate; {n:,} pre-filled; {how}"
-        + ("; RAN DRY: raise the pre-fill" if receive.dry or f_recv.dry else ""))
+        + ("; RAN DRY: raise the pre-fill" if receive.ours.dry or receive.floor.dry else ""))
     p50 = statistics.median(wake)
     p99 = sorted(wake)[min(len(wake) - 1, int(0.99 * len(wake)))]
     rows.append({"benchmark": "IDAP blocking receive woken (ms p50)", "pgaq": round(p50, 2),
