@@ -144,7 +144,7 @@ def operation_element(envelope: etree._Element) -> etree._Element:
             break
     if body is None or body.tag != _BODY:
         raise RequestError("the SOAP envelope has no Body")
-    ops = [c for c in body if isinstance(c.tag, str)]
+    ops = children(body)
     if len(ops) != 1:
         raise RequestError("the SOAP Body must hold exactly one IDAP operation")
     op = ops[0]
