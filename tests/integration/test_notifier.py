@@ -54,12 +54,15 @@ class Receiver:
     url: str = ""
     hits: asyncio.Queue[Hit] = field(default_factory=asyncio.Queue)
     script: dict[str, list[int | str]] = field(default_factory=dict)
+    hold: asyncio.Event | None = None  # when set, every answer waits for this event
 
     async def handle(self, request: web.Request) -> web.Response:
         hit = Hit(request.path, dict(request.headers), await request.read())
         await self.hits.put(hit)
         plan = self.script.get(request.path) or []
         answer = plan.pop(0) if plan else 200
+        if self.hold is not None:
+            await self.hold.wait()
         if answer == "hang":
             await asyncio.Event().wait()  # until the client gives up
         assert isinstance(answer, int)
@@ -990,6 +993,7 @@ async def test_losing_the_database_while_recording_a_failure_is_one_warning(
     await allow(conn)
     await register(conn, "s.q", None, f"{receiver.url}/q")
     receiver.script["/q"] = [503]
+    receiver.hold = asyncio.Event()  # the 503 waits until our lock is taken
     blocker = await asyncpg.connect(db_dsn)
     tx = blocker.transaction()
     await tx.start()
@@ -1000,6 +1004,7 @@ async def test_losing_the_database_while_recording_a_failure_is_one_warning(
         await Session(conn).enqueue("s.q", b"x")
         first = await receiver.next()
         await blocker.execute("SELECT 1 FROM aq.notifications FOR UPDATE")
+        receiver.hold.set()
         pid = None
         for _ in range(500):  # the notifier's UPDATE waits for our row lock
             pid = await conn.fetchval("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
