@@ -35,7 +35,7 @@ async def test_killed_mid_delivery_resends_with_the_same_id(db_dsn: str) -> None
     await web.TCPSite(runner, "127.0.0.1", port).start()
     c = await asyncpg.connect(db_dsn)
     env = {**os.environ, "PGAQ_DSN": db_dsn, "PGAQ_LOG_LEVEL": "WARNING", "PGAQ_NOTIFY_LEASE": "2",
-           "PGAQ_NOTIFY_HTTP_TIMEOUT": "1", "PGAQ_NOTIFY_SMTP_TIMEOUT": "1", "PGAQ_NOTIFY_PLSQL_TIMEOUT": "1"}
+           "PGAQ_NOTIFY_HTTP_TIMEOUT": "3", "PGAQ_NOTIFY_SMTP_TIMEOUT": "1", "PGAQ_NOTIFY_PLSQL_TIMEOUT": "1"}
     procs: list[asyncio.subprocess.Process] = []
     try:
         await c.execute("""

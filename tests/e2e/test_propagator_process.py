@@ -136,7 +136,7 @@ async def test_a_survivor_takes_over_a_killed_propagators_schedules(db_dsn: str,
         await blocking.commit()  # the dead propagator's remote enqueue may now commit, or not
         took = await _poll(c, "SELECT count(*) = 4 FROM aq.schedules WHERE lease_owner = 'survivor'")
         print(f"takeover after SIGKILL: {took:.2f} s")
-        assert took < 5.0, took  # the lease (1 s) and a claim round
+        assert took < 10.0, took  # the lease (1 s) and a claim round, on a loaded machine
         await _poll(r, f"SELECT (SELECT count(*) FROM oe.in_t) + (SELECT count(*) FROM oe.in_bt) >= {len(ids)}",
                     timeout=120)
         got = await r.fetch("SELECT original_msgid FROM oe.aq$in_t UNION ALL SELECT original_msgid FROM oe.aq$in_bt")

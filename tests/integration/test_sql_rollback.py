@@ -84,6 +84,10 @@ async def test_a_rolled_back_sql_dequeue_is_counted_at_once(conn: asyncpg.Connec
         async with listener.subscribe(f"aq_{qid}") as ready, listener.subscribe(f"aq_{eid}") as moved, \
                 listener.subscribe("aq_attempt") as noted:
             running = asyncio.create_task(monitor.run(stop))
+            deadline = asyncio.get_running_loop().time() + 30
+            while monitor.passes == 0:  # its first pass is over: any later one is counted below
+                assert asyncio.get_running_loop().time() < deadline and not running.done()
+                await asyncio.sleep(0.01)
             for count, expected in ((1, "READY"), (2, "EXPIRED")):
                 noted.clear()
                 tx = client.transaction()

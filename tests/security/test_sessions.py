@@ -103,20 +103,20 @@ async def open_transactions(site: Site) -> int:
     return int(m.group(1))
 
 
-async def test_a_token_after_the_idle_timeout(site: Site, conn: asyncpg.Connection) -> None:
+async def test_a_token_after_the_idle_timeout(idle_site: Site, conn: asyncpg.Connection) -> None:
     """The gateway runs with a 1 s timeout here: the reaper rolls ALICE's transaction back;
     her next request is told so once (25402), BOB's gets 25400, and no-one commits it."""
-    status, _, token, _ = await post(site.url, ALICE, send_raw("A.Q", commit=False))
-    assert token is not None and await open_transactions(site) == 1
+    status, _, token, _ = await post(idle_site.url, ALICE, send_raw("A.Q", commit=False))
+    assert token is not None and await open_transactions(idle_site) == 1
     started = time.monotonic()
-    while await open_transactions(site) != 0:  # the reaper's rollback, observed
+    while await open_transactions(idle_site) != 0:  # the reaper's rollback, observed
         assert time.monotonic() - started < 10
         await asyncio.sleep(0.05)
-    status, reply, _, _ = await post(site.url, BOB, COMMIT, token)
+    status, reply, _, _ = await post(idle_site.url, BOB, COMMIT, token)
     assert status == 400 and code(reply) == "25400", reply
-    status, reply, _, _ = await post(site.url, ALICE, COMMIT, token)
+    status, reply, _, _ = await post(idle_site.url, ALICE, COMMIT, token)
     assert status == 400 and code(reply) == "25402", reply
-    status, reply, _, _ = await post(site.url, ALICE, COMMIT, token)
+    status, reply, _, _ = await post(idle_site.url, ALICE, COMMIT, token)
     assert status == 200, reply  # told once; now a new, empty session
     assert await conn.fetchval("SELECT count(*) FROM a.qt") == 0
 
