@@ -15,6 +15,7 @@ import asyncpg
 import pytest
 from pgaq.engine import DequeueOptions, Session
 from pgaq.errors import ConfigError, PgaqError
+from pgaq.queries import load
 from pgaq.stats.job import run_once, spark_session
 from pgaq.stats.settings import StatsSettings
 from pyspark.sql import SparkSession
@@ -71,10 +72,12 @@ async def compare_with_sql(conn: asyncpg.Connection, high: datetime) -> dict[str
     return sizes
 
 
-async def propagation_history(conn: asyncpg.Connection, now: datetime) -> None:
+async def propagation_history(conn: asyncpg.Connection, now: datetime) -> int:
     """A schedule, its log over three hours (batches in two windows, failures, a disable, an
     undeliverable batch), snapshots each minute, and a message history with enqueues,
-    local dequeues and propagations spread over the same hours."""
+    local dequeues and propagations spread over the same hours; returns how many propagated.
+    Every fourth message is its predecessor's twin (same times, same waits), so the job reads
+    rows standing for two events and its percentiles must weigh them."""
     rnd = random.Random(7)
     await make_queue(conn, "oe.out_q", "oe.out_t", multiple=True, retention=86400)
     await subscribe(conn, "oe.out_q", "LOCAL1")
@@ -110,27 +113,42 @@ async def propagation_history(conn: asyncpg.Connection, now: datetime) -> None:
     for _ in range(120):
         await s.dequeue("oe.out_q", DequeueOptions(consumer_name="LOCAL1", wait=0))
     ids = [r["msgid"] for r in await conn.fetch("SELECT msgid FROM oe.out_t ORDER BY enq_seq")]
+    propagated = 0
+    twin: tuple[datetime, float, float | None] | None = None
     for i, msgid in enumerate(ids):
-        enq = start + timedelta(seconds=35 * i + rnd.randint(0, 20))
+        if i % 4 == 1 and twin is not None:  # the one before's twin: same times, same waits
+            enq, wait, latency = twin
+        else:
+            enq = start + timedelta(seconds=35 * i + rnd.randint(0, 20))
+            wait, latency = rnd.random() * 30, rnd.random() * 5 if i % 3 == 0 else None
+        twin = (enq, wait, latency)
         await conn.execute("UPDATE oe.out_t SET enq_time = $2 WHERE msgid = $1", msgid, enq)
         await conn.execute(
             "UPDATE oe.aq$_out_t_r SET enq_time = $2, ready_time = $2, deq_time = CASE WHEN state = 2"
             " THEN $2::timestamptz + make_interval(secs => $3::float8) END WHERE msgid = $1",
-            msgid, enq, rnd.random() * 30)
-        if i % 3 == 0:   # the remote subscriber's copy propagated
+            msgid, enq, wait)
+        if latency is not None:   # the remote subscriber's copy propagated
+            propagated += 1
             await conn.execute(
                 "UPDATE oe.aq$_out_t_r SET state = 2, deq_time = $2::timestamptz + make_interval(secs => $3::float8)"
-                " WHERE msgid = $1 AND address = 'oe.in_q'", msgid, enq, rnd.random() * 5)
+                " WHERE msgid = $1 AND address = 'oe.in_q'", msgid, enq, latency)
+    return propagated
 
 
 async def test_job_equals_plain_sql_and_is_incremental(conn: asyncpg.Connection, db_dsn: str,
                                                         spark: SparkSession) -> None:
     now = await conn.fetchval("SELECT now()")
-    await propagation_history(conn, now)
+    propagated = await propagation_history(conn, now)
 
     first = await run_once(spark, settings(db_dsn))
     assert first.run_id is not None and first.low is None and first.log_rows == 240
-    assert first.history_rows == 300 + 120 + 100 and first.snapshot_rows == 180
+    assert first.history_rows == 300 + 120 + propagated and first.snapshot_rows == 180
+    # what the job read: enqueues a row per minute, and some waits shared within a minute
+    read = load("stats_history").format(low="'-infinity'::timestamptz", high="'infinity'::timestamptz")
+    grouped = await conn.fetchrow(f"SELECT count(*) AS rows, sum(n) AS events, max(n) FILTER (WHERE kind = 'E')"
+                                  f" AS e, max(n) FILTER (WHERE kind IN ('D', 'P')) AS waits FROM ({read}) h")
+    assert grouped["events"] == first.history_rows and grouped["rows"] < grouped["events"]
+    assert grouped["e"] > 1 and grouped["waits"] == 2
     sizes = await compare_with_sql(conn, first.high)
     assert sizes["schedule_windows"] == 2 and sizes["schedule_totals"] == 1
     assert sizes["schedule_series"] > 150 and sizes["queue_series"] > 180

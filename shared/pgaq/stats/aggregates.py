@@ -37,9 +37,10 @@ def _seconds(start: Column, end: Column) -> Column:
     return (F.unix_micros(end) - F.unix_micros(start)) / F.lit(1_000_000.0)
 
 
-def _quantiles(col: Column, prefix: str) -> list[Column]:
-    """p50/p95/p99 with linear interpolation (as PostgreSQL's percentile_cont)."""
-    q = F.percentile(col, QUANTILES)
+def _quantiles(col: Column, prefix: str, frequency: Column | int = 1) -> list[Column]:
+    """p50/p95/p99 with linear interpolation (as PostgreSQL's percentile_cont); `frequency`:
+    how many events each row stands for."""
+    q = F.percentile(col, QUANTILES, frequency)
     return [q[i].alias(f"{prefix}_p{p}_ms") for i, p in enumerate((50, 95, 99))]
 
 
@@ -123,7 +124,8 @@ def schedule_totals(windows: DataFrame) -> DataFrame:
 
 def schedule_series(log: DataFrame, latencies: DataFrame, names: DataFrame) -> DataFrame:
     """Per schedule, grain and bucket: throughput, errors, batch times (log, by finished_at)
-    and message propagation latencies (history 'P' rows, by propagation time)."""
+    and message propagation latencies (history 'P' rows, by propagation time, each
+    standing for `n` events)."""
     batch = F.col("event") == "BATCH"
     batch_ms = F.when(batch, 1000 * _seconds(F.col("started_at"), F.col("finished_at")))
     from_log = _by_grain(log, "finished_at").groupBy("schedule_id", "grain", "bucket").agg(
@@ -134,8 +136,8 @@ def schedule_series(log: DataFrame, latencies: DataFrame, names: DataFrame) -> D
         *_quantiles(batch_ms, "batch"),
     )
     from_history = _by_grain(latencies, "t").groupBy("schedule_id", "grain", "bucket").agg(
-        F.count(F.lit(1)).cast("long").alias("latency_samples"),
-        *_quantiles(F.col("wait_ms"), "latency"),
+        F.sum("n").cast("long").alias("latency_samples"),
+        *_quantiles(F.col("wait_ms"), "latency", F.col("n")),
     )
     joined = from_log.join(from_history, ["schedule_id", "grain", "bucket"], "full_outer") \
         .join(F.broadcast(names), "schedule_id", "left")
@@ -155,12 +157,12 @@ def schedule_series(log: DataFrame, latencies: DataFrame, names: DataFrame) -> D
 
 def queue_series(history: DataFrame, snapshots: DataFrame, queues: DataFrame) -> DataFrame:
     """Per queue, grain and bucket: enqueues and dequeues with their waits (history 'E' and
-    'D' rows) and depth and age (snapshots)."""
+    'D' rows, each standing for `n` events) and depth and age (snapshots)."""
     events = _by_grain(history.where(F.col("kind").isin("E", "D")), "t") \
         .groupBy("queue_id", "grain", "bucket").agg(
-            _count_if(F.col("kind") == "E").alias("enqueued"),
-            _count_if(F.col("kind") == "D").alias("dequeued"),
-            *_quantiles(F.when(F.col("kind") == "D", F.col("wait_ms")), "wait"),
+            *[F.sum(F.when(F.col("kind") == k, F.col("n")).otherwise(0)).cast("long").alias(name)
+              for k, name in (("E", "enqueued"), ("D", "dequeued"))],
+            *_quantiles(F.when(F.col("kind") == "D", F.col("wait_ms")), "wait", F.col("n")),
         )
     depth = _by_grain(snapshots, "taken_at").groupBy("queue_id", "grain", "bucket").agg(
         F.max_by("queue_schema", "taken_at").alias("snap_schema"),

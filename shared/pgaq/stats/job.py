@@ -140,7 +140,8 @@ class Job:
         log_rows = self.read("stats_log", by="finished_at", span=span, low=series_low, high=high).cache()
         history = self.read("stats_history", low=series_low, high=high).cache()
         snapshots = self.read("stats_snapshots", by="taken_at", span=span, low=series_low, high=high).cache()
-        counts = (log_rows.count(), history.count(), snapshots.count())
+        events = history.agg(F.sum("n")).first()  # history rows stand for `n` events each
+        counts = (log_rows.count(), int(events[0] or 0) if events is not None else 0, snapshots.count())
 
         new_log = log_rows if low is None else log_rows.where(F.col("finished_at") >= F.lit(low))
         increments = agg.window_increments(new_log).cache()
