@@ -115,12 +115,15 @@ class Paired:
 
 
 async def _around(dsn: str, seconds: float, warmup: float, floor_op: Any,
-                  ours: Callable[[float], Awaitable[Result]]) -> Paired:
+                  ours: Callable[[float], Awaitable[Result]],
+                  checkpoint: Callable[[], Awaitable[object]]) -> Paired:
     """Warm both up, then ROUNDS rounds of floor, gateway, floor (a quarter, a half and a
     quarter of each round): both see the same machine state, whatever else shares the
     CPU. On a shared machine whose speed drifts over tens of seconds, one long window on
     each side let a slow spell fall on one of them; the median of interleaved rounds
-    does not, and it can move the ratio either way."""
+    does not, and it can move the ratio either way. Each round starts with a CHECKPOINT (as
+    the core suite's pairs do): no round writes out the dirty buffers of the one before, or
+    of the suite before."""
     if warmup > 0:
         await _floor(dsn, warmup / 2, floor_op)
         await ours(warmup / 2)
@@ -129,6 +132,7 @@ async def _around(dsn: str, seconds: float, warmup: float, floor_op: Any,
     mine: list[Result] = []
     ratios: list[float] = []
     for _ in range(ROUNDS):
+        await checkpoint()
         before = await _floor(dsn, share / 2, floor_op)
         run = await ours(share)
         after = await _floor(dsn, share / 2, floor_op)
@@ -295,6 +299,13 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
     proc, url = await start_gateway(service_dsn, PGAQ_MAX_TRANSACTIONS="100", PGAQ_GATEWAY_WORKERS=WORKERS)
     rows: list[dict[str, Any]] = []
 
+    async def checkpoint() -> None:
+        c = await asyncpg.connect(dsn)  # the bench's superuser: the agent's role may not
+        try:
+            await c.execute("CHECKPOINT")
+        finally:
+            await c.close()
+
     async def floor_insert(c: asyncpg.Connection) -> None:
         await c.execute(FLOOR_INSERT, "q", 1, PAYLOAD)
 
@@ -310,12 +321,12 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
         return go
 
     try:
-        send = await _around(service_dsn, seconds, warmup, floor_insert, http(SEND))
-        publish = await _around(service_dsn, seconds, warmup, floor_insert, http(PUBLISH, 100))
+        send = await _around(service_dsn, seconds, warmup, floor_insert, http(SEND), checkpoint)
+        publish = await _around(service_dsn, seconds, warmup, floor_insert, http(PUBLISH, 100), checkpoint)
         n = max(20_000, int(send.floor.rate * (seconds + warmup) * 1.5))
         await _prefill(dsn, n)
         receive = await _around(service_dsn, seconds, warmup, floor_delete,
-                                        http(RECEIVE, need=b"message_id>"))
+                                http(RECEIVE, need=b"message_id>"), checkpoint)
 
         # blocking receive: woken how long after the enqueue commits?
         wake: list[float] = []
