@@ -192,7 +192,8 @@ async def run_once(spark: SparkSession, settings: StatsSettings) -> RunResult:
                 raise wrap_db_error(exc) from exc
             raise StatsError(f"statistics run {run_id} failed: {message}") from exc
         result = RunResult(run_id, low, high, *counts, written_rows=written)
-        log.info("statistics run %d: [%s, %s) log %d, history %d, snapshots %d rows; %d written",
+        log.info("statistics run %d: [%s, %s) log %d rows, history %d events, snapshots %d rows; "
+                 "%d written",
                  run_id, low, high, *counts, written)
         return result
     finally:
