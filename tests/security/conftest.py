@@ -32,6 +32,6 @@ async def site(conn: asyncpg.Connection, db_dsn: str) -> AsyncIterator[Site]:
 
 @pytest.fixture
 async def idle_site(conn: asyncpg.Connection, db_dsn: str) -> AsyncIterator[Site]:
-    """A gateway that ends a session after 1 s of inactivity."""
-    async with _site(conn, db_dsn, session_timeout=1.0) as s:
+    """A gateway that ends a session after 2 s of inactivity."""
+    async with _site(conn, db_dsn, session_timeout=2.0) as s:
         yield s

@@ -104,7 +104,7 @@ async def open_transactions(site: Site) -> int:
 
 
 async def test_a_token_after_the_idle_timeout(idle_site: Site, conn: asyncpg.Connection) -> None:
-    """The gateway runs with a 1 s timeout here: the reaper rolls ALICE's transaction back;
+    """The gateway runs with a 2 s timeout here: the reaper rolls ALICE's transaction back;
     her next request is told so once (25402), BOB's gets 25400, and no-one commits it."""
     status, _, token, _ = await post(idle_site.url, ALICE, send_raw("A.Q", commit=False))
     assert token is not None and await open_transactions(idle_site) == 1
