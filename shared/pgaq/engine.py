@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import asyncpg
 
 from .errors import ConnectionLost, PgaqError, QueueError, wrap_db_error
+from .lease import Lease
 from .listener import Listener
 from .queries import load
 
@@ -187,7 +188,9 @@ class Session:
         safety_poll: float = 5.0,
         fast_cache: dict[tuple[str | None, str], FastPath] | None = None,
     ) -> None:
-        self.conn = conn
+        # the connection this session holds, if any: a caller's own (never given back by us)
+        # or a pool's, lent by whoever binds it (see bind/unbind)
+        self._lease: Lease | None = None if conn is None else Lease(conn, "a Session")
         self.pool = pool
         self.listener = listener
         self.role = role
@@ -197,6 +200,9 @@ class Session:
         self._tx: asyncpg.transaction.Transaction | None = None
         self._dirty = False  # whether the open transaction did any work yet
         self._removed: dict[tuple[str, str | None], list[bytes]] = {}
+        # positions whose messages this transaction took (REMOVE or LOCKED): a rollback
+        # offers those messages again, so navigation starts over there
+        self._taken: set[tuple[str, str | None]] = set()
         # NEXT_MESSAGE positions per (queue, consumer), valid for one selection criterion
         self._positions: dict[
             tuple[str, str | None], tuple[tuple[str | None, str | None], list[int], int | None]
@@ -205,11 +211,26 @@ class Session:
         # (role, queue) -> statements; a gateway shares one cache between its sessions
         self._fast: dict[tuple[str | None, str], FastPath] = {} if fast_cache is None else fast_cache
 
-    def rebind(self, conn: asyncpg.Connection) -> None:
-        """Use another connection (between transactions), keeping positions."""
+    @property
+    def conn(self) -> asyncpg.Connection | None:
+        """The held connection; None when unbound. Reaching a connection whose lease was
+        given back raises ConnectionMisuse: it may be another session's by now."""
+        return None if self._lease is None else self._lease.conn
+
+    def bind(self, lease: Lease) -> None:
+        """Hold a lent connection (between transactions), keeping positions."""
         if self._tx is not None:
             raise PgaqError("cannot change connection inside a transaction")
-        self.conn = conn
+        self._lease = lease
+
+    def unbind(self) -> None:
+        """Stop holding the connection (its lender gives it back); later statements take a
+        pooled connection each. A transaction still open here is forgotten: the pool's
+        reset rolls it back."""
+        self._lease = None
+        self._tx = None
+        self._removed.clear()
+        self._taken.clear()
 
     # -- transactions -------------------------------------------------------------------
     @property
@@ -252,6 +273,7 @@ class Session:
     async def commit(self) -> None:
         tx, self._tx = self._tx, None
         self._removed.clear()
+        self._taken.clear()
         if tx is None:
             return
         try:
@@ -263,6 +285,9 @@ class Session:
         """Roll back, then count the rolled-back REMOVE dequeues as failed attempts."""
         tx, self._tx = self._tx, None
         removed, self._removed = self._removed, {}
+        taken, self._taken = self._taken, set()
+        for key in taken:  # the rolled-back messages are offered again, in queue order
+            self._positions.pop(key, None)
         if tx is None:
             return
         try:
@@ -549,8 +574,11 @@ class Session:
         last = rows[-1]
         if msgid is None:  # a dequeue by message id leaves the position where it was
             self._positions[key] = (criteria, list(last["position"]), last["txn_group"])
+        mode = o.dequeue_mode.upper()
+        if mode != "BROWSE" and self._tx is not None and o.visibility.upper() == "ON_COMMIT":
+            self._taken.add(key)
         if (
-            o.dequeue_mode.upper() in ("REMOVE", "REMOVE_NODATA")
+            mode in ("REMOVE", "REMOVE_NODATA")
             and self._tx is not None
             and o.visibility.upper() == "ON_COMMIT"
         ):

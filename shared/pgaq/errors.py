@@ -34,6 +34,11 @@ class ConnectionLost(PgaqError):
     """The database connection failed; the operation may be retried."""
 
 
+class ConnectionMisuse(PgaqError):
+    """A statement on a connection its caller does not hold (given back to the pool, or
+    busy with another operation): a bug in pgaq, never the database's fault."""
+
+
 class ConfigError(PgaqError):
     """Bad settings or a missing PostgreSQL installation."""
 
@@ -64,12 +69,20 @@ def wrap_db_error(exc: BaseException) -> PgaqError:
         code, message = 24010, f"ORA-24010: the queue's table is gone ({message})"
 
     err: PgaqError
+    lowered = message.lower()
+    if isinstance(exc, asyncpg.InterfaceError) and (
+            "released back to the pool" in lowered or "another operation is in progress" in lowered):
+        # asyncpg's own owner check: the connection is someone else's now (or still busy)
+        err = ConnectionMisuse(f"a connection was used by code that does not own it: {message}",
+                               600, sqlstate)
+        err.__cause__ = exc
+        return err
     if code == 25228:
         err = EndOfFetch(message, code, sqlstate)
     elif isinstance(exc, (asyncpg.PostgresConnectionError, ConnectionError, OSError,
                           asyncpg.InternalClientError)) or (
         # InternalClientError: the protocol of a connection the server dropped mid-operation
-        isinstance(exc, asyncpg.InterfaceError) and "connection" in message.lower()
+        isinstance(exc, asyncpg.InterfaceError) and "connection" in lowered
     ):
         err = ConnectionLost(message, code, sqlstate)
     else:

@@ -19,7 +19,7 @@ import asyncpg
 from lxml import etree
 
 from ..engine import Agent, DequeueOptions, Message, MessageProperties, Session
-from ..errors import ConnectionLost, PgaqError, wrap_db_error
+from ..errors import ConnectionLost, ConnectionMisuse, PgaqError, wrap_db_error
 from ..queries import load
 from . import response
 from .batching import DequeueBatcher, EnqueueBatcher
@@ -40,7 +40,7 @@ from .request import (
 )
 from .schema import validate
 from .sessions import HttpSession, SessionError, SessionStore
-from .typeinfo import load_type_info
+from .typeinfo import Transformation, load_kind_info, load_transformation, load_type_info
 from .xmlsafe import XmlError, parse
 
 log = logging.getLogger("pgaq.gateway")
@@ -99,7 +99,13 @@ def to_fault(exc: BaseException) -> Fault:
         return document_fault(str(exc))
     if isinstance(exc, (RequestError, SessionError)):
         return Fault(True, str(exc), getattr(exc, "code", None))
+    if isinstance(exc, ConnectionMisuse):
+        # a bug of ours, never the database's: the request fails alone, loudly
+        log.error("a connection used by code that does not own it: %s", exc.message, exc_info=exc)
+        return Fault(False, exc.message if exc.message.startswith("ORA-")
+                     else f"ORA-00600: internal error: {exc.message}", INTERNAL_ERROR)
     if isinstance(exc, ConnectionLost):
+        log.warning("the database connection failed: %s", exc.message)
         # ORA-03113 (end-of-file on communication channel) when the driver gave no number:
         # every fault carries an error_code
         return Fault(False, "the database is unavailable; retry later", exc.code or 3113)
@@ -117,8 +123,8 @@ def to_fault(exc: BaseException) -> Fault:
         return document_fault(str(exc))
     if name == "PayloadError":
         return Fault(True, str(exc), getattr(exc, "code", 25215))
-    log.exception("unexpected error in an IDAP operation", exc_info=exc)
-    return Fault(False, "ORA-00600: internal error", INTERNAL_ERROR)
+    log.error("unexpected error in an IDAP operation", exc_info=exc)
+    return Fault(False, f"ORA-00600: internal error: {name}: {exc}", INTERNAL_ERROR)
 
 
 @dataclass
@@ -192,11 +198,16 @@ class Gateway:
             fault.stylesheet = call.stylesheet if call is not None else None
             raise
         except Exception as exc:
+            failure: BaseException = exc
             if isinstance(exc, (asyncpg.PostgresError, OSError, asyncpg.InterfaceError)):
-                out_fault = to_fault(wrap_db_error(exc))
+                failure = wrap_db_error(exc)
             else:
                 log.debug("operation %s failed: %r", operation, exc)
-                out_fault = to_fault(exc)
+            out_fault = to_fault(failure)
+            if isinstance(failure, (ConnectionLost, ConnectionMisuse)):
+                # the session's connection is gone or its state is suspect: end its
+                # transaction (if any) so the next request starts afresh
+                await self.store.abort(s)
             out_fault.operation = operation
             out_fault.stylesheet = call.stylesheet if call is not None else None
             raise out_fault from exc
@@ -264,6 +275,21 @@ class Gateway:
 
         async with self.pool.acquire() as c:
             return await load_type_info(c, meta.payload_type)
+
+    async def _transformation(self, role: str, meta: QueueMeta, name: str | None, *,
+                              enqueue: bool, consumer: str | None = None
+                              ) -> tuple[Transformation, Any] | None:
+        """The transformation a request names (or its consumer's subscription carries) and
+        the shape of the type the gateway sees: the source type of an enqueue's payload,
+        the target type of a dequeued one. None when there is no transformation."""
+        async with self.pool.acquire() as c:
+            tr = await load_transformation(c, name, meta.queue_id, enqueue=enqueue, role=role,
+                                           consumer=consumer)
+            if tr is None:
+                return None
+            if enqueue:
+                return tr, await load_kind_info(c, tr.from_kind, tr.from_type)
+            return tr, await load_kind_info(c, tr.to_kind, tr.to_type)
 
     async def _agent_ref(self, ref: AgentRef | None) -> Agent | None:
         if ref is None:
@@ -341,13 +367,21 @@ class Gateway:
             raise Fault(True, f"ORA-24039: AQXmlPublish is for multi-consumer queues; "
                               f"{meta.name} is single-consumer: use AQXmlSend", 24039)
         role = self._check_role(s, meta, "ENQUEUE")
-        info = await self._type_info(meta)
+        # with a transformation the payload is in its source type (the engine applies it
+        # and stores the queue's type): read and checked as that type
+        kind, taker = meta.payload_kind, "the queue"
+        tr = (None if req.transformation is None else
+              await self._transformation(role, meta, req.transformation, enqueue=True))
+        if tr is not None:
+            kind, info, taker = tr[0].from_kind, tr[1], f"transformation {tr[0].name.upper()}"
+        else:
+            info = await self._type_info(meta)
         batch: list[tuple[Any, MessageProperties]] = []
         for i, m in enumerate(req.messages, start=1):
             if m.payload is None:
                 raise Fault(True, f"message {i} has no message_payload", 25215)
-            payload = xml_to_payload(meta.payload_kind, m.payload, info)
-            alias = unresolved_reply_to(payload) if meta.payload_kind.startswith("JMS") else None
+            payload = xml_to_payload(kind, m.payload, info, taker)
+            alias = unresolved_reply_to(payload) if kind.startswith("JMS") else None
             if alias is not None:
                 # resolved as Oracle resolves it through LDAP: the directory's agent
                 agent = await self._agent_ref(AgentRef(alias=alias))
@@ -410,7 +444,9 @@ class Gateway:
     async def _receive(self, s: HttpSession, req: ReceiveRequest) -> etree._Element:
         meta = await self._queue(s.agent, req.destination, "DEQUEUE")
         role = self._check_role(s, meta, "DEQUEUE")
-        info = await self._type_info(meta)
+        # a transformation named here is resolved (and checked) before any message is taken
+        tr = (None if req.transformation is None else
+              await self._transformation(role, meta, req.transformation, enqueue=False))
         wait: float | None
         if req.wait_time is None or req.wait_time < 0:
             wait = None
@@ -454,6 +490,14 @@ class Gateway:
             await self._end(s, commit=True)
         removing = req.dequeue_mode in ("REMOVE", "REMOVE_NODATA")
         exc_queue = meta.queue_type == "EXCEPTION_QUEUE"
+        if (tr is None and messages and meta.multiple_consumers and not exc_queue
+                and req.dequeue_mode != "REMOVE_NODATA"):
+            # without one of the request's, the engine applied the subscriber's, if it has
+            # one: asked only when there are payloads to name (an empty receive costs nothing)
+            tr = await self._transformation(role, meta, None, enqueue=False,
+                                            consumer=req.consumer_name)
+        kind, info = (tr[0].to_kind, tr[1]) if tr is not None else (
+            meta.payload_kind, await self._type_info(meta))
 
         def state(m: Message) -> int:
             if removing:
@@ -464,7 +508,7 @@ class Gateway:
 
         def payload(m: Message, parent: etree._Element) -> None:
             times = (m.enqueue_time.date(), received) if m.enqueue_time is not None else None
-            payload_to_xml(meta.payload_kind, m.payload, info, parent, NS_AQ, times)
+            payload_to_xml(kind, m.payload, info, parent, NS_AQ, times)
 
         return response.receive_response(
             req.destination.name, messages,

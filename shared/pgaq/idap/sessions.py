@@ -26,6 +26,7 @@ from ..engine import FastPath, Session
 if TYPE_CHECKING:
     from .hooks import HookCall
 from ..errors import PgaqError
+from ..lease import Lease
 from ..listener import Listener
 
 log = logging.getLogger("pgaq.gateway.sessions")
@@ -61,12 +62,17 @@ class HttpSession:
     token: str
     agent: str
     engine: Session | None = None
-    conn: asyncpg.Connection | None = None
+    lease: Lease | None = None  # the connection of the open transaction, held by this session
     last_used: float = field(default_factory=time.monotonic)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     role: str | None = None
     closed: bool = False
     call: HookCall | None = None  # the request being served, as its hooks see it
+
+    @property
+    def conn(self) -> asyncpg.Connection | None:
+        """The open transaction's connection (None outside one)."""
+        return None if self.lease is None else self.lease.conn
 
     @property
     def in_transaction(self) -> bool:
@@ -203,10 +209,17 @@ class SessionStore:
                 raise SessionError(
                     f"too many open transactional sessions (limit {self.max_transactions})", 25402
                 )
+            if s.lease is not None:  # a transaction that failed to restart: let go first
+                await self._release(s)
             self._open += 1
             try:
-                s.conn = await self.pool.acquire()
-                s.engine.rebind(s.conn)
+                conn = await self.pool.acquire()
+            except BaseException:
+                self._open -= 1
+                raise
+            s.lease = Lease(conn, f"the IDAP session of {s.agent}")
+            try:
+                s.engine.bind(s.lease)
                 s.engine.role = role
                 await s.engine.begin()
                 s.role = role
@@ -230,19 +243,28 @@ class SessionStore:
             await self._release(s)
 
     async def abort(self, s: HttpSession) -> None:
-        """After a cancelled request: roll back, and drop the connection if it is unusable."""
+        """After a cancelled or failed request whose session state cannot be trusted: roll
+        back, drop the connection if it is unusable, and leave the engine unbound, so the
+        session's next request starts afresh."""
         try:
             await asyncio.shield(self._end(s, commit=False))
         except (PgaqError, asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
             log.warning("rollback after an aborted request failed: %r", exc)
-            if s.conn is not None:
-                s.conn.terminate()
+            if s.lease is not None and s.lease.held:
+                s.lease.conn.terminate()
             await self._release(s)
+        if s.engine is not None:
+            s.engine.unbind()
 
     async def _release(self, s: HttpSession) -> None:
-        conn, s.conn = s.conn, None
-        if conn is not None:
+        """Give the transaction's connection back: the engine lets go of it first, so no
+        later statement of this session can reach it (the lease refuses if one tries)."""
+        lease, s.lease = s.lease, None
+        if s.engine is not None:
+            s.engine.unbind()
+        if lease is not None and lease.held:
             self._open -= 1
+            conn = lease.give_back()
             try:
                 await self.pool.release(conn)
             except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
