@@ -178,17 +178,7 @@ BEGIN
   END IF;
 END $$;
 
--- Oracle's AQ$INTERNET_USERS. security_invoker: the caller's row-level security applies,
--- so only AQ administrators see agents.
-CREATE OR REPLACE VIEW aq."aq$internet_users" WITH (security_invoker = true) AS
-SELECT a.name AS agent_name, d.db_username,
-       CASE WHEN a.enable_http THEN 'YES' ELSE 'NO' END AS http_enabled,
-       CASE WHEN a.enable_smtp THEN 'YES' ELSE 'NO' END AS smtp_enabled,
-       CASE WHEN a.enable_anyp THEN 'YES' ELSE 'NO' END AS ftp_enabled
-FROM aq.agents a LEFT JOIN aq.agent_db_access d ON d.agent_name = a.name;
-CREATE OR REPLACE VIEW public."aq$internet_users" WITH (security_invoker = true) AS
-SELECT * FROM aq."aq$internet_users";
-GRANT SELECT ON aq."aq$internet_users", public."aq$internet_users" TO PUBLIC;
+-- Oracle's AQ$INTERNET_USERS (and SYSTEM.AQ$INTERNET_USERS): R__41_internet_users.sql.
 
 -- ---------------------------------------------------------------------------------------
 -- Queue privileges, enforced on the tables.
