@@ -1,11 +1,13 @@
 """Where http(s) notifications may go: the operator's allow/deny list (aq.notification_hosts).
 
 Registration checks the URL's host in SQL (aq.notification_host_allowed); delivery checks
-again with the list as it is now: an IP literal before connecting (aiohttp connects to
-literals without asking the resolver), a host name in the resolver, with every address it
-resolves to, so a name cannot be pointed at a denied network after it was registered.
+again with the list as the notifier read it for that attempt: the host before connecting
+(aiohttp connects to IP literals without asking the resolver), and a name's every address
+in the resolver, so a name cannot be pointed at a denied network after it was registered.
 IPv4-mapped IPv6 addresses are judged as the IPv4 address they are; numeric hosts that
 are not dotted quads (2130706433, 0x7f.1, 127.1) are refused outright.
+A refusal by the list names it (POLICY): the notifier retries those, since an operator may
+allow the host before the last attempt; a malformed host is no policy and is final.
 """
 
 from __future__ import annotations
@@ -20,6 +22,14 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+# in every refusal by the list: the notifier recognises those by it (aiohttp drops the
+# resolver's exception text and keeps only its str), and operators see what refused
+POLICY = "refused by the notification host policy (aq.notification_hosts)"
+
+
+def policy_refusal(text: str) -> bool:
+    return POLICY in text
 
 
 def _ip(text: str) -> Address | None:
@@ -76,17 +86,30 @@ class HostRules:
         verdicts = self._verdicts(name, _ip(name))
         return any(verdicts) and all(verdicts)
 
+    @staticmethod
+    def malformed(host: str) -> str | None:
+        """Why a host can never be connected to whatever the list says (final)."""
+        if _odd_numeric(host):
+            return f"notifications may not go to {host}: write IP addresses as dotted quads"
+        return None
+
+    def host_refusal(self, host: str) -> str | None:
+        """Why the list refuses a URL's host before connecting: an IP literal judged as the
+        address it is, a name by the name (its addresses are the resolver's to check)."""
+        ip = _ip(host)
+        if ip is None:
+            allowed = self.host_allowed(host)
+        else:
+            allowed = self.host_allowed(str(ip)) and self.address_allowed(str(ip), str(ip))
+        return None if allowed else f"notifications may not go to {host}: {POLICY}"
+
     def literal_refusal(self, host: str) -> str | None:
         """Why a URL's host may not be connected to when it is an IP literal (or looks like
         one); None for an allowed literal and for names, which the resolver checks."""
-        if _odd_numeric(host):
-            return f"notifications may not go to {host}: write IP addresses as dotted quads"
-        ip = _ip(host)
-        if ip is None:
-            return None
-        if not (self.host_allowed(str(ip)) and self.address_allowed(str(ip), str(ip))):
-            return f"notifications may not go to {host} (aq.notification_hosts)"
-        return None
+        malformed = self.malformed(host)
+        if malformed is not None or _ip(host) is None:
+            return malformed
+        return self.host_refusal(host)
 
     def address_allowed(self, host: str, address: str) -> bool:
         """A resolved address of an allowed host: refused when a deny entry covers it, and,
@@ -114,11 +137,12 @@ class GuardedResolver(AbstractResolver):
                       family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
         rules = self._rules()
         if not rules.host_allowed(host):
-            raise OSError(f"notifications may not go to {host} (aq.notification_hosts)")
+            raise OSError(f"notifications may not go to {host}: {POLICY}")
         found = await self._inner.resolve(host, port, family)
         kept = [r for r in found if rules.address_allowed(host, r["host"])]
         if not kept:
-            raise OSError(f"{host} resolves only to addresses notifications may not go to")
+            raise OSError(f"notifications may not go to {host}: it resolves only to addresses "
+                          f"{POLICY}")
         return kept
 
     async def close(self) -> None:

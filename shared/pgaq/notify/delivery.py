@@ -1,7 +1,8 @@
 """Delivering one notification: HTTP POST, e-mail through SMTP, or a PostgreSQL procedure.
 
 Each sender raises DeliveryError on failure; `permanent` failures (a 4xx answer, a
-refused recipient, a host the operator does not allow) are not retried.
+refused recipient, a malformed host) are not retried. A host the operator's list refuses
+is retried: the list is read again for each attempt and may allow it by then.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import asyncpg
 from yarl import URL
 
 from ..queries import load
-from .acl import GuardedResolver, HostRules
+from .acl import GuardedResolver, HostRules, policy_refusal
 from .document import notification_xml
 from .model import Notification
 from .settings import NotifierSettings
@@ -48,6 +49,8 @@ class HttpSender:
         self._rules = rules
         self._ssl = ssl_context
         self._http: aiohttp.ClientSession | None = None
+        self._users: dict[aiohttp.ClientSession, int] = {}  # deliveries under way on each
+        self._retired: set[aiohttp.ClientSession] = set()  # closed when their last one ends
 
     def _client(self) -> aiohttp.ClientSession:
         if self._http is None:
@@ -60,10 +63,29 @@ class HttpSender:
                 headers={"User-Agent": "pgaq-notifier"})
         return self._http
 
+    async def policy_changed(self) -> None:
+        """The host list changed: kept-alive connections and cached name lookups were
+        judged by the old one, so later deliveries open a new session (resolved and
+        checked anew); the old one closes once its deliveries under way have finished."""
+        old, self._http = self._http, None
+        if old is None:
+            return
+        if self._users.get(old, 0) > 0:
+            self._retired.add(old)
+        else:
+            await old.close()
+
     async def send(self, n: Notification) -> None:
-        refused = self._rules().literal_refusal(URL(n.url).host or "")
+        host = URL(n.url).host or ""
+        rules = self._rules()
+        malformed = rules.malformed(host)
+        if malformed is not None:
+            raise DeliveryError(malformed, permanent=True)
+        # the list as read for this attempt; a refusal is retried (an operator may allow
+        # the host before the last attempt), with the reason naming the policy
+        refused = rules.host_refusal(host)
         if refused is not None:
-            raise DeliveryError(refused, permanent=True)
+            raise DeliveryError(refused)
         headers = _headers(n)
         if n.presentation == "RAW":
             body = n.payload or b""
@@ -73,9 +95,10 @@ class HttpSender:
         else:
             body = notification_xml(n)
             headers["Content-Type"] = "text/xml; charset=utf-8"
+        http = self._client()
+        self._users[http] = self._users.get(http, 0) + 1
         try:
-            async with self._client().post(n.url, data=body, headers=headers,
-                                           allow_redirects=False) as r:
+            async with http.post(n.url, data=body, headers=headers, allow_redirects=False) as r:
                 await r.read()
                 if 200 <= r.status < 300:
                     return
@@ -87,16 +110,25 @@ class HttpSender:
             raise DeliveryError(f"no answer within {self.settings.http_timeout:g} s") from exc
         except (aiohttp.ClientError, OSError) as exc:
             # aiohttp wraps the guarded resolver's refusal and drops its text ("[None]"):
-            # report the refusal itself, and as final (the list said no)
+            # report the refusal itself (retried like any refusal by the list)
             cause = getattr(exc, "os_error", None)
-            refusal = str(cause) if cause is not None and "may not go to" in str(cause) else None
-            if refusal is not None or "may not go to" in str(exc):
-                raise DeliveryError(refusal or str(exc), permanent=True) from exc
+            for text in (str(cause) if cause is not None else "", str(exc)):
+                if policy_refusal(text):
+                    raise DeliveryError(text) from exc
             raise DeliveryError(f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            left = self._users[http] = self._users[http] - 1
+            if left <= 0:
+                del self._users[http]
+                if http in self._retired:
+                    self._retired.discard(http)
+                    await http.close()
 
     async def close(self) -> None:
-        if self._http is not None:
-            await self._http.close()
+        for http in [*self._retired, *([self._http] if self._http is not None else [])]:
+            await http.close()
+        self._retired.clear()
+        self._http = None
 
 
 class MailSender:

@@ -71,7 +71,6 @@ class Notifier:
         try:
             async with self.listener.subscribe(CHANNEL) as wake:
                 self._wake = wake
-                await self._load_rules()
                 while not stop.is_set():
                     if group.failed.done():
                         raise group.failed.result()
@@ -124,10 +123,16 @@ class Notifier:
         return [d for d, k in self._inflight.items() if k >= most]
 
     async def _claim(self, now: datetime, free: int) -> list[Notification]:
+        """Claims a batch and, when it holds http(s) notifications, reads the host list
+        after the claim: every attempt is judged by the list as committed when it began
+        (one small query per batch, no cache to outlive a change in either direction)."""
         async with self.pool.acquire() as c:
             rows = await c.fetch(load("notify_claim"), self.settings.name, now, self.settings.lease,
                                  free, 2 * self.settings.per_destination, self._busy())
-        return [Notification.from_row(r) for r in rows]
+            claimed = [Notification.from_row(r) for r in rows]
+            if any(n.scheme in ("http", "https") for n in claimed):
+                await self._load_rules(c)
+        return claimed
 
     async def _expire(self, now: datetime) -> None:
         async with self.pool.acquire() as c:
@@ -231,13 +236,14 @@ class Notifier:
                 log.warning("recording deliveries failed (their leases will resend them): %r", exc)
                 await wait_any(asyncio.Event(), 1.0, stop)
 
-    async def _load_rules(self) -> None:
-        async with self.pool.acquire() as c:
-            self.rules = rules_from_rows(await c.fetch(load("notify_hosts")))
+    async def _load_rules(self, c: asyncpg.Connection) -> None:
+        rules = rules_from_rows(await c.fetch(load("notify_hosts")))
+        if rules != self.rules:
+            self.rules = rules
+            await self.http.policy_changed()
 
     async def housekeep(self) -> int:
-        """Re-read the host list; delete what was kept long enough. Returns rows deleted."""
-        await self._load_rules()
+        """Delete what was kept long enough. Returns rows deleted."""
         now = self.clock.time()
         async with self.pool.acquire() as c:
             return int(await c.fetchval(load("notify_prune"),

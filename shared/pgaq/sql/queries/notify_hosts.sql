@@ -1,2 +1,3 @@
--- The allow/deny list for http(s) notifications
-SELECT pattern, allow FROM aq.notification_hosts
+-- The allow/deny list for http(s) notifications, read after each claim that holds some
+-- (ordered, so the notifier sees a change by comparing two readings)
+SELECT pattern, allow FROM aq.notification_hosts ORDER BY pattern
