@@ -370,6 +370,11 @@ class Gateway:
         # with a transformation the payload is in its source type (the engine applies it
         # and stores the queue's type): read and checked as that type
         kind, taker = meta.payload_kind, "the queue"
+        if req.propagation is not None and req.transformation is not None:
+            # a propagator's batch is stored as sent (the source applied any subscriber's
+            # transformation before propagating): one naming another would be ignored
+            raise Fault(True, "ORA-25200: invalid value, TRANSFORMATION should be NULL in a "
+                              "propagated batch", 25200)
         tr = (None if req.transformation is None else
               await self._transformation(role, meta, req.transformation, enqueue=True))
         if tr is not None:

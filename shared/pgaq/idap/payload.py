@@ -373,9 +373,11 @@ def _jms(kind: str, el: etree._Element) -> dict[str, Any]:
     return out
 
 
-def xml_to_payload(kind: str, payload_elem: etree._Element, info: TypeInfo | None
-                   ) -> bytes | dict[str, Any]:
-    """The engine's payload (bytes for RAW, else a dict) from a <message_payload> element."""
+def xml_to_payload(kind: str, payload_elem: etree._Element, info: TypeInfo | None,
+                   taker: str = "the queue") -> bytes | dict[str, Any]:
+    """The engine's payload (bytes for RAW, else a dict) from a <message_payload> element.
+    `taker` names what the payload's type comes from in errors: the queue, or the
+    transformation the enqueue applies (whose source type it must be)."""
     items = children(payload_elem)
     if len(items) != 1:
         raise _err(f"message_payload must hold exactly one element, not {len(items)}")
@@ -383,7 +385,7 @@ def xml_to_payload(kind: str, payload_elem: etree._Element, info: TypeInfo | Non
     name = local(el)
     if kind == "RAW":
         if name.lower() != "raw":
-            raise _err(f"the queue takes RAW payloads, not <{_tag(name)}>")
+            raise _err(f"{taker} takes RAW payloads, not <{_tag(name)}>")
         if not len(el):  # a leaf: its text is all of it
             return _hex(el.text, "RAW")
         if children(el):
@@ -394,12 +396,12 @@ def xml_to_payload(kind: str, payload_elem: etree._Element, info: TypeInfo | Non
     if kind in JMS_ELEMENT:
         expected = JMS_ELEMENT[kind]
         if name != expected:
-            raise _err(f"the queue takes <{expected}> payloads, not <{_tag(name)}>")
+            raise _err(f"{taker} takes <{expected}> payloads, not <{_tag(name)}>")
         return _jms(kind, el)
     if kind != "OBJECT" or info is None:
         raise ValueError(f"no payload mapping for kind {kind!r} without type information")
     if name.lower() != info.name.lower():
-        raise _err(f"the queue takes {info.name.upper()} payloads, not <{_tag(name)}>")
+        raise _err(f"{taker} takes {info.name.upper()} payloads, not <{_tag(name)}>")
     value = _object(el, info, info.name.upper())
     # <EMP_TYP/>: an object whose attributes are all NULL (a payload itself is never NULL)
     return value if value is not None else {a.name: None for a in info.attrs}

@@ -119,3 +119,38 @@ async def load_type_info(conn: asyncpg.Connection, regtype: str) -> TypeInfo:
         _cache.clear()
     _cache[key] = info
     return info
+
+
+@dataclass(frozen=True)
+class Transformation:
+    """A transformation an IDAP request applies (or a consumer's subscription carries): the
+    gateway reads an enqueued payload as `from_type` and names a dequeued one after
+    `to_type` (schema-qualified regtype text; kinds as aq.payload_kind: RAW, JMS_*, OBJECT)."""
+
+    name: str
+    from_type: str
+    from_kind: str
+    to_type: str
+    to_kind: str
+
+
+async def load_transformation(conn: asyncpg.Connection, name: str | None, queue_id: int, *,
+                              enqueue: bool, role: str, consumer: str | None = None
+                              ) -> Transformation | None:
+    """The transformation `name` names, resolved and checked against the queue as the
+    engine will (as `role`: an unqualified name is in its schema); with no name, on a
+    dequeue, the consumer's subscription's. None when there is none. Not cached: a
+    subscriber's transformation may change at any time, and a stale one would name a
+    payload after a type it no longer has."""
+    row = await conn.fetchrow(load("idap_transformation"), name, queue_id, enqueue, consumer, role)
+    if row is None:
+        return None
+    return Transformation(row["name"], row["from_type"], row["from_kind"], row["to_type"],
+                          row["to_kind"])
+
+
+async def load_kind_info(conn: asyncpg.Connection, kind: str, regtype: str) -> TypeInfo | None:
+    """The shape of an object type (None for RAW and JMS payloads, which have fixed shapes)."""
+    if kind != "OBJECT":
+        return None
+    return await load_type_info(conn, regtype)

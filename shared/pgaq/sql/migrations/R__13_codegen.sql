@@ -318,8 +318,9 @@ BEGIN
         END IF;
         IF multi AND EXISTS (SELECT 1 FROM aq.subscribers s WHERE s.queue_id = qrow.id
                                AND s.name = consumer AND s.transformation IS NOT NULL) THEN
-          RETURN aq.dequeue_array(quote_ident(%4$L) || '.' || quote_ident(p_queue), p_consumer, p_mode, 'NEXT_MESSAGE',
-                                  NULL, NULL, NULL, p_batch, p_pos, p_wrap, NULL, p_agent, NULL);
+          -- (dequeue_array returns a set, this function an array)
+          RETURN ARRAY(SELECT d FROM aq.dequeue_array(quote_ident(%4$L) || '.' || quote_ident(p_queue), p_consumer, p_mode,
+                                  'NEXT_MESSAGE', NULL, NULL, NULL, p_batch, p_pos, p_wrap, NULL, p_agent, NULL) d);
         END IF;
         result := %1$I.%7$I(p_queue, CASE WHEN is_exc THEN 3 ELSE 0 END, NULL, NULL, p_pos, NULL,
                             coalesce(p_batch, 1), NULL, consumer, now_ts, p_agent, mode, multi,
