@@ -95,12 +95,16 @@ def xml_reply(body: bytes, status: int = 200, cookie: str | None = None, secure:
     return Reply(status, [("Content-Type", XML_CONTENT_TYPE)], body, cookies)
 
 
+# SOAP 1.1's HTTP binding (6.2): a response holding a SOAP Fault is HTTP 500, whatever
+# its faultcode (Client, Server, MustUnderstand); 401/413/415 stay HTTP-level refusals
+FAULT_STATUS = 500
+
+
 def _fault(ctx: Context, record: RequestInfo, fault: Fault, cookie: str | None = None,
            secure: bool = False, drop: bool = False) -> Reply:
-    record.fault = "Client" if fault.client else "Server"
+    record.fault = fault.faultcode or ("Client" if fault.client else "Server")
     record.error_code = None if fault.code is None else str(fault.code)
-    return xml_reply(ctx.gateway.fault_bytes(fault), 400 if fault.client else 500, cookie,
-                     secure, drop=drop)
+    return xml_reply(ctx.gateway.fault_bytes(fault), FAULT_STATUS, cookie, secure, drop=drop)
 
 
 def _note(record: RequestInfo, operation: str, token: str | None, in_tx: bool) -> None:
@@ -116,7 +120,7 @@ async def handle_post(ctx: Context, req: Incoming, record: RequestInfo) -> Reply
     metrics = ctx.metrics
     started = time.perf_counter()
     try:
-        agent = await ctx.auth.check_header(req.header("Authorization"))
+        agent = await ctx.auth.check_request(req.header("Authorization"), req.client_subject())
     except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
         # the database went away mid-check (a restart): a Server fault the client may retry
         metrics.count("auth", "server_fault")
@@ -165,7 +169,9 @@ async def handle_post(ctx: Context, req: Incoming, record: RequestInfo) -> Reply
             try:
                 call = (HookCall(req, document, req.path_qs, max_depth=settings.max_depth)
                         if ctx.gateway.has_hooks else None)
-                operation, body = await ctx.gateway.handle(session, document, call)
+                operation, body = await ctx.gateway.handle(
+                    session, document, call, req.header("SOAPMethodName"),
+                    req.header("SOAPAction"))
             except asyncio.CancelledError:
                 # the client went away: the session's transaction cannot be trusted
                 await store.abort(session)

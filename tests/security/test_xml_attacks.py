@@ -56,7 +56,7 @@ async def post(url: str, body: bytes, headers: dict[str, str] | None = None) -> 
 
 
 def client_fault(status: int, body: bytes) -> bool:
-    return status == 400 and b"SOAP-ENV:Client" in body and re.search(rb"<error_code>\d+</error_code>", body) is not None
+    return status == 500 and b"SOAP-ENV:Client" in body and re.search(rb"<error_code>\d+</error_code>", body) is not None
 
 
 def attacks(spy_url: str, secret: str) -> dict[str, bytes]:

@@ -30,6 +30,7 @@ from .request import (
     AgentRef,
     CommitRequest,
     Destination,
+    MustUnderstandError,
     ReceiveRequest,
     RegisterRequest,
     Request,
@@ -58,6 +59,7 @@ class Fault(Exception):
         self.code = code
         self.operation = "unknown"  # set once the request was read far enough to know it
         self.stylesheet: Stylesheet | None = None  # a hook's choice for this response
+        self.faultcode: str | None = None  # SOAP's MustUnderstand, else Client or Server
 
 
 # every fault carries an error_code: documents that cannot be read or do not follow the
@@ -95,6 +97,10 @@ def to_fault(exc: BaseException) -> Fault:
         return exc
     if isinstance(exc, XmlError):
         return document_fault(str(exc), XML_PARSE_FAILED)
+    if isinstance(exc, MustUnderstandError):
+        fault = document_fault(str(exc))
+        fault.faultcode = "MustUnderstand"
+        return fault
     if isinstance(exc, RequestError) and exc.code is None:
         return document_fault(str(exc))
     if isinstance(exc, (RequestError, SessionError)):
@@ -176,7 +182,8 @@ class Gateway:
 
     # -- entry point --------------------------------------------------------------------
     async def handle(self, s: HttpSession, document: bytes,
-                     call: HookCall | None = None) -> tuple[str, bytes]:
+                     call: HookCall | None = None, soap_method: str | None = None,
+                     soap_action: str | None = None) -> tuple[str, bytes]:
         """(operation, response bytes); raises Fault for a SOAP Fault. `call` is what the
         hooks see of the request (hooks.py); the session carries it while it runs."""
         operation = "unknown"
@@ -187,7 +194,7 @@ class Gateway:
             env = parse(document, max_depth=self.settings.max_depth)
             if self.schema is not None:
                 validate(env, self.schema)
-            req = parse_request(env)
+            req = parse_request(env, soap_method, soap_action)  # HTTP headers checked too
             operation = req.operation
             out = await self._dispatch(s, req)
             if isinstance(out, bytes):
@@ -222,7 +229,8 @@ class Gateway:
         return self.settings.stylesheet
 
     def fault_bytes(self, fault: Fault) -> bytes:
-        return response.serialize(response.fault(fault.client, fault.message, fault.code),
+        return response.serialize(response.fault(fault.client, fault.message, fault.code,
+                                                 fault.faultcode),
                                   fault.stylesheet or self.settings.stylesheet)
 
     async def _dispatch(self, s: HttpSession, req: Request) -> etree._Element | bytes:

@@ -25,6 +25,12 @@ class RequestError(PgaqError):
     """The request is not a valid IDAP request (a Client fault)."""
 
 
+class MustUnderstandError(RequestError):
+    """A SOAP header entry meant for the gateway, with mustUnderstand="1", that the gateway
+    does not understand: SOAP 1.1 (4.2.3) answers it with a SOAP-ENV:MustUnderstand fault
+    and processes nothing."""
+
+
 class Destination(NamedTuple):
     """Read-only like the rest of a request's parts; a tuple because one is made for every
     request (a frozen dataclass's __init__ costs three times as much)."""
@@ -205,7 +211,10 @@ def _message(el: etree._Element) -> OutMessage:
     m = index(el)
     header = m.get("message_header")
     if header is None:
-        raise RequestError("message_header is required in every message")
+        # optional in the 10.2 and 11.1 guides: the message takes every default (priority
+        # 1, no delay, never expires, no correlation, sender or recipient list)
+        return OutMessage(number=_int(m.get("message_number"), "message_number"),
+                          payload=m.get("message_payload"))
     h = index(header)
     recipients = None
     rl = h.get("recipient_list")
@@ -254,9 +263,74 @@ def _propagation(envelope: etree._Element, count: int) -> tuple[str, list[bytes]
     return key, ids
 
 
-def parse_request(envelope: etree._Element) -> Request:
+_MUST_UNDERSTAND = f"{{{NS_SOAP}}}mustUnderstand"
+_ACTOR = f"{{{NS_SOAP}}}actor"
+_ACTOR_NEXT = "http://schemas.xmlsoap.org/soap/actor/next"
+_PROPAGATION_TAG = f"{{{NS_PROPAGATION}}}propagation"
+_SENDS = frozenset(("AQXmlSend", "AQXmlPublish"))
+
+
+def check_header(envelope: etree._Element, operation: str) -> None:
+    """SOAP 1.1 4.2.3: every header entry for this gateway (no actor, or the `next` actor)
+    with mustUnderstand="1" must be one it obeys, else nothing is processed. It obeys one:
+    a pgaq propagator's batch header on a send. Entries with mustUnderstand 0 or absent, or
+    for another actor, are ignored."""
+    if len(envelope) < 2:  # a Body alone: no Header (the usual request)
+        return
+    first = next((c for c in envelope if isinstance(c.tag, str)), None)
+    if first is None or first.tag != f"{{{NS_SOAP}}}Header":
+        return
+    for entry in first:
+        if not isinstance(entry.tag, str):
+            continue
+        if (entry.get(_MUST_UNDERSTAND) or "0").strip() not in ("1", "true"):
+            continue
+        actor = (entry.get(_ACTOR) or "").strip()
+        if actor and actor != _ACTOR_NEXT:
+            continue  # for an intermediary, not for the gateway
+        if entry.tag == _PROPAGATION_TAG and operation in _SENDS:
+            continue
+        raise MustUnderstandError(
+            f"the SOAP header entry {local(entry)[:80]} (namespace {(ns(entry) or '')[:120]}) "
+            f"has mustUnderstand=\"1\" and this gateway does not understand it")
+
+
+def named_operation(value: str | None) -> str | None:
+    """The method a SOAPMethodName (`URI#method`) or SOAPAction header names, or None when
+    it names none: absent, empty, `""`, or a URI without a `#method` part that is not a
+    bare operation name (the servlet's URL, a URN)."""
+    if not value:
+        return None
+    v = value.strip()
+    if len(v) >= 2 and v[0] == v[-1] == '"':
+        v = v[1:-1].strip()
+    if "#" in v:
+        return v.rsplit("#", 1)[1].strip() or None
+    if not v or ":" in v or "/" in v:
+        return None
+    return v
+
+
+def check_method(header: str | None, operation: str, what: str = "SOAPMethodName") -> None:
+    """Refuse an HTTP SOAPMethodName or SOAPAction header that names another operation than
+    the Body's: the client meant something else than the document says."""
+    named = named_operation(header)
+    if named is not None and named.lower() != operation.lower():
+        raise RequestError(f"the {what} header names {named[:60]!r} but the SOAP Body holds "
+                           f"{operation}")
+
+
+def parse_request(envelope: etree._Element, soap_method: str | None = None,
+                  soap_action: str | None = None) -> Request:
+    """The request; `soap_method` and `soap_action` are the HTTP headers of those names
+    (checked against the Body's operation when they name one)."""
     op = operation_element(envelope)
     name = local(op)
+    if soap_method is not None:
+        check_method(soap_method, name, "SOAPMethodName")
+    if soap_action is not None:
+        check_method(soap_action, name, "SOAPAction")
+    check_header(envelope, name)
     if name in ("AQXmlSend", "AQXmlPublish"):
         parts = index(op)  # one pass over the operation's children, not one per name
         opts = parts.get("producer_options")

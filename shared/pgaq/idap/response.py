@@ -164,8 +164,10 @@ def receive_response(destination: str, messages: Sequence[Message], payload: Pay
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def fault(client: bool, message: str, code: int | str | None) -> etree._Element:
+def fault(client: bool, message: str, code: int | str | None,
+          faultcode: str | None = None) -> etree._Element:
     """A SOAP Fault; `detail` carries status_response as in Oracle's example 17-21.
+    `faultcode` is another SOAP 1.1 fault code than Client/Server (MustUnderstand).
 
     The envelope is prefixed: faultcode, faultstring and detail are unqualified elements,
     which a default SOAP namespace would capture."""
@@ -176,10 +178,9 @@ def fault(client: bool, message: str, code: int | str | None) -> etree._Element:
     env = etree.Element(f"{{{NS_SOAP}}}Envelope", nsmap={"SOAP-ENV": NS_SOAP})
     body = etree.SubElement(env, f"{{{NS_SOAP}}}Body")
     f = etree.SubElement(body, f"{{{NS_SOAP}}}Fault")
-    etree.SubElement(f, "faultcode").text = "SOAP-ENV:Client" if client else "SOAP-ENV:Server"
-    etree.SubElement(f, "faultstring").text = (
-        f"{'Client' if client else 'Server'} Fault: {message}"
-    )
+    kind = faultcode or ("Client" if client else "Server")
+    etree.SubElement(f, "faultcode").text = f"SOAP-ENV:{kind}"
+    etree.SubElement(f, "faultstring").text = f"{kind} Fault: {message}"
     detail = etree.SubElement(f, "detail")
     status = etree.SubElement(detail, f"{{{NS_AQ}}}status_response", nsmap={None: NS_AQ})
     _aq(status, "status_code", -1)

@@ -276,7 +276,9 @@ class HttpTransport:
                     raise ApplicationFailure(
                         f"the remote gateway refused the link's credentials (HTTP {r.status})", 1017)
                 fault = _fault(body)
-                if r.status == 400 and fault is not None:
+                # a Client fault is the request's (HTTP 500 as SOAP 1.1 says, 400 from
+                # gateways before it); a Server fault, or no fault, is retried
+                if fault is not None and (r.status == 400 or not _server_fault(body)):
                     code, text = fault
                     if code == 24039:  # Send vs Publish: the remote queue is the other kind
                         return await self._retry_as(self.document(key, queue, rows, not multi, kind, info),
@@ -303,6 +305,16 @@ class HttpTransport:
     async def close(self) -> None:
         if self._http is not None:
             await self._http.close()
+
+
+def _server_fault(body: bytes) -> bool:
+    """Whether the SOAP Fault's faultcode is Server (ours to retry), not Client's."""
+    try:
+        doc = etree.fromstring(body, etree.XMLParser(resolve_entities=False, no_network=True))
+    except etree.XMLSyntaxError:
+        return True
+    code = str(doc.xpath("string(//*[local-name()='Fault']/*[local-name()='faultcode'])"))
+    return code.strip().rsplit(":", 1)[-1] == "Server"
 
 
 def _fault(body: bytes) -> tuple[int | None, str] | None:
