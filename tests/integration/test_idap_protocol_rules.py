@@ -6,6 +6,9 @@ properties, and what the servlet's status page tells whom."""
 
 from __future__ import annotations
 
+import base64
+
+import aiohttp
 import asyncpg
 import pytest
 
@@ -281,3 +284,28 @@ async def test_every_fault_is_http_500(
             assert r.status == 413 and r.doc is None
         finally:
             await c.close()
+
+
+# -- 4. the status page ----------------------------------------------------------------------
+
+async def test_the_status_page_shows_sessions_only_to_an_agent(gw: Gw) -> None:  # noqa: F811
+    """GET on the servlet URL: an unauthenticated caller (or one with wrong credentials)
+    learns nothing of sessions or transactions; an authenticated agent may."""
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    try:
+        r = await c.post(envelope(raw_send(commit=False)))  # an open transaction
+        assert r.status == 200, r.body
+        async with aiohttp.ClientSession() as http:
+            wrong = "Basic " + base64.b64encode(b"JOHN:wrong").decode()
+            for headers in ({}, {"Authorization": wrong}):
+                async with http.get(url, headers=headers) as resp:
+                    text = (await resp.text()).lower()
+                    assert resp.status == 200 and "idap" in text
+                    assert "session" not in text and "transaction" not in text, text
+            async with http.get(url, headers={"Authorization": c.auth}) as resp:
+                text = (await resp.text()).lower()
+                assert resp.status == 200
+                assert "sessions: 1" in text and "open transactions: 1" in text, text
+    finally:
+        await c.close()
