@@ -35,6 +35,10 @@ TYPES = """
       AS $$ SELECT ROW(o.orderno || ':' || o.customer_name, o.total)::tx.summary_typ $$;
     CREATE FUNCTION tx.order_to_raw(o tx.order_typ) RETURNS bytea LANGUAGE sql IMMUTABLE
       AS $$ SELECT convert_to(o.customer_name, 'UTF8') $$;
+    CREATE FUNCTION tx.raw_to_order(b bytea) RETURNS tx.order_typ LANGUAGE sql IMMUTABLE
+      AS $$ SELECT ROW(length(b), convert_from(b, 'UTF8'), 0, 'RAW')::tx.order_typ $$;
+    CALL dbms_transform.create_transformation('tx', 'raw_to_order', 'SYS', 'RAW',
+                                              'tx', 'order_typ', 'tx.raw_to_order');
     CALL dbms_transform.create_transformation('tx', 'in_to_order', 'tx', 'order_in_typ',
                                               'tx', 'order_typ', 'tx.in_to_order');
     CALL dbms_transform.create_transformation('tx', 'order_to_summary', 'tx', 'order_typ',
@@ -163,6 +167,14 @@ async def test_publish_in_the_source_type(env: Env, client: Client) -> None:
     assert payload_elements(r) == ["ORDER_TYP"] and field(r, "CUSTOMER_NAME") == ["BO"]
 
 
+async def test_a_raw_source_type(env: Env, client: Client) -> None:
+    """The source type decides the element: <RAW> hex (example 17-5's form) for a RAW one."""
+    await ok(client, send(f"<RAW>{b'abc'.hex().upper()}</RAW>", transformation="TX.RAW_TO_ORDER"))
+    assert await stored(env.conn) == [(3, "abc", Decimal("0.00"), "RAW")]
+    r = await fault(client, send(order_in("1", "a", "1"), transformation="TX.RAW_TO_ORDER"))
+    assert r.error_code == "25215" and "takes RAW payloads" in (r.fault or "")
+
+
 async def test_payload_is_checked_against_the_source_type(env: Env, client: Client) -> None:
     # the queue's own type is not what the transformation takes
     queue_typed = ("<ORDER_TYP><ORDERNO>1</ORDERNO><CUSTOMER_NAME>X</CUSTOMER_NAME>"
@@ -268,35 +280,37 @@ RECEIVE_WAYS: dict[str, dict[str, Any]] = {  # three messages: one for each way 
 @pytest.mark.parametrize("fastpath", [True, False], ids=["fastpath", "aiohttp"])
 async def test_the_same_documents_on_every_path(env: Env, fastpath: bool) -> None:
     """The lean HTTP server (fastpath.py) and aiohttp, the batch writers and the session's
-    transaction: each way a document can take gives the same outcome."""
+    transaction: each way a document can take gives the same outcome. Each way is a client
+    (an HTTP session) of its own, as independent applications would be."""
     async with running_gateway(env.dsn, session_timeout=5.0, max_wait=10.0,
                                fastpath=fastpath) as url:
-        c = Client(url, "JOHN", "secret")
-        try:
-            for i, (way, kw) in enumerate(SEND_WAYS.items(), start=1):
-                r = await ok(c, send(order_in(str(i), way[:10], "1"), **kw))
-                r = await ok(c, send(order_in(str(i), way[:10], "1"), queue="TX.ORDERS_TOPIC",
-                                     operation="AQXmlPublish", **kw))
-                if not kw.get("commit") and kw.get("visibility") != "IMMEDIATE":
-                    await ok(c, envelope(op("AQXmlCommit", "")))
-            expect = [(1, "COMMIT", Decimal("1.00"), "EUR"), (2, "IMMEDIATE", Decimal("1.00"), "EUR"),
-                      (3, "SESSION", Decimal("1.00"), "EUR")]
-            assert await stored(env.conn) == expect
-            assert await stored(env.conn, "tx.topic_qt") == expect
-            # BROWSE leaves the first message; each REMOVE then takes the first one left
-            labels = ["1:COMMIT", "1:COMMIT", "2:IMMEDIATE", "3:SESSION"]
-            for (way, kw), label in zip(RECEIVE_WAYS.items(), labels, strict=True):
-                finish = not kw.get("commit") and kw.get("visibility") != "IMMEDIATE"
-                r = await ok(c, receive(transformation="TX.ORDER_TO_SUMMARY", **kw))
+        async def each(documents: list[bytes]) -> list[Reply]:
+            c = Client(url, "JOHN", "secret")
+            try:
+                return [await ok(c, d) for d in documents]
+            finally:
+                await c.close()
+
+        commit = envelope(op("AQXmlCommit", ""))
+        for i, (way, kw) in enumerate(SEND_WAYS.items(), start=1):
+            finish = [commit] if not kw.get("commit") and kw.get("visibility") != "IMMEDIATE" else []
+            await each([send(order_in(str(i), way[:10], "1"), **kw),
+                        send(order_in(str(i), way[:10], "1"), queue="TX.ORDERS_TOPIC",
+                             operation="AQXmlPublish", **kw), *finish])
+        expect = [(1, "COMMIT", Decimal("1.00"), "EUR"), (2, "IMMEDIATE", Decimal("1.00"), "EUR"),
+                  (3, "SESSION", Decimal("1.00"), "EUR")]
+        assert await stored(env.conn) == expect
+        assert await stored(env.conn, "tx.topic_qt") == expect
+        # BROWSE leaves the first message; each REMOVE then takes the first one left
+        labels = ["1:COMMIT", "1:COMMIT", "2:IMMEDIATE", "3:SESSION"]
+        for (way, kw), label in zip(RECEIVE_WAYS.items(), labels, strict=True):
+            finish = [commit] if not kw.get("commit") and kw.get("visibility") != "IMMEDIATE" else []
+            single, topic, *_ = await each([
+                receive(transformation="TX.ORDER_TO_SUMMARY", **kw),
+                receive(queue="TX.ORDERS_TOPIC", consumer="SUMMARY", **kw), *finish])
+            for r in (single, topic):
                 assert payload_elements(r) == ["SUMMARY_TYP"], way
                 assert field(r, "LABEL") == [label] and field(r, "TOTAL") == ["1"], way
-                r = await ok(c, receive(queue="TX.ORDERS_TOPIC", consumer="SUMMARY", **kw))
-                assert payload_elements(r) == ["SUMMARY_TYP"], way
-                assert field(r, "LABEL") == [label] and field(r, "TOTAL") == ["1"], way
-                if finish:
-                    await ok(c, envelope(op("AQXmlCommit", "")))
-        finally:
-            await c.close()
 
 
 async def test_a_propagated_batch_naming_a_transformation_is_refused(env: Env, client: Client) -> None:
