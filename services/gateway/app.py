@@ -11,6 +11,7 @@ import importlib
 import logging
 import os
 import signal
+import socket
 import ssl
 import urllib.parse
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from pgaq import gctune
 from pgaq.aio import TaskGroup
 from pgaq.aio import run as aio_run
 from pgaq.dashboard import DASHBOARD, Dashboard, add_routes
-from pgaq.idap.auth import Authenticator
+from pgaq.idap.auth import Authenticator, certificate_subject
 from pgaq.idap.batching import DequeueBatcher, EnqueueBatcher
 from pgaq.idap.gateway import Gateway, GatewaySettings
 from pgaq.idap.hooks import Hook
@@ -43,7 +44,7 @@ from .access import access_log, info
 from .exchange import Reply
 from .fastpath import FastSite
 from .servlet import COOKIE, Context, handle_post
-from .workers import Forwarder, die_with_parent, run_group, socket_path
+from .workers import CLIENT_SUBJECT, FORWARDED, Forwarder, die_with_parent, run_group, socket_path
 
 log = logging.getLogger("pgaq.gateway")
 
@@ -63,6 +64,10 @@ class Settings:
     pool_max: int = 60
     tls_cert: str | None = None
     tls_key: str | None = None
+    # PEM CA bundle: TLS asks for a client certificate chaining to it, and one whose subject
+    # is an agent's certificate_location logs in as that agent (docs/gateway.md)
+    tls_client_ca: str | None = None
+    tls_client_required: bool = False  # a handshake without a client certificate fails
     stylesheet: str | None = None
     hooks: list[str] = field(default_factory=list)
     validate: bool = True
@@ -87,6 +92,8 @@ class Settings:
         dsn = e.get("PGAQ_DSN")
         if not dsn:
             raise SystemExit("PGAQ_DSN is required")
+        if e.get("PGAQ_TLS_CLIENT_CA") and not e.get("PGAQ_TLS_CERT"):
+            raise SystemExit("PGAQ_TLS_CLIENT_CA needs PGAQ_TLS_CERT (client certificates need TLS)")
         return cls(
             dsn=dsn,
             host=e.get("PGAQ_HTTP_HOST", "127.0.0.1"),
@@ -101,6 +108,8 @@ class Settings:
             pool_max=int(e.get("PGAQ_GATEWAY_POOL_MAX", "60")),
             tls_cert=e.get("PGAQ_TLS_CERT") or None,
             tls_key=e.get("PGAQ_TLS_KEY") or None,
+            tls_client_ca=e.get("PGAQ_TLS_CLIENT_CA") or None,
+            tls_client_required=e.get("PGAQ_TLS_CLIENT_REQUIRED", "0") not in ("0", "false", "no", ""),
             stylesheet=e.get("PGAQ_STYLESHEET") or None,
             hooks=[h for h in e.get("PGAQ_GATEWAY_HOOKS", "").split(",") if h.strip()],
             validate=e.get("PGAQ_VALIDATE", "1") not in ("0", "false", "no"),
@@ -247,6 +256,21 @@ class _AiohttpPost:
     def header(self, name: str) -> str | None:
         return self._request.headers.get(name)
 
+    def client_subject(self) -> str | None:
+        """The verified client certificate's subject; on a worker's private Unix socket,
+        the one the forwarding worker verified (no TCP client can set it)."""
+        transport = self._request.transport
+        if transport is None:
+            return None
+        cert = transport.get_extra_info("peercert")
+        if cert:
+            return certificate_subject(cert)
+        sock = transport.get_extra_info("socket")
+        if (getattr(sock, "family", None) == socket.AF_UNIX
+                and self._request.headers.get(FORWARDED) is not None):
+            return self._request.headers.get(CLIENT_SUBJECT)
+        return None
+
     async def read(self) -> bytes:
         try:
             return await self._request.read()
@@ -379,9 +403,18 @@ def build(settings: Settings) -> web.Application:
 
 
 def ssl_context(settings: Settings) -> ssl.SSLContext | None:
+    """HTTPS when a certificate is set; with a client CA bundle the handshake asks for a
+    client certificate (optional unless tls_client_required) and verifies it against that
+    bundle alone: the system's CAs are never trusted for client certificates."""
     if not settings.tls_cert:
+        if settings.tls_client_ca:
+            raise ValueError("PGAQ_TLS_CLIENT_CA needs PGAQ_TLS_CERT (client certificates need TLS)")
         return None
-    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    if settings.tls_client_ca:
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH, cafile=settings.tls_client_ca)
+        ctx.verify_mode = ssl.CERT_REQUIRED if settings.tls_client_required else ssl.CERT_OPTIONAL
+    else:
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ctx.load_cert_chain(settings.tls_cert, settings.tls_key)
     return ctx
 

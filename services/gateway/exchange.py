@@ -38,4 +38,9 @@ class Incoming(Protocol):
         """A header's first value (name as usually spelled; matched case-insensitively)."""
         ...
 
+    def client_subject(self) -> str | None:
+        """The subject DN (RFC 4514) of the client certificate the TLS handshake verified,
+        None without one (pgaq.idap.auth.certificate_subject)."""
+        ...
+
     async def read(self) -> bytes: ...

@@ -30,6 +30,7 @@ from aiohttp import web
 from aiohttp.helpers import rfc822_formatted_time
 from aiohttp.http import SERVER_SOFTWARE
 from pgaq.httphead import Head, HeadError, parse_head
+from pgaq.idap.auth import certificate_subject
 
 from .access import RequestInfo, write
 from .exchange import Reply
@@ -74,13 +75,15 @@ def session_cookie(header: str | None) -> str | None:
 class _FastPost:
     """A request parsed here, as the servlet sees it (exchange.Incoming)."""
 
-    __slots__ = ("_body", "_head", "content_type", "cookie")
+    __slots__ = ("_body", "_head", "_subject", "content_type", "cookie")
 
-    def __init__(self, head: Head, body: bytes, content_type: str, cookie: str | None) -> None:
+    def __init__(self, head: Head, body: bytes, content_type: str, cookie: str | None,
+                 subject: str | None = None) -> None:
         self._head = head
         self._body = body
         self.content_type = content_type
         self.cookie = cookie
+        self._subject = subject
 
     @property
     def path_qs(self) -> str:
@@ -88,6 +91,9 @@ class _FastPost:
 
     def header(self, name: str) -> str | None:
         return self._head.fields.get(name.lower())
+
+    def client_subject(self) -> str | None:
+        return self._subject
 
     async def read(self) -> bytes:
         return self._body
@@ -165,6 +171,7 @@ class FastProtocol(asyncio.Protocol):
         self.task: asyncio.Task[None] | None = None
         self.aiohttp: asyncio.Protocol | None = None
         self.remote: str | None = None
+        self.subject: str | None = None  # the verified client certificate's (TLS only)
         self.closing = False
         self.write_paused = False
         self.read_paused = False
@@ -178,6 +185,8 @@ class FastProtocol(asyncio.Protocol):
         self.transport = transport = cast(asyncio.Transport, transport)
         peer = transport.get_extra_info("peername")
         self.remote = peer[0] if isinstance(peer, tuple) and peer else None
+        # asyncio and uvloop call connection_made after the TLS handshake
+        self.subject = certificate_subject(transport.get_extra_info("peercert"))
         self.hub.connections.add(self)
         if self.hub.closing:
             transport.close()
@@ -260,7 +269,7 @@ class FastProtocol(asyncio.Protocol):
         body = bytes(self.buf[head.size:self.need])
         del self.buf[:self.need]
         self.head, self.need = None, 0
-        request = _FastPost(head, body, self.media, self.token)
+        request = _FastPost(head, body, self.media, self.token, self.subject)
         self.task = self.loop.create_task(self._serve(head, request, len(body)))
 
     async def _serve(self, head: Head, request: _FastPost, bytes_in: int) -> None:

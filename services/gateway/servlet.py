@@ -120,7 +120,7 @@ async def handle_post(ctx: Context, req: Incoming, record: RequestInfo) -> Reply
     metrics = ctx.metrics
     started = time.perf_counter()
     try:
-        agent = await ctx.auth.check_header(req.header("Authorization"))
+        agent = await ctx.auth.check_request(req.header("Authorization"), req.client_subject())
     except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
         # the database went away mid-check (a restart): a Server fault the client may retry
         metrics.count("auth", "server_fault")

@@ -30,6 +30,9 @@ from .exchange import Incoming, Reply
 
 log = logging.getLogger("pgaq.gateway.workers")
 FORWARDED = "X-Pgaq-Forwarded"
+# the subject of the client certificate the forwarding worker verified: the owner cannot
+# see the TLS connection, and trusts this header only on its private Unix socket (app.py)
+CLIENT_SUBJECT = "X-Pgaq-Client-Subject"
 _PASS_HEADERS = ("Authorization", "Content-Type", "Cookie", "SOAPAction", "SOAPMethodName")
 
 
@@ -59,6 +62,9 @@ class Forwarder:
         the session's transaction with it): the caller then serves it as a new session."""
         headers = {h: v for h in _PASS_HEADERS if (v := request.header(h)) is not None}
         headers[FORWARDED] = "1"
+        subject = request.client_subject()
+        if subject is not None:
+            headers[CLIENT_SUBJECT] = subject
         try:
             async with self._client(owner).post(f"http://worker{request.path_qs}", data=body,
                                                 headers=headers) as r:

@@ -95,15 +95,16 @@ BEGIN
   END IF;
 END $$;
 
--- Gateways cache successful password checks; any change to the agents (a password, HTTP
--- access, a dropped agent) tells them to forget, so the change holds from the next request.
+-- Gateways cache successful password checks and the agents that name a certificate; any
+-- change to the agents (a password, HTTP access, a certificate, a new or dropped agent)
+-- tells them to forget, so the change holds from the next request.
 CREATE OR REPLACE FUNCTION aq.agents_changed() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM pg_notify('aq_agents', '');
   RETURN NULL;
 END $$;
-CREATE OR REPLACE TRIGGER agents_changed AFTER UPDATE OR DELETE OR TRUNCATE ON aq.agents
+CREATE OR REPLACE TRIGGER agents_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON aq.agents
     FOR EACH STATEMENT EXECUTE FUNCTION aq.agents_changed();
 
 -- Password check for the gateway (definer: agents are admin-only data). Returns only a
