@@ -194,7 +194,10 @@ async def test_a_certificate_logs_in_as_its_agent(pki: Pki, db: Db, conn: asyncp
             assert b"<status_code>0</status_code>" in r.body, (who, r.body)
             r = await post(url, ctx, send_raw(other))
             assert r.status == 500 and error_code(r.body) in ("1031", "24010"), (who, r.body)
-    assert await counts(conn) == (2, 1)
+            # a request the fast path hands to aiohttp mid-connection: the same certificate
+            r = await post(url, ctx, send_raw(own), headers={"X-Pgaq-Forwarded": "1"})
+            assert r.status == 200, (who, r.body)
+    assert await counts(conn) == (4, 2)
 
 
 @pytest.mark.parametrize("fastpath", [True, False], ids=["fastpath", "aiohttp"])
