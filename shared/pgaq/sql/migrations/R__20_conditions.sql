@@ -24,23 +24,31 @@
 --   42804  ORA-00932: inconsistent datatypes at position N: <detail>  (type errors)
 --   22023  bad p_dialect / p_param / p_offset
 --
--- JMS design notes:
---   * every operand has a static category: str, exact (bigint/int), approx (float8), bool,
---     null, or dyn (a user property: jsonb {"type": ..., "value": ...}).  Statically typed
---     operations compile to plain SQL (index friendly); anything involving a dyn operand
---     compiles to a call of the aq.jms_* runtime helpers, which check the runtime type.
+-- JMS design notes (JMS 1.1 3.8.1.1, with issue 18's reading of it):
+--   * every operand has a static category: str, exact (bigint/numeric), approx (numeric),
+--     bool, null, or dyn (a user property: jsonb {"type": ..., "value": ...}).  Statically
+--     typed operations compile to plain SQL (index friendly); anything involving a dyn
+--     operand compiles to a call of the aq.jms_* runtime helpers, which check the runtime
+--     type.
 --   * unknown identifiers starting with "JMS" are errors, except JMSX* and JMS_* ones,
 --     which are looked up as user properties (provider-specific properties).
---   * comparisons of unlike types yield FALSE (for = and <> alike, JMS 1.1 3.8.1.2),
---     comparisons involving NULL / a missing property yield UNKNOWN.
---   * < > <= >= / BETWEEN / arithmetic on a statically string or boolean operand is a type
---     error (ORA-00932); on a property whose runtime value is not numeric they yield FALSE
---     (comparison) or UNKNOWN (arithmetic).
---   * division by zero yields UNKNOWN instead of an error / Infinity; so does floating-point
---     overflow or underflow. Exact (long) arithmetic is done in numeric: it never overflows.
+--   * numbers are exact decimals, as Oracle's NUMBER holds JMS numeric properties: exact and
+--     approximate values compare and compute in numeric, so an int 5 divided by 2 is 2.5 and
+--     0.1 + 0.2 = 0.3.  Division by zero is UNKNOWN; a double property's NaN compares as
+--     Java's does (only <> is TRUE), its infinities as the largest and smallest values.
+--   * strings and booleans compare only with = and <>: < <= > >= on them is UNKNOWN, and so
+--     is any comparison of unlike types (a string with a number or a boolean, a boolean with
+--     a number), BETWEEN with a non-numeric operand, IN / LIKE on a value that is not a
+--     string; comparisons involving NULL / a missing property are UNKNOWN too.  UNKNOWN,
+--     not FALSE: NOT of it does not select the message either.  Statically unlike operands
+--     compile to NULL::boolean rather than an error.
+--   * arithmetic on a statically string or boolean operand is a type error (ORA-00932); on a
+--     property whose runtime value is not numeric it is UNKNOWN.
 --   * a property used directly as a condition is UNKNOWN unless its value is boolean.
---   * NOT BETWEEN compiles as (x < lo OR x > hi), NOT IN as x <> each element, exactly as
---     JMS defines them.
+--   * x BETWEEN a AND b is (x >= a AND x <= b), NOT BETWEEN (x < a OR x > b), NOT IN is x <>
+--     each element, exactly as JMS defines them (three-valued with NULL operands).
+--   * white space between tokens is what Java's Character.isWhitespace accepts (also in the
+--     AQ dialect, where it is a superset of SQL's).
 --   * JMSDeliveryMode is the constant 'PERSISTENT'.
 -- AQ design notes:
 --   * number vs string column compares numerically via aq.try_numeric (non numbers are
@@ -134,23 +142,44 @@ CREATE OR REPLACE FUNCTION aq.jms_double(v double precision) RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT jsonb_build_object('type', 'double', 'value', v) $$;
 CREATE OR REPLACE FUNCTION aq.jms_boolean(v boolean) RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT jsonb_build_object('type', 'boolean', 'value', v) $$;
+-- an approximate value kept as an exact decimal (NaN and infinities become JSON strings)
+CREATE OR REPLACE FUNCTION aq.jms_decimal(v numeric) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT jsonb_build_object('type', 'double', 'value', v) $$;
+
+-- A typed numeric value as an exact decimal, as Oracle's NUMBER holds it. A double may be
+-- NaN or an infinity, which JSON spells as a string ("NaN", "INF", "-Infinity", ...); NULL
+-- when the value is not a number at all (never raises).
+CREATE OR REPLACE FUNCTION aq.jms_num(p jsonb) RETURNS numeric
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE jsonb_typeof(v)
+    WHEN 'number' THEN v::numeric
+    WHEN 'string' THEN
+      CASE lower(btrim(v #>> '{}'))
+        WHEN 'nan' THEN 'NaN'::numeric
+        WHEN 'inf' THEN 'Infinity'::numeric WHEN '+inf' THEN 'Infinity'::numeric
+        WHEN 'infinity' THEN 'Infinity'::numeric WHEN '+infinity' THEN 'Infinity'::numeric
+        WHEN '-inf' THEN '-Infinity'::numeric WHEN '-infinity' THEN '-Infinity'::numeric
+        ELSE aq.try_numeric(v #>> '{}') END
+    END
+  FROM (SELECT CASE WHEN jsonb_typeof(p) = 'object' THEN p->'value' ELSE p END AS v) s
+$$;
 
 -- Three-way compare of two typed values:
---   NULL  either side missing / null
---   -1/0/1 numeric order;  10 / 11 same non-numeric type equal / not equal;  20 unlike types
+--   NULL  either side missing / null, or unlike types (UNKNOWN, issue 18)
+--   -1/0/1 numeric order (exact decimals);  30 a NaN (only <> is TRUE, as in Java)
+--   10 / 11 same non-numeric type equal / not equal (only = and <> are defined on them)
 CREATE OR REPLACE FUNCTION aq.jms_cmp(a jsonb, b jsonb) RETURNS integer
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
-DECLARE ka text := aq.jms_kind(a); kb text := aq.jms_kind(b); x double precision; y double precision;
+DECLARE ka text := aq.jms_kind(a); kb text := aq.jms_kind(b); x numeric; y numeric;
 BEGIN
   IF ka IS NULL OR kb IS NULL THEN RETURN NULL; END IF;
-  IF ka = 'exact' AND kb = 'exact' THEN
-    RETURN sign(aq.jms_val(a)::numeric - aq.jms_val(b)::numeric)::integer;
-  ELSIF ka IN ('exact', 'approx') AND kb IN ('exact', 'approx') THEN
-    x := aq.jms_val(a)::double precision; y := aq.jms_val(b)::double precision;
-    IF x = 'NaN' OR y = 'NaN' THEN RETURN 30; END IF;   -- NaN: only <> is true
+  IF ka IN ('exact', 'approx') AND kb IN ('exact', 'approx') THEN
+    x := aq.jms_num(a); y := aq.jms_num(b);
+    IF x IS NULL OR y IS NULL THEN RETURN NULL; END IF;
+    IF x = 'NaN' OR y = 'NaN' THEN RETURN 30; END IF;   -- numeric NaN equals itself
     RETURN CASE WHEN x < y THEN -1 WHEN x = y THEN 0 ELSE 1 END;
   ELSIF ka <> kb THEN
-    RETURN 20;
+    RETURN NULL;
   ELSIF ka = 'boolean' THEN
     RETURN CASE WHEN aq.jms_val(a)::boolean = aq.jms_val(b)::boolean THEN 10 ELSE 11 END;
   ELSE
@@ -158,18 +187,49 @@ BEGIN
   END IF;
 END $$;
 
+-- the outcome of a three-way compare per operator: NULL (UNKNOWN) for an ordering of
+-- strings or booleans and for unlike types
 CREATE OR REPLACE FUNCTION aq.jms_eq(a jsonb, b jsonb) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_cmp(a, b) IN (0, 10) $$;
 CREATE OR REPLACE FUNCTION aq.jms_ne(a jsonb, b jsonb) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_cmp(a, b) IN (-1, 1, 11, 30) $$;
 CREATE OR REPLACE FUNCTION aq.jms_lt(a jsonb, b jsonb) RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_cmp(a, b) = -1 $$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE aq.jms_cmp(a, b) WHEN -1 THEN true WHEN 0 THEN false WHEN 1 THEN false WHEN 30 THEN false END $$;
 CREATE OR REPLACE FUNCTION aq.jms_le(a jsonb, b jsonb) RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_cmp(a, b) IN (-1, 0) $$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE aq.jms_cmp(a, b) WHEN -1 THEN true WHEN 0 THEN true WHEN 1 THEN false WHEN 30 THEN false END $$;
 CREATE OR REPLACE FUNCTION aq.jms_gt(a jsonb, b jsonb) RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_cmp(a, b) = 1 $$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE aq.jms_cmp(a, b) WHEN 1 THEN true WHEN 0 THEN false WHEN -1 THEN false WHEN 30 THEN false END $$;
 CREATE OR REPLACE FUNCTION aq.jms_ge(a jsonb, b jsonb) RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_cmp(a, b) IN (0, 1) $$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE aq.jms_cmp(a, b) WHEN 1 THEN true WHEN 0 THEN true WHEN -1 THEN false WHEN 30 THEN false END $$;
+
+-- x [NOT] BETWEEN lo AND hi over typed values: UNKNOWN when an operand that is not NULL is
+-- not a number (issue 18: BETWEEN with operands of different types), else the
+-- (x >= lo AND x <= hi) / (x < lo OR x > hi) of JMS 1.1 in three-valued logic
+CREATE OR REPLACE FUNCTION aq.jms_between(a jsonb, lo jsonb, hi jsonb) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  IF coalesce(aq.jms_kind(a), 'exact') NOT IN ('exact', 'approx')
+     OR coalesce(aq.jms_kind(lo), 'exact') NOT IN ('exact', 'approx')
+     OR coalesce(aq.jms_kind(hi), 'exact') NOT IN ('exact', 'approx') THEN
+    RETURN NULL;
+  END IF;
+  RETURN aq.jms_ge(a, lo) AND aq.jms_le(a, hi);
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.jms_not_between(a jsonb, lo jsonb, hi jsonb) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+  IF coalesce(aq.jms_kind(a), 'exact') NOT IN ('exact', 'approx')
+     OR coalesce(aq.jms_kind(lo), 'exact') NOT IN ('exact', 'approx')
+     OR coalesce(aq.jms_kind(hi), 'exact') NOT IN ('exact', 'approx') THEN
+    RETURN NULL;
+  END IF;
+  RETURN aq.jms_lt(a, lo) OR aq.jms_gt(a, hi);
+END $$;
 
 -- Floating-point arithmetic where overflow or underflow (an error in PostgreSQL, an
 -- infinity or zero in Java) is unknown, as division by zero is: a selector never fails at
@@ -192,23 +252,27 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_fop('*', u, v) $$;
 CREATE OR REPLACE FUNCTION aq.jms_fdiv(u double precision, v double precision) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_fop('/', u, v) $$;
 
--- Arithmetic on typed values (Java numeric promotion); non-numeric operand or division by
--- zero gives NULL (unknown). Exact values are added in numeric, so no long overflows.
+-- Arithmetic on typed values in exact decimal, as Oracle's NUMBER (5 / 2 = 2.5); a
+-- non-numeric or NULL operand, division by zero, or a result past numeric's range gives
+-- NULL (unknown): a selector never fails at dequeue time because of the values it meets.
 CREATE OR REPLACE FUNCTION aq.jms_arith(op text, a jsonb, b jsonb) RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
-DECLARE ka text := aq.jms_kind(a); kb text := aq.jms_kind(b);
-        x numeric; y numeric; u double precision; v double precision;
+DECLARE ka text := aq.jms_kind(a); kb text := aq.jms_kind(b); x numeric; y numeric; r numeric;
 BEGIN
   IF ka NOT IN ('exact', 'approx') OR kb NOT IN ('exact', 'approx') OR ka IS NULL OR kb IS NULL THEN
     RETURN NULL;
   END IF;
-  IF ka = 'exact' AND kb = 'exact' THEN
-    x := aq.jms_val(a)::numeric; y := aq.jms_val(b)::numeric;
-    RETURN aq.jms_long(CASE op WHEN '+' THEN x + y WHEN '-' THEN x - y WHEN '*' THEN x * y
-                              ELSE div(x, nullif(y, 0)) END);
-  END IF;
-  u := aq.jms_val(a)::double precision; v := aq.jms_val(b)::double precision;
-  RETURN aq.jms_double(aq.jms_fop(op, u, v));
+  x := aq.jms_num(a); y := aq.jms_num(b);
+  IF x IS NULL OR y IS NULL THEN RETURN NULL; END IF;
+  BEGIN
+    r := CASE op WHEN '+' THEN x + y WHEN '-' THEN x - y WHEN '*' THEN x * y
+                 ELSE x / nullif(y, 0) END;
+  EXCEPTION WHEN numeric_value_out_of_range THEN
+    RETURN NULL;
+  END;
+  IF r IS NULL THEN RETURN NULL; END IF;
+  IF ka = 'exact' AND kb = 'exact' THEN RETURN aq.jms_long(r); END IF;
+  RETURN aq.jms_decimal(r);
 END $$;
 
 CREATE OR REPLACE FUNCTION aq.jms_add(a jsonb, b jsonb) RETURNS jsonb
@@ -237,12 +301,13 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- LIKE and IN on a typed value: UNKNOWN unless it is a string (JMS 1.1: their identifier
+-- has a String value; a NULL one makes them unknown)
 CREATE OR REPLACE FUNCTION aq.jms_like(a jsonb, pat text, esc text) RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE k text := aq.jms_kind(a);
 BEGIN
-  IF k IS NULL OR pat IS NULL THEN RETURN NULL; END IF;
-  IF k <> 'string' THEN RETURN false; END IF;
+  IF k IS NULL OR pat IS NULL OR k <> 'string' THEN RETURN NULL; END IF;
   RETURN aq.jms_val(a) LIKE pat ESCAPE esc;
 END $$;
 
@@ -250,8 +315,7 @@ CREATE OR REPLACE FUNCTION aq.jms_not_like(a jsonb, pat text, esc text) RETURNS 
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE k text := aq.jms_kind(a);
 BEGIN
-  IF k IS NULL OR pat IS NULL THEN RETURN NULL; END IF;
-  IF k <> 'string' THEN RETURN false; END IF;
+  IF k IS NULL OR pat IS NULL OR k <> 'string' THEN RETURN NULL; END IF;
   RETURN aq.jms_val(a) NOT LIKE pat ESCAPE esc;
 END $$;
 
@@ -259,8 +323,7 @@ CREATE OR REPLACE FUNCTION aq.jms_in(a jsonb, list text[]) RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE k text := aq.jms_kind(a);
 BEGIN
-  IF k IS NULL THEN RETURN NULL; END IF;
-  IF k <> 'string' THEN RETURN false; END IF;
+  IF k IS NULL OR k <> 'string' THEN RETURN NULL; END IF;
   RETURN aq.jms_val(a) = ANY (list);
 END $$;
 
@@ -268,8 +331,7 @@ CREATE OR REPLACE FUNCTION aq.jms_not_in(a jsonb, list text[]) RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE k text := aq.jms_kind(a);
 BEGIN
-  IF k IS NULL THEN RETURN NULL; END IF;
-  IF k <> 'string' THEN RETURN false; END IF;
+  IF k IS NULL OR k <> 'string' THEN RETURN NULL; END IF;
   RETURN aq.jms_val(a) <> ALL (list);
 END $$;
 
@@ -319,7 +381,7 @@ LANGUAGE sql IMMUTABLE AS $f$
   FROM (SELECT r.m, r.n,
                (sum(length(r.m[1])) OVER (ORDER BY r.n) - length(r.m[1]) + 1)::integer AS pos
           FROM regexp_matches(p_text,
-                 $re$((\s+)|('(?:[^']|'')*'?)|("(?:[^"]|"")*"?)|((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|([[:alpha:]_$][[:alnum:]_$#]*)|(<>|!=|<=|>=|\|\||[-+*/=<>(),.])|(.))$re$,
+                 $re$(([ \t\n\v\f\r\u001C-\u001F\u1680\u2000-\u2006\u2008-\u200A\u2028\u2029\u205F\u3000]+)|('(?:[^']|'')*'?)|("(?:[^"]|"")*"?)|((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|([[:alpha:]_$][[:alnum:]_$#]*)|(<>|!=|<=|>=|\|\||[-+*/=<>(),.])|(.))$re$,
                  'g') WITH ORDINALITY AS r(m, n)) s
   WHERE m[2] IS NULL
 $f$;
@@ -560,7 +622,7 @@ LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE c WHEN 'dyn' THEN s
                 WHEN 'str' THEN format('aq.jms_string(%s)', s)
                 WHEN 'exact' THEN format('aq.jms_long(%s)', s)
-                WHEN 'approx' THEN format('aq.jms_double(%s)', s)
+                WHEN 'approx' THEN format('aq.jms_decimal(%s)', s)
                 WHEN 'bool' THEN format('aq.jms_boolean(%s)', s) END
 $$;
 
@@ -576,32 +638,49 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- a comparison; numbers compare as exact decimals (the static SQL of exact and approximate
+-- operands is bigint or numeric), strings and booleans only with = and <>, unlike static
+-- types are UNKNOWN
 CREATE OR REPLACE FUNCTION aq._cond_jms_cmp(op text, a text, ac text, b text, bc text, pos integer)
 RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
-  IF op IN ('<', '>', '<=', '>=') AND (ac IN ('str', 'bool') OR bc IN ('str', 'bool')) THEN
-    PERFORM aq._cond_raise('type', pos,
-      format('operator %s needs numeric operands, got %s and %s', op,
-             aq._cond_jms_catname(ac), aq._cond_jms_catname(bc)));
-  END IF;
   IF ac = 'null' OR bc = 'null' THEN RETURN 'NULL::boolean'; END IF;
+  IF op IN ('<', '>', '<=', '>=') AND (ac IN ('str', 'bool') OR bc IN ('str', 'bool')) THEN
+    RETURN 'NULL::boolean';
+  END IF;
   IF ac = 'dyn' OR bc = 'dyn' THEN
     RETURN format('aq.jms_%s(%s, %s)',
                   CASE op WHEN '=' THEN 'eq' WHEN '<>' THEN 'ne' WHEN '<' THEN 'lt'
                           WHEN '<=' THEN 'le' WHEN '>' THEN 'gt' ELSE 'ge' END,
                   aq._cond_jms_wrap(a, ac), aq._cond_jms_wrap(b, bc));
   END IF;
-  IF ac IN ('exact', 'approx') AND bc IN ('exact', 'approx') THEN
-    IF ac = 'approx' OR bc = 'approx' THEN
-      RETURN format('((%s)::float8 %s (%s)::float8)', a, op, b);
-    END IF;
+  IF ac IN ('exact', 'approx') AND bc IN ('exact', 'approx') OR ac = bc THEN
     RETURN format('(%s %s %s)', a, op, b);
   END IF;
-  IF ac = bc THEN
-    RETURN format('(%s %s %s)', a, op, b);
+  RETURN 'NULL::boolean';
+END $$;
+
+-- x [NOT] BETWEEN lo AND hi: UNKNOWN when an operand is statically a string or a boolean,
+-- the runtime check of aq.jms_[not_]between when one is a property, else the expansion
+CREATE OR REPLACE FUNCTION aq._cond_jms_between(neg boolean, x aq._cond_cr, lo aq._cond_cr,
+                                                hi aq._cond_cr, pos integer)
+RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF x.cat IN ('str', 'bool') OR lo.cat IN ('str', 'bool') OR hi.cat IN ('str', 'bool') THEN
+    RETURN 'NULL::boolean';
   END IF;
-  -- unlike static types: FALSE, or UNKNOWN when a side is NULL
-  RETURN format('(CASE WHEN %s IS NULL OR %s IS NULL THEN NULL::boolean ELSE false END)', a, b);
+  IF 'dyn' IN (x.cat, lo.cat, hi.cat) THEN
+    RETURN format('aq.jms_%sbetween(%s, %s, %s)', CASE WHEN neg THEN 'not_' ELSE '' END,
+                  CASE WHEN x.cat = 'null' THEN 'NULL::jsonb' ELSE aq._cond_jms_wrap(x.sql, x.cat) END,
+                  CASE WHEN lo.cat = 'null' THEN 'NULL::jsonb' ELSE aq._cond_jms_wrap(lo.sql, lo.cat) END,
+                  CASE WHEN hi.cat = 'null' THEN 'NULL::jsonb' ELSE aq._cond_jms_wrap(hi.sql, hi.cat) END);
+  END IF;
+  IF neg THEN
+    RETURN format('(%s OR %s)', aq._cond_jms_cmp('<', x.sql, x.cat, lo.sql, lo.cat, pos),
+                                aq._cond_jms_cmp('>', x.sql, x.cat, hi.sql, hi.cat, pos));
+  END IF;
+  RETURN format('(%s AND %s)', aq._cond_jms_cmp('>=', x.sql, x.cat, lo.sql, lo.cat, pos),
+                               aq._cond_jms_cmp('<=', x.sql, x.cat, hi.sql, hi.cat, pos));
 END $$;
 
 CREATE OR REPLACE FUNCTION aq._cond_jms_arith(op text, a text, ac text, b text, bc text, pos integer)
@@ -612,23 +691,20 @@ BEGIN
       format('operator %s needs numeric operands, got %s and %s', op,
              aq._cond_jms_catname(ac), aq._cond_jms_catname(bc)));
   END IF;
-  IF ac = 'null' OR bc = 'null' THEN RETURN ARRAY['NULL::bigint', 'null']; END IF;
+  IF ac = 'null' OR bc = 'null' THEN RETURN ARRAY['NULL::numeric', 'null']; END IF;
   IF ac = 'dyn' OR bc = 'dyn' THEN
     RETURN ARRAY[format('aq.jms_%s(%s, %s)',
                         CASE op WHEN '+' THEN 'add' WHEN '-' THEN 'sub' WHEN '*' THEN 'mul' ELSE 'div' END,
                         aq._cond_jms_wrap(a, ac), aq._cond_jms_wrap(b, bc)), 'dyn'];
   END IF;
-  -- exact operands in numeric (a long never overflows into a dequeue-time error; division
-  -- truncates toward zero as Java's does), approximate ones through aq.jms_fop
-  IF ac = 'exact' AND bc = 'exact' THEN
-    IF op = '/' THEN
-      RETURN ARRAY[format('div((%s)::numeric, NULLIF((%s)::numeric, 0))', a, b), 'exact'];
-    END IF;
-    RETURN ARRAY[format('((%s)::numeric %s (%s)::numeric)', a, op, b), 'exact'];
+  -- exact decimal arithmetic as Oracle's NUMBER (5 / 2 = 2.5; a long never overflows into
+  -- a dequeue-time error); division by zero is UNKNOWN
+  IF op = '/' THEN
+    RETURN ARRAY[format('((%s)::numeric / NULLIF((%s)::numeric, 0))', a, b),
+                 CASE WHEN ac = 'exact' AND bc = 'exact' THEN 'exact' ELSE 'approx' END];
   END IF;
-  RETURN ARRAY[format('aq.jms_f%s((%s)::float8, (%s)::float8)',
-                      CASE op WHEN '+' THEN 'add' WHEN '-' THEN 'sub' WHEN '*' THEN 'mul' ELSE 'div' END,
-                      a, b), 'approx'];
+  RETURN ARRAY[format('((%s)::numeric %s (%s)::numeric)', a, op, b),
+               CASE WHEN ac = 'exact' AND bc = 'exact' THEN 'exact' ELSE 'approx' END];
 END $$;
 
 CREATE OR REPLACE FUNCTION aq._cond_jms(n jsonb, hdr boolean, pp integer, po integer, prm text[])
@@ -656,13 +732,14 @@ BEGIN
       prm := prm || v; idx := cardinality(prm);
       RETURN aq._cond_mk(aq._cond_ref(pp, po, idx) || '::bigint', 'exact', prm, idx);
     ELSE
+      -- a Java double literal (its range is checked), kept as the exact decimal it spells
       BEGIN
         PERFORM v::float8;
       EXCEPTION WHEN others THEN
         PERFORM aq._cond_raise('syntax', pos, 'numeric literal out of range');
       END;
       prm := prm || v; idx := cardinality(prm);
-      RETURN aq._cond_mk(aq._cond_ref(pp, po, idx) || '::float8', 'approx', prm, idx);
+      RETURN aq._cond_mk(aq._cond_ref(pp, po, idx) || '::numeric', 'approx', prm, idx);
     END CASE;
 
   ELSIF k = 'id' THEN
@@ -709,9 +786,8 @@ BEGIN
   ELSIF k IN ('neg', 'pos') THEN
     a := aq._cond_jms(n->'e', hdr, pp, po, prm);
     IF a.cat IN ('exact', 'approx') THEN
-      RETURN aq._cond_mk(CASE WHEN k = 'pos' THEN a.sql
-                              WHEN a.cat = 'exact' THEN format('(-(%s)::numeric)', a.sql)
-                              ELSE format('(-%s)', a.sql) END, a.cat, a.prm, NULL);
+      RETURN aq._cond_mk(CASE WHEN k = 'pos' THEN a.sql ELSE format('(-(%s)::numeric)', a.sql) END,
+                         a.cat, a.prm, NULL);
     ELSIF a.cat = 'dyn' THEN
       RETURN aq._cond_mk(format('aq.jms_%s(%s)', k, a.sql), 'dyn', a.prm, NULL);
     ELSIF a.cat = 'null' THEN
@@ -776,14 +852,7 @@ BEGIN
     a := aq._cond_jms(n->'e', hdr, pp, po, prm);
     b := aq._cond_jms(n->'lo', hdr, pp, po, a.prm);
     c := aq._cond_jms(n->'hi', hdr, pp, po, b.prm);
-    IF (n->>'neg')::boolean THEN
-      s := format('(%s OR %s)', aq._cond_jms_cmp('<', a.sql, a.cat, b.sql, b.cat, pos),
-                                aq._cond_jms_cmp('>', a.sql, a.cat, c.sql, c.cat, pos));
-    ELSE
-      s := format('(%s AND %s)', aq._cond_jms_cmp('>=', a.sql, a.cat, b.sql, b.cat, pos),
-                                 aq._cond_jms_cmp('<=', a.sql, a.cat, c.sql, c.cat, pos));
-    END IF;
-    RETURN aq._cond_mk(s, 'bool', c.prm, NULL);
+    RETURN aq._cond_mk(aq._cond_jms_between((n->>'neg')::boolean, a, b, c, pos), 'bool', c.prm, NULL);
 
   ELSIF k = 'in' THEN
     a := aq._cond_jms(n->'e', hdr, pp, po, prm);
@@ -801,10 +870,8 @@ BEGIN
       s := format(CASE WHEN neg THEN '(%s <> ALL (%s))' ELSE '(%s = ANY (%s))' END, a.sql, s2);
     ELSIF a.cat = 'dyn' THEN
       s := format(CASE WHEN neg THEN 'aq.jms_not_in(%s, %s)' ELSE 'aq.jms_in(%s, %s)' END, a.sql, s2);
-    ELSIF a.cat = 'null' THEN
+    ELSE  -- NULL, or statically not a string: UNKNOWN
       s := 'NULL::boolean';
-    ELSE
-      PERFORM aq._cond_raise('type', pos, 'IN needs a STRING operand, got ' || aq._cond_jms_catname(a.cat));
     END IF;
     RETURN aq._cond_mk(s, 'bool', prm, NULL);
 
@@ -833,10 +900,8 @@ BEGIN
       s := format('(%s %sLIKE %s ESCAPE %s)', a.sql, CASE WHEN neg THEN 'NOT ' ELSE '' END, s2, esc);
     ELSIF a.cat = 'dyn' THEN
       s := format('aq.jms_%slike(%s, %s, %s)', CASE WHEN neg THEN 'not_' ELSE '' END, a.sql, s2, esc);
-    ELSIF a.cat = 'null' THEN
+    ELSE  -- NULL, or statically not a string: UNKNOWN
       s := 'NULL::boolean';
-    ELSE
-      PERFORM aq._cond_raise('type', pos, 'LIKE needs a STRING operand, got ' || aq._cond_jms_catname(a.cat));
     END IF;
     RETURN aq._cond_mk(s, 'bool', prm, NULL);
   END IF;
@@ -1280,3 +1345,21 @@ COMMENT ON FUNCTION aq.compile_condition(text, text, regtype, integer, integer) 
   'Compile an AQ dequeue condition / subscriber rule (dialect AQ) or a JMS message selector '
   '(dialect JMS) into a parameterised boolean SQL expression over alias m; literals are '
   'referenced as (($p_param)[p_offset+i]). NULL/blank condition returns NULL (= TRUE).';
+
+-- Subscriber rules are cached compiled (aq.rule_cache): when this compiler changes, the
+-- rules already in the catalog are compiled again so they follow it. A rule the compiler
+-- now refuses (none is expected) keeps its old compiled form and is reported.
+DO $$
+DECLARE r record;
+BEGIN
+  IF to_regprocedure('aq.rebuild_rules(integer)') IS NULL OR to_regclass('aq.rule_cache') IS NULL THEN
+    RETURN;
+  END IF;
+  FOR r IN SELECT queue_id FROM aq.rule_cache ORDER BY queue_id LOOP
+    BEGIN
+      PERFORM aq.rebuild_rules(r.queue_id);
+    EXCEPTION WHEN others THEN
+      RAISE WARNING 'subscriber rules of queue % not recompiled: %', r.queue_id, SQLERRM;
+    END;
+  END LOOP;
+END $$;
