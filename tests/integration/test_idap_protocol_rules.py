@@ -309,3 +309,86 @@ async def test_the_status_page_shows_sessions_only_to_an_agent(gw: Gw) -> None: 
                 assert "sessions: 1" in text and "open transactions: 1" in text, text
     finally:
         await c.close()
+
+
+# -- 3. replies: exception_queue as Oracle gives it; JMS user properties in sent order -------
+
+async def test_exception_queue_is_given_qualified_in_upper_case(gw: Gw,  # noqa: F811
+                                                                conn: asyncpg.Connection) -> None:
+    """A message's exception queue comes back as Oracle names it, SCHEMA.QUEUE in upper
+    case, however the sender spelled it."""
+    url, _ = gw
+    await conn.execute("CALL dbms_aqadm.create_queue('aquser.raw_exc', 'aquser.raw_qt', "
+                       "queue_type => 'EXCEPTION_QUEUE')")
+    c = Client(url, "JOHN", "secret")
+    try:
+        for spelling in ("aquser.raw_exc", "AQUSER.RAW_EXC", "AqUser.Raw_Exc"):
+            r = await c.post(envelope(raw_send(
+                header=f"<sender_id/><exception_queue>{spelling}</exception_queue>")))
+            assert r.status == 200, r.body
+            r = await c.post(receive("AQUSER.RAW_MSGQ"))
+            assert r.status == 200, r.body
+            assert r.text("//aq:message_header/aq:exception_queue") == ["AQUSER.RAW_EXC"], spelling
+    finally:
+        await c.close()
+
+
+async def test_a_moved_message_names_the_default_exception_queue(gw: Gw,  # noqa: F811
+                                                                 conn: asyncpg.Connection) -> None:
+    """Past max_retries (2) the message moves to its table's default exception queue; read
+    from there, it names that queue as Oracle does: QS.AQ$_ORDERS_QT_E."""
+    url, _ = gw
+    c = Client(url, "JOHN", "secret")
+    on_commit = envelope(op("AQXmlReceive", "<consumer_options><destination>QS.NEW_ORDERS_QUE"
+                            "</destination><wait_time>0</wait_time></consumer_options>"))
+    try:
+        r = await c.post(ex.EXAMPLE_17_1.encode())
+        assert r.status == 200, r.body
+        assert (await c.post(envelope(op("AQXmlCommit", "")))).status == 200
+        for attempt in range(3):
+            r = await c.post(on_commit)
+            assert r.status == 200 and len(r.text("//aq:message_id")) == 1, (attempt, r.body)
+            assert (await c.post(envelope(op("AQXmlRollback", "")))).status == 200
+        await conn.execute("CALL dbms_aqadm.start_queue('qs.aq$_orders_qt_e', enqueue => false, "
+                           "dequeue => true)")
+        r = await c.post(receive("QS.AQ$_ORDERS_QT_E"))
+        assert r.status == 200 and len(r.text("//aq:message_id")) == 1, r.body
+        assert r.text("//aq:message_header/aq:exception_queue") == ["QS.AQ$_ORDERS_QT_E"]
+    finally:
+        await c.close()
+
+
+PROPS = [("Zeta", "string", "last letter"), ("a", "int", "1"), ("Middle_name", "boolean", "true"),
+         ("b2", "double", "2.5"), ("Country", "string", "USA"), ("ab", "long", "7")]
+
+
+async def test_jms_user_properties_come_back_in_the_order_sent(gw: Gw,  # noqa: F811
+                                                              conn: asyncpg.Connection) -> None:
+    """JMS user properties come back in the order they were sent (not by name, nor in
+    jsonb's key order), values and types unchanged."""
+    url, _ = gw
+    props = "".join(f"<property><name>{n}</name><{t}_value>{v}</{t}_value></property>"
+                    for n, t, v in PROPS)
+    c = Client(url, "JOHN", "secret")
+    try:
+        r = await c.post(envelope(op(
+            "AQXmlSend",
+            "<producer_options><destination>AQUSER.JMS_TEXTQ</destination></producer_options>"
+            "<message_set><message><message_header><sender_id/></message_header>"
+            "<message_payload><jms_text_message><oracle_jms_properties><appid>A</appid>"
+            f"</oracle_jms_properties><user_properties>{props}</user_properties>"
+            "<text_data>t</text_data></jms_text_message></message_payload></message>"
+            "</message_set><AQXmlCommit/>")))
+        assert r.status == 200, r.body
+        r = await c.post(receive("AQUSER.JMS_TEXTQ"))
+        assert r.status == 200, r.body
+        assert r.text("//aq:user_properties/aq:property/aq:name") == [n for n, _, _ in PROPS]
+        values = r.text("//aq:user_properties/aq:property/*[contains(local-name(), '_value')]")
+        assert values == [v for _, _, v in PROPS]
+        kinds = [e.tag.rsplit("}", 1)[-1] for e in r.doc.xpath(  # type: ignore[union-attr]
+            "//aq:user_properties/aq:property/*[contains(local-name(), '_value')]",
+            namespaces=NS)]
+        assert kinds == [f"{t}_value" for _, t, _ in PROPS]
+        assert r.text("//aq:text_data") == ["t"]
+    finally:
+        await c.close()

@@ -262,8 +262,8 @@ def test_example_17_3_text_message() -> None:
     assert p == {
         "header": {"replyto": None, "type": None, "userid": None, "appid": "AQProduct",
                    "groupid": "AQ", "groupseq": None,
-                   "properties": {"Country": {"type": "string", "value": "USA"},
-                                  "State": {"type": "string", "value": "California"}}},
+                   "properties": {"Country": {"type": "string", "value": "USA", "seq": 1},
+                                  "State": {"type": "string", "value": "California", "seq": 2}}},
         "text_len": 31, "text_vc": "All things bright and beautiful",
     }
     assert shape(to_xml("JMS_TEXT", p)) == shape(payload_of(ex.EXAMPLE_17_3))
@@ -312,22 +312,22 @@ def test_typed_properties_every_type() -> None:
     assert p == {
         "header": {"replyto": {"name": "R", "address": "s.reply", "protocol": 0}, "type": "T",
                    "userid": "u", "appid": None, "groupid": None, "groupseq": 3,
-                   "properties": {"i": {"type": "int", "value": -2147483648},
-                                  "l": {"type": "long", "value": 9223372036854775807},
-                                  "s": {"type": "short", "value": 32767},
-                                  "b": {"type": "byte", "value": -128},
-                                  "f": {"type": "float", "value": 1.25},
-                                  "d": {"type": "double", "value": "-INF"},
-                                  "t": {"type": "boolean", "value": True},
-                                  "e": {"type": "string", "value": ""}}},
+                   "properties": {"i": {"type": "int", "value": -2147483648, "seq": 1},
+                                  "l": {"type": "long", "value": 9223372036854775807, "seq": 2},
+                                  "s": {"type": "short", "value": 32767, "seq": 3},
+                                  "b": {"type": "byte", "value": -128, "seq": 4},
+                                  "f": {"type": "float", "value": 1.25, "seq": 5},
+                                  "d": {"type": "double", "value": "-INF", "seq": 6},
+                                  "t": {"type": "boolean", "value": True, "seq": 7},
+                                  "e": {"type": "string", "value": "", "seq": 8}}},
         "bytes_len": 3, "bytes_raw": "\\x0102ff",
     }
     out = to_xml("JMS_BYTES", p, None, None)
     assert out.findtext("jms_bytes_message/bytes_data") == "0102FF"
     values = [v.text or "" for v in out.iter() if v.tag.endswith("_value")]
-    # written by name (b d e f i l s t): storage keeps no order of its own
-    assert values == ["-128", "-INF", "", "1.25", "-2147483648", "9223372036854775807", "32767",
-                      "true"]
+    # written in the order sent (i l s b f d t e): each property keeps its "seq"
+    assert values == ["-2147483648", "9223372036854775807", "32767", "-128", "1.25", "-INF",
+                      "true", ""]
     assert xml_to_payload("JMS_BYTES", out, None) == p
 
 
@@ -342,10 +342,11 @@ def test_object_message_and_engine_dict() -> None:
     p = xml_to_payload("JMS_OBJECT", out, None)
     assert isinstance(p, dict)
     assert p["bytes_raw"] == "\\xff" and p["bytes_len"] == 1
-    assert p["header"]["properties"] == {"n": {"type": "long", "value": 5},
-                                         "x": {"type": "double", "value": 1.5},
-                                         "ok": {"type": "boolean", "value": False},
-                                         "s": {"type": "string", "value": "v"}}
+    # written by name (no seq from SQL), read back with the places they were written at
+    assert p["header"]["properties"] == {"n": {"type": "long", "value": 5, "seq": 1},
+                                         "x": {"type": "double", "value": 1.5, "seq": 4},
+                                         "ok": {"type": "boolean", "value": False, "seq": 2},
+                                         "s": {"type": "string", "value": "v", "seq": 3}}
 
 
 def test_wrong_jms_kind_and_stream() -> None:
@@ -447,7 +448,9 @@ XML_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_charact
               st.builds(lambda v: {"type": "string", "value": v}, XML_TEXT)),
     max_size=5))
 def test_jms_text_roundtrip_through_bytes(text: str, props: dict[str, Any]) -> None:
-    """What the gateway writes, serialised and parsed again, reads back as the same message."""
+    """What the gateway writes, serialised and parsed again, reads back as the same message
+    (user properties in their order, as the gateway stores them: with their "seq")."""
+    props = {k: {**v, "seq": i} for i, (k, v) in enumerate(props.items(), start=1)}
     message = {"header": {"replyto": None, "type": None, "userid": None, "appid": None,
                           "groupid": None, "groupseq": None, "properties": props},
                "text_len": len(text), "text_vc": text}

@@ -527,6 +527,7 @@ class Gateway:
             req.destination.name, messages,
             None if req.dequeue_mode == "REMOVE_NODATA" else payload,
             [state(m) for m in messages],
+            meta.name.partition(".")[0],  # the exception queues' schema (response.message_set)
         )
 
     async def _register(self, s: HttpSession, req: RegisterRequest) -> etree._Element:

@@ -264,11 +264,13 @@ def _value(attr: Attr, el: etree._Element, path: str) -> Any:
 
 
 def _typed_values(el: etree._Element | None, item: str, what: str) -> dict[str, Any]:
-    """<property>/<item> lists: {name: {"type": jms type, "value": json}} (last one wins)."""
+    """<property>/<item> lists: {name: {"type": jms type, "value": json}} (last one wins).
+    A user property also keeps its place, "seq" (1, 2, ...): jsonb keeps no key order, and
+    properties come back in the order they were sent, as Oracle's property array does."""
     out: dict[str, Any] = {}
     if el is None:
         return out
-    for p in children(el):
+    for seq, p in enumerate(children(el), start=1):
         if local(p) != item:
             raise _err(f"{what} holds an unexpected element <{_tag(local(p))}>")
         name: str | None = None
@@ -285,7 +287,9 @@ def _typed_values(el: etree._Element | None, item: str, what: str) -> dict[str, 
                 raise _err(f"{what} <{item}> holds an unexpected element <{_tag(n)}>")
         if not name or typed is None:
             raise _err(f"every <{item}> in {what} needs a <name> and one typed value")
-        out[name] = {"type": typed[0], "value": typed[1]}
+        out.pop(name, None)  # a repeated name: the last one, at its own place
+        out[name] = ({"type": typed[0], "value": typed[1], "seq": seq} if item == "property"
+                     else {"type": typed[0], "value": typed[1]})
     return out
 
 
@@ -540,9 +544,18 @@ def _stored_object(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
+def _place(entry: tuple[str, Any]) -> tuple[int, int, str]:
+    spec = entry[1]
+    seq = spec.get("seq") if isinstance(spec, dict) else None
+    if isinstance(seq, int) and not isinstance(seq, bool):
+        return 0, seq, entry[0]
+    return 1, 0, entry[0]
+
+
 def _write_typed(parent: etree._Element, ns: str | None, item: str, values: Any) -> None:
-    # by name: properties and map items have no order of their own (storage keeps none)
-    for key, spec in sorted(_stored_object(values, item).items()):
+    # user properties in the order they were sent (their "seq"); map items, which have no
+    # order of their own, and entries SQL producers wrote without a seq, by name after them
+    for key, spec in sorted(_stored_object(values, item).items(), key=_place):
         if isinstance(spec, dict) and spec.get("type") in VALUE_TYPES:
             kind, value = str(spec["type"]), spec.get("value")
         else:  # a plain JSON scalar, as SQL users may write one

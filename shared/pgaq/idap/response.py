@@ -121,8 +121,16 @@ def _agent(parent: etree._Element, tag: str, name: str | None, address: str | No
         _aq(el, "protocol", protocol)
 
 
+def oracle_name(name: str) -> str:
+    """A stored name as Oracle prints it: PostgreSQL keeps unquoted names in lower case,
+    Oracle in upper case; a part holding upper-case letters was quoted and stays as is."""
+    return ".".join(p if p != p.lower() else p.upper() for p in name.split("."))
+
+
 def message_set(parent: etree._Element, messages: Sequence[Message], payload: Payloader | None,
-                states: Sequence[int]) -> None:
+                states: Sequence[int], schema: str | None = None) -> None:
+    """`schema` is the queue's: its messages' exception queues are in its queue table, so
+    in its schema, and are given qualified (SCHEMA.AQ$_TABLE_E), as Oracle gives them."""
     ms = _aq(parent, "message_set")
     _aq(ms, "message_count", len(messages))
     for i, (m, state) in enumerate(zip(messages, states, strict=True), start=1):
@@ -145,18 +153,21 @@ def message_set(parent: etree._Element, messages: Sequence[Message], payload: Pa
             _agent(rl, "recipient", m.consumer_name, None, None)
         _aq(h, "message_state", state)
         if m.exception_queue:
-            _aq(h, "exception_queue", m.exception_queue)
+            exq = m.exception_queue
+            if schema and "." not in exq:
+                exq = f"{schema}.{exq}"
+            _aq(h, "exception_queue", oracle_name(exq))
         if payload is not None and m.payload is not None:
             payload(m, _aq(msg, "message_payload"))
 
 
 def receive_response(destination: str, messages: Sequence[Message], payload: Payloader | None,
-                     states: Sequence[int]) -> etree._Element:
+                     states: Sequence[int], schema: str | None = None) -> etree._Element:
     env, body = _envelope()
     op = _op(body, "AQXmlReceiveResponse")
     result = _aq(op, "receive_result")
     _aq(result, "destination", destination)
-    message_set(result, messages, payload, states)
+    message_set(result, messages, payload, states, schema)
     return env
 
 
