@@ -499,6 +499,9 @@ JMS_CASES: list[tuple[str, Any]] = [
     ("price > -9223372036854775808", [1, 2, 5, 6, 8]),
     ("price = 9223372036854775807", []),
     ("price - -1 = 101", [1]),
+    ("weight * 1e308 * 1e308 * 1e308 * 1e308 > 0", [1, 2, 3]),  # past 1e1000: an infinity
+    ("weight * 1e308 * 1e308 * 1e308 * 1e308 < 0", [8]),
+    ("price / 1e-300 / 1e-300 / 1e-300 / 1e-300 > 1e308", [1, 2, 5, 6]),
     # precedence
     ("JMSPriority = 1 OR JMSPriority = 3 AND color = 'GREEN'", [1]),
     ("(JMSPriority = 1 OR JMSPriority = 3) AND color = 'BLUE'", [2]),
@@ -1102,6 +1105,34 @@ async def test_static_sql_is_index_friendly(cdb: asyncpg.Connection) -> None:
         f"msgid = '{hexid(7)}' AND priority > 3",
     )
     assert "m.msgid = decode(" in r["sql"] and "(m.priority > (($1)[2])::bigint)" in r["sql"]
+
+
+@pytest.mark.parametrize(
+    "cond",
+    [
+        "weight * 2 > 1 OR price / 2 > 1",
+        "weight * 1e308 * 1e308 * 1e308 * 1e308 > 0 OR price BETWEEN weight AND 1e308",
+        "JMSPriority / 2 > 1 AND -weight < 0",
+    ],
+)
+async def test_jms_arithmetic_runs_in_a_parallel_scan(cdb: asyncpg.Connection, cond: str) -> None:
+    """The runtime helpers are PARALLEL SAFE: they must start no subtransaction (an
+    EXCEPTION block), which a parallel worker cannot; overflow becomes an infinity instead."""
+    c = await cdb.fetchrow(
+        "SELECT * FROM aq.compile_condition($1, 'JMS', $2::regtype)", cond, JMS_PAYLOAD
+    )
+    async with cdb.transaction():
+        await cdb.execute(
+            "SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0;"
+            " SET LOCAL min_parallel_table_scan_size = 0; SET LOCAL max_parallel_workers_per_gather = 2;"
+            " SELECT set_config(name, 'on', true) FROM pg_settings"
+            "  WHERE name IN ('force_parallel_mode', 'debug_parallel_query')"
+        )
+        n = await cdb.fetchval(
+            f"SELECT count(*) FROM condtest.jmsg m WHERE $1::text[] IS NOT NULL AND {c['sql']}",
+            c["params"],
+        )
+    assert n > 0
 
 
 async def test_compile_speed(cdb: asyncpg.Connection) -> None:

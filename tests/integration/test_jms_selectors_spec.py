@@ -224,6 +224,19 @@ NUMERIC_ROWS: list[Row] = [
     ("+62 = 62", STD, True),
     ("-957 < -956", STD, True),
     ("7E3 = 7000", STD, True),
+    # a double may be NaN or infinite (JSON spells them as strings): Java's comparisons
+    ("x = x", P(x=D("NaN")), False),
+    ("x <> 1", P(x=D("NaN")), True),
+    ("NOT (x = 1)", P(x=D("NaN")), True),
+    ("x < 1 OR x >= 1", P(x=D("NaN")), False),
+    ("x BETWEEN 0 AND 1", P(x=D("NaN")), False),
+    ("x NOT BETWEEN 0 AND 1", P(x=D("NaN")), False),
+    ("x > 1.7976931348623157E308", P(x=D("INF")), True),
+    ("x < -1E308", P(x=D("-INF")), True),
+    ("x - x = 0", P(x=D("INF")), False),
+    ("x - x <> 0", P(x=D("INF")), True),
+    ("x * 1E308 * 1E308 * 1E308 * 1E308 > 1E308", P(x=D(1.5e308)), True),
+    ("x * x * x * x * x * x * x * x < 0", P(x=D(-1e308), y=I(1)), False),
 ]
 
 # --------------------------------------------------------------------------------------

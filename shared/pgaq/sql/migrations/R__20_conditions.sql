@@ -148,20 +148,22 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT jsonb_build_object('type', 'do
 
 -- A typed numeric value as an exact decimal, as Oracle's NUMBER holds it. A double may be
 -- NaN or an infinity, which JSON spells as a string ("NaN", "INF", "-Infinity", ...); NULL
--- when the value is not a number at all (never raises).
+-- when the value is not a number at all (never raises). Both are single expressions, so
+-- the planner inlines them where they are called.
+CREATE OR REPLACE FUNCTION aq.jms_num_text(s text) RETURNS numeric
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE lower(btrim(s))
+    WHEN 'nan' THEN 'NaN'::numeric
+    WHEN 'inf' THEN 'Infinity'::numeric WHEN '+inf' THEN 'Infinity'::numeric
+    WHEN 'infinity' THEN 'Infinity'::numeric WHEN '+infinity' THEN 'Infinity'::numeric
+    WHEN '-inf' THEN '-Infinity'::numeric WHEN '-infinity' THEN '-Infinity'::numeric
+    ELSE aq.try_numeric(s) END
+$$;
 CREATE OR REPLACE FUNCTION aq.jms_num(p jsonb) RETURNS numeric
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT CASE jsonb_typeof(v)
-    WHEN 'number' THEN v::numeric
-    WHEN 'string' THEN
-      CASE lower(btrim(v #>> '{}'))
-        WHEN 'nan' THEN 'NaN'::numeric
-        WHEN 'inf' THEN 'Infinity'::numeric WHEN '+inf' THEN 'Infinity'::numeric
-        WHEN 'infinity' THEN 'Infinity'::numeric WHEN '+infinity' THEN 'Infinity'::numeric
-        WHEN '-inf' THEN '-Infinity'::numeric WHEN '-infinity' THEN '-Infinity'::numeric
-        ELSE aq.try_numeric(v #>> '{}') END
-    END
-  FROM (SELECT CASE WHEN jsonb_typeof(p) = 'object' THEN p->'value' ELSE p END AS v) s
+  SELECT CASE WHEN jsonb_typeof(p->'value') = 'number' THEN (p->'value')::numeric
+              WHEN jsonb_typeof(p) = 'number' THEN p::numeric
+              ELSE aq.jms_num_text(aq.jms_val(p)) END
 $$;
 
 -- Three-way compare of two typed values:
@@ -208,28 +210,28 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 
 -- x [NOT] BETWEEN lo AND hi over typed values: UNKNOWN when an operand that is not NULL is
 -- not a number (issue 18: BETWEEN with operands of different types), else the
--- (x >= lo AND x <= hi) / (x < lo OR x > hi) of JMS 1.1 in three-valued logic
+-- (x >= lo AND x <= hi) / (x < lo OR x > hi) of JMS 1.1 in three-valued logic, where a
+-- comparison with NaN is FALSE as in Java
+CREATE OR REPLACE FUNCTION aq.jms_between3(a jsonb, lo jsonb, hi jsonb, neg boolean) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE ka text := aq.jms_kind(a); kl text := aq.jms_kind(lo); kh text := aq.jms_kind(hi);
+        x numeric; l numeric; h numeric; c1 boolean; c2 boolean;
+BEGIN
+  IF ka NOT IN ('exact', 'approx') OR kl NOT IN ('exact', 'approx') OR kh NOT IN ('exact', 'approx') THEN
+    RETURN NULL;
+  END IF;
+  x := aq.jms_num(a); l := aq.jms_num(lo); h := aq.jms_num(hi);
+  IF x = 'NaN' OR l = 'NaN' THEN c1 := false;
+  ELSIF neg THEN c1 := x < l; ELSE c1 := x >= l; END IF;
+  IF x = 'NaN' OR h = 'NaN' THEN c2 := false;
+  ELSIF neg THEN c2 := x > h; ELSE c2 := x <= h; END IF;
+  IF neg THEN RETURN c1 OR c2; END IF;
+  RETURN c1 AND c2;
+END $$;
 CREATE OR REPLACE FUNCTION aq.jms_between(a jsonb, lo jsonb, hi jsonb) RETURNS boolean
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
-BEGIN
-  IF coalesce(aq.jms_kind(a), 'exact') NOT IN ('exact', 'approx')
-     OR coalesce(aq.jms_kind(lo), 'exact') NOT IN ('exact', 'approx')
-     OR coalesce(aq.jms_kind(hi), 'exact') NOT IN ('exact', 'approx') THEN
-    RETURN NULL;
-  END IF;
-  RETURN aq.jms_ge(a, lo) AND aq.jms_le(a, hi);
-END $$;
-
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_between3(a, lo, hi, false) $$;
 CREATE OR REPLACE FUNCTION aq.jms_not_between(a jsonb, lo jsonb, hi jsonb) RETURNS boolean
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
-BEGIN
-  IF coalesce(aq.jms_kind(a), 'exact') NOT IN ('exact', 'approx')
-     OR coalesce(aq.jms_kind(lo), 'exact') NOT IN ('exact', 'approx')
-     OR coalesce(aq.jms_kind(hi), 'exact') NOT IN ('exact', 'approx') THEN
-    RETURN NULL;
-  END IF;
-  RETURN aq.jms_lt(a, lo) OR aq.jms_gt(a, hi);
-END $$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_between3(a, lo, hi, true) $$;
 
 -- Floating-point arithmetic where overflow or underflow (an error in PostgreSQL, an
 -- infinity or zero in Java) is unknown, as division by zero is: a selector never fails at
@@ -253,8 +255,11 @@ CREATE OR REPLACE FUNCTION aq.jms_fdiv(u double precision, v double precision) R
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_fop('/', u, v) $$;
 
 -- Arithmetic on typed values in exact decimal, as Oracle's NUMBER (5 / 2 = 2.5); a
--- non-numeric or NULL operand, division by zero, or a result past numeric's range gives
--- NULL (unknown): a selector never fails at dequeue time because of the values it meets.
+-- non-numeric or NULL operand, or division by zero, gives NULL (unknown). A result past
+-- 1e1000 in magnitude (far beyond a double) becomes an infinity, as a double's overflow
+-- does in Java, so no chain of operations reaches numeric's limits: a selector never fails
+-- at dequeue time because of the values it meets (and no subtransaction is needed, which a
+-- parallel query could not start).
 CREATE OR REPLACE FUNCTION aq.jms_arith(op text, a jsonb, b jsonb) RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE ka text := aq.jms_kind(a); kb text := aq.jms_kind(b); x numeric; y numeric; r numeric;
@@ -264,13 +269,12 @@ BEGIN
   END IF;
   x := aq.jms_num(a); y := aq.jms_num(b);
   IF x IS NULL OR y IS NULL THEN RETURN NULL; END IF;
-  BEGIN
-    r := CASE op WHEN '+' THEN x + y WHEN '-' THEN x - y WHEN '*' THEN x * y
-                 ELSE x / nullif(y, 0) END;
-  EXCEPTION WHEN numeric_value_out_of_range THEN
-    RETURN NULL;
-  END;
+  r := CASE op WHEN '+' THEN x + y WHEN '-' THEN x - y WHEN '*' THEN x * y
+               ELSE x / nullif(y, 0) END;
   IF r IS NULL THEN RETURN NULL; END IF;
+  IF r > 1e1000 AND r <> 'NaN' THEN r := 'Infinity';
+  ELSIF r < -1e1000 THEN r := '-Infinity';
+  END IF;
   IF ka = 'exact' AND kb = 'exact' THEN RETURN aq.jms_long(r); END IF;
   RETURN aq.jms_decimal(r);
 END $$;
