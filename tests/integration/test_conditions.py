@@ -1135,6 +1135,15 @@ async def test_jms_arithmetic_runs_in_a_parallel_scan(cdb: asyncpg.Connection, c
     assert n > 0
 
 
+async def test_jms_long_products_are_bounded(cdb: asyncpg.Connection) -> None:
+    """Past 1e1000 a product is an infinity (a double's overflow): 450 factors of 1e308,
+    static or on a property, never reach numeric's limit at dequeue time."""
+    factors = " * 1e308" * 450
+    assert await select(cdb, "jmsg", f"JMSPriority{factors} > 0", "JMS") == [1, 2, 3, 4, 6, 7, 8]
+    assert await select(cdb, "jmsg", f"weight{factors} < 0", "JMS") == [8]
+    assert await select(cdb, "jmsg", f"-1{factors} / JMSPriority < 0", "JMS") == [1, 2, 3, 4, 6, 7, 8]
+
+
 async def test_compile_speed(cdb: asyncpg.Connection) -> None:
     t0 = time.perf_counter()
     n = await cdb.fetchval(

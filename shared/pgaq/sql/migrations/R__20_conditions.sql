@@ -279,6 +279,23 @@ BEGIN
   RETURN aq.jms_decimal(r);
 END $$;
 
+-- * and / of statically numeric operands, with the same bound as aq.jms_arith (+ and - are
+-- inline: they add a digit at most)
+CREATE OR REPLACE FUNCTION aq.jms_nmul(a numeric, b numeric) RETURNS numeric
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE r numeric := a * b;
+BEGIN
+  IF r > 1e1000 AND r <> 'NaN' THEN RETURN 'Infinity'; ELSIF r < -1e1000 THEN RETURN '-Infinity'; END IF;
+  RETURN r;
+END $$;
+CREATE OR REPLACE FUNCTION aq.jms_ndiv(a numeric, b numeric) RETURNS numeric
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE r numeric := a / nullif(b, 0);
+BEGIN
+  IF r > 1e1000 AND r <> 'NaN' THEN RETURN 'Infinity'; ELSIF r < -1e1000 THEN RETURN '-Infinity'; END IF;
+  RETURN r;
+END $$;
+
 CREATE OR REPLACE FUNCTION aq.jms_add(a jsonb, b jsonb) RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT aq.jms_arith('+', a, b) $$;
 CREATE OR REPLACE FUNCTION aq.jms_sub(a jsonb, b jsonb) RETURNS jsonb
@@ -702,12 +719,10 @@ BEGIN
                         aq._cond_jms_wrap(a, ac), aq._cond_jms_wrap(b, bc)), 'dyn'];
   END IF;
   -- exact decimal arithmetic as Oracle's NUMBER (5 / 2 = 2.5; a long never overflows into
-  -- a dequeue-time error); division by zero is UNKNOWN
-  IF op = '/' THEN
-    RETURN ARRAY[format('((%s)::numeric / NULLIF((%s)::numeric, 0))', a, b),
-                 CASE WHEN ac = 'exact' AND bc = 'exact' THEN 'exact' ELSE 'approx' END];
-  END IF;
-  RETURN ARRAY[format('((%s)::numeric %s (%s)::numeric)', a, op, b),
+  -- a dequeue-time error); division by zero is UNKNOWN, a product past 1e1000 an infinity
+  RETURN ARRAY[CASE op WHEN '*' THEN format('aq.jms_nmul(%s, %s)', a, b)
+                       WHEN '/' THEN format('aq.jms_ndiv(%s, %s)', a, b)
+                       ELSE format('((%s)::numeric %s (%s)::numeric)', a, op, b) END,
                CASE WHEN ac = 'exact' AND bc = 'exact' THEN 'exact' ELSE 'approx' END];
 END $$;
 
