@@ -231,6 +231,8 @@ NUMERIC_ROWS: list[Row] = [
     ("x < 1 OR x >= 1", P(x=D("NaN")), False),
     ("x BETWEEN 0 AND 1", P(x=D("NaN")), False),
     ("x NOT BETWEEN 0 AND 1", P(x=D("NaN")), False),
+    ("NOT (x NOT BETWEEN 0 AND 1)", P(x=D("NaN")), True),   # FALSE, not UNKNOWN
+    ("NOT (x NOT BETWEEN m AND 1)", P(x=D("NaN")), False),  # with a NULL bound: UNKNOWN
     ("x > 1.7976931348623157E308", P(x=D("INF")), True),
     ("x < -1E308", P(x=D("-INF")), True),
     ("x - x = 0", P(x=D("INF")), False),

@@ -221,9 +221,11 @@ BEGIN
     RETURN NULL;
   END IF;
   x := aq.jms_num(a); l := aq.jms_num(lo); h := aq.jms_num(hi);
-  IF x = 'NaN' OR l = 'NaN' THEN c1 := false;
+  IF x IS NULL OR l IS NULL THEN c1 := NULL;
+  ELSIF x = 'NaN' OR l = 'NaN' THEN c1 := false;
   ELSIF neg THEN c1 := x < l; ELSE c1 := x >= l; END IF;
-  IF x = 'NaN' OR h = 'NaN' THEN c2 := false;
+  IF x IS NULL OR h IS NULL THEN c2 := NULL;
+  ELSIF x = 'NaN' OR h = 'NaN' THEN c2 := false;
   ELSIF neg THEN c2 := x > h; ELSE c2 := x <= h; END IF;
   IF neg THEN RETURN c1 OR c2; END IF;
   RETURN c1 AND c2;
