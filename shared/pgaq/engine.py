@@ -618,6 +618,25 @@ class Session:
             return None
         return [r for r in rows if r["msgid"] is not None]
 
+    def continues_from(self, queue: str, consumer_name: str | None, options: DequeueOptions) -> bool:
+        """Whether this dequeue would continue after a position (NEXT_MESSAGE with one saved
+        for the same selection): another route that always starts at the first message
+        would then return something else."""
+        if options.navigation.upper() != "NEXT_MESSAGE":
+            return False
+        saved = self._positions.get((queue.lower(), (consumer_name or "").upper() or None))
+        return saved is not None and saved[0] == (options.correlation, options.condition)
+
+    def remember(self, queue: str, options: DequeueOptions, messages: Sequence[Message]) -> None:
+        """Continue NEXT_MESSAGE after messages another route dequeued for this session, as
+        if this engine had."""
+        if not messages or options.msgid:
+            return
+        key = (queue.lower(), (options.consumer_name or "").upper() or None)
+        last = messages[-1]
+        self._positions[key] = ((options.correlation, options.condition), list(last.position),
+                                last.transaction_group)
+
     def reset_position(self, queue: str, consumer_name: str | None = None) -> None:
         self._positions.pop((queue.lower(), (consumer_name or "").upper() or None), None)
 

@@ -17,7 +17,7 @@ import pytest
 
 from tests.unit import idap_examples as ex
 
-from .gateway_support import Client, envelope, op
+from .gateway_support import Client, Reply, envelope, op
 from .test_gateway import gw  # noqa: F401  (the fixture: queues and types of the examples)
 
 COMMIT = ex.EXAMPLE_17_14.encode()
@@ -38,9 +38,8 @@ RECEIVE_EXCEPTION_QUEUE = ex.EXAMPLE_17_7.replace(
     "</consumer_options>", "</consumer_options><AQXmlCommit/>").encode()
 
 
-def _ok(r: object) -> None:
-    status = getattr(r, "status")
-    assert status == 200 and getattr(r, "fault") is None, getattr(r, "body")
+def _ok(r: Reply) -> None:
+    assert r.status == 200 and r.fault is None, r.body
 
 
 async def _send_committed(c: Client, doc: bytes = SEND_NEW) -> str:

@@ -484,12 +484,15 @@ class Gateway:
         batched = (self.receiver is not None and opts.visibility == "IMMEDIATE" and not self.has_hooks
                 and opts.dequeue_mode.upper() in ("REMOVE", "REMOVE_NODATA")
                 and opts.navigation.upper() != "NEXT_TRANSACTION" and opts.msgid is None
-                and opts.correlation is None and opts.condition is None and opts.transformation is None)
+                and opts.correlation is None and opts.condition is None and opts.transformation is None
+                # the batch starts at the first message: not for a session that continues
+                and not engine.continues_from(meta.name, opts.consumer_name, opts))
         if batched:
             # its own transaction: taken together with concurrent ones (batching.py)
             assert self.receiver is not None
             messages = await self.receiver.dequeue(role, s.agent, meta.name, opts.consumer_name,
                                                    opts.dequeue_mode.upper(), max(1, opts.batch_size))
+            engine.remember(meta.name, opts, messages)  # NEXT_MESSAGE goes on after them
         if not messages and (waiting or not batched):
             if waiting:
                 self._on_wait(1)

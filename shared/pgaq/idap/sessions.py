@@ -275,20 +275,27 @@ class SessionStore:
         interval = max(0.05, min(self.timeout / 4, 5.0))
         while not self._stop.is_set():
             await wait_any(asyncio.Event(), interval, self._stop)
-            now = time.monotonic()
-            for s in list(self._sessions.values()):
-                if now - s.last_used < self.timeout or s.lock.locked():
-                    continue
-                async with s.lock:
-                    if s.in_transaction:
-                        log.info("session of %s idle for %.0fs: rolling back", s.agent, now - s.last_used)
-                        try:
-                            await self._end(s, commit=False)
-                        except (PgaqError, asyncpg.PostgresError) as exc:
-                            log.warning("timeout rollback failed: %r", exc)
-                            await self._release(s)
-                        self._expired[s.token] = s.agent
-                        while len(self._expired) > self.max_sessions:
-                            del self._expired[next(iter(self._expired))]
-                    s.closed = True
-                    self._sessions.pop(s.token, None)
+            await self.reap(time.monotonic())
+
+    async def reap(self, now: float) -> int:
+        """End the sessions idle for `timeout` at `now` (a monotonic reading), rolling back
+        their transactions; their next request is told so once. How many ended."""
+        ended = 0
+        for s in list(self._sessions.values()):
+            if now - s.last_used < self.timeout or s.lock.locked():
+                continue
+            async with s.lock:
+                if s.in_transaction:
+                    log.info("session of %s idle for %.0fs: rolling back", s.agent, now - s.last_used)
+                    try:
+                        await self._end(s, commit=False)
+                    except (PgaqError, asyncpg.PostgresError) as exc:
+                        log.warning("timeout rollback failed: %r", exc)
+                        await self._release(s)
+                    self._expired[s.token] = s.agent
+                    while len(self._expired) > self.max_sessions:
+                        del self._expired[next(iter(self._expired))]
+                s.closed = True
+                self._sessions.pop(s.token, None)
+                ended += 1
+        return ended
