@@ -41,17 +41,23 @@ from ..integration.gateway_support import Client, Reply, drop_roles, envelope, m
 from .conftest import EXAMPLES, fuzz
 
 T = TypeVar("T")
-QUEUE = "SMQ.SM_Q"
-EXCEPTION_QUEUE = "AQ$_SM_QT_E"
+QUEUE, TOPIC = "SMQ.SM_Q", "SMQ.SM_T"
+SUBSCRIBERS = ("S1", "S2")
 MAX_RETRIES = 2
 CLIENTS = 3
 CORRELATIONS = ("A", "B")
-# weighted towards what interacts (one queue, few selectors, REMOVE) so the bounded run
-# reaches deep sequences; every value still occurs
+FLIP = "SMQ.FLIP"  # a RAW to RAW transformation: b'T' + the payload
+URLS = ("mailto:app1@example.com", "mailto:app2@example.com")
+# weighted towards what interacts (few selectors, REMOVE, the single-consumer queue) so the
+# bounded run reaches deep sequences; every value still occurs
 CLIENT = st.sampled_from([0, 0, 1, 1, 2])
 MODES = st.sampled_from(["REMOVE", "REMOVE", "BROWSE", "LOCKED", "REMOVE_NODATA"])
 SELECTORS = st.sampled_from([None, None, None, "A", "B"])
 NAVIGATIONS = st.sampled_from(["NEXT_MESSAGE", "NEXT_MESSAGE", "FIRST_MESSAGE"])
+# (destination, consumer): the queue, or the topic as one of its subscribers
+READERS = st.sampled_from([(QUEUE, None), (QUEUE, None), (TOPIC, "S1"), (TOPIC, "S2")])
+
+Key = tuple[int, str | None]  # (message, consumer): one delivery of a message
 
 
 class Gateway:
@@ -81,11 +87,19 @@ class Gateway:
 
 
 @dataclass
-class Msg:
+class Delivery:
+    """A message as one consumer sees it (the queue's only consumer is None)."""
+
     seq: int
+    consumer: str | None
     corr: str
+    payload: bytes
     retry: int = 0
-    where: str = "Q"  # Q ready in the queue, E in the exception queue, GONE removed
+    where: str = "Q"  # Q ready in its queue, E in the exception queue, GONE removed
+
+    @property
+    def dest(self) -> str:
+        return QUEUE if self.consumer is None else TOPIC
 
 
 @dataclass
@@ -93,10 +107,12 @@ class Party:
     """What the model knows of one client's HTTP session."""
 
     in_tx: bool = False
-    sent: list[int] = field(default_factory=list)  # uncommitted sends of the transaction
-    taken: list[int] = field(default_factory=list)  # REMOVEd in the transaction
-    locked: list[int] = field(default_factory=list)  # LOCKED in the transaction
-    pos: tuple[str | None, int] | None = None  # (selector, seq) NEXT_MESSAGE continues after
+    sent: list[Delivery] = field(default_factory=list)  # uncommitted sends of the transaction
+    taken: list[Key] = field(default_factory=list)  # REMOVEd in the transaction
+    locked: list[Key] = field(default_factory=list)  # LOCKED in the transaction
+    registered: list[tuple[str, str]] = field(default_factory=list)  # uncommitted registrations
+    # per (destination, consumer): (selector, seq) that NEXT_MESSAGE continues after
+    pos: dict[tuple[str, str | None], tuple[str | None, int]] = field(default_factory=dict)
     notice: bool = False  # the next request is told its idle transaction was rolled back
 
 
@@ -114,24 +130,36 @@ class Env:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(60)
 
 
-def _send_doc(n: int, corr: str, visibility: str, commit: bool) -> bytes:
+def _send_doc(operation: str, dest: str, n: int, corr: str, visibility: str, commit: bool,
+              transformation: str | None) -> bytes:
     vis = f"<visibility>{visibility}</visibility>" if visibility != "ON_COMMIT" else ""
-    return envelope(op("AQXmlSend", (
-        f"<producer_options><destination>{QUEUE}</destination>{vis}</producer_options>"
+    tx = f"<transformation>{transformation}</transformation>" if transformation else ""
+    return envelope(op(operation, (
+        f"<producer_options><destination>{dest}</destination>{vis}{tx}</producer_options>"
         "<message_set><message_count>1</message_count><message>"
         f"<message_number>1</message_number><message_header><correlation>{corr}</correlation>"
-        f"<sender_id><agent_name>JOHN</agent_name></sender_id></message_header><message_payload><RAW>{n:08X}</RAW></message_payload></message>"
-        "</message_set>" + ("<AQXmlCommit/>" if commit else ""))))
-
-
-def _receive_doc(mode: str, visibility: str, navigation: str, corr: str | None,
-                 commit: bool, queue: str = QUEUE) -> bytes:
-    selector = f"<selector><correlation>{corr}</correlation></selector>" if corr else ""
-    return envelope(op("AQXmlReceive", (
-        f"<consumer_options><destination>{queue}</destination><wait_time>0</wait_time>"
-        f"{selector}<visibility>{visibility}</visibility><dequeue_mode>{mode}</dequeue_mode>"
-        f"<navigation_mode>{navigation}</navigation_mode></consumer_options>"
+        f"<sender_id><agent_name>JOHN</agent_name></sender_id></message_header>"
+        f"<message_payload><RAW>{n:08X}</RAW></message_payload></message></message_set>"
         + ("<AQXmlCommit/>" if commit else ""))))
+
+
+def _receive_doc(dest: str, consumer: str | None, mode: str, visibility: str, navigation: str,
+                 corr: str | None, commit: bool, transformation: str | None) -> bytes:
+    who = f"<consumer_name>{consumer}</consumer_name>" if consumer else ""
+    selector = f"<selector><correlation>{corr}</correlation></selector>" if corr else ""
+    tx = f"<transformation>{transformation}</transformation>" if transformation else ""
+    return envelope(op("AQXmlReceive", (
+        f"<consumer_options><destination>{dest}</destination>{who}<wait_time>0</wait_time>"
+        f"{selector}<visibility>{visibility}</visibility><dequeue_mode>{mode}</dequeue_mode>"
+        f"<navigation_mode>{navigation}</navigation_mode>{tx}</consumer_options>"
+        + ("<AQXmlCommit/>" if commit else ""))))
+
+
+def _register_doc(consumer: str, url: str, commit: bool) -> bytes:
+    return envelope(op("AQXmlRegister", (
+        f"<register_options><destination>{TOPIC}</destination>"
+        f"<consumer_name>{consumer}</consumer_name><notify_url>{url}</notify_url>"
+        "</register_options>" + ("<AQXmlCommit/>" if commit else ""))))
 
 
 class Sessions(RuleBasedStateMachine):
@@ -139,8 +167,8 @@ class Sessions(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.msgs: dict[int, Msg] = {}
-        self.ids: dict[int, str] = {}
+        self.deliveries: dict[Key, Delivery] = {}  # committed
+        self.registrations: set[tuple[str, str]] = set()  # committed (consumer, url)
         self.seq_of: dict[str, int] = {}
         self.parties = [Party() for _ in range(CLIENTS)]
         self.clients = [self.env.call(self._client()) for _ in range(CLIENTS)]
@@ -150,50 +178,42 @@ class Sessions(RuleBasedStateMachine):
         return Client(self.env.gateway.url, "JOHN", "secret")  # made on the gateway's loop
 
     # -- the model ------------------------------------------------------------------
-    def _held_by_others(self, me: int) -> set[int]:
-        return {s for i, p in enumerate(self.parties) if i != me for s in p.taken + p.locked}
+    def _held(self, me: int, own: bool) -> set[Key]:
+        """Deliveries other transactions (and, when `own`, this client's) took or locked."""
+        return {k for i, p in enumerate(self.parties) if own or i != me for k in p.taken + p.locked}
 
-    def _own(self, p: Party) -> set[int]:
-        return set(p.taken) | set(p.locked)
-
-    def _visible(self, me: int, mode: str, in_tx: bool) -> list[Msg]:
-        """The messages a dequeue of client `me` may return, in queue order."""
+    def _visible(self, me: int, dest: str, consumer: str | None, mode: str,
+                 in_tx: bool) -> list[Delivery]:
+        """What a dequeue of client `me` may return, in queue order."""
         p = self.parties[me]
-        ready = [m for m in self.msgs.values() if m.where == "Q"]
-        if in_tx:
-            pending = [Msg(s, self._corr[s]) for s in p.sent]
-            view = [m for m in ready + pending if m.seq not in p.taken]
-            held = self._held_by_others(me)
-        else:
-            view = ready
-            held = self._held_by_others(me) | self._own(p)
-        if mode != "BROWSE":
-            view = [m for m in view if m.seq not in held]
-        return sorted(view, key=lambda m: m.seq)
+        view = [d for d in self.deliveries.values() if d.where == "Q"]
+        if in_tx:  # its own transaction: its sends, not what it removed
+            view = [d for d in view + p.sent if (d.seq, d.consumer) not in p.taken]
+        if mode != "BROWSE":  # REMOVE and LOCKED skip what other transactions hold
+            held = self._held(me, own=not in_tx)
+            view = [d for d in view if (d.seq, d.consumer) not in held]
+        return sorted((d for d in view if d.dest == dest and d.consumer == consumer),
+                      key=lambda d: d.seq)
 
-    def _end(self, me: int, commit: bool, counted: bool = True) -> None:
+    def _end(self, me: int, commit: bool) -> None:
         p = self.parties[me]
         if commit:
-            for s in p.sent:
-                self.msgs[s] = Msg(s, self._corr[s])
-            for s in p.taken:
-                if s in self.msgs:  # (one sent and removed in this transaction never was)
-                    self.msgs[s].where = "GONE"
+            for d in p.sent:
+                self.deliveries[(d.seq, d.consumer)] = d
+            for k in p.taken:
+                self.deliveries[k].where = "GONE"
+            self.registrations.update(p.registered)
         else:
-            for s in p.taken:
-                m = self.msgs.get(s)
-                if m is None or not counted:  # None: sent in this transaction too
+            for k in p.taken:
+                d = self.deliveries.get(k)
+                if d is None:  # sent in this transaction too: it never was
                     continue
-                m.retry += 1
-                if m.retry > MAX_RETRIES:
-                    m.where = "E"
-            if p.taken or p.locked:
-                p.pos = None
-        p.in_tx, p.sent, p.taken, p.locked = False, [], [], []
-
-    @property
-    def _corr(self) -> dict[int, str]:
-        return self.__dict__.setdefault("_corrs", {})
+                d.retry += 1
+                if d.retry > MAX_RETRIES:
+                    d.where = "E"
+            for _seq, consumer in p.taken + p.locked:  # offered again from the start
+                p.pos.pop((QUEUE if consumer is None else TOPIC, consumer), None)
+        p.in_tx, p.sent, p.taken, p.locked, p.registered = False, [], [], [], []
 
     def _post(self, me: int, doc: bytes) -> Reply | None:
         """Post; None when the model expected the idle-timeout notice and it came."""
@@ -210,64 +230,100 @@ class Sessions(RuleBasedStateMachine):
         assert r.status == 200 and r.fault is None, r.body
 
     # -- rules ----------------------------------------------------------------------
-    @rule(me=CLIENT, corr=st.sampled_from(CORRELATIONS),
-          visibility=st.sampled_from(["ON_COMMIT", "IMMEDIATE"]), commit=st.booleans())
-    def send(self, me: int, corr: str, visibility: str, commit: bool) -> None:
+    @rule(me=CLIENT, topic=st.booleans(), corr=st.sampled_from(CORRELATIONS),
+          visibility=st.sampled_from(["ON_COMMIT", "IMMEDIATE"]), commit=st.booleans(),
+          transform=st.booleans())
+    def send(self, me: int, topic: bool, corr: str, visibility: str, commit: bool,
+             transform: bool) -> None:
+        """AQXmlSend to the queue or AQXmlPublish to the topic (both subscribers)."""
         self.env.counter += 1
         n = self.env.counter
-        r = self._post(me, _send_doc(n, corr, visibility, commit))
+        operation, dest = ("AQXmlPublish", TOPIC) if topic else ("AQXmlSend", QUEUE)
+        r = self._post(me, _send_doc(operation, dest, n, corr, visibility, commit,
+                                     FLIP if transform else None))
         if r is None:
             return
         self._ok(r)
-        [mid] = r.text("//aq:send_result/aq:message_id")
-        self.ids[n], self.seq_of[mid] = mid, n
-        self._corr[n] = corr
+        [mid] = r.text("//aq:send_result/aq:message_id | //aq:publish_result/aq:message_id")
+        self.seq_of[mid] = n
+        payload = (b"T" if transform else b"") + n.to_bytes(4, "big")
+        made = [Delivery(n, c, corr, payload) for c in (SUBSCRIBERS if topic else (None,))]
         p = self.parties[me]
         if visibility == "IMMEDIATE" or (commit and not p.in_tx):
-            self.msgs[n] = Msg(n, corr)
+            self.deliveries.update(((d.seq, d.consumer), d) for d in made)
         else:
             p.in_tx = True
-            p.sent.append(n)
+            p.sent.extend(made)
         if commit:
             self._end(me, commit=True)
 
-    @rule(me=CLIENT,
-          mode=MODES,
+    @rule(me=CLIENT, reader=READERS, mode=MODES,
           visibility=st.sampled_from(["ON_COMMIT", "IMMEDIATE"]),
-          navigation=NAVIGATIONS, corr=SELECTORS, commit=st.booleans())
-    def receive(self, me: int, mode: str, visibility: str, navigation: str, corr: str | None,
-                commit: bool) -> None:
+          navigation=NAVIGATIONS, corr=SELECTORS, commit=st.booleans(), transform=st.booleans())
+    def receive(self, me: int, reader: tuple[str, str | None], mode: str, visibility: str,
+                navigation: str, corr: str | None, commit: bool, transform: bool) -> None:
+        dest, consumer = reader
         p = self.parties[me]
-        r = self._post(me, _receive_doc(mode, visibility, navigation, corr, commit))
+        r = self._post(me, _receive_doc(dest, consumer, mode, visibility, navigation, corr,
+                                        commit, FLIP if transform else None))
         if r is None:
             return
         self._ok(r)
         in_tx = visibility == "ON_COMMIT" and (p.in_tx or not commit)
+        saved = p.pos.get(reader)
         start = None
-        if navigation == "NEXT_MESSAGE" and p.pos is not None and p.pos[0] == corr:
-            start = p.pos[1]
-        candidates = [m for m in self._visible(me, mode, in_tx)
-                      if (corr is None or m.corr == corr) and (start is None or m.seq > start)]
-        got = r.text("//aq:message_id")
+        if navigation == "NEXT_MESSAGE" and saved is not None and saved[0] == corr:
+            start = saved[1]
+        candidates = [d for d in self._visible(me, dest, consumer, mode, in_tx)
+                      if (corr is None or d.corr == corr) and (start is None or d.seq > start)]
+        got = [self.seq_of.get(g) for g in r.text("//aq:message_id")]
         expected = candidates[:1]
-        assert [self.seq_of.get(g) for g in got] == [m.seq for m in expected], (
-            got, [self.ids[m.seq] for m in expected], mode, visibility, navigation, corr, commit)
+        assert got == [d.seq for d in expected], (got, expected, reader, mode, visibility,
+                                                  navigation, corr, commit, saved)
         if expected:
-            m = expected[0]
-            assert r.text("//aq:delivery_count") == [str(m.retry)], r.body
-            p.pos = (corr, m.seq)
+            d = expected[0]
+            key = (d.seq, d.consumer)
+            assert r.text("//aq:delivery_count") == [str(d.retry)], r.body
+            if mode != "REMOVE_NODATA":
+                shown = (b"T" if transform else b"") + d.payload
+                assert r.text("//aq:message_payload/aq:RAW") == [shown.hex().upper()], r.body
+            p.pos[reader] = (corr, d.seq)
             if in_tx:
                 p.in_tx = True
                 if mode in ("REMOVE", "REMOVE_NODATA"):
-                    if m.seq in p.sent:  # its own send: gone whatever the outcome
-                        p.sent.remove(m.seq)
-                    p.taken.append(m.seq)
-                elif mode == "LOCKED" and m.seq not in p.locked:
-                    p.locked.append(m.seq)
+                    p.sent = [x for x in p.sent if (x.seq, x.consumer) != key]
+                    p.taken.append(key)
+                elif mode == "LOCKED" and key not in p.locked:
+                    p.locked.append(key)
             elif mode in ("REMOVE", "REMOVE_NODATA"):
-                self.msgs[m.seq].where = "GONE"
+                self.deliveries[key].where = "GONE"
         elif in_tx:
             p.in_tx = True
+        if commit:
+            self._end(me, commit=True)
+
+    @rule(me=CLIENT, reader=READERS, mode=st.sampled_from(["REMOVE", "LOCKED"]), corr=SELECTORS)
+    def attempt_and_roll_back(self, me: int, reader: tuple[str, str | None], mode: str,
+                              corr: str | None) -> None:
+        """The poison-message loop of a consumer: take the next message, fail, roll back."""
+        self.receive(me, reader, mode, "ON_COMMIT", "NEXT_MESSAGE", corr, commit=False,
+                     transform=False)
+        self.end(me, commit=False)
+
+    @rule(me=CLIENT, consumer=st.sampled_from(SUBSCRIBERS), url=st.sampled_from(URLS),
+          commit=st.booleans())
+    def register(self, me: int, consumer: str, url: str, commit: bool) -> None:
+        if any(p.registered for i, p in enumerate(self.parties) if i != me):
+            # it would wait for that transaction: an agent's registrations are counted
+            # against its limit one transaction at a time (aq.register_as)
+            return
+        r = self._post(me, _register_doc(consumer, url, commit))
+        if r is None:
+            return
+        self._ok(r)
+        p = self.parties[me]
+        p.in_tx = True  # a registration is transactional
+        p.registered.append((consumer, url))
         if commit:
             self._end(me, commit=True)
 
@@ -280,12 +336,6 @@ class Sessions(RuleBasedStateMachine):
         assert r.text("//aq:status_code") == ["0"]
         self._end(me, commit=commit)
 
-    @rule(me=CLIENT, mode=st.sampled_from(["REMOVE", "LOCKED"]), corr=SELECTORS)
-    def attempt_and_roll_back(self, me: int, mode: str, corr: str | None) -> None:
-        """The poison-message loop of a consumer: take the next message, fail, roll back."""
-        self.receive(me, mode, "ON_COMMIT", "NEXT_MESSAGE", corr, commit=False)
-        self.end(me, commit=False)
-
     @precondition(lambda self: self.restarts < 1)
     @rule()
     def restart_gateway(self) -> None:
@@ -294,7 +344,7 @@ class Sessions(RuleBasedStateMachine):
         self.env.call(self.env.gateway.stop())
         for i, p in enumerate(self.parties):
             self._end(i, commit=False)
-            p.pos, p.notice = None, False  # a new gateway knows no old session
+            p.pos, p.notice = {}, False  # a new gateway knows no old session
         self.env.call(self.env.gateway.start())
 
     @precondition(lambda self: self.idles < 1)
@@ -306,28 +356,57 @@ class Sessions(RuleBasedStateMachine):
             if p.in_tx:
                 p.notice = True
             self._end(i, commit=False)
-            p.pos = None
+            p.pos = {}
 
     # -- what the database holds -----------------------------------------------------
     @invariant()
     def committed_rows_match(self) -> None:
         rows = self.env.call(self.env.admin.fetch(
-            "SELECT encode(msgid, 'hex') AS id, retry_count, q_name, state FROM smq.sm_qt"))
-        seen = {}
+            "SELECT msg_id, NULL::text AS consumer_name, retry_count, msg_state FROM smq.aq$sm_qt "
+            "UNION ALL SELECT msg_id, consumer_name, retry_count, msg_state FROM smq.aq$sm_tt"))
+        seen: dict[Key, tuple[str, int | None]] = {}
         for row in rows:
-            seq = self.seq_of.get(row["id"].upper())
+            seq = self.seq_of.get(row["msg_id"])
             assert seq is not None, row  # nothing the model did not send (or did not see sent)
-            where = "E" if row["q_name"].upper() == EXCEPTION_QUEUE else "Q"
-            seen[seq] = (where, row["retry_count"] if where == "Q" else None)
-        expected = {m.seq: (m.where, m.retry if m.where == "Q" else None)
-                    for m in self.msgs.values() if m.where != "GONE"}
+            if row["msg_state"] == "PROCESSED":
+                continue  # removed, kept by nothing but the other subscriber's delivery
+            where = "E" if row["msg_state"] == "EXPIRED" else "Q"
+            assert where == "E" or row["msg_state"] == "READY", row
+            seen[(seq, row["consumer_name"])] = (where, row["retry_count"] if where == "Q" else None)
+        expected = {k: (d.where, d.retry if d.where == "Q" else None)
+                    for k, d in self.deliveries.items() if d.where != "GONE"}
         assert seen == expected
+        registered = self.env.call(self.env.admin.fetch(
+            "SELECT r.consumer_name, r.notify_url FROM aq.registrations r "
+            "JOIN aq.queues q ON q.id = r.queue_id WHERE q.queue_name = 'sm_t'"))
+        assert {(r["consumer_name"], r["notify_url"]) for r in registered} == self.registrations
+
+    @invariant()
+    def one_open_transaction_per_session_in_one(self) -> None:
+        """Every open transaction belongs to a session the model has in one: none is left
+        behind by a session that ended, was reaped or lost its cookie."""
+        open_tx = self.env.call(self.env.admin.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()"))
+        assert open_tx == sum(p.in_tx for p in self.parties), self.parties
 
     def teardown(self) -> None:
         for i in range(CLIENTS):
             self.env.call(self.clients[i].post(envelope(op("AQXmlRollback", ""))))
             self.env.call(self.clients[i].close())
-        self.env.call(self.env.admin.execute("DELETE FROM smq.sm_qt"))
+        try:
+            self.env.call(self.env.admin.execute(
+                "SET lock_timeout = '10s'; "
+                "DELETE FROM smq.sm_qt; DELETE FROM smq.aq$_sm_tt_r; DELETE FROM smq.sm_tt; "
+                "DELETE FROM aq.registrations; DELETE FROM aq.notifications"))
+        except asyncpg.LockNotAvailableError:  # something still holds what was rolled back
+            holders = self.env.call(self.env.admin.fetch(
+                "SELECT a.pid, a.state, a.xact_start, left(a.query, 300) AS query, "
+                "array_agg(l.locktype || ':' || l.mode) AS locks FROM pg_stat_activity a "
+                "JOIN pg_locks l ON l.pid = a.pid WHERE a.datname = current_database() "
+                "AND a.pid <> pg_backend_pid() AND a.xact_start IS NOT NULL "
+                "GROUP BY 1, 2, 3, 4"))
+            raise AssertionError(f"a transaction outlived its session: {holders}") from None
 
 
 async def _setup_queue(conn: asyncpg.Connection) -> list[str]:
@@ -337,6 +416,15 @@ async def _setup_queue(conn: asyncpg.Connection) -> list[str]:
         CALL dbms_aqadm.create_queue_table('smq.sm_qt', 'RAW');
         CALL dbms_aqadm.create_queue('smq.sm_q', 'smq.sm_qt', max_retries => {MAX_RETRIES});
         CALL dbms_aqadm.start_queue('smq.sm_q');
+        CALL dbms_aqadm.create_queue_table('smq.sm_tt', 'RAW', multiple_consumers => true);
+        CALL dbms_aqadm.create_queue('smq.sm_t', 'smq.sm_tt', max_retries => {MAX_RETRIES});
+        CALL dbms_aqadm.start_queue('smq.sm_t');
+        CALL dbms_aqadm.add_subscriber('smq.sm_t', sys.aq$_agent('S1', NULL, NULL));
+        CALL dbms_aqadm.add_subscriber('smq.sm_t', sys.aq$_agent('S2', NULL, NULL));
+        CREATE FUNCTION smq.flip(b bytea) RETURNS bytea LANGUAGE sql IMMUTABLE
+          AS $$ SELECT '\\x54'::bytea || b $$;
+        CALL dbms_transform.create_transformation('smq', 'flip', 'SYS', 'RAW', 'SYS', 'RAW',
+                                                  'smq.flip');
     """)
     return roles
 
