@@ -147,6 +147,8 @@ def _check(value: str, allowed: tuple[str, ...], what: str, code: int) -> str:
 
 
 _DEFAULT_PROPS = MessageProperties()
+# what the driver raises for a statement that failed or a connection that broke
+_DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError)
 
 
 @dataclass(frozen=True)
@@ -252,10 +254,10 @@ class Session:
             await tx.start()
             if self.role:
                 await self.conn.execute(load("engine_set_role"), self.role)
-        except asyncpg.PostgresError as exc:
+        except _DRIVER_ERRORS as exc:
             try:
                 await tx.rollback()
-            except (asyncpg.PostgresError, asyncpg.InterfaceError):
+            except _DRIVER_ERRORS:
                 pass
             raise wrap_db_error(exc) from exc
         self._tx = tx
@@ -266,7 +268,7 @@ class Session:
         if tx is not None:
             try:
                 await tx.rollback()
-            except (asyncpg.PostgresError, asyncpg.InterfaceError):
+            except _DRIVER_ERRORS:
                 pass
         await self.begin()
 
@@ -278,7 +280,7 @@ class Session:
             return
         try:
             await tx.commit()
-        except asyncpg.PostgresError as exc:
+        except _DRIVER_ERRORS as exc:
             raise wrap_db_error(exc) from exc
 
     async def rollback(self) -> None:
@@ -295,7 +297,9 @@ class Session:
             for (queue, consumer), ids in removed.items():
                 assert self.conn is not None
                 await self._record_failed(self.conn, queue, consumer, ids)
-        except asyncpg.PostgresError as exc:
+        except _DRIVER_ERRORS as exc:
+            # a connection the server closed rolled back with it (its attempts uncounted,
+            # as when the database crashes)
             raise wrap_db_error(exc) from exc
 
     async def _record_failed(self, conn: asyncpg.Connection, queue: str, consumer: str | None,

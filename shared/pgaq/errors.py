@@ -34,13 +34,24 @@ class ConnectionLost(PgaqError):
     """The database connection failed; the operation may be retried."""
 
 
-class ConnectionMisuse(PgaqError):
+class InternalError(PgaqError):
+    """A bug in pgaq (a driver call it should never make), never the database's fault:
+    reported as ORA-00600 with its real message and logged with its traceback."""
+
+
+class ConnectionMisuse(InternalError):
     """A statement on a connection its caller does not hold (given back to the pool, or
-    busy with another operation): a bug in pgaq, never the database's fault."""
+    busy with another operation)."""
 
 
 class ConfigError(PgaqError):
     """Bad settings or a missing PostgreSQL installation."""
+
+
+# what asyncpg says of a connection that is gone (closed by the server, or by us after a
+# failure): the database connection really failed
+_CLOSED = ("connection is closed", "connection was closed", "underlying connection is closed",
+           "released back to the pool", "connection has been closed")
 
 
 def ora_code(message: str) -> int | None:
@@ -70,21 +81,22 @@ def wrap_db_error(exc: BaseException) -> PgaqError:
 
     err: PgaqError
     lowered = message.lower()
-    if isinstance(exc, asyncpg.InterfaceError) and (
-            "released back to the pool" in lowered or "another operation is in progress" in lowered):
-        # asyncpg's own owner check: the connection is someone else's now (or still busy)
-        err = ConnectionMisuse(f"a connection was used by code that does not own it: {message}",
-                               600, sqlstate)
-        err.__cause__ = exc
-        return err
     if code == 25228:
         err = EndOfFetch(message, code, sqlstate)
     elif isinstance(exc, (asyncpg.PostgresConnectionError, ConnectionError, OSError,
-                          asyncpg.InternalClientError)) or (
-        # InternalClientError: the protocol of a connection the server dropped mid-operation
-        isinstance(exc, asyncpg.InterfaceError) and "connection" in lowered
+                          asyncpg.InternalClientError, asyncpg.ConnectionDoesNotExistError)) or (
+        # InternalClientError: the protocol of a connection the server dropped mid-operation;
+        # a pool takes back a connection the server closed (pgaq's own holders reach theirs
+        # through a Lease, which refuses before asyncpg is asked: see lease.py)
+        isinstance(exc, asyncpg.InterfaceError) and any(
+            m in lowered for m in _CLOSED)
     ):
         err = ConnectionLost(message, code, sqlstate)
+    elif isinstance(exc, asyncpg.InterfaceError) and "another operation is in progress" in lowered:
+        err = ConnectionMisuse(f"ORA-00600: internal error: two operations on one connection at "
+                               f"once: {message}", 600, sqlstate)
+    elif isinstance(exc, asyncpg.InterfaceError):
+        err = InternalError(f"ORA-00600: internal error: {message}", 600, sqlstate)
     else:
         err = QueueError(message, code, sqlstate)
     err.__cause__ = exc

@@ -80,6 +80,15 @@ class Gateway:
     async def stop(self) -> None:
         await self.runner.cleanup()
 
+    async def backend_of(self, client: Client) -> int | None:
+        """The server pid of the connection holding the client's open transaction."""
+        tokens = [m.value for m in client.http.cookie_jar if m.key == "JSESSIONID"]
+        session = self.runner.app[STORE]._sessions.get(tokens[0]) if tokens else None
+        if session is None or session.lease is None or not session.lease.held:
+            return None
+        pid: int = session.lease.conn.get_server_pid()
+        return pid
+
     async def reap_all(self) -> None:
         """Every session idle past its timeout (a clock read an hour ahead)."""
         store = self.runner.app[STORE]
@@ -172,7 +181,8 @@ class Sessions(RuleBasedStateMachine):
         self.seq_of: dict[str, int] = {}
         self.parties = [Party() for _ in range(CLIENTS)]
         self.clients = [self.env.call(self._client()) for _ in range(CLIENTS)]
-        self.restarts = self.idles = 0  # each at most once an example: they end every session
+        # each at most once an example: they end sessions, and cost time
+        self.restarts = self.idles = self.losses = 0
 
     async def _client(self) -> Client:
         return Client(self.env.gateway.url, "JOHN", "secret")  # made on the gateway's loop
@@ -201,7 +211,8 @@ class Sessions(RuleBasedStateMachine):
             for d in p.sent:
                 self.deliveries[(d.seq, d.consumer)] = d
             for k in p.taken:
-                self.deliveries[k].where = "GONE"
+                if k in self.deliveries:  # (one sent and removed in this transaction never was)
+                    self.deliveries[k].where = "GONE"
             self.registrations.update(p.registered)
         else:
             for k in p.taken:
@@ -336,6 +347,29 @@ class Sessions(RuleBasedStateMachine):
         assert r.text("//aq:status_code") == ["0"]
         self._end(me, commit=commit)
 
+    @precondition(lambda self: self.losses < 1 and any(p.in_tx for p in self.parties))
+    @rule(data=st.data(), then=st.sampled_from(["AQXmlCommit", "AQXmlRollback", "send"]))
+    def lose_connection(self, data: st.DataObject, then: str) -> None:
+        """The database ends a session's connection (a restart, pg_terminate_backend): its
+        transaction is gone, uncounted; the session's next use of it is a Server fault
+        ORA-03113, after which the session starts afresh."""
+        self.losses += 1
+        me = data.draw(st.sampled_from([i for i, p in enumerate(self.parties) if p.in_tx]))
+        p = self.parties[me]
+        pid = self.env.call(self.env.gateway.backend_of(self.clients[me]))
+        assert pid is not None, "the model has a transaction the gateway does not hold"
+        assert self.env.call(self.env.admin.fetchval("SELECT pg_terminate_backend($1, 10000)", pid))
+        doc = (envelope(op(then, "")) if then != "send" else
+               _send_doc("AQXmlSend", QUEUE, 0, "A", "ON_COMMIT", False, None))
+        r = self._post(me, doc)
+        assert r is not None
+        if not (then == "AQXmlRollback" and r.fault is None):  # a rollback may just succeed
+            assert r.fault is not None and r.error_code == "3113", r.body
+            assert b"Server" in r.body, r.body
+        for _seq, consumer in p.taken + p.locked:  # offered again from the start
+            p.pos.pop((QUEUE if consumer is None else TOPIC, consumer), None)
+        p.in_tx, p.sent, p.taken, p.locked, p.registered = False, [], [], [], []
+
     @precondition(lambda self: self.restarts < 1)
     @rule()
     def restart_gateway(self) -> None:
@@ -363,7 +397,8 @@ class Sessions(RuleBasedStateMachine):
     def committed_rows_match(self) -> None:
         rows = self.env.call(self.env.admin.fetch(
             "SELECT msg_id, NULL::text AS consumer_name, retry_count, msg_state FROM smq.aq$sm_qt "
-            "UNION ALL SELECT msg_id, consumer_name, retry_count, msg_state FROM smq.aq$sm_tt"))
+            "UNION ALL SELECT upper(encode(msgid, 'hex')), consumer_name, retry_count, "
+            "aq.state_name(state) FROM smq.aq$_sm_tt_r"))  # each subscriber's own state
         seen: dict[Key, tuple[str, int | None]] = {}
         for row in rows:
             seq = self.seq_of.get(row["msg_id"])

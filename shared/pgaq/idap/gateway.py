@@ -19,7 +19,7 @@ import asyncpg
 from lxml import etree
 
 from ..engine import Agent, DequeueOptions, Message, MessageProperties, Session
-from ..errors import ConnectionLost, ConnectionMisuse, PgaqError, wrap_db_error
+from ..errors import ConnectionLost, InternalError, PgaqError, wrap_db_error
 from ..queries import load
 from . import response
 from .batching import DequeueBatcher, EnqueueBatcher
@@ -105,9 +105,10 @@ def to_fault(exc: BaseException) -> Fault:
         return document_fault(str(exc))
     if isinstance(exc, (RequestError, SessionError)):
         return Fault(True, str(exc), getattr(exc, "code", None))
-    if isinstance(exc, ConnectionMisuse):
-        # a bug of ours, never the database's: the request fails alone, loudly
-        log.error("a connection used by code that does not own it: %s", exc.message, exc_info=exc)
+    if isinstance(exc, InternalError):
+        # a bug of ours (a connection used by code that does not own it, ...), never the
+        # database's: the request fails alone, loudly
+        log.error("internal error in an IDAP operation: %s", exc.message, exc_info=exc)
         return Fault(False, exc.message if exc.message.startswith("ORA-")
                      else f"ORA-00600: internal error: {exc.message}", INTERNAL_ERROR)
     if isinstance(exc, ConnectionLost):
@@ -211,7 +212,7 @@ class Gateway:
             else:
                 log.debug("operation %s failed: %r", operation, exc)
             out_fault = to_fault(failure)
-            if isinstance(failure, (ConnectionLost, ConnectionMisuse)):
+            if isinstance(failure, (ConnectionLost, InternalError)):
                 # the session's connection is gone or its state is suspect: end its
                 # transaction (if any) so the next request starts afresh
                 await self.store.abort(s)
@@ -477,6 +478,15 @@ class Gateway:
             batch_size=req.batch_size,
             transformation=req.transformation,
         )
+        exc_queue = meta.queue_type == "EXCEPTION_QUEUE"
+        if (tr is None and meta.multiple_consumers and not exc_queue
+                and req.dequeue_mode != "REMOVE_NODATA"):
+            # without one of the request's, the engine applies the subscriber's, if it has
+            # one: looked up before any message is taken, so a failing lookup loses nothing
+            tr = await self._transformation(role, meta, None, enqueue=False,
+                                            consumer=req.consumer_name)
+        kind, info = (tr[0].to_kind, tr[1]) if tr is not None else (
+            meta.payload_kind, await self._type_info(meta))
         engine = await self._engine(s, opts.visibility == "ON_COMMIT", role)
         await self._hooks("before", "AQXmlReceive", s)
         waiting = wait is None or wait > 0
@@ -505,15 +515,6 @@ class Gateway:
         if req.commit:
             await self._end(s, commit=True)
         removing = req.dequeue_mode in ("REMOVE", "REMOVE_NODATA")
-        exc_queue = meta.queue_type == "EXCEPTION_QUEUE"
-        if (tr is None and messages and meta.multiple_consumers and not exc_queue
-                and req.dequeue_mode != "REMOVE_NODATA"):
-            # without one of the request's, the engine applied the subscriber's, if it has
-            # one: asked only when there are payloads to name (an empty receive costs nothing)
-            tr = await self._transformation(role, meta, None, enqueue=False,
-                                            consumer=req.consumer_name)
-        kind, info = (tr[0].to_kind, tr[1]) if tr is not None else (
-            meta.payload_kind, await self._type_info(meta))
 
         def state(m: Message) -> int:
             if removing:

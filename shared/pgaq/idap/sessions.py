@@ -134,7 +134,7 @@ class SessionStore:
             await self._tasks.close()
         for s in list(self._sessions.values()):
             async with s.lock:
-                await self._end(s, commit=False)
+                await self._roll_back(s, "at shutdown")  # one failure stops none of the rest
         self._sessions.clear()
 
     def get(self, token: str | None, agent: str) -> HttpSession:
@@ -182,7 +182,7 @@ class SessionStore:
     def keep(self, s: HttpSession) -> bool:
         """After a request: keep the session if it holds state, else forget it. True when
         kept (the response then carries the cookie)."""
-        if s.holds_state or s.lock.locked():
+        if s.holds_state or s.lock.locked() or s.lease is not None:
             return True
         if self._sessions.get(s.token) is s:
             del self._sessions[s.token]
@@ -233,6 +233,8 @@ class SessionStore:
 
     async def _end(self, s: HttpSession, *, commit: bool) -> None:
         if s.engine is None or not s.engine.in_transaction:
+            if s.lease is not None:  # a transaction that failed to start again: let go
+                await self._release(s)
             return
         try:
             if commit:
@@ -246,15 +248,21 @@ class SessionStore:
         """After a cancelled or failed request whose session state cannot be trusted: roll
         back, drop the connection if it is unusable, and leave the engine unbound, so the
         session's next request starts afresh."""
+        await asyncio.shield(self._roll_back(s, "after an aborted request"))
+        if s.engine is not None:
+            s.engine.unbind()
+
+    async def _roll_back(self, s: HttpSession, when: str) -> None:
+        """Roll the session's transaction back; if that fails, drop its connection (the
+        server then rolls back) and give it back all the same: never raises, so one broken
+        connection stops neither the reaper nor a shutdown."""
         try:
-            await asyncio.shield(self._end(s, commit=False))
-        except (PgaqError, asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
-            log.warning("rollback after an aborted request failed: %r", exc)
+            await self._end(s, commit=False)
+        except Exception as exc:
+            log.warning("rollback %s failed: %r", when, exc)
             if s.lease is not None and s.lease.held:
                 s.lease.conn.terminate()
             await self._release(s)
-        if s.engine is not None:
-            s.engine.unbind()
 
     async def _release(self, s: HttpSession) -> None:
         """Give the transaction's connection back: the engine lets go of it first, so no
@@ -285,13 +293,9 @@ class SessionStore:
             if now - s.last_used < self.timeout or s.lock.locked():
                 continue
             async with s.lock:
-                if s.in_transaction:
+                if s.in_transaction or s.lease is not None:
                     log.info("session of %s idle for %.0fs: rolling back", s.agent, now - s.last_used)
-                    try:
-                        await self._end(s, commit=False)
-                    except (PgaqError, asyncpg.PostgresError) as exc:
-                        log.warning("timeout rollback failed: %r", exc)
-                        await self._release(s)
+                    await self._roll_back(s, "of an idle session")
                     self._expired[s.token] = s.agent
                     while len(self._expired) > self.max_sessions:
                         del self._expired[next(iter(self._expired))]
