@@ -275,11 +275,6 @@ class Sessions(RuleBasedStateMachine):
                 navigation: str, corr: str | None, commit: bool, transform: bool) -> None:
         dest, consumer = reader
         p = self.parties[me]
-        r = self._post(me, _receive_doc(dest, consumer, mode, visibility, navigation, corr,
-                                        commit, FLIP if transform else None))
-        if r is None:
-            return
-        self._ok(r)
         in_tx = visibility == "ON_COMMIT" and (p.in_tx or not commit)
         saved = p.pos.get(reader)
         start = None
@@ -287,6 +282,20 @@ class Sessions(RuleBasedStateMachine):
             start = saved[1]
         candidates = [d for d in self._visible(me, dest, consumer, mode, in_tx)
                       if (corr is None or d.corr == corr) and (start is None or d.seq > start)]
+        if (candidates and mode in ("REMOVE", "REMOVE_NODATA") and consumer is not None
+                and not p.notice and any(seq == candidates[0].seq and c != consumer
+                                         for i, o in enumerate(self.parties) if i != me
+                                         for seq, c in o.taken)):
+            # KNOWN LIMIT (see docs/gateway.md): removing one subscriber's delivery of a
+            # message whose other delivery another open transaction removed waits for that
+            # transaction (aq.finish_messages locks the message row); sequential clients
+            # would wait forever, so the model does not ask
+            return
+        r = self._post(me, _receive_doc(dest, consumer, mode, visibility, navigation, corr,
+                                        commit, FLIP if transform else None))
+        if r is None:
+            return
+        self._ok(r)
         got = [self.seq_of.get(g) for g in r.text("//aq:message_id")]
         expected = candidates[:1]
         assert got == [d.seq for d in expected], (got, expected, reader, mode, visibility,
