@@ -576,9 +576,10 @@ class Session:
         if not rows:
             return []
         last = rows[-1]
-        if msgid is None:  # a dequeue by message id leaves the position where it was
-            self._positions[key] = (criteria, list(last["position"]), last["txn_group"])
         mode = o.dequeue_mode.upper()
+        if msgid is None:  # a dequeue by message id leaves the position where it was
+            await self._note_position(queue, key, criteria, mode, list(last["position"]),
+                                      last["txn_group"])
         if mode != "BROWSE" and self._tx is not None and o.visibility.upper() == "ON_COMMIT":
             self._taken.add(key)
         if (
@@ -631,15 +632,30 @@ class Session:
         saved = self._positions.get((queue.lower(), (consumer_name or "").upper() or None))
         return saved is not None and saved[0] == (options.correlation, options.condition)
 
-    def remember(self, queue: str, options: DequeueOptions, messages: Sequence[Message]) -> None:
+    async def remember(self, queue: str, options: DequeueOptions,
+                       messages: Sequence[Message]) -> None:
         """Continue NEXT_MESSAGE after messages another route dequeued for this session, as
         if this engine had."""
         if not messages or options.msgid:
             return
         key = (queue.lower(), (options.consumer_name or "").upper() or None)
         last = messages[-1]
-        self._positions[key] = ((options.correlation, options.condition), list(last.position),
-                                last.transaction_group)
+        await self._note_position(queue, key, (options.correlation, options.condition),
+                                  options.dequeue_mode.upper(), list(last.position),
+                                  last.transaction_group)
+
+    async def _note_position(self, queue: str, key: tuple[str, str | None],
+                             criteria: tuple[str | None, str | None], mode: str,
+                             position: list[int], group: int | None) -> None:
+        """Where NEXT_MESSAGE goes on from. A removed message is gone: the next dequeue
+        starts from the first available message (retries and higher priorities included),
+        unless the queue groups messages by transaction, where the group's next message
+        comes next. A browsed or locked message stays, so navigation moves on past it."""
+        # the queue's generated recv exists exactly when it does not group (aq.fast_path)
+        if mode in ("REMOVE", "REMOVE_NODATA") and (await self._fast_path(queue)).recv is not None:
+            self._positions.pop(key, None)
+        else:
+            self._positions[key] = (criteria, position, group)
 
     def reset_position(self, queue: str, consumer_name: str | None = None) -> None:
         self._positions.pop((queue.lower(), (consumer_name or "").upper() or None), None)

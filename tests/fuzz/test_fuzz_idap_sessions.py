@@ -307,7 +307,10 @@ class Sessions(RuleBasedStateMachine):
             if mode != "REMOVE_NODATA":
                 shown = (b"T" if transform else b"") + d.payload
                 assert r.text("//aq:message_payload/aq:RAW") == [shown.hex().upper()], r.body
-            p.pos[reader] = (corr, d.seq)
+            if mode in ("REMOVE", "REMOVE_NODATA"):
+                p.pos.pop(reader, None)  # gone: the next dequeue starts from the first
+            else:
+                p.pos[reader] = (corr, d.seq)
             if in_tx:
                 p.in_tx = True
                 if mode in ("REMOVE", "REMOVE_NODATA"):

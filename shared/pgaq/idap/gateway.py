@@ -502,7 +502,7 @@ class Gateway:
             assert self.receiver is not None
             messages = await self.receiver.dequeue(role, s.agent, meta.name, opts.consumer_name,
                                                    opts.dequeue_mode.upper(), max(1, opts.batch_size))
-            engine.remember(meta.name, opts, messages)  # NEXT_MESSAGE goes on after them
+            await engine.remember(meta.name, opts, messages)  # NEXT_MESSAGE goes on after them
         if not messages and (waiting or not batched):
             if waiting:
                 self._on_wait(1)
