@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import ssl
 import sys
 from collections.abc import Awaitable, Callable
 
@@ -12,16 +13,18 @@ from pgaq.embedded import free_port
 
 
 async def start_gateway(db_dsn: str, *, ready: Callable[[asyncio.subprocess.Process], Awaitable[bool]] | None = None,
+                        tls: ssl.SSLContext | None = None,
                         **env: str) -> tuple[asyncio.subprocess.Process, str]:
     """`python -m pgaq_services.gateway` with two workers; returns once /health answers
-    (and `ready(proc)` holds). The caller stops the process."""
+    (over HTTPS with the client context `tls`, when the gateway serves TLS) and
+    `ready(proc)` holds. The caller stops the process."""
     port = free_port()
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "pgaq_services.gateway",
         env={**os.environ, "PGAQ_DSN": db_dsn, "PGAQ_PORT": str(port), "PGAQ_GATEWAY_WORKERS": "2",
              "PGAQ_LOG_LEVEL": "WARNING", **env})
-    base = f"http://127.0.0.1:{port}"
-    async with aiohttp.ClientSession() as http:
+    base = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=tls or True)) as http:
         for _ in range(600):  # another process: nothing of ours to wait on but its port
             try:
                 async with http.get(f"{base}/health") as r:

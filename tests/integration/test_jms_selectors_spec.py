@@ -22,7 +22,6 @@ SQL_ROWS show those keep Oracle SQL's semantics (strings order with <, implicit 
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +30,8 @@ import asyncpg
 import pytest
 from pgaq.engine import DequeueOptions, MessageProperties, Session
 from pgaq.errors import PgaqError
+
+from tests.conftest import _create_db
 
 Typed = tuple[str, Any]
 
@@ -755,13 +756,7 @@ SQL_ROWS: list[SqlRow] = [
 # --------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 async def qdb(cluster: Any, template_db: str) -> AsyncIterator[asyncpg.Connection]:
-    name = f"jmsspec{os.getpid()}"
-    admin = await asyncpg.connect(cluster.dsn())
-    try:
-        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        await admin.execute(f"CREATE DATABASE {name} TEMPLATE {template_db} STRATEGY FILE_COPY")
-    finally:
-        await admin.close()
+    name = await _create_db(cluster, template_db)  # the suite's own clone of the template
     conn = await asyncpg.connect(cluster.dsn(name))
     await conn.execute("CREATE SCHEMA s; CREATE TYPE s.car AS"
                        " (carno text, price numeric, color text, qty integer)")

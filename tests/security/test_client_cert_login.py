@@ -9,12 +9,10 @@ does not get past the handshake. Real TLS on loopback, certificates made by `ope
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import signal
 import ssl
 import subprocess
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -27,6 +25,7 @@ from aiohttp import web
 from pgaq.embedded import free_port
 from pgaq_services.gateway.app import AUTH, Settings, build, runner_for, tcp_site
 
+from tests.e2e.support import start_gateway
 from tests.integration.gateway_support import envelope, op
 
 from .support import basic, catalog_digest, drop_role, make_role, send_raw
@@ -335,26 +334,13 @@ async def test_agent_changes_hold_from_the_next_request(pki: Pki, db: Db, conn: 
 
 async def _start_group(db_dsn: str, pki: Pki) -> tuple[asyncio.subprocess.Process, str]:
     """`python -m pgaq_services.gateway` with two workers and certificate login."""
-    port = free_port()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "pgaq_services.gateway",
-        env={**os.environ, "PGAQ_DSN": db_dsn, "PGAQ_PORT": str(port), "PGAQ_GATEWAY_WORKERS": "2",
-             "PGAQ_LOG_LEVEL": "WARNING", "PGAQ_TLS_CERT": pki.server[0],
-             "PGAQ_TLS_KEY": pki.server[1], "PGAQ_TLS_CLIENT_CA": pki.ca})
-    base = f"https://127.0.0.1:{port}"
-    ctx = tls(pki, None)
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=ctx)) as http:
-        for _ in range(600):  # another process: nothing of ours to wait on but its port
-            try:
-                async with http.get(f"{base}/health") as r:
-                    if r.status == 200 and len(await _children(proc.pid)) == 2:
-                        return proc, base
-            except aiohttp.ClientError:
-                pass
-            await asyncio.sleep(0.05)
-    proc.kill()
-    await proc.wait()
-    raise AssertionError("the gateway did not start")
+
+    async def both_workers(proc: asyncio.subprocess.Process) -> bool:
+        return len(await _children(proc.pid)) == 2
+
+    return await start_gateway(db_dsn, ready=both_workers, tls=tls(pki, None),
+                               PGAQ_TLS_CERT=pki.server[0], PGAQ_TLS_KEY=pki.server[1],
+                               PGAQ_TLS_CLIENT_CA=pki.ca)
 
 
 async def _children(pid: int) -> list[int]:
