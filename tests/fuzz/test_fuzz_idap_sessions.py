@@ -282,15 +282,6 @@ class Sessions(RuleBasedStateMachine):
             start = saved[1]
         candidates = [d for d in self._visible(me, dest, consumer, mode, in_tx)
                       if (corr is None or d.corr == corr) and (start is None or d.seq > start)]
-        if (candidates and mode in ("REMOVE", "REMOVE_NODATA") and consumer is not None
-                and not p.notice and any(seq == candidates[0].seq and c != consumer
-                                         for i, o in enumerate(self.parties) if i != me
-                                         for seq, c in o.taken)):
-            # KNOWN LIMIT (see docs/gateway.md): removing one subscriber's delivery of a
-            # message whose other delivery another open transaction removed waits for that
-            # transaction (aq.finish_messages locks the message row); sequential clients
-            # would wait forever, so the model does not ask
-            return
         r = self._post(me, _receive_doc(dest, consumer, mode, visibility, navigation, corr,
                                         commit, FLIP if transform else None))
         if r is None:

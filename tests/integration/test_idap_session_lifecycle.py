@@ -10,6 +10,7 @@ is in the exception queue.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import asyncpg
@@ -211,3 +212,57 @@ async def test_misuse_of_a_given_back_connection_fails_the_request_and_logs(
         assert len(r.text("//aq:message_id")) == 1
     finally:
         await c.close()
+
+
+async def test_a_subscriber_receives_while_another_holds_the_message(
+        gw: tuple[str, list[str]], conn: asyncpg.Connection) -> None:  # noqa: F811
+    """Two subscribers of one published message, each in its own session: S2's REMOVE with
+    commit answers at once while S1's REMOVE is uncommitted (Oracle does not make one
+    subscriber wait for another's transaction); after S1 commits the message is processed
+    for both and offered to neither again."""
+    url, roles = gw
+    await conn.execute(f'SET ROLE "{roles[0]}"')
+    await conn.execute("""
+        CALL dbms_aqadm.create_queue_table('aquser.two_qt', 'RAW', multiple_consumers => true);
+        CALL dbms_aqadm.create_queue('aquser.two_topic', 'aquser.two_qt');
+        CALL dbms_aqadm.start_queue('aquser.two_topic');
+        CALL dbms_aqadm.add_subscriber('aquser.two_topic', sys.aq$_agent('S1', NULL, NULL));
+        CALL dbms_aqadm.add_subscriber('aquser.two_topic', sys.aq$_agent('S2', NULL, NULL));
+    """)
+    await conn.execute("RESET ROLE")
+
+    def receive(consumer: str, commit: bool) -> bytes:
+        return envelope(op("AQXmlReceive", (
+            "<consumer_options><destination>AQUSER.TWO_TOPIC</destination>"
+            f"<consumer_name>{consumer}</consumer_name><wait_time>0</wait_time>"
+            "<dequeue_mode>REMOVE</dequeue_mode></consumer_options>"
+            + ("<AQXmlCommit/>" if commit else ""))))
+
+    publish = envelope(op("AQXmlPublish", (
+        "<producer_options><destination>AQUSER.TWO_TOPIC</destination></producer_options>"
+        "<message_set><message_count>1</message_count><message><message_number>1</message_number>"
+        "<message_header><sender_id><agent_name>JOHN</agent_name></sender_id></message_header>"
+        "<message_payload><RAW>0A0B</RAW></message_payload></message></message_set>"
+        "<AQXmlCommit/>")))
+    c0, c1, c2 = (Client(url, "john", "secret") for _ in range(3))
+    try:
+        r = await c0.post(publish)
+        _ok(r)
+        [mid] = r.text("//aq:publish_result/aq:message_id")
+        r = await c1.post(receive("S1", commit=False))
+        _ok(r)
+        assert r.text("//aq:message_id") == [mid]
+        r = await asyncio.wait_for(c2.post(receive("S2", commit=True)), 10)
+        _ok(r)
+        assert r.text("//aq:message_id") == [mid]
+        _ok(await c1.post(COMMIT))
+        for c, who in ((c1, "S1"), (c2, "S2")):
+            r = await c.post(receive(who, commit=True))
+            _ok(r)
+            assert r.text("//aq:message_id") == []
+        states = await conn.fetch("SELECT consumer_name, msg_state FROM aquser.aq$two_qt ORDER BY 1")
+        assert [(s["consumer_name"], s["msg_state"]) for s in states] in (
+            [("S1", "PROCESSED"), ("S2", "PROCESSED")], [])  # [] once the monitor removed it
+    finally:
+        for c in (c0, c1, c2):
+            await c.close()

@@ -1,7 +1,7 @@
 """The monitor against concurrent dequeuers on a multi-consumer queue: no deadlock.
 
 A dequeuer holds the recipient row it removed and then locks the message row to settle it
-(aq.finish_messages, msgid order). The monitor's expiry held the message rows and then
+(aq.finish_messages, msgid order; a row someone else holds is left to the monitor). The monitor's expiry held the message rows and then
 updated their recipient rows, waiting for the one the dequeuer holds: a cycle (40P01).
 Here expiry runs (on a clock an hour ahead, so everything is due) while workers dequeue
 the same messages; each recipient ends dequeued or expired, never both, never twice.
@@ -77,6 +77,9 @@ async def test_expiry_during_dequeues_no_deadlock(conn: asyncpg.Connection, db_d
     # whatever the monitor skipped (busy rows) is expired by later passes
     while await conn.fetchval(EXPIRE_AHEAD, 100000):
         pass
+    # a dequeue that finished a message while the monitor held its row left it for the
+    # monitor to settle (it does not wait for the row): the monitor's deferred pass
+    await conn.fetchval("SELECT done FROM aq.settle_deferred(100000)")
     expired = await conn.fetch(
         "SELECT consumer_name, upper(encode(msgid, 'hex')) AS msg_id FROM s.aq$_qt_r"
         " WHERE state = 3 AND failure_reason = 'TIME_EXPIRATION'")

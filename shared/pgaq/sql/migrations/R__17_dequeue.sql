@@ -25,21 +25,34 @@ END $$;
 
 -- Settle multi-consumer messages whose recipients are all done: processed (deleted, or
 -- kept for the retention time) or, when a recipient failed, moved to the exception queue.
--- Lock order: message rows only, in msgid order; recipient rows are never waited for
--- (see aq.lock_free_recipients). A processed message whose recipient rows are busy is
--- marked PROCESSED now and deleted by the monitor's retention pass (retention 0 is due at
--- once; Oracle's queue monitor removes processed messages the same way).
-CREATE OR REPLACE FUNCTION aq.finish_messages(q aq.queue_info, p_ids bytea[]) RETURNS void
+-- Returns the messages it could not look at because another transaction holds their row.
+-- Lock order: message rows only, never waited for (SKIP LOCKED), and recipient rows never
+-- waited for either (see aq.lock_free_recipients). A processed message whose recipient
+-- rows are busy is marked PROCESSED now and deleted by the monitor's retention pass
+-- (retention 0 is due at once; Oracle's queue monitor removes processed messages the same
+-- way).
+CREATE OR REPLACE FUNCTION aq.settle_messages(q aq.queue_info, p_ids bytea[]) RETURNS bytea[]
 LANGUAGE plpgsql AS $$
 DECLARE
   now_ts timestamptz := clock_timestamp();
+  mine bytea[];
+  held bytea[];
   ok bytea[];
   free bytea[];
 BEGIN
-  IF p_ids IS NULL OR NOT q.multiple_consumers THEN RETURN; END IF;
-  -- lock the messages (in a fixed order) so concurrent last recipients settle them once
-  EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE msgid = ANY($1) ORDER BY msgid FOR UPDATE) x',
-                 q.table_schema, q.table_name) USING p_ids;
+  IF p_ids IS NULL OR NOT q.multiple_consumers THEN RETURN '{}'; END IF;
+  -- the message rows, so that concurrent last recipients settle each message once. A row
+  -- another transaction holds (another recipient's dequeue of the same message, which
+  -- settled nothing because this recipient was not done then) is not waited for: Oracle
+  -- lets each recipient's dequeue go on independently
+  EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY($1) ORDER BY msgid FOR UPDATE SKIP LOCKED) x',
+                 q.table_schema, q.table_name) INTO mine USING p_ids;
+  IF mine IS NULL OR cardinality(mine) < cardinality(p_ids) THEN
+    -- (ids of messages that are gone are left out too: nothing is left to settle there)
+    EXECUTE format('SELECT array_agg(msgid) FROM %I.%I WHERE msgid = ANY($1) AND NOT (msgid = ANY($2))',
+                   q.table_schema, q.table_name) INTO held USING p_ids, coalesce(mine, '{}');
+  END IF;
+  IF mine IS NULL THEN RETURN coalesce(held, '{}'); END IF;
   EXECUTE format($f$
     WITH done AS (
       SELECT m.msgid,
@@ -60,19 +73,92 @@ BEGIN
     )
     SELECT array_agg(d.msgid) FROM done d WHERE NOT d.failed
   $f$, q.table_schema, q.table_name, q.default_exception_queue, q.table_schema, q.recipients_table)
-  INTO ok USING p_ids;
-  IF ok IS NULL THEN RETURN; END IF;
-  IF q.retention_time = 0 THEN
-    free := aq.lock_free_recipients(q.table_schema, q.recipients_table, ok);
-    IF free IS NOT NULL AND cardinality(free) > 0 THEN
-      EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY($1)', q.table_schema, q.table_name) USING free;
+  INTO ok USING mine;
+  IF ok IS NOT NULL THEN
+    IF q.retention_time = 0 THEN
+      free := aq.lock_free_recipients(q.table_schema, q.recipients_table, ok);
+      IF free IS NOT NULL AND cardinality(free) > 0 THEN
+        EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY($1)', q.table_schema, q.table_name) USING free;
+      END IF;
+      IF cardinality(free) < cardinality(ok) THEN
+        PERFORM pg_notify('aq_time', '');  -- the monitor deletes the rest
+      END IF;
     END IF;
-    IF cardinality(free) < cardinality(ok) THEN
-      PERFORM pg_notify('aq_time', '');  -- the monitor deletes the rest
-    END IF;
+    EXECUTE format('UPDATE %I.%I SET state = 2, deq_time = $2 WHERE msgid = ANY($1) AND NOT (msgid = ANY($3))',
+                   q.table_schema, q.table_name) USING ok, now_ts, coalesce(free, '{}');
   END IF;
-  EXECUTE format('UPDATE %I.%I SET state = 2, deq_time = $2 WHERE msgid = ANY($1) AND NOT (msgid = ANY($3))',
-                 q.table_schema, q.table_name) USING ok, now_ts, coalesce(free, '{}');
+  RETURN coalesce(held, '{}');
+END $$;
+
+-- Settle what can be settled now (aq.settle_messages); what another transaction holds is
+-- left to the queue monitor (aq.defer_settlement), which settles it once that ends.
+CREATE OR REPLACE FUNCTION aq.finish_messages(q aq.queue_info, p_ids bytea[]) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  held bytea[] := aq.settle_messages(q, p_ids);
+BEGIN
+  IF cardinality(held) > 0 THEN
+    PERFORM aq.defer_settlement(q.queue_id, held);
+  END IF;
+END $$;
+
+-- Notes messages for the monitor to settle, each under the queue it is in (only messages
+-- of that queue's table that exist: a caller can make the monitor look at a message, never
+-- change what settling decides), and wakes the monitor when this transaction commits. Runs as the schema's
+-- owner: dequeuers have no rights on the table.
+CREATE OR REPLACE FUNCTION aq.defer_settlement(p_queue_id integer, p_ids bytea[]) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  q aq.queue_info;
+  n integer;
+BEGIN
+  SELECT * INTO q FROM aq.queue_info WHERE queue_id = p_queue_id;
+  IF NOT FOUND OR NOT q.multiple_consumers OR p_ids IS NULL THEN RETURN; END IF;
+  EXECUTE format($f$
+    WITH ins AS (
+      INSERT INTO aq.deferred_settlements (queue_id, msgid)
+      SELECT x.id, m.msgid FROM %I.%I m JOIN aq.queues x ON x.queue_table_id = $1 AND x.queue_name = m.q_name
+      WHERE m.msgid = ANY($2)
+      ON CONFLICT DO NOTHING RETURNING 1)
+    SELECT count(*) FROM ins
+  $f$, q.table_schema, q.table_name) INTO n USING q.table_id, p_ids;
+  IF n > 0 THEN
+    PERFORM pg_notify('aq_time', '');
+  END IF;
+END $$;
+REVOKE EXECUTE ON FUNCTION aq.defer_settlement(integer, bytea[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.defer_settlement(integer, bytea[]) TO PUBLIC;
+
+-- The monitor's pass over deferred settlements: each entry it can take is settled if its
+-- message row is free now, and stays (uncounted, without a new wake-up) while the row is
+-- still held. Returns how many were settled and one still-held message to wait on.
+CREATE OR REPLACE FUNCTION aq.settle_deferred(p_limit integer)
+RETURNS TABLE (done integer, busy_schema name, busy_table name, busy_msgid bytea)
+LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info;
+  ids bytea[];
+  held bytea[];
+BEGIN
+  done := 0;
+  FOR q IN SELECT * FROM aq.queue_info
+           WHERE queue_id IN (SELECT DISTINCT d.queue_id FROM aq.deferred_settlements d)
+           ORDER BY queue_id LOOP
+    SELECT array_agg(d.msgid) INTO ids FROM (
+      SELECT x.msgid FROM aq.deferred_settlements x WHERE x.queue_id = q.queue_id
+      ORDER BY x.msgid LIMIT p_limit FOR UPDATE SKIP LOCKED) d;
+    CONTINUE WHEN ids IS NULL;
+    held := aq.settle_messages(q, ids);
+    DELETE FROM aq.deferred_settlements x
+    WHERE x.queue_id = q.queue_id AND x.msgid = ANY(ids) AND NOT (x.msgid = ANY(held));
+    done := done + cardinality(ids) - cardinality(held);
+    IF cardinality(held) > 0 AND busy_msgid IS NULL THEN
+      busy_schema := q.table_schema;
+      busy_table := q.table_name;
+      busy_msgid := held[1];
+    END IF;
+  END LOOP;
+  RETURN NEXT;
 END $$;
 
 CREATE OR REPLACE FUNCTION aq.payload_output_expr(q aq.queue_info, tr aq.transformations, p_alias text)

@@ -238,6 +238,15 @@ DECLARE
   nd timestamptz;
   left_busy boolean := false;
 BEGIN
+  -- settlements a dequeue left because another transaction held the message row
+  SELECT * INTO r FROM aq.settle_deferred(p_limit);
+  total := r.done;
+  IF r.busy_msgid IS NOT NULL THEN
+    left_busy := true;
+    busy_schema := r.busy_schema;
+    busy_table := r.busy_table;
+    busy_msgid := r.busy_msgid;
+  END IF;
   FOR t IN SELECT * FROM aq.queue_tables ORDER BY id LOOP
     BEGIN
       SELECT * INTO r FROM aq.monitor_table(t, now_ts, p_limit);
