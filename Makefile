@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: install system-deps test-deps run test unit integration e2e fuzz bench chaos soak lint typecheck clean
+.PHONY: install system-deps test-deps run test unit integration e2e fuzz bench chaos soak lint typecheck clean compose-test
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -33,6 +33,13 @@ run: $(STAMP) system-deps
 
 test: $(STAMP) test-deps
 	$(BIN)/python -m pytest -q tests
+
+# docker-compose.yml for real (tests/e2e/test_compose_up.py, also part of `make test`): the
+# base image (debootstrap, kept in podman's store), the images, `up` of the default profile
+# on podman with host networking, a user's round trip, a SIGKILLed container, `down -v`.
+# Here podman missing is a failure, not a skip.
+compose-test: $(STAMP) test-deps
+	PGAQ_COMPOSE_TEST=1 $(BIN)/python -m pytest -q -s tests/e2e/test_compose_up.py
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests/unit

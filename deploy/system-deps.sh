@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that pgaq uses beside Python when they are missing:
 # the PostgreSQL JDBC driver and a JRE for the Spark statistics job (always), and with
-# --test also Chromium (the /dashboard test) and docker-compose (validating the compose
-# file). Only root on a Debian-like system installs; anyone else is told what to install.
+# --test also Chromium (the /dashboard test), docker-compose (validating the compose file and
+# running it), and podman with runc, catatonit (compose's `init: true`) and debootstrap (the
+# base image), which `make compose-test` and tests/e2e/test_compose_up.py start the stack
+# on. Only root on a Debian-like system installs; anyone else is told what to install.
 set -u
 need=()
 jar="${PGAQ_JDBC_JAR:-/usr/share/java/postgresql.jar}"
@@ -11,6 +13,10 @@ command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
 if [ "${1:-}" = "--test" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
+  command -v podman >/dev/null 2>&1 || need+=(podman)
+  command -v runc >/dev/null 2>&1 || need+=(runc)
+  command -v catatonit >/dev/null 2>&1 || need+=(catatonit)
+  command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then

@@ -161,7 +161,9 @@ def test_restart_policies_health_checks_and_start_order(services: dict[str, dict
         assert check.get("test") not in (None, [], ["NONE"]) and not check.get("disable"), \
             f"{name} has no health check"
     assert "pg_isready" in " ".join(services["postgres"]["healthcheck"]["test"])
-    assert services["postgres"]["image"].startswith("postgres:15")
+    # PostgreSQL 15 built from Debian's packages (deploy/Dockerfile, target postgres)
+    assert services["postgres"]["image"].startswith("pgaq-postgres:15")
+    assert services["postgres"]["build"]["target"] == "postgres"
     for name in pgaq_services(services):
         deps = services[name]["depends_on"]
         assert deps["postgres"]["condition"] == "service_healthy", name
@@ -170,6 +172,18 @@ def test_restart_policies_health_checks_and_start_order(services: dict[str, dict
     grafana = services["grafana"]
     assert grafana["depends_on"]["grafana-db"]["condition"] == "service_completed_successfully"
     assert services["grafana-db"]["depends_on"]["core"]["condition"] == "service_healthy"
+
+
+def test_registry_images_only_in_profiles(services: dict[str, dict[str, Any]]) -> None:
+    """A plain `up` builds every image it runs from debian:bookworm-slim; Grafana and mailpit,
+    which come from a registry, start only with their profile."""
+    profiles = {name: svc.get("profiles", []) for name, svc in services.items()}
+    assert profiles["grafana"] == profiles["grafana-db"] == ["observability"]
+    assert profiles["smtp"] == ["mail"]
+    for name, svc in services.items():
+        if not profiles[name]:
+            assert "build" in svc, f"{name} is in the default profile and is not built here"
+            assert svc["build"]["dockerfile"] == "deploy/Dockerfile", name
 
 
 def test_grafana_and_smtp(services: dict[str, dict[str, Any]]) -> None:
@@ -225,18 +239,40 @@ def test_environment_names_are_ones_pgaq_reads(services: dict[str, dict[str, Any
             assert f'"{key}' in sources, f"{name}: nothing in pgaq reads {key}"
 
 
-def test_dockerfile_builds_the_two_images_without_secrets() -> None:
+def dockerfile_stages(text: str) -> dict[str, tuple[str, str]]:
+    """stage -> (what it is FROM, its instructions)."""
+    parts = re.split(r"^FROM\s+", text, flags=re.M)[1:]
+    out = {}
+    for part in parts:
+        m = re.match(r"(\S+)\s+AS\s+(\S+)", part, re.I)
+        assert m, part.splitlines()[0]
+        out[m[2]] = (m[1], part)
+    return out
+
+
+def test_dockerfile_builds_the_images_from_debian_alone() -> None:
     text = DOCKERFILE.read_text()
-    stages = {alias: base for base, alias in re.findall(r"^FROM\s+(\S+)\s+AS\s+(\S+)", text, re.M | re.I)}
-    assert {"build", "runtime", "stats"} <= set(stages)
-    assert "ARG PYTHON_IMAGE=python:3.11-slim-bookworm" in text
-    assert re.search(r"pip install \.(\s|$)", text)
-    stats = text.split("AS stats", 1)[1]
-    assert "default-jdk-headless" in stats and "libpostgresql-jdbc-java" in stats
-    # every final stage ends as the unprivileged user
-    for part in text.split("\nFROM ")[2:]:
-        users = re.findall(r"^USER\s+(\S+)", part, re.M)
-        assert users and users[-1].split(":")[0] not in ("root", "0"), part.splitlines()[0]
+    stages = dockerfile_stages(text)
+    assert {"build", "runtime", "stats", "postgres"} <= set(stages)
+    assert "ARG BASE_IMAGE=debian:bookworm-slim" in text
+    for name, (base, _) in stages.items():  # no image from a registry but the base
+        assert base == "${BASE_IMAGE}" or base in stages, (name, base)
+
+    def chain(stage: str) -> str:
+        """A stage's instructions with those of every stage it is FROM or copies from."""
+        base, body = stages[stage]
+        deps = [base, *re.findall(r"--from=(\S+)", body)]
+        return body + "".join(chain(d) for d in deps if d in stages)
+
+    assert re.search(r"pip install -r ", stages["deps"][1])  # pyproject's pins, a layer of their own
+    assert re.search(r"pip install --no-deps .*/src", stages["build"][1])
+    assert "default-jdk-headless" in chain("stats") and "libpostgresql-jdbc-java" in chain("stats")
+    assert "jdk" not in chain("runtime") and "jdbc" not in chain("runtime")  # a JRE only where stats runs
+    assert "postgresql-15" in stages["postgres"][1]
+    # every image compose runs ends as an unprivileged user
+    for target in ("runtime", "stats", "postgres"):
+        users = re.findall(r"^USER\s+(\S+)", stages[target][1], re.M)
+        assert users and users[-1].split(":")[0] not in ("root", "0"), target
     for line in text.splitlines():
         if re.match(r"\s*(ENV|ARG)\b", line):
             assert not SECRET_NAME.search(line), line
@@ -524,3 +560,18 @@ async def test_every_dashboard_query_runs_as_grafanas_read_only_role(
         await conn.execute(f'DROP OWNED BY "{reader}"')
         await conn.execute("DROP SCHEMA IF EXISTS pgaq_grafana CASCADE")
         await conn.execute(f'DROP ROLE "{reader}"')
+
+
+def test_stats_image_gets_pyspark_wherever_pyproject_puts_it() -> None:
+    """deploy/requirements.py: PySpark in the dependencies (today) or moved to an extra."""
+    req = load_module("pgaq_requirements", ROOT / "deploy" / "requirements.py")
+    build = {"requires": ["setuptools>=68"]}
+    today = {"build-system": build, "project": {"dependencies": ["asyncpg==1", "pyspark==4.3.0"],
+                                                "optional-dependencies": {"dev": ["pytest==9"]}}}
+    assert req.requirements(today, "runtime") == ["setuptools>=68", "asyncpg==1", "pyspark==4.3.0"]
+    assert req.requirements(today, "stats") == []
+    for extra in ("stats", "spark"):
+        moved = {"build-system": build, "project": {"dependencies": ["asyncpg==1"],
+                                                    "optional-dependencies": {extra: ["PySpark[sql]==4.3.0"]}}}
+        assert req.requirements(moved, "runtime") == ["setuptools>=68", "asyncpg==1"]
+        assert req.requirements(moved, "stats") == ["PySpark[sql]==4.3.0"]
