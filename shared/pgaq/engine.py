@@ -639,10 +639,14 @@ class Session:
         if not messages or options.msgid:
             return
         key = (queue.lower(), (options.consumer_name or "").upper() or None)
+        mode = options.dequeue_mode.upper()
+        if mode in ("REMOVE", "REMOVE_NODATA") and key not in self._positions:
+            hit = self._fast.get((self.role, queue))
+            if hit is not None and hit.recv is not None:
+                return  # removed from a queue that does not group: no position to keep
         last = messages[-1]
         await self._note_position(queue, key, (options.correlation, options.condition),
-                                  options.dequeue_mode.upper(), list(last.position),
-                                  last.transaction_group)
+                                  mode, list(last.position), last.transaction_group)
 
     async def _note_position(self, queue: str, key: tuple[str, str | None],
                              criteria: tuple[str | None, str | None], mode: str,

@@ -496,7 +496,8 @@ class Gateway:
                 and opts.navigation.upper() != "NEXT_TRANSACTION" and opts.msgid is None
                 and opts.correlation is None and opts.condition is None and opts.transformation is None
                 # the batch starts at the first message: not for a session that continues
-                and not engine.continues_from(meta.name, opts.consumer_name, opts))
+                and not (engine.has_positions
+                         and engine.continues_from(meta.name, opts.consumer_name, opts)))
         if batched:
             # its own transaction: taken together with concurrent ones (batching.py)
             assert self.receiver is not None
