@@ -7,7 +7,7 @@
 - The images are built from what the compose file says (dockerfile, target, image name),
   with `--network host` and the host's CA bundle as the build secret `pip_cert`.
 - Compose is Debian's docker-compose against podman's Docker API (`podman system service`
-  on a socket under .pgaq/podman), so depends_on conditions and restart policies are the
+  on a private socket), so depends_on conditions and restart policies are the
   ones Docker applies.
 - Podman schedules health checks with systemd timers; without systemd nothing runs them,
   so `HealthChecker` runs `podman healthcheck run` itself: every second while a container
@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -147,9 +148,9 @@ class Podman:
     @contextlib.contextmanager
     def api(self) -> Iterator[str]:
         """podman's Docker-compatible API on a private socket; yields DOCKER_HOST."""
-        sock = self.state / "podman.sock"
-        with contextlib.suppress(FileNotFoundError):
-            sock.unlink()
+        # a short path: a socket's path is limited to 107 bytes, a CI checkout's may be long
+        sockdir = Path(tempfile.mkdtemp(prefix="pgaq-podman-"))
+        sock = sockdir / "api.sock"
         log = (self.state / "service.log").open("w")
         proc = subprocess.Popen(["podman", "system", "service", "--time=0", f"unix://{sock}"],
                                 env=self.env, stdout=log, stderr=subprocess.STDOUT)
@@ -168,6 +169,7 @@ class Podman:
                 proc.kill()
                 proc.wait()
             log.close()
+            shutil.rmtree(sockdir, ignore_errors=True)
 
     def inspect(self, name: str) -> dict[str, Any]:
         return dict(json.loads(self.run("inspect", "--type", "container", name).stdout)[0])

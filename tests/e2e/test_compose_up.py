@@ -120,7 +120,7 @@ def stack(podman: ps.Podman) -> Iterator[dict[str, Any]]:
         try:
             t_up = time.monotonic()
             compose("up", "-d", "--no-build", timeout=600)
-            names = wait_healthy(podman, DEFAULT_PROFILE, deadline=240)
+            names = wait_healthy(podman, DEFAULT_PROFILE, deadline=240, since=t_up)
             up_s = time.monotonic() - t_up
             print(f"\nbase image {base_s:.1f} s (0: cached), build {build_s:.1f} s, "
                   f"up to every service healthy {up_s:.1f} s, total {time.monotonic() - t0:.1f} s")
@@ -145,11 +145,14 @@ def stack(podman: ps.Podman) -> Iterator[dict[str, Any]]:
                 checker.close()
 
 
-def wait_healthy(podman: ps.Podman, services: tuple[str, ...], deadline: float) -> dict[str, str]:
+def wait_healthy(podman: ps.Podman, services: tuple[str, ...], deadline: float,
+                 since: float) -> dict[str, str]:
     """service -> container, once every one of them reports healthy (health checks run by
     `HealthChecker`: container health is only observable by polling)."""
+    t0 = since  # when `up` started: it returns only once postgres and core are healthy
     end = time.monotonic() + deadline
     status: dict[str, str] = {}
+    healthy_at: dict[str, float] = {}
     while True:
         out = podman.run("ps", "-a", "--filter", f"label=com.docker.compose.project={PROJECT}",
                          "--format", "{{.Names}} {{.Labels}}").stdout
@@ -161,7 +164,11 @@ def wait_healthy(podman: ps.Podman, services: tuple[str, ...], deadline: float) 
                 names[m[1]] = name
         status = {s: podman.inspect(names[s])["State"].get("Health", {}).get("Status", "?")
                   if s in names else "absent" for s in services}
+        for s, v in status.items():
+            if v == "healthy":
+                healthy_at.setdefault(s, time.monotonic() - t0)
         if all(v == "healthy" for v in status.values()):
+            print("\nhealthy after: " + ", ".join(f"{s} {healthy_at[s]:.1f} s" for s in services))
             return {s: names[s] for s in services}
         assert time.monotonic() < end, f"not healthy in {deadline} s: {status}"
         time.sleep(0.5)
