@@ -13,7 +13,6 @@ import pwd
 import shutil
 import socket
 import subprocess
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -208,16 +207,6 @@ class Cluster:
             return True
         except ConfigError:
             return False
-
-    def wait_ready(self, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                s.settimeout(1)
-                if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return
-            time.sleep(0.05)
-        raise ConfigError(f"PostgreSQL on port {self.port} did not become ready")
 
     def destroy(self) -> None:
         self.stop(mode="immediate")

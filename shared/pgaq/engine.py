@@ -661,9 +661,6 @@ class Session:
         else:
             self._positions[key] = (criteria, position, group)
 
-    def reset_position(self, queue: str, consumer_name: str | None = None) -> None:
-        self._positions.pop((queue.lower(), (consumer_name or "").upper() or None), None)
-
 
 def _message(r: asyncpg.Record) -> Message:
     payload: Payload

@@ -52,7 +52,6 @@ async def test_enq_time_sort_ignores_priority(conn: asyncpg.Connection) -> None:
 
 
 async def test_array_enqueue_is_all_or_nothing(conn: asyncpg.Connection) -> None:
-    await make_queue(conn, payload="s.t", table="s.qt", create_table=False) if False else None
     await conn.execute("CREATE SCHEMA s; CREATE TYPE s.t AS (a integer, b text)")
     await make_queue(conn, payload="s.t")
     s = Session(conn)

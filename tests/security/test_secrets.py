@@ -49,6 +49,22 @@ def leaks(text: str) -> list[str]:
     return found
 
 
+class FinalFailures(logging.Handler):
+    """Sets `done` once `n` notifications are logged as failed for good, the notifier's
+    last line about each: what the log assertions must wait for."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(logging.DEBUG)
+        self.left = n
+        self.done = asyncio.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "failed for good" in record.getMessage():
+            self.left -= 1
+            if self.left <= 0:
+                self.done.set()
+
+
 def logged(caplog: pytest.LogCaptureFixture) -> str:
     """Every captured line but aiohttp's own access log, which the test gateway keeps and
     the service turns off (it logs query strings; pgaq.gateway.access does not)."""
@@ -189,13 +205,19 @@ async def test_notifier_hides_smtp_and_url_credentials(
     await conn.execute("CALL aq.allow_notification_host('127.0.0.1')")
     await register(conn, "s.q", None, "mailto:ops@example.com")
     await register(conn, "s.q", None, f"http://127.0.0.1:{closed}/x?token={NOTIFY_PW}")
-    running = await start_notifier(max_attempts=1, smtp_user="aq", smtp_password=SMTP_PW)
-    await Session(conn).enqueue("s.q", b"1")
-    outcomes = [await running.outcome() for _ in range(2)]
-    assert {o[1] for o in outcomes} == {"FAILED"}, outcomes
-    assert leaks("\n".join(str(o[2]) for o in outcomes)) == []
-    rows = await conn.fetch("SELECT * FROM dba_aq_notifications")
-    errors = "\n".join(str(r.get("last_error")) for r in rows)
-    assert leaks(errors) == [], errors
-    await asyncio.sleep(0)  # let the notifier's last log lines land
+    final = FinalFailures(2)
+    notifier_log = logging.getLogger("pgaq.notifier")
+    notifier_log.addHandler(final)
+    try:
+        running = await start_notifier(max_attempts=1, smtp_user="aq", smtp_password=SMTP_PW)
+        await Session(conn).enqueue("s.q", b"1")
+        outcomes = [await running.outcome() for _ in range(2)]
+        assert {o[1] for o in outcomes} == {"FAILED"}, outcomes
+        assert leaks("\n".join(str(o[2]) for o in outcomes)) == []
+        rows = await conn.fetch("SELECT * FROM dba_aq_notifications")
+        errors = "\n".join(str(r.get("last_error")) for r in rows)
+        assert leaks(errors) == [], errors
+        await asyncio.wait_for(final.done.wait(), 10)  # the last line about each is logged
+    finally:
+        notifier_log.removeHandler(final)
     assert leaks(logged(caplog)) == []

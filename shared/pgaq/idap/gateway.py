@@ -128,8 +128,6 @@ def to_fault(exc: BaseException) -> Fault:
     name = type(exc).__name__
     if name == "SchemaError":
         return document_fault(str(exc))
-    if name == "PayloadError":
-        return Fault(True, str(exc), getattr(exc, "code", 25215))
     log.error("unexpected error in an IDAP operation", exc_info=exc)
     return Fault(False, f"ORA-00600: internal error: {name}: {exc}", INTERNAL_ERROR)
 

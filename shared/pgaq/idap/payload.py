@@ -293,13 +293,6 @@ def _typed_values(el: etree._Element | None, item: str, what: str) -> dict[str, 
     return out
 
 
-def _first(el: etree._Element, name: str) -> etree._Element | None:
-    for c in children(el):
-        if local(c) == name:
-            return c
-    return None
-
-
 def _text(el: etree._Element) -> str:
     return "".join(el.itertext()).strip()
 

@@ -26,6 +26,3 @@ class DestinationLimits:
                 del self._slots[key]
             else:
                 self._slots[key] = (sem, users - 1)
-
-    def in_use(self, key: str) -> int:
-        return self._slots.get(key, (None, 0))[1]

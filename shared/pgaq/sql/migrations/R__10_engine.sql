@@ -98,11 +98,8 @@ BEGIN
   RETURN upper(s);
 END $$;
 
-CREATE OR REPLACE FUNCTION aq.sys_agent(p_name text, p_address text DEFAULT NULL,
-                                        p_protocol integer DEFAULT 0)
-RETURNS sys.aq$_agent LANGUAGE sql IMMUTABLE AS $$
-  SELECT ROW(p_name, p_address, coalesce(p_protocol, 0))::sys.aq$_agent
-$$;
+-- aq.sys_agent(name, address, protocol) was never called: sys.aq$_agent below is the constructor
+DROP FUNCTION IF EXISTS aq.sys_agent(text, text, integer);
 -- Oracle's constructor syntax: sys.aq$_agent('NAME', NULL, NULL)
 CREATE OR REPLACE FUNCTION sys.aq$_agent(name text, address text, protocol integer)
 RETURNS sys.aq$_agent LANGUAGE sql IMMUTABLE AS $$
