@@ -35,7 +35,7 @@ from tests.e2e import podman_stack as ps
 
 pytestmark = pytest.mark.timeout(1800)  # a cold build downloads PySpark (~450 MB) and a JDK
 
-PROJECT = "pgaqe2e"
+PROJECT = f"pgaqe2e{os.getpid()}"  # its own containers and volumes, whatever else runs here
 DEFAULT_PROFILE = ("postgres", "core", "gateway", "monitor", "notifier", "propagator", "stats")
 SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
 AQ = "http://ns.oracle.com/AQ/schemas/access"
@@ -111,7 +111,7 @@ def stack(podman: ps.Podman) -> Iterator[dict[str, Any]]:
     config = ps.host_network(users)
     assert ps.network_keys_only(users, config) == []
     build_s = podman.build(ps.builds_of(users))
-    path = ps.write_compose(config, podman.state / "docker-compose.host.yml")
+    path = ps.write_compose(config, podman.state / f"{PROJECT}.yml")
     checker = ps.HealthChecker(podman, PROJECT)
     with podman.api() as docker_host:
         compose = ps.Compose(path, PROJECT, docker_host, env)
@@ -134,9 +134,10 @@ def stack(podman: ps.Podman) -> Iterator[dict[str, Any]]:
         finally:
             try:
                 logs = compose("logs", "--no-color", "--tail", "30", check=False).stdout
-                (podman.state / "compose.log").write_text(logs)
+                (podman.state / f"{PROJECT}.log").write_text(logs)
                 t_down = time.monotonic()
                 compose("down", "-v", timeout=300)
+                (podman.state / f"{PROJECT}.yml").unlink()
                 print(f"down -v {time.monotonic() - t_down:.1f} s")
                 left = podman.run("ps", "-a", "--filter", f"label=com.docker.compose.project={PROJECT}",
                                   "--format", "{{.Names}}").stdout.split()
@@ -277,6 +278,20 @@ def wait_restarted(podman: ps.Podman, name: str, before: dict[str, Any], timeout
             return
         assert time.monotonic() < end, f"{name} not back: {state}"
         time.sleep(0.2)
+
+
+async def test_the_statistics_job_runs_in_its_image(stack: dict[str, Any]) -> None:
+    """The stats container's first run (PGAQ_STATS_FIRST_DELAY=5): PySpark, the JDK and
+    Debian's JDBC driver reach PostgreSQL by the service name and write aq_stats.runs."""
+    c = await asyncpg.connect(stack["dsn"])
+    try:
+        await poll(c, "SELECT count(*) > 0 FROM aq_stats.runs WHERE finished_at IS NOT NULL", 300)
+        run = await c.fetchrow("SELECT status, error, log_rows, finished_at - started_at AS took"
+                               " FROM aq_stats.runs WHERE finished_at IS NOT NULL ORDER BY id LIMIT 1")
+        assert run["status"] == "DONE", run["error"]
+        print(f"first statistics run: {run['took'].total_seconds():.1f} s, {run['log_rows']} log rows")
+    finally:
+        await c.close()
 
 
 def test_the_compose_file_started_is_the_users(stack: dict[str, Any]) -> None:
