@@ -203,6 +203,7 @@ class Dashboard:
             totals = await c.fetch(load("dashboard_notification_totals"))
             schedules = await c.fetch(load("dashboard_schedules"))
             runs = await c.fetch(load("dashboard_last_run"))
+            catalog = await c.fetch(load("dashboard_queues"))
         return {
             "range": name,
             "ranges": list(RANGES),
@@ -217,6 +218,8 @@ class Dashboard:
             "notification_totals": [_row(r) for r in totals],
             "schedules": [_row(r) for r in schedules],
             "stats_runs": [_row(r) for r in runs],
+            # what an empty chart needs: retention for history, a schedule for propagation
+            "queue_info": [_row(r) for r in catalog],
         }
 
 

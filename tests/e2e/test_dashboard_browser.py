@@ -29,6 +29,7 @@ import pytest
 
 from tests.e2e.support import start_gateway
 from tests.integration.gateway_support import drop_roles
+from tests.integration.helpers import make_queue
 from tests.integration.test_dashboard import Seeded, make_admin_agent, seed
 
 CHROMIUM = os.environ.get("PGAQ_CHROMIUM", "/usr/bin/chromium")
@@ -62,8 +63,15 @@ SUMMARY = """(() => ({
       series: p.dataset.series, metric: p.dataset.metric, points: Number(p.dataset.points),
       vertices: (p.getAttribute('d').match(/[ML]/g) || []).length,
       moves: (p.getAttribute('d').match(/M/g) || []).length,
+      drawnWidth: p.getBoundingClientRect().width, idle: p.dataset.idle === 'true',
       stroke: p.getAttribute('stroke')})),
     legend: [...f.querySelectorAll('ul.legend li')].map(li => li.textContent),
+    legendShown: [...f.querySelectorAll('ul.legend li')].filter(li => !li.closest('details'))
+        .map(li => li.textContent),
+    legendFolded: [...f.querySelectorAll('details.idle-series ul.legend li')].map(li => li.textContent),
+    foldOpen: !!(f.querySelector('details.idle-series') || {}).open,
+    foldSummary: (f.querySelector('details.idle-series summary') || {}).textContent || null,
+    note: (f.querySelector('.chart-note') || {}).textContent || null,
   }]))
 }))()"""
 
@@ -263,7 +271,11 @@ async def test_the_charts_render_from_live_data(gateway: str, db_dsn: str,
             c = page["charts"][chart]
             assert c["empty"] == "false" and c["svgs"] == 1, (chart, c)
             assert c["yTicks"] >= 2 and c["xTicks"] >= 3 and c["width"] > 300, (chart, c)
-            assert c["legend"] == [p["series"] for p in c["paths"]], (chart, c)
+            # every line in the legend, active ones first (idle ones, zero throughout, folded)
+            assert sorted(c["legend"]) == sorted(p["series"] for p in c["paths"]), (chart, c)
+            idle = {p["series"] for p in c["paths"] if p["idle"]}
+            assert c["legendShown"] == [n for n in c["legend"] if n not in idle], (chart, c)
+            assert sorted(c["legendFolded"]) == sorted(idle) and not c["foldOpen"], (chart, c)
 
         # propagation: one line per schedule, a vertex per minute bucket
         for chart in ("prop-rate", "prop-bytes", "prop-time"):
@@ -372,9 +384,93 @@ async def test_an_empty_database_and_the_browsers_own_basic_authentication(
     assert len(challenges) == 1  # the script, styles and data went with the cached credentials
     await screenshot(cdp, SCREENSHOT.with_name("dashboard-empty.png"))
     assert page["emptyBanner"]
-    for chart in CHARTS:
+    for chart in CHARTS:  # each empty chart says what it needs
         c = page["charts"][chart]
-        assert c["empty"] == "true" and c["svgs"] == 0 and c["emptyText"] == "No data in this range yet", chart
+        assert c["empty"] == "true" and c["svgs"] == 0, chart
+        need = {"prop": "Needs a propagation schedule", "queue": "No queues yet",
+                "notifications": "registrations (dbms_aq.register)"}[chart.split("-")[0]]
+        assert need in c["emptyText"], (chart, c["emptyText"])
     assert page["schedules"] == [["No propagation schedules"]]
     assert "no run yet" in page["statsRun"]
     assert cdp.errors() == []
+
+
+async def first_minute(conn: asyncpg.Connection) -> dict[str, Any]:
+    """What a new operator has after a few thousand messages and one statistics run: one
+    minute of propagation and of enqueues, one snapshot per queue (the two exception
+    queues, and the source queue that propagated everything, at zero), every queue with
+    the default retention of 0 (so no latency and no waits), no notifications."""
+    await make_queue(conn, "first.out_q", "first.out_t", multiple=True)
+    await make_queue(conn, "first.in_q", "first.in_t")
+    await conn.execute("CALL dbms_aqadm.add_subscriber('first.out_q', sys.aq$_agent(NULL, 'first.in_q', 0))")
+    await conn.execute("CALL dbms_aqadm.schedule_propagation(queue_name => 'first.out_q', latency => 0)")
+    sid = await conn.fetchval("SELECT id FROM aq.schedules")
+    queues = {f"first.{r['queue_name']}": r["id"] for r in await conn.fetch(
+        "SELECT id, queue_name FROM aq.queues WHERE schema_name = 'first'")}
+    minute = await conn.fetchval("SELECT date_trunc('minute', now(), 'UTC') - interval '1 minute'")
+    await conn.execute(
+        "INSERT INTO aq_stats.schedule_series (schedule_id, grain, bucket, queue_name, destination, batches,"
+        " messages, bytes, seconds, failures, undeliverable, disabled, errors, batch_p50_ms, batch_p95_ms,"
+        " batch_p99_ms, latency_samples) VALUES ($1, 'minute', $2, 'first.out_q', 'first.in_q', 6, 3000,"
+        " 303000, 1.2, 0, 0, 0, 0, 180, 330, 350, 0)", sid, minute)
+    await conn.execute(
+        "INSERT INTO aq_stats.queue_series (queue_id, grain, bucket, queue_schema, queue_name, enqueued,"
+        " dequeued, wait_samples, snapshots) VALUES ($1, 'minute', $2, 'first', 'in_q', 3000, 0, 0, 0)",
+        queues["first.in_q"], minute)
+    await conn.executemany(
+        "INSERT INTO aq.queue_snapshots (taken_at, queue_id, queue_schema, queue_name, ready, waiting,"
+        " expired, processed, oldest_ready_age) VALUES (now(), $1, 'first', $2, $3, 0, 0, 0, $4)",
+        [(qid, name.split(".")[1], 3000 if name == "first.in_q" else 0, 50.0 if name == "first.in_q" else None)
+         for name, qid in queues.items()])
+    await conn.execute(
+        "INSERT INTO aq_stats.runs (started_at, finished_at, low, high, log_rows, history_rows, snapshot_rows,"
+        " written_rows, status) VALUES (now() - interval '20 seconds', now() - interval '5 seconds', NULL,"
+        " now() - interval '50 seconds', 6, 3000, 0, 4, 'DONE')")
+    return {"schedule": f"#{sid} first.out_q → first.in_q", "queues": sorted(queues)}
+
+
+async def test_the_first_minute_as_an_operator_sees_it(gateway: str, db_dsn: str,
+                                                        browser: Callable[[], Awaitable[Cdp]]) -> None:
+    """One bucket is drawn (a dot and its bucket's width, not an empty chart), the charts
+    that cannot fill say what they need, and idle queues are folded out of the legends."""
+    conn = await asyncpg.connect(db_dsn)
+    try:
+        first = await first_minute(conn)
+        cdp = await browser()
+        page = await open_dashboard(cdp, f"{gateway}/dashboard")
+        await screenshot(cdp, SCREENSHOT.with_name("dashboard-first-minute.png"))
+        charts = page["charts"]
+
+        # a single bucket is drawn, visibly: its line spans the bucket, with a dot
+        for chart in ("prop-rate", "prop-bytes", "prop-time", "prop-batch", "queue-rates", "queue-depth",
+                      "queue-age"):
+            c = charts[chart]
+            assert c["empty"] == "false" and c["svgs"] == 1, (chart, c)
+            for p in c["paths"]:
+                assert p["points"] == 1 and p["vertices"] == 1 and p["drawnWidth"] >= 4, (chart, p)
+            assert c["circles"] == len(c["paths"]), (chart, c)
+        assert charts["prop-rate"]["legendShown"] == [first["schedule"]]
+
+        # what the empty charts need: the message history, kept only with a retention
+        latency = charts["prop-latency"]
+        assert latency["empty"] == "true" and "retention_time" in latency["emptyText"], latency
+        assert "first.out_q" in latency["emptyText"] and "first.in_q" not in latency["emptyText"]
+        wait = charts["queue-wait"]
+        assert wait["empty"] == "true" and "retention_time" in wait["emptyText"], wait
+        assert "first.in_q" in wait["emptyText"] and "aq$_" not in wait["emptyText"]  # not the exception queues
+        assert "retention_time 0" in charts["queue-rates"]["note"]
+        assert "dbms_aq.register" in charts["notifications"]["emptyText"]
+
+        # legends: the active queue first, the idle ones (exception queues among them) folded
+        depth = charts["queue-depth"]
+        assert depth["legendShown"] == ["first.in_q"], depth
+        assert sorted(depth["legendFolded"]) == [q for q in first["queues"] if q != "first.in_q"]
+        assert len(depth["legendFolded"]) == 3 and not depth["foldOpen"]
+        assert depth["foldSummary"] == "3 idle series (0 throughout)"
+        assert charts["queue-rates"]["legendShown"] == ["first.in_q enqueue"]
+        assert charts["queue-rates"]["legendFolded"] == ["first.in_q dequeue"]
+        # the active queue has the first colour, whatever the idle queues' ids
+        assert paths(page, "queue-depth")["first.in_q"]["stroke"] == "#2563eb"
+        assert cdp.errors() == []
+    finally:
+        await conn.close()

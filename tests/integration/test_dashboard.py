@@ -231,6 +231,13 @@ async def test_data_endpoint_serves_every_chart_from_the_tables(conn: asyncpg.Co
     assert [r["status"] for r in d["stats_runs"]] == ["DONE"]
     assert isinstance(d["stats_runs"][0]["high"], int)
 
+    # what the empty charts' texts are made of: retention, exception queues, schedules
+    info = {q["label"]: q for q in d["queue_info"]}
+    assert info["dash.orders_q"] == {"queue_id": s.queue_ids["dash.orders_q"], "label": "dash.orders_q",
+                                     "exception": False, "retention": 3600.0, "propagates": True}
+    assert info["dash.in_q"]["retention"] == 0 and not info["dash.in_q"]["propagates"]
+    assert info["dash.aq$_orders_t_e"]["exception"] and info["dash.aq$_in_t_e"]["exception"]
+
 
 async def test_ranges_choose_the_grain_and_the_window(conn: asyncpg.Connection, site: str) -> None:
     s = await seed(conn)

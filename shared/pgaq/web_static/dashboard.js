@@ -139,16 +139,27 @@
   }
 
   // -- series ----------------------------------------------------------------------------
+  // an entity (schedule, queue) is active when any of its charted values is not zero
+  function activeIds(entities, specs) {
+    const keys = specs.flatMap((spec) => spec.metrics.map((m) => m.key));
+    const ids = new Set();
+    for (const ent of entities) {
+      if (keys.some((k) => (ent[k] || []).some((v) => num(v) && v !== 0))) ids.add(ent.id);
+    }
+    return ids;
+  }
   function colorMaps(data) {
     const maps = {};
-    const assign = (ids) => {
+    const specsOf = (...sources) => Object.values(CHARTS).filter((c) => sources.includes(c.source));
+    const assign = (entities, active) => {
       const m = new Map();
-      [...new Set(ids)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-        .forEach((id, i) => m.set(id, PALETTE[i % PALETTE.length]));
+      const cmp = (a, b) => (active.has(a) === active.has(b) ? (a < b ? -1 : a > b ? 1 : 0) : active.has(a) ? -1 : 1);
+      [...new Set(entities.map((e) => e.id))].sort(cmp).forEach((id, i) => m.set(id, PALETTE[i % PALETTE.length]));
       return m;
     };
-    maps.propagation = assign(data.propagation.map((s) => s.id));
-    maps.queues = maps.depth = assign([...data.queues, ...data.depth].map((s) => s.id));
+    maps.propagation = assign(data.propagation, activeIds(data.propagation, specsOf("propagation")));
+    const queues = [...data.queues, ...data.depth];
+    maps.queues = maps.depth = assign(queues, activeIds(queues, specsOf("queues", "depth")));
     maps.notifications = new Map(Object.entries(STATE_COLORS));
     return maps;
   }
@@ -163,6 +174,7 @@
         out.push({
           name: m.suffix ? `${ent.label} ${m.suffix}` : ent.label,
           entity: String(ent.id), metric: m.key, points, dash: m.dash,
+          idle: points.every((p) => p[1] === 0),  // zero throughout: folded in the legend
           color: colors[spec.source].get(ent.id) || PALETTE[out.length % PALETTE.length],
         });
       }
@@ -170,20 +182,85 @@
     return out;
   }
 
+  // -- what an empty chart needs ------------------------------------------------------------
+  const JOB_PENDING = "Filled by the statistics job, which has not run yet: it runs every "
+    + "PGAQ_STATS_INTERVAL minutes (5 by default), or now with `pgaq stats run`.";
+  function names(list) {
+    return list.length <= 3 ? list.join(", ") : `${list.slice(0, 3).join(", ")} and ${list.length - 3} more`;
+  }
+  // queues whose messages leave no history behind (retention_time 0): no dequeue waits, no
+  // propagation latency, no counts of what they removed
+  function unretained(data, pick) {
+    return (data.queue_info || []).filter((q) => !q.exception && pick(q) && !(q.retention > 0 || q.retention === -1))
+      .map((q) => q.label);
+  }
+  function aggregatedUpTo(data) {
+    const done = data.stats_runs.find((r) => r.status === "DONE");
+    return done && num(done.high) ? done.high : null;
+  }
+  const RETENTION_HOW = "Give it a retention longer than the statistics interval, e.g. "
+    + "dbms_aqadm.alter_queue(queue_name => …, retention_time => 3600).";
+  function emptyText(key, spec, data) {
+    const upTo = aggregatedUpTo(data);
+    const lag = upTo === null ? "" : ` The statistics job has aggregated up to ${stamp(upTo)}; what is newer appears after its next run.`;
+    if (spec.source === "propagation") {
+      if (!data.schedules.length) {
+        return "Needs a propagation schedule (dbms_aqadm.schedule_propagation): drawn from the propagation log the statistics job aggregates.";
+      }
+      if (upTo === null) return JOB_PENDING;
+      if (key === "prop-latency" && data.propagation.length) {
+        const zero = unretained(data, (q) => q.propagates);
+        return "Needs the message history: latency is measured on propagated messages the source queue still holds, "
+          + "and a queue holds them only for its retention_time"
+          + (zero.length ? ` (0 on ${names(zero)}). ${RETENTION_HOW}` : ". None in this range.");
+      }
+      if (key === "prop-time" && data.propagation.length) return "No messages propagated in this range (failures only).";
+      return "No propagation logged in this range." + lag;
+    }
+    if (spec.source === "queues") {
+      if (!(data.queue_info || []).length) return "No queues yet (dbms_aqadm.create_queue).";
+      if (upTo === null) return JOB_PENDING;
+      const zero = unretained(data, () => true);
+      if (key === "queue-wait" && data.queues.length) {
+        return "Needs the message history: waits are measured on dequeued messages the queue still holds, "
+          + "and a queue holds them only for its retention_time"
+          + (zero.length ? ` (0 on ${names(zero)}). ${RETENTION_HOW}` : ". No dequeues in this range.");
+      }
+      return "No enqueues in this range." + lag
+        + (zero.length ? ` Messages of queues with retention_time 0 (${names(zero)}) are counted only while they wait.` : "");
+    }
+    if (spec.source === "depth") {
+      if (!(data.queue_info || []).length) return "No queues yet (dbms_aqadm.create_queue).";
+      return "Needs the monitor's snapshots (each queue every PGAQ_SNAPSHOT_PERIOD seconds, 60 by default): "
+        + (key === "queue-age" ? "no READY message in this range." : "none in this range yet; is the monitor running?");
+    }
+    return "No notifications in this range: they come from registrations (dbms_aq.register) on queues that receive messages.";
+  }
+  // a line under a drawn chart when part of it cannot be there (dequeues of unretained queues)
+  function chartNote(key, data) {
+    if (key !== "queue-rates") return null;
+    const zero = unretained(data, () => true);
+    return zero.length ? `Dequeues are counted from the message history: none for queues with retention_time 0 (${names(zero)}).` : null;
+  }
+
   // -- one chart -------------------------------------------------------------------------
   const tooltip = () => document.getElementById("tooltip");
   function hideTooltip() { tooltip().hidden = true; }
 
-  function renderChart(fig, spec, data, colors) {
+  function renderChart(fig, key, spec, data, colors) {
     fig.replaceChildren();
     const cap = el("figcaption", {}, spec.title);
     cap.appendChild(el("span", { class: "unit" }, spec.unit));
     fig.appendChild(cap);
-    const series = buildSeries(spec, data, colors);
+    const built = buildSeries(spec, data, colors);
+    // active series first; idle ones (zero throughout, e.g. exception queues) after, folded
+    const active = built.filter((s) => !s.idle), idle = built.filter((s) => s.idle);
+    const series = [...active, ...idle];
     fig.dataset.series = String(series.length);
+    fig.dataset.active = String(active.length);
     fig.dataset.empty = series.length ? "false" : "true";
     if (!series.length) {
-      fig.appendChild(el("div", { class: "empty" }, "No data in this range yet"));
+      fig.appendChild(el("div", { class: "empty" }, emptyText(key, spec, data)));
       return;
     }
     const fmt = FORMATS[spec.fmt];
@@ -221,22 +298,30 @@
     }
     root.appendChild(xAxis);
     // the lines: a gap of more than one bucket breaks a line (no data there, not zero)
-    const gap = data.bucket_seconds * 1000 * 1.5;
+    const bucket = data.bucket_seconds * 1000;
+    const gap = bucket * 1.5;
+    const bucketWidth = Math.max(4, x(from + bucket) - x(from));
     const plot = svg("g", { class: "plot" });
-    for (const s of series) {
+    for (const s of [...idle, ...active]) {  // active lines drawn last, on top
       let d = "";
       const lonely = [];
       s.points.forEach(([t, v], i) => {
         const newSegment = i === 0 || t - s.points[i - 1][0] > gap;
         const nextGap = i === s.points.length - 1 || s.points[i + 1][0] - t > gap;
-        if (newSegment && nextGap) lonely.push([t, v]);
         d += `${newSegment ? "M" : "L"}${x(t).toFixed(1)},${y(v).toFixed(1)}`;
+        // a bucket on its own (the first minute of data, say) spans its bucket, with a dot
+        if (newSegment && nextGap) {
+          lonely.push([t, v]);
+          d += `h${Math.max(4, Math.min(bucketWidth, m.l + pw - x(t))).toFixed(1)}`;
+        }
       });
-      plot.appendChild(svg("path", { class: "series", d, stroke: s.color, "stroke-dasharray": s.dash,
-                                     "data-series": s.name, "data-entity": s.entity, "data-metric": s.metric,
-                                     "data-points": s.points.length }));
+      plot.appendChild(svg("path", { class: s.idle ? "series idle" : "series", d, stroke: s.color,
+                                     "stroke-dasharray": s.dash, "data-series": s.name, "data-entity": s.entity,
+                                     "data-metric": s.metric, "data-points": s.points.length,
+                                     "data-idle": s.idle ? "true" : "false" }));
       for (const [t, v] of lonely) {
-        plot.appendChild(svg("circle", { cx: x(t).toFixed(1), cy: y(v).toFixed(1), r: 2.5, fill: s.color }));
+        plot.appendChild(svg("circle", { cx: x(t).toFixed(1), cy: y(v).toFixed(1), r: 3.5, fill: s.color,
+                                         class: s.idle ? "idle" : null }));
       }
     }
     root.appendChild(plot);
@@ -256,7 +341,7 @@
       guide.setAttribute("visibility", "visible");
       const tip = tooltip();
       tip.replaceChildren(el("div", { class: "t" }, stamp(best)));
-      for (const s of series) {
+      for (const s of active) {
         const p = s.points.find((q) => q[0] === best);
         if (!p) continue;
         const row = el("div", { class: "row" });
@@ -265,6 +350,7 @@
         row.appendChild(el("span", {}, fmt(p[1])));
         tip.appendChild(row);
       }
+      if (idle.length) tip.appendChild(el("div", { class: "row idle" }, `${idle.length} idle (0)`));
       tip.hidden = false;
       const left = ev.clientX + 14 + tip.offsetWidth > window.innerWidth ? ev.clientX - 14 - tip.offsetWidth : ev.clientX + 14;
       tip.style.left = `${Math.max(0, left)}px`;
@@ -273,15 +359,26 @@
     overlay.addEventListener("mouseleave", () => { guide.setAttribute("visibility", "hidden"); hideTooltip(); });
     root.appendChild(overlay);
     fig.appendChild(root);
-    // legend
-    const legend = el("ul", { class: "legend" });
-    for (const s of series) {
-      const li = el("li", { "data-series": s.name });
-      li.appendChild(swatch(s, 22, 10));
-      li.appendChild(el("span", {}, s.name));
-      legend.appendChild(li);
+    // legend: the active series, then the idle ones folded under a count
+    const entries = (list) => {
+      const ul = el("ul", { class: "legend" });
+      for (const s of list) {
+        const li = el("li", { "data-series": s.name, "data-idle": s.idle ? "true" : "false" });
+        li.appendChild(swatch(s, 22, 10));
+        li.appendChild(el("span", {}, s.name));
+        ul.appendChild(li);
+      }
+      return ul;
+    };
+    if (active.length) fig.appendChild(entries(active));
+    if (idle.length) {
+      const fold = el("details", { class: "idle-series" });
+      fold.appendChild(el("summary", {}, `${idle.length} idle series (0 throughout)`));
+      fold.appendChild(entries(idle));
+      fig.appendChild(fold);
     }
-    fig.appendChild(legend);
+    const note = chartNote(key, data);
+    if (note) fig.appendChild(el("p", { class: "chart-note" }, note));
   }
 
   // -- tables and tiles ------------------------------------------------------------------
@@ -371,7 +468,7 @@
     for (const fig of document.querySelectorAll("figure[data-chart]")) {
       const spec = CHARTS[fig.dataset.chart];
       if (!spec) continue;
-      renderChart(fig, spec, data, colors);
+      renderChart(fig, fig.dataset.chart, spec, data, colors);
       if (fig.dataset.empty === "false") drawn++;
     }
     renderSchedules(data.schedules);
@@ -396,7 +493,8 @@
     inflight = ctl;
     const range = select().value;
     try {
-      const r = await fetch(`dashboard/data?range=${encodeURIComponent(range)}`, {
+      const url = new URL(`dashboard/data?range=${encodeURIComponent(range)}`, location.origin + location.pathname);
+      const r = await fetch(url, {
         signal: ctl.signal, cache: "no-store", credentials: "same-origin",
         headers: { Accept: "application/json" } });
       if (r.status === 401 || r.status === 403) throw new Error(`not authorised (HTTP ${r.status}): reload to sign in`);
