@@ -4,7 +4,8 @@ change to the file), then used as a user would: a queue and an agent made throug
 API and SQL, a message sent over IDAP through the gateway's port, propagated, notified over
 HTTP and received over IDAP; /metrics of the services that serve HTTP; the propagator
 SIGKILLed in the middle of a backlog and brought back by its restart policy with every
-message delivered exactly once; `down -v`.
+message delivered exactly once; the statistics container's first run; the `observability`
+profile's grafana-db creating Grafana's role on the Debian PostgreSQL image; `down -v`.
 
 Runs when podman, docker-compose and runc are installed (`deploy/system-deps.sh --test`
 installs them, with debootstrap) and skips otherwise, unless PGAQ_COMPOSE_TEST=1 (`make
@@ -136,7 +137,7 @@ def stack(podman: ps.Podman) -> Iterator[dict[str, Any]]:
                 logs = compose("logs", "--no-color", "--tail", "30", check=False).stdout
                 (podman.state / f"{PROJECT}.log").write_text(logs)
                 t_down = time.monotonic()
-                compose("down", "-v", timeout=300)
+                compose("--profile", "observability", "--profile", "mail", "down", "-v", timeout=300)
                 (podman.state / f"{PROJECT}.yml").unlink()
                 print(f"down -v {time.monotonic() - t_down:.1f} s")
                 left = podman.run("ps", "-a", "--filter", f"label=com.docker.compose.project={PROJECT}",
@@ -292,6 +293,30 @@ async def test_the_statistics_job_runs_in_its_image(stack: dict[str, Any]) -> No
         print(f"first statistics run: {run['took'].total_seconds():.1f} s, {run['log_rows']} log rows")
     finally:
         await c.close()
+
+
+async def test_grafana_reader_role_from_the_postgres_image(stack: dict[str, Any]) -> None:
+    """The `observability` profile's one-shot grafana-db, on the Debian PostgreSQL image
+    (its entrypoint runs any command as it is), creates Grafana's read-only role with the
+    password of its secret file; Grafana itself needs Docker Hub and is not started."""
+    podman: ps.Podman = stack["podman"]
+    stack["compose"]("--profile", "observability", "up", "-d", "--no-build", "grafana-db", timeout=300)
+    name = stack["compose"]("ps", "-q", "grafana-db").stdout.split()
+    assert len(name) == 1
+    end = time.monotonic() + 120
+    while (state := podman.inspect(name[0])["State"])["Status"] != "exited" or state["ExitCode"] != 0:
+        assert time.monotonic() < end, state  # a one-shot container: its state is all there is
+        await asyncio.sleep(0.5)
+    password = (ps.ROOT / "deploy" / "secrets" / "grafana_db_password").read_text().strip()
+    dsn = stack["dsn"].replace(stack["dsn"].split("//")[1].split("@")[0], f"pgaq_grafana:{password}")
+    ro = await asyncpg.connect(dsn)
+    try:
+        assert await ro.fetchval("SHOW default_transaction_read_only") == "on"
+        states = await ro.fetch("SELECT * FROM pgaq_grafana.notification_states()")
+        assert {r["state"] for r in states} <= {"PENDING", "SENDING", "DELIVERED", "FAILED"}
+    finally:
+        await ro.close()
+    stack["compose"]("--profile", "observability", "rm", "-f", "-s", "grafana-db")
 
 
 def test_the_compose_file_started_is_the_users(stack: dict[str, Any]) -> None:
