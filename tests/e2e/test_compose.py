@@ -16,10 +16,12 @@ import hashlib
 import importlib.util
 import json
 import os
+import pwd
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -575,3 +577,80 @@ def test_stats_image_gets_pyspark_wherever_pyproject_puts_it() -> None:
                                                     "optional-dependencies": {extra: ["PySpark[sql]==4.3.0"]}}}
         assert req.requirements(moved, "runtime") == ["setuptools>=68", "asyncpg==1"]
         assert req.requirements(moved, "stats") == ["PySpark[sql]==4.3.0"]
+
+
+# ---- the PostgreSQL image's entrypoint, run here on the host's PostgreSQL 15 --------------
+
+@pytest.fixture
+def pg_entrypoint() -> Iterator[tuple[Path, dict[str, str], int]]:
+    """A private copy of the image's entrypoint (its initdb.d a private directory), the
+    environment compose gives it, a free port; as root, with the host's PostgreSQL 15."""
+    from pgaq.embedded import find_bindir
+
+    if os.geteuid() != 0 or not os.path.isdir("/var/run/postgresql"):
+        pytest.skip("needs root, a `postgres` user and /var/run/postgresql, as the image has")
+    pwd.getpwnam("postgres")
+    tmp = Path(tempfile.mkdtemp(prefix="pgaq-pg-image-"))
+    try:
+        os.chmod(tmp, 0o755)
+        (tmp / "pw").write_text("s3cret pw\n")
+        (tmp / "initdb.d").mkdir()
+        (tmp / "initdb.d" / "seed.sql").write_text("CREATE TABLE seeded (x int); INSERT INTO seeded VALUES (42);")
+        script = (ROOT / "deploy" / "postgres" / "docker-entrypoint.sh").read_text()
+        (tmp / "entrypoint.sh").write_text(script.replace("/docker-entrypoint-initdb.d", str(tmp / "initdb.d")))
+        os.chmod(tmp / "entrypoint.sh", 0o755)
+        port = free_port()
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PG", "POSTGRES_"))},
+               "PATH": f"{find_bindir()}:{os.environ['PATH']}", "PGDATA": str(tmp / "data"),
+               "PGPORT": str(port),  # the initialising server's socket, away from any other's
+               "POSTGRES_USER": "pgaq", "POSTGRES_DB": "pgaq", "POSTGRES_PASSWORD_FILE": str(tmp / "pw"),
+               "POSTGRES_LISTEN_ADDRESSES": "127.0.0.1"}
+        yield tmp, env, port
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def test_postgres_image_initialises_as_the_official_image(
+        pg_entrypoint: tuple[Path, dict[str, str], int]) -> None:
+    """deploy/postgres/docker-entrypoint.sh (the pgaq-postgres image): started as root on an
+    empty PGDATA it gives the data to `postgres`, creates the user with the secret file's
+    password, the database and runs /docker-entrypoint-initdb.d; TCP logins need the password;
+    a second start keeps the data. (The image and compose run it in tests/e2e/test_compose_up.py.)"""
+    tmp, env, port = pg_entrypoint
+    dsn = f"postgresql://pgaq:s3cret%20pw@127.0.0.1:{port}/pgaq"
+
+    async def start() -> asyncio.subprocess.Process:
+        proc = await asyncio.create_subprocess_exec(str(tmp / "entrypoint.sh"), "postgres", "-c", f"port={port}",
+                                                    env=env, stderr=asyncio.subprocess.PIPE)
+        for _ in range(600):  # another process: its port is all there is to wait on
+            assert proc.returncode is None, (await proc.communicate())[1].decode()
+            try:
+                await (await asyncpg.connect(dsn)).close()
+                return proc
+            except (OSError, asyncpg.PostgresError):
+                await asyncio.sleep(0.1)
+        raise AssertionError("the server did not start")
+
+    async def stop(proc: asyncio.subprocess.Process) -> str:
+        proc.send_signal(2)  # the image's STOPSIGNAL SIGINT: a fast shutdown
+        _, err = await asyncio.wait_for(proc.communicate(), 60)
+        return err.decode()
+
+    proc = await start()
+    try:
+        c = await asyncpg.connect(dsn)
+        try:
+            assert await c.fetchval("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+            assert await c.fetchval("SELECT x FROM seeded") == 42
+            assert await c.fetchval("SHOW listen_addresses") == "127.0.0.1"
+        finally:
+            await c.close()
+        with pytest.raises(asyncpg.InvalidPasswordError):
+            await asyncpg.connect(dsn.replace("s3cret%20pw", "wrong"))
+        owner = await asyncio.to_thread(lambda: (tmp / "data").stat().st_uid)
+        assert owner == pwd.getpwnam("postgres").pw_uid
+    finally:
+        log = await stop(proc)
+    assert "initialised" in log
+    proc = await start()  # initialised already: nothing is run again
+    assert "initialised" not in await stop(proc)
