@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import asyncpg
 
+from . import routes
 from .errors import ConnectionLost, PgaqError, QueueError, wrap_db_error
 from .lease import Lease
 from .listener import Listener
@@ -30,14 +31,6 @@ Payload = bytes | dict[str, Any] | None
 DEQUEUE_MODES = ("BROWSE", "LOCKED", "REMOVE", "REMOVE_NODATA")
 NAVIGATIONS = ("FIRST_MESSAGE", "NEXT_MESSAGE", "NEXT_TRANSACTION")
 VISIBILITIES = ("ON_COMMIT", "IMMEDIATE")
-_INT32 = (-(2**31), 2**31 - 1)
-
-
-def _plain_sender(a: Agent | None) -> bool:
-    """A sender the generated _send stores as given (aq.normalise_props would accept it
-    unchanged); others take the general path, which raises the proper error."""
-    return a is None or (len((a.name or "").strip(" ")) <= 128
-                         and (a.protocol is None or 0 <= a.protocol <= _INT32[1]))
 
 
 @dataclass(frozen=True)
@@ -146,7 +139,6 @@ def _check(value: str, allowed: tuple[str, ...], what: str, code: int) -> str:
     return v
 
 
-_DEFAULT_PROPS = MessageProperties()
 # what the driver raises for a statement that failed or a connection that broke
 _DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError)
 
@@ -163,6 +155,7 @@ class FastPath:
     remove: str | None = None  # aq.fast_remove_sql: REMOVE of one message, no PL/pgSQL
     remove_after: str | None = None
     remove_role: str | None = None  # the same as the owner's function, for an acting role
+    raw: bool = True  # the queue's payloads are RAW (bytes), not objects
 
 
 @dataclass(frozen=True)
@@ -189,6 +182,7 @@ class Session:
         max_wait: float = 300.0,
         safety_poll: float = 5.0,
         fast_cache: dict[tuple[str | None, str], FastPath] | None = None,
+        only_routes: Collection[str] | None = None,
     ) -> None:
         # the connection this session holds, if any: a caller's own (never given back by us)
         # or a pool's, lent by whoever binds it (see bind/unbind)
@@ -212,6 +206,12 @@ class Session:
         self._queue_ids: dict[str, int] = {}
         # (role, queue) -> statements; a gateway shares one cache between its sessions
         self._fast: dict[tuple[str | None, str], FastPath] = {} if fast_cache is None else fast_cache
+        # the fast routes this session may take (pgaq.routes; None: all), and the route that
+        # served its last operation: the route equivalence test pins and checks them
+        if only_routes is not None and not set(only_routes) <= routes.ROUTE_NAMES:
+            raise PgaqError(f"unknown routes {sorted(set(only_routes) - routes.ROUTE_NAMES)}")
+        self.routes = None if only_routes is None else frozenset(only_routes)
+        self.last_route: str | None = None
 
     @property
     def conn(self) -> asyncpg.Connection | None:
@@ -321,7 +321,7 @@ class Session:
                 return await fn(conn)
         return await fn(conn)
 
-    async def _run(
+    async def run(
         self, visibility: str, fn: Callable[[asyncpg.Connection], Awaitable[T]],
         inline: Callable[[asyncpg.Connection], Awaitable[T]] | None = None,
     ) -> T:
@@ -372,26 +372,6 @@ class Session:
         visibility: str = "ON_COMMIT",
         transformation: str | None = None,
     ) -> str:
-        p = properties or _DEFAULT_PROPS
-        if (transformation is None and isinstance(payload, bytes) and not p.sender_id
-                and not p.recipient_list and not p.exception_queue and not p.original_msgid
-                and _INT32[0] <= p.priority <= _INT32[1] and _INT32[0] <= p.delay <= _INT32[1]
-                and (p.expiration is None or _INT32[0] <= p.expiration <= _INT32[1])):
-            # the most frequent call, straight to the queue table's send1 (no JSON to build)
-            fast = await self._fast_path(queue)
-            send1 = fast.send1
-            if send1 is not None:
-                args = (fast.name, p.priority, p.delay, -1 if p.expiration is None else p.expiration,
-                        p.correlation, payload, None, self.agent)
-                try:
-                    mid: bytes = await self._run(
-                        visibility, lambda c: c.fetchval(send1.plain, *args),
-                        lambda c: c.fetchval(send1.as_role, *args, self.role))
-                    return mid.hex().upper()
-                except QueueError as exc:
-                    if exc.code != 24010:
-                        raise
-                    self._fast.pop((self.role, queue), None)  # the queue moved: the general path
         ids = await self.enqueue_array(
             queue, [(payload, properties)], visibility=visibility, transformation=transformation
         )
@@ -408,68 +388,11 @@ class Session:
         """Enqueue all messages or none, in one statement; ids in the order given."""
         if not messages:
             return []
-        props = json.dumps([(p or MessageProperties()).to_json() for _, p in messages])
-        raw: list[bytes | None] | None = None
-        objs: str | None = None
-        if all(isinstance(m, bytes | bytearray | memoryview) or m is None for m, _ in messages) and any(
-            m is not None for m, _ in messages
-        ):
-            raw = [bytes(m) if m is not None else None for m, _ in messages]  # type: ignore[arg-type]
-        elif all(isinstance(m, dict) for m, _ in messages):
-            objs = json.dumps([m for m, _ in messages], default=str)
-        else:
-            raise QueueError(
-                "ORA-25215: user_data type and queue type do not match: payloads must all be "
-                "bytes (RAW queues) or all be objects",
-                25215,
-            )
-        simple = transformation is None and all(
-            p is None or (_plain_sender(p.sender_id) and not (p.recipient_list or p.exception_queue
-                                                              or p.original_msgid))
-            for _, p in messages)
-        ids: list[bytes] | None = None
-        if simple:
-            fast = await self._fast_path(queue)
-            one = messages[0][1] or MessageProperties()
-            if (len(messages) == 1 and fast.send1 is not None and one.sender_id is None
-                    and all(_INT32[0] <= v <= _INT32[1] for v in
-                            (one.priority, one.delay, -1 if one.expiration is None else one.expiration))):
-                send1 = fast.send1
-                payload = messages[0][0]
-                args1 = (fast.name, one.priority, one.delay,
-                         -1 if one.expiration is None else one.expiration, one.correlation,
-                         raw[0] if raw else None, json.dumps(payload, default=str) if objs else None,
-                         self.agent)
-                try:
-                    mid: bytes = await self._run(
-                        visibility, lambda c: c.fetchval(send1.plain, *args1),
-                        lambda c: c.fetchval(send1.as_role, *args1, self.role))
-                    return [mid.hex().upper()]
-                except QueueError as exc:
-                    if exc.code != 24010:
-                        raise
-                    self._fast.pop((self.role, queue), None)
-                    fast = await self._fast_path(queue)
-            if fast.send is not None:
-                send = fast.send
-                args = (fast.name, props, objs, raw, self.agent)
-                try:
-                    ids = await self._run(
-                        visibility, lambda c: c.fetchval(send.plain, *args),
-                        lambda c: c.fetchval(send.as_role, *args, self.role))
-                except QueueError as exc:
-                    if exc.code != 24010:
-                        raise
-                    self._fast.pop((self.role, queue), None)  # the queue moved: take the general path
-        if ids is None:
-            gargs = (queue, props, objs, raw, transformation, self.agent)
-            ids = await self._run(
-                visibility, lambda c: c.fetchval(load("engine_enqueue"), *gargs),
-                lambda c: c.fetchval(load("engine_enqueue_role"), *gargs, self.role))
-        assert ids is not None
+        op = routes.Enqueue(queue, messages, visibility, transformation, self.agent)
+        ids = await routes.serve(self, routes.ENQUEUE, op, queue, self.routes)
         return [i.hex().upper() for i in ids]
 
-    def _unsuited(self, queue: str) -> None:
+    def unsuited(self, queue: str) -> None:
         """A queue whose settings (retention) keep it off the one-statement REMOVE: stop
         trying it (the entry is refreshed with the rest of the cache)."""
         hit = self._fast.get((self.role, queue))
@@ -477,10 +400,15 @@ class Session:
             self._fast[(self.role, queue)] = replace(hit, remove=None, remove_after=None,
                                                      remove_role=None)
 
-    async def _fast_path(self, queue: str) -> FastPath:
+    def forget_fast_path(self, queue: str) -> None:
+        """The queue's cached statements no longer apply (it moved): read them again."""
+        self._fast.pop((self.role, queue), None)
+
+    async def fast_path(self, queue: str) -> FastPath:
+        """The queue's generated statements (aq.fast_path), cached per role."""
         hit = self._fast.get((self.role, queue))
         if hit is None:
-            row = await self._run("ON_COMMIT", lambda c: c.fetchrow(load("engine_fast_path"), queue))
+            row = await self.run("ON_COMMIT", lambda c: c.fetchrow(load("engine_fast_path"), queue))
             assert row is not None
             hit = FastPath(row["queue_name"],
                            Statement.make("engine_send_fast", row["send_fn"]),
@@ -488,7 +416,8 @@ class Session:
                            Statement.make("engine_send1_fast", row["send1_fn"]),
                            row["remove_sql"], row["remove_after_sql"],
                            load("engine_remove_fast_role").replace("{fn}", row["remove_fn"])
-                           if row["remove_fn"] is not None else None)
+                           if row["remove_fn"] is not None else None,
+                           row["payload_kind"] == "RAW")
             if len(self._fast) > 1000:
                 self._fast.clear()
             self._fast[(self.role, queue)] = hit
@@ -498,7 +427,7 @@ class Session:
     async def queue_id(self, queue: str) -> int:
         key = queue
         if key not in self._queue_ids:
-            qid: int = await self._run(
+            qid: int = await self.run(
                 "ON_COMMIT", lambda c: c.fetchval(load("engine_queue_id"), queue)
             )
             self._queue_ids[key] = qid
@@ -542,37 +471,8 @@ class Session:
         if saved is not None and saved[0] == criteria:
             _, pos, grp = saved
         msgid = _msgid_bytes(o.msgid) if o.msgid else None
-        rows: list[asyncpg.Record] | None = None
-        if (msgid is None and o.correlation is None and o.condition is None
-                and o.transformation is None and o.navigation.upper() != "NEXT_TRANSACTION"):
-            fast = await self._fast_path(queue)
-            start = None if o.navigation.upper() == "FIRST_MESSAGE" else pos
-            if (fast.remove is not None and o.dequeue_mode.upper() == "REMOVE" and o.batch_size == 1
-                    and o.consumer_name is None
-                    and (self._role_is_set(o.visibility) or fast.remove_role is not None)):
-                try:
-                    rows = await self._remove_one(queue, fast, o.visibility, start, wrap)
-                except QueueError as exc:
-                    if exc.code != 24010:
-                        raise
-                    self._fast.pop((self.role, queue), None)  # the table moved: look again
-            if rows is None and fast.recv is not None:
-                recv = fast.recv
-                args = (fast.name, o.consumer_name, o.dequeue_mode, start, o.batch_size,
-                        self.agent, wrap)
-                try:
-                    rows = await self._run(o.visibility, lambda c: c.fetch(recv.plain, *args),
-                                           lambda c: c.fetch(recv.as_role, *args, self.role))
-                except QueueError as exc:
-                    if exc.code != 24010:
-                        raise
-                    self._fast.pop((self.role, queue), None)
-        if rows is None:
-            dargs = (queue, o.consumer_name, o.dequeue_mode, o.navigation, msgid, o.correlation,
-                     o.condition, o.batch_size, pos, wrap, o.transformation, self.agent, grp)
-            rows = await self._run(
-                o.visibility, lambda c: c.fetch(load("engine_dequeue"), *dargs),
-                lambda c: c.fetch(load("engine_dequeue_role"), *dargs, self.role))
+        op = routes.Dequeue(queue, o, msgid, pos, grp, wrap, self.agent)
+        rows = await routes.serve(self, routes.DEQUEUE, op, queue, self.routes)
         if not rows:
             return []
         last = rows[-1]
@@ -592,36 +492,9 @@ class Session:
             )
         return [_message(r) for r in rows]
 
-    def _role_is_set(self, visibility: str) -> bool:
+    def role_is_set(self, visibility: str) -> bool:
         """Whether a plain statement runs as the right role in one round trip."""
         return self.role is None or (self._tx is not None and visibility.upper() == "ON_COMMIT")
-
-    async def _remove_one(self, queue: str, fast: FastPath, visibility: str, start: list[int] | None,
-                          wrap: bool) -> list[asyncpg.Record] | None:
-        """The common REMOVE as one statement; None when it did not apply (the queue is
-        stopped, kept for retention, not ours to dequeue, ...): the general path decides.
-        In autocommit with a role to act as, the owner's function that checks that role
-        (fast.remove_role) is the one statement."""
-        assert fast.remove is not None and fast.remove_after is not None
-        first, after, as_role = fast.remove, fast.remove_after, fast.remove_role
-
-        async def run(pos: list[int] | None) -> list[asyncpg.Record]:
-            plain = first if pos is None else after
-            args = (fast.name,) if pos is None else (fast.name, pos)
-            inline: Callable[[asyncpg.Connection], Awaitable[list[asyncpg.Record]]] | None = None
-            if as_role is not None:
-                role_sql = as_role
-                inline = lambda c: c.fetch(role_sql, fast.name, pos, self.role)  # noqa: E731
-            return await self._run(visibility, lambda c: c.fetch(plain, *args), inline)
-
-        rows = await run(start)
-        if start is not None and rows[0]["ok"] and rows[0]["msgid"] is None and wrap:
-            rows = await run(None)  # past the end: NEXT_MESSAGE starts again from the beginning
-        if not rows[0]["suited"]:
-            self._unsuited(queue)
-        if not rows[0]["ok"]:
-            return None
-        return [r for r in rows if r["msgid"] is not None]
 
     def continues_from(self, queue: str, consumer_name: str | None, options: DequeueOptions) -> bool:
         """Whether this dequeue would continue after a position (NEXT_MESSAGE with one saved
@@ -656,7 +529,7 @@ class Session:
         unless the queue groups messages by transaction, where the group's next message
         comes next. A browsed or locked message stays, so navigation moves on past it."""
         # the queue's generated recv exists exactly when it does not group (aq.fast_path)
-        if mode in ("REMOVE", "REMOVE_NODATA") and (await self._fast_path(queue)).recv is not None:
+        if mode in ("REMOVE", "REMOVE_NODATA") and (await self.fast_path(queue)).recv is not None:
             self._positions.pop(key, None)
         else:
             self._positions[key] = (criteria, position, group)

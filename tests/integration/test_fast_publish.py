@@ -28,7 +28,7 @@ async def test_plain_subscribers_get_every_message_in_one_statement(conn: asyncp
     await subscribe(conn, "s.q", "A")
     await subscribe(conn, "s.q", "B")
     s = Session(conn)
-    assert (await s._fast_path("s.q")).send is not None
+    assert (await s.fast_path("s.q")).send is not None
     ids = await s.enqueue_array("s.q", [(bytes([i]), MessageProperties(priority=i, delay=i % 2))
                                         for i in range(4)])
     rows = await conn.fetch(RECIPIENTS)
@@ -138,7 +138,7 @@ async def test_transactional_grouping_keeps_the_general_path(conn: asyncpg.Conne
     if multiple:
         await subscribe(conn, "s.q", "A")
     s = Session(conn)
-    assert (await s._fast_path("s.q")).send is None
+    assert (await s.fast_path("s.q")).send is None
     await s.begin()
     await s.enqueue_array("s.q", [(b"first", MessageProperties(priority=1))])
     await s.enqueue_array("s.q", [(b"second", MessageProperties(priority=7, sender_id=Agent("scott")))])

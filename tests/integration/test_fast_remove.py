@@ -18,7 +18,7 @@ async def test_fast_remove_follows_queue_changes(conn: asyncpg.Connection) -> No
     await make_queue(conn, sort_list="PRIORITY,ENQ_TIME")
     s = Session(conn)
     await s.enqueue_array("s.q", [(bytes([i]), MessageProperties(priority=5 - i)) for i in range(4)])
-    assert (await s._fast_path("s.q")).remove is not None
+    assert (await s.fast_path("s.q")).remove is not None
     [m] = await s.dequeue("s.q")
     assert m.payload == b"\x03" and m.state == "PROCESSED"  # priority order
     assert await conn.fetchval("SELECT count(*) FROM s.qt") == 3  # deleted (retention 0)
@@ -40,7 +40,7 @@ async def test_fast_remove_follows_queue_changes(conn: asyncpg.Connection) -> No
     assert [m.payload for m in await s.dequeue("s.q")] == [b"\x08"]
     assert await s.dequeue("s.q") == []
     assert await s.dequeue("s.q", DequeueOptions(wait=None)) == []
-    assert (await s._fast_path("s.q")).remove is not None  # all of it on the fast path
+    assert (await s.fast_path("s.q")).remove is not None  # all of it on the fast path
     # a retention time set after the statement was cached: the message is kept PROCESSED,
     # and the session stops trying the statement on this queue
     await conn.execute("CALL dbms_aqadm.alter_queue('s.q', retention_time => 3600)")
@@ -48,7 +48,7 @@ async def test_fast_remove_follows_queue_changes(conn: asyncpg.Connection) -> No
     [m] = await s.dequeue("s.q", DequeueOptions(wait=None))
     assert m.payload == b"\x07"
     assert await conn.fetchval("SELECT msg_state FROM s.aq$qt WHERE msg_id = $1", m.msgid) == "PROCESSED"
-    assert (await s._fast_path("s.q")).remove is None
+    assert (await s.fast_path("s.q")).remove is None
     assert await s.dequeue("s.q", DequeueOptions(wait=None)) == []
 
 
@@ -119,7 +119,7 @@ async def test_fast_remove_for_a_role_switched_autocommit_session(conn: asyncpg.
     try:
         await login.execute("SET track_functions = 'all'")
         s = Session(login, role=role)
-        fast = await s._fast_path("s.q")
+        fast = await s.fast_path("s.q")
         assert fast.remove_role is not None
         with pytest.raises(PgaqError) as err:
             await s.dequeue("s.q")

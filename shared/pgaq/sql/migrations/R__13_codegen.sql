@@ -216,11 +216,12 @@ BEGIN
       BEGIN
         %10$s
         IF d < 0 OR e < 0 OR length(p_corr) > 128 THEN  -- one test on the way of a valid call
-          IF d < 0 THEN
-            PERFORM aq.err(25208, format('invalid value %%s, DELAY is out of range', d), '22023');
-          END IF;
+          -- in the order aq.normalise_props checks them (the same error on every route)
           IF e < 0 THEN
             PERFORM aq.err(25209, format('invalid value %%s, EXPIRATION is out of range', e), '22023');
+          END IF;
+          IF d < 0 THEN
+            PERFORM aq.err(25208, format('invalid value %%s, DELAY is out of range', d), '22023');
           END IF;
           PERFORM aq.err(24005, 'correlation identifier longer than 128 characters', '22023');
         END IF;

@@ -207,11 +207,12 @@ LANGUAGE sql STABLE AS $sql$
                pg_current_xact_id()::text::bigint,
                %s
         FROM jsonb_array_elements($2) WITH ORDINALITY AS e(p, i)
-        CROSS JOIN LATERAL (SELECT
+        CROSS JOIN LATERAL (SELECT  -- checked in aq.normalise_props's order: one error on every route
+               nullif(aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION'), -1) AS exp,
                aq.int_prop(p, 'priority', 1, -2147483648, 24005, 'PRIORITY') AS pri,
                aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY') AS dly,
-               nullif(aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION'), -1) AS exp,
-               aq.corr_prop(p) AS corr) v
+               aq.corr_prop(p) AS corr
+               OFFSET 0) v  -- (kept a subquery, so its columns are computed in this order)
         ORDER BY e.i
         RETURNING m.msgid, m.enq_seq, m.state)
       SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins

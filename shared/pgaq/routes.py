@@ -1,0 +1,279 @@
+"""The routes of each engine operation, in the order they are tried, each with its rule.
+
+An enqueue or a dequeue can be served by a queue table's generated statements (fast, but
+only for the common cases) or by the general SQL functions (aq.enqueue_array,
+aq.dequeue_array), which serve every case. Each table below lists an operation's routes:
+the first whose rule admits the operation and that applies serves it. A route's rule
+must admit only what its SQL handles exactly as the general route does;
+tests/integration/test_route_equivalence.py runs every route on the same inputs and fails
+when one answers differently. A new route is one entry here plus its SQL.
+
+A fast route may also decline at run time (None: its statement found the queue stopped,
+kept for retention, ...), and a generated function the queue no longer has (ORA-24010:
+the queue moved to another table, or was re-created) drops the session's cached
+statements; either way the next route is tried. The general route never declines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import asyncpg
+
+from .errors import QueueError
+from .queries import load
+
+if TYPE_CHECKING:
+    from .engine import DequeueOptions, FastPath, MessageProperties, Payload, Session
+
+Op = TypeVar("Op")
+R = TypeVar("R")
+
+INT32 = (-(2**31), 2**31 - 1)
+GENERAL = "general"  # the route every table ends with: it serves whatever reaches it
+
+
+@dataclass(frozen=True)
+class Route(Generic[Op, R]):
+    name: str
+    admits: Callable[[Op], bool]  # the rule: the operations this route's SQL handles
+    fits: Callable[[Op, FastPath], bool]  # the queue has this route's statement, for this op
+    run: Callable[[Session, Op, FastPath | None], Awaitable[R | None]]  # None: declined
+
+
+async def serve(s: Session, table: Sequence[Route[Op, R]], op: Op, queue: str,
+                only: Collection[str] | None = None) -> R:
+    """The first route of `table` that admits `op` and applies serves it (see the module's
+    docstring); `only` limits the fast routes tried (the general one is always there)."""
+    fast: FastPath | None = None  # the queue's generated statements, read when needed
+    for route in table:
+        general = route.name == GENERAL
+        if not general:
+            if (only is not None and route.name not in only) or not route.admits(op):
+                continue
+            if fast is None:
+                fast = await s.fast_path(queue)
+            if not route.fits(op, fast):
+                continue
+        try:
+            out = await route.run(s, op, fast)
+        except QueueError as exc:
+            if general or exc.code != 24010:
+                raise
+            s.forget_fast_path(queue)  # the queue moved: look again for the next route
+            fast = None
+            continue
+        if out is not None:
+            s.last_route = route.name
+            return out
+    raise AssertionError(f"no route served {op!r}: the general route must serve everything")
+
+
+# -- enqueue ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Enqueue:
+    """One enqueue call: one message or many, all or none."""
+
+    queue: str
+    messages: Sequence[tuple[Payload, MessageProperties | None]]
+    visibility: str
+    transformation: str | None
+    agent: str | None
+
+    @cached_property
+    def payloads(self) -> tuple[list[bytes | None] | None, str | None]:
+        """(RAW payloads, object payloads as JSON): one of them, or ORA-25215."""
+        ms = self.messages
+        if all(isinstance(m, bytes | bytearray | memoryview) or m is None for m, _ in ms) and any(
+            m is not None for m, _ in ms
+        ):
+            return [bytes(m) if m is not None else None for m, _ in ms], None  # type: ignore[arg-type]
+        if all(isinstance(m, dict) for m, _ in ms):
+            return None, json.dumps([m for m, _ in ms], default=str)
+        raise QueueError(
+            "ORA-25215: user_data type and queue type do not match: payloads must all be "
+            "bytes (RAW queues) or all be objects",
+            25215,
+        )
+
+    @cached_property
+    def raw(self) -> bool | None:
+        """Whether the payloads are RAW (True) or objects (False); None when mixed (the
+        general route raises the error)."""
+        ms = self.messages
+        if all(isinstance(m, bytes | bytearray | memoryview) or m is None for m, _ in ms):
+            return True if any(m is not None for m, _ in ms) else None
+        return False if all(isinstance(m, dict) for m, _ in ms) else None
+
+    @cached_property
+    def props(self) -> str:
+        from .engine import MessageProperties
+
+        return json.dumps([(p or MessageProperties()).to_json() for _, p in self.messages])
+
+    @cached_property
+    def simple(self) -> bool:
+        """Messages the generated sends store as given: no transformation, recipients,
+        exception queue or original message id, and a sender they need not normalise."""
+        return self.transformation is None and all(
+            p is None or (plain_sender(p.sender_id)
+                          and not (p.recipient_list or p.exception_queue or p.original_msgid))
+            for _, p in self.messages)
+
+
+def plain_sender(a: Any) -> bool:
+    """A sender the generated _send stores as given (aq.normalise_props would accept it
+    unchanged); others take the general route, which raises the proper error."""
+    return a is None or (len((a.name or "").strip(" ")) <= 128
+                         and (a.protocol is None or 0 <= a.protocol <= INT32[1]))
+
+
+def _one_props(op: Enqueue) -> MessageProperties:
+    from .engine import MessageProperties
+
+    return op.messages[0][1] or MessageProperties()
+
+
+def _send1_admits(op: Enqueue) -> bool:
+    if len(op.messages) != 1 or not op.simple:
+        return False
+    p = _one_props(op)
+    return p.sender_id is None and all(
+        INT32[0] <= v <= INT32[1]
+        for v in (p.priority, p.delay, -1 if p.expiration is None else p.expiration))
+
+
+async def _send1(s: Session, op: Enqueue, fast: FastPath | None) -> list[bytes] | None:
+    """One message, its properties as parameters: no JSON to build or parse."""
+    assert fast is not None and fast.send1 is not None
+    send1, p = fast.send1, _one_props(op)
+    raw, objs = op.payloads
+    args = (fast.name, p.priority, p.delay, -1 if p.expiration is None else p.expiration,
+            p.correlation, raw[0] if raw else None,
+            json.dumps(op.messages[0][0], default=str) if objs else None, op.agent)
+    mid: bytes = await s.run(op.visibility, lambda c: c.fetchval(send1.plain, *args),
+                             lambda c: c.fetchval(send1.as_role, *args, s.role))
+    return [mid]
+
+
+async def _send(s: Session, op: Enqueue, fast: FastPath | None) -> list[bytes] | None:
+    """The table's generated send: many messages, one statement. NULL when the queue's
+    subscribers have rules or there are none (the general route decides)."""
+    assert fast is not None and fast.send is not None
+    send = fast.send
+    raw, objs = op.payloads
+    args = (fast.name, op.props, objs, raw, op.agent)
+    ids: list[bytes] | None = await s.run(op.visibility, lambda c: c.fetchval(send.plain, *args),
+                                          lambda c: c.fetchval(send.as_role, *args, s.role))
+    return ids
+
+
+async def _enqueue_general(s: Session, op: Enqueue, fast: FastPath | None) -> list[bytes] | None:
+    raw, objs = op.payloads
+    args = (op.queue, op.props, objs, raw, op.transformation, op.agent)
+    ids: list[bytes] = await s.run(op.visibility, lambda c: c.fetchval(load("engine_enqueue"), *args),
+                                   lambda c: c.fetchval(load("engine_enqueue_role"), *args, s.role))
+    return ids
+
+
+ENQUEUE: tuple[Route[Enqueue, list[bytes]], ...] = (
+    # payloads of the queue's kind only: the general route checks the properties first
+    Route("send1", _send1_admits, lambda op, fast: fast.send1 is not None and op.raw == fast.raw,
+          _send1),
+    Route("send", lambda op: op.simple, lambda op, fast: fast.send is not None and op.raw == fast.raw,
+          _send),
+    Route(GENERAL, lambda op: True, lambda op, fast: True, _enqueue_general),
+)
+
+
+# -- dequeue ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Dequeue:
+    """One dequeue attempt (no waiting): the options, and where NEXT_MESSAGE goes on from."""
+
+    queue: str
+    options: DequeueOptions
+    msgid: bytes | None
+    position: list[int] | None  # the session's saved position for these criteria
+    group: int | None
+    wrap: bool  # past the end, NEXT_MESSAGE starts again from the first message
+    agent: str | None
+
+    @property
+    def start(self) -> list[int] | None:
+        """Where a generated dequeue starts (after this position; None: the first)."""
+        return None if self.options.navigation.upper() == "FIRST_MESSAGE" else self.position
+
+
+def _unselective(op: Dequeue) -> bool:
+    """No selection the generated dequeues know nothing of."""
+    o = op.options
+    return (op.msgid is None and o.correlation is None and o.condition is None
+            and o.transformation is None and o.navigation.upper() != "NEXT_TRANSACTION")
+
+
+def _remove1_admits(op: Dequeue) -> bool:
+    o = op.options
+    return (_unselective(op) and o.dequeue_mode.upper() == "REMOVE" and o.batch_size == 1
+            and o.consumer_name is None)
+
+
+async def _remove1(s: Session, op: Dequeue, fast: FastPath | None) -> list[asyncpg.Record] | None:
+    """The most frequent dequeue as one plain statement (aq.fast_remove_sql); it declines
+    when its statement does not apply (queue stopped, kept for retention, not ours)."""
+    assert fast is not None
+    if not (s.role_is_set(op.options.visibility) or fast.remove_role is not None):
+        return None  # it would need a SET ROLE transaction: the recv route is as quick
+    assert fast.remove is not None and fast.remove_after is not None
+    first, after, as_role = fast.remove, fast.remove_after, fast.remove_role
+
+    async def run(pos: list[int] | None) -> list[asyncpg.Record]:
+        plain = first if pos is None else after
+        args = (fast.name,) if pos is None else (fast.name, pos)
+        inline: Callable[[asyncpg.Connection], Awaitable[list[asyncpg.Record]]] | None = None
+        if as_role is not None:
+            role_sql = as_role
+            inline = lambda c: c.fetch(role_sql, fast.name, pos, s.role)  # noqa: E731
+        return await s.run(op.options.visibility, lambda c: c.fetch(plain, *args), inline)
+
+    rows = await run(op.start)
+    if op.start is not None and rows[0]["ok"] and rows[0]["msgid"] is None and op.wrap:
+        rows = await run(None)  # past the end: NEXT_MESSAGE starts again from the beginning
+    if not rows[0]["suited"]:
+        s.unsuited(op.queue)
+    if not rows[0]["ok"]:
+        return None
+    return [r for r in rows if r["msgid"] is not None]
+
+
+async def _recv(s: Session, op: Dequeue, fast: FastPath | None) -> list[asyncpg.Record] | None:
+    assert fast is not None and fast.recv is not None
+    recv, o = fast.recv, op.options
+    args = (fast.name, o.consumer_name, o.dequeue_mode, op.start, o.batch_size, op.agent, op.wrap)
+    rows: list[asyncpg.Record] = await s.run(o.visibility, lambda c: c.fetch(recv.plain, *args),
+                                             lambda c: c.fetch(recv.as_role, *args, s.role))
+    return rows
+
+
+async def _dequeue_general(s: Session, op: Dequeue, fast: FastPath | None
+                           ) -> list[asyncpg.Record] | None:
+    o = op.options
+    args = (op.queue, o.consumer_name, o.dequeue_mode, o.navigation, op.msgid, o.correlation,
+            o.condition, o.batch_size, op.position, op.wrap, o.transformation, op.agent, op.group)
+    rows: list[asyncpg.Record] = await s.run(
+        o.visibility, lambda c: c.fetch(load("engine_dequeue"), *args),
+        lambda c: c.fetch(load("engine_dequeue_role"), *args, s.role))
+    return rows
+
+
+DEQUEUE: tuple[Route[Dequeue, list[asyncpg.Record]], ...] = (
+    Route("remove1", _remove1_admits, lambda op, fast: fast.remove is not None, _remove1),
+    Route("recv", _unselective, lambda op, fast: fast.recv is not None, _recv),
+    Route(GENERAL, lambda op: True, lambda op, fast: True, _dequeue_general),
+)
+
+ROUTE_NAMES = frozenset(r.name for table in (ENQUEUE, DEQUEUE) for r in table)
