@@ -1,0 +1,1188 @@
+-- aq$_t_deq
+CREATE OR REPLACE FUNCTION gen."aq$_t_deq"(p1 name, p2 integer, p3 bytea, p4 text, p5 bigint[], p6 bigint, p7 integer, p8 text[], p9 text, p10 timestamp with time zone, p11 text, p12 text, p13 boolean, p14 boolean)
+ RETURNS aq.dequeued[]
+ LANGUAGE plpgsql
+AS $function$
+    DECLARE
+      result aq.dequeued[];
+    BEGIN
+
+      IF p2 = 3 THEN
+        IF false THEN NULL;
+          ELSIF p12 = 'BROWSE' AND (true) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.enq_seq
+          LIMIT 1 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.enq_seq
+          LIMIT $7 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT 1 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT $7 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'LOCKED' AND (true) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE' AND (true) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE_NODATA' AND (true) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+        END IF;
+      ELSIF p13 THEN
+        IF false THEN NULL;
+          ELSIF p12 = 'BROWSE' AND (true) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0
+          ORDER BY r.enq_seq
+          LIMIT 1 )
+
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0
+          ORDER BY r.enq_seq
+          LIMIT $7 )
+
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0   AND (r.enq_seq) > (($5)[1])
+          ORDER BY r.enq_seq
+          LIMIT 1 )
+
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0   AND (r.enq_seq) > (($5)[1])
+          ORDER BY r.enq_seq
+          LIMIT $7 )
+
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'LOCKED' AND (true) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0
+          ORDER BY r.enq_seq
+          LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0
+          ORDER BY r.enq_seq
+          LIMIT $7 FOR UPDATE OF r SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0   AND (r.enq_seq) > (($5)[1])
+          ORDER BY r.enq_seq
+          LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0   AND (r.enq_seq) > (($5)[1])
+          ORDER BY r.enq_seq
+          LIMIT $7 FOR UPDATE OF r SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE' AND (true) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0
+          ORDER BY r.enq_seq
+          LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+
+          , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = $9 AND r.address = ''
+                  RETURNING r.msgid)
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0
+          ORDER BY r.enq_seq
+          LIMIT $7 FOR UPDATE OF r SKIP LOCKED)
+
+          , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = $9 AND r.address = ''
+                  RETURNING r.msgid)
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0   AND (r.enq_seq) > (($5)[1])
+          ORDER BY r.enq_seq
+          LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+
+          , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = $9 AND r.address = ''
+                  RETURNING r.msgid)
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0   AND (r.enq_seq) > (($5)[1])
+          ORDER BY r.enq_seq
+          LIMIT $7 FOR UPDATE OF r SKIP LOCKED)
+
+          , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = $9 AND r.address = ''
+                  RETURNING r.msgid)
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE_NODATA' AND (true) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0
+          ORDER BY r.enq_seq
+          LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+
+          , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = $9 AND r.address = ''
+                  RETURNING r.msgid)
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0
+          ORDER BY r.enq_seq
+          LIMIT $7 FOR UPDATE OF r SKIP LOCKED)
+
+          , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = $9 AND r.address = ''
+                  RETURNING r.msgid)
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0   AND (r.enq_seq) > (($5)[1])
+          ORDER BY r.enq_seq
+          LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+
+          , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = $9 AND r.address = ''
+                  RETURNING r.msgid)
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+          FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
+          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0   AND (r.enq_seq) > (($5)[1])
+          ORDER BY r.enq_seq
+          LIMIT $7 FOR UPDATE OF r SKIP LOCKED)
+
+          , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = $9 AND r.address = ''
+                  RETURNING r.msgid)
+          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+        END IF;
+      ELSIF true THEN
+        IF false THEN NULL;
+          ELSIF p12 = 'BROWSE' AND (p14 = 't' OR p12 IN ('BROWSE', 'LOCKED')) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.enq_seq
+          LIMIT 1 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.enq_seq
+          LIMIT $7 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT 1 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT $7 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'LOCKED' AND (p14 = 't' OR p12 IN ('BROWSE', 'LOCKED')) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE' AND (p14 = 't' OR p12 IN ('BROWSE', 'LOCKED')) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE' AND (p14 = 'f' OR p12 IN ('BROWSE', 'LOCKED')) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE_NODATA' AND (p14 = 't' OR p12 IN ('BROWSE', 'LOCKED')) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE_NODATA' AND (p14 = 'f' OR p12 IN ('BROWSE', 'LOCKED')) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.enq_seq) > (($5)[1])
+          ORDER BY m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+        END IF;
+      END IF;
+      RETURN result;
+    END $function$
+
+-- aq$_t_due
+CREATE OR REPLACE FUNCTION gen."aq$_t_due"(timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+    BEGIN
+      RETURN (
+    SELECT least(
+      (SELECT min(ready_time) FROM gen.t WHERE state = 1 AND ready_time > $1),
+      (SELECT min(expire_at) FROM gen.t WHERE state IN (0, 1) AND expire_at IS NOT NULL
+                                              AND expire_at > $1),
+      (SELECT min(m.deq_time + make_interval(secs => q.retention_time))
+         FROM gen.t m JOIN aq.queues q ON q.queue_table_id = <table id>
+          AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = 'gen'
+        WHERE m.state = 2 AND q.retention_time >= 0
+          AND m.deq_time + make_interval(secs => q.retention_time) > $1)
+      , (SELECT min(ready_time) FROM gen."aq$_t_r" WHERE state = 1 AND ready_time > $1))
+  );
+    END $function$
+
+-- aq$_t_enq
+CREATE OR REPLACE FUNCTION gen."aq$_t_enq"(p1 name, p2 jsonb, p3 jsonb, p4 bytea[], p5 timestamp with time zone, p6 text, OUT ids bytea[], OUT any_ready boolean, OUT any_wait boolean)
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+
+      WITH ins AS (
+        INSERT INTO gen.t AS m (q_name, msgid, corrid, priority, state, delay, expiration,
+            ready_time, expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
+            exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
+            original_msgid, original_queue_name, txn_group, user_data)
+        SELECT $1, uuid_send(gen_random_uuid()), v.corr, v.pri,
+               CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
+               v.dly, v.exp,
+               $5 + make_interval(secs => v.dly),
+               $5 + make_interval(secs => v.dly) + make_interval(secs => v.exp),
+               nextval('aq.enq_seq'), $5, current_user, $6, pg_current_xact_id()::text,
+               p ->> 'exception_qschema', p ->> 'exception_queue',
+               p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
+               decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
+               pg_current_xact_id()::text::bigint,
+               jsonb_populate_record(NULL::sys."aq$_jms_text_message", $3 -> (e.i::integer - 1))
+        FROM jsonb_array_elements($2) WITH ORDINALITY AS e(p, i)
+        CROSS JOIN LATERAL (SELECT  -- checked in aq.normalise_props's order: one error on every route
+               nullif(aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION'), -1) AS exp,
+               aq.int_prop(p, 'priority', 1, -2147483648, 24005, 'PRIORITY') AS pri,
+               aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY') AS dly,
+               aq.corr_prop(p) AS corr
+               OFFSET 0) v  -- (kept a subquery, so its columns are computed in this order)
+        ORDER BY e.i
+        RETURNING m.msgid, m.enq_seq, m.state)
+      SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) INTO ids, any_ready, any_wait FROM ins
+    ;
+    END $function$
+
+-- aq$_t_recv
+CREATE OR REPLACE FUNCTION gen."aq$_t_recv"(p_queue name, p_consumer text, p_mode text, p_pos bigint[], p_batch integer, p_agent text, p_wrap boolean)
+ RETURNS aq.dequeued[]
+ LANGUAGE plpgsql
+AS $function$
+      DECLARE
+        qrow record;
+        consumer text := aq.agent_name(p_consumer);
+        result aq.dequeued[];
+        multi boolean;
+        is_exc boolean;
+        qi aq.queue_info;
+        mode text := upper(coalesce(p_mode, 'REMOVE'));
+        now_ts timestamptz := clock_timestamp();
+      BEGIN
+        SELECT q.id, q.queue_type, q.dequeue_enabled, q.retention_time INTO qrow
+        FROM aq.queues q WHERE q.queue_table_id = <table id> AND q.queue_name = p_queue;
+        IF NOT FOUND THEN
+          PERFORM aq.err(24010, format('QUEUE %s.%s does not exist', 'gen', p_queue), '42704');
+        END IF;
+        IF mode NOT IN ('BROWSE', 'LOCKED', 'REMOVE', 'REMOVE_NODATA') THEN
+          PERFORM aq.err(25239, format('invalid DEQUEUE_MODE %s', quote_literal(p_mode)), '22023');
+        END IF;
+        IF coalesce(p_batch, 1) < 1 OR p_batch > 10000 THEN
+          PERFORM aq.err(25240, 'batch size must be between 1 and 10000', '22023');
+        END IF;
+        IF NOT qrow.dequeue_enabled THEN
+          PERFORM aq.err(25226, format('dequeue failed, queue %s.%s is not enabled for dequeue', 'gen', p_queue), '55000');
+        END IF;
+        is_exc := qrow.queue_type = 'EXCEPTION_QUEUE';
+        multi := 't'::boolean AND NOT is_exc;
+        IF is_exc AND consumer IS NOT NULL AND 't'::boolean THEN
+          PERFORM aq.err(25231, format('exception queue %s.%s is dequeued with a NULL consumer name', 'gen', p_queue), '22023');
+        ELSIF multi AND consumer IS NULL THEN
+          PERFORM aq.err(25231, format('cannot dequeue because CONSUMER_NAME not specified for multi-consumer queue %s.%s', 'gen', p_queue), '22023');
+        ELSIF NOT 't'::boolean AND consumer IS NOT NULL THEN
+          PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: CONSUMER_NAME not allowed', 'gen', p_queue), '22023');
+        END IF;
+        IF current_user <> 'postgres' AND NOT pg_has_role(current_user, 'postgres', 'MEMBER') THEN
+          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          PERFORM aq.check_access(qi, 'DEQUEUE');
+        END IF;
+        IF multi AND EXISTS (SELECT 1 FROM aq.subscribers s WHERE s.queue_id = qrow.id
+                               AND s.name = consumer AND s.transformation IS NOT NULL) THEN
+          -- (dequeue_array returns a set, this function an array)
+          RETURN ARRAY(SELECT d FROM aq.dequeue_array(quote_ident('gen') || '.' || quote_ident(p_queue), p_consumer, p_mode,
+                                  'NEXT_MESSAGE', NULL, NULL, NULL, p_batch, p_pos, p_wrap, NULL, p_agent, NULL) d);
+        END IF;
+        result := gen."aq$_t_deq"(p_queue, CASE WHEN is_exc THEN 3 ELSE 0 END, NULL, NULL, p_pos, NULL,
+                            coalesce(p_batch, 1), NULL, consumer, now_ts, p_agent, mode, multi,
+                            is_exc OR qrow.retention_time = 0);
+        IF result IS NULL AND p_pos IS NOT NULL AND coalesce(p_wrap, true) THEN
+          result := gen."aq$_t_deq"(p_queue, CASE WHEN is_exc THEN 3 ELSE 0 END, NULL, NULL, NULL, NULL,
+                              coalesce(p_batch, 1), NULL, consumer, now_ts, p_agent, mode, multi,
+                              is_exc OR qrow.retention_time = 0);
+        END IF;
+        IF result IS NOT NULL AND multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
+          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          PERFORM aq.finish_messages(qi, ARRAY(SELECT (x).msgid FROM unnest(result) x));
+        END IF;
+        RETURN result;
+      END $function$
+
+-- aq$_t_send
+CREATE OR REPLACE FUNCTION gen."aq$_t_send"(p_queue name, p_props jsonb, p_payloads jsonb, p_raw bytea[], p_agent text)
+ RETURNS bytea[]
+ LANGUAGE plpgsql
+AS $function$
+      DECLARE
+        qrow record;
+        ids bytea[];
+        any_ready boolean;
+        any_wait boolean;
+        qi aq.queue_info;
+        now_ts timestamptz := clock_timestamp();
+        sub_ids integer[];
+        rec_rows bigint;
+      BEGIN
+        SELECT q.id, q.queue_type, q.enqueue_enabled, q.notify INTO qrow
+        FROM aq.queues q WHERE q.queue_table_id = <table id> AND q.queue_name = p_queue;
+        IF NOT FOUND OR qrow.queue_type <> 'NORMAL_QUEUE' OR NOT qrow.enqueue_enabled THEN
+          IF NOT FOUND THEN
+            PERFORM aq.err(24010, format('QUEUE %s.%s does not exist', 'gen', p_queue), '42704');
+          END IF;
+          PERFORM aq.err(25207, format('enqueue failed, queue %s.%s is disabled from enqueueing', 'gen', p_queue), '55000');
+        END IF;
+        IF current_user <> 'postgres' AND NOT pg_has_role(current_user, 'postgres', 'MEMBER') THEN
+          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          PERFORM aq.check_access(qi, 'ENQUEUE');
+        END IF;
+        IF p_props IS NULL OR jsonb_typeof(p_props) <> 'array' OR jsonb_array_length(p_props) = 0 THEN
+          PERFORM aq.err(24031, 'invalid value, message properties should be a non-empty array', '22023');
+        END IF;
+
+        SELECT rc.plain_ids INTO sub_ids FROM aq.rule_cache rc
+        WHERE rc.queue_id = qrow.id AND rc.rules_sql IS NULL;
+        IF coalesce(cardinality(sub_ids), 0) = 0 THEN
+          RETURN NULL;  -- rules to evaluate, or nobody subscribed: aq.enqueue_array decides
+        END IF;
+
+        IF p_payloads IS NULL OR jsonb_typeof(p_payloads) <> 'array'
+           OR jsonb_array_length(p_payloads) <> jsonb_array_length(p_props)
+           OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_payloads) x WHERE jsonb_typeof(x) <> 'object')
+           OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_payloads) x, jsonb_object_keys(x) k
+                      WHERE k NOT IN (SELECT a.attname FROM pg_attribute a
+                                      WHERE a.attrelid = <payload relid> AND a.attnum > 0 AND NOT a.attisdropped)) THEN
+          PERFORM aq.check_payloads((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id),
+                                    NULL::aq.transformations, jsonb_array_length(p_props), p_payloads, p_raw);
+        END IF;
+        BEGIN
+
+      WITH ins AS (
+        INSERT INTO gen.t AS m (q_name, msgid, corrid, priority, state, delay, expiration,
+            ready_time, expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
+            exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
+            original_msgid, original_queue_name, txn_group, user_data)
+        SELECT p_queue, uuid_send(gen_random_uuid()), v.corr, v.pri,
+               CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
+               v.dly, v.exp,
+               now_ts + make_interval(secs => v.dly),
+               now_ts + make_interval(secs => v.dly) + make_interval(secs => v.exp),
+               nextval('aq.enq_seq'), now_ts, current_user, p_agent, pg_current_xact_id()::text,
+               p ->> 'exception_qschema', p ->> 'exception_queue',
+               p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
+               decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
+               pg_current_xact_id()::text::bigint,
+               jsonb_populate_record(NULL::sys."aq$_jms_text_message", p_payloads -> (e.i::integer - 1))
+        FROM jsonb_array_elements(p_props) WITH ORDINALITY AS e(p, i)
+        CROSS JOIN LATERAL (SELECT  -- checked in aq.normalise_props's order: one error on every route
+               nullif(aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION'), -1) AS exp,
+               aq.int_prop(p, 'priority', 1, -2147483648, 24005, 'PRIORITY') AS pri,
+               aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY') AS dly,
+               aq.corr_prop(p) AS corr
+               OFFSET 0) v  -- (kept a subquery, so its columns are computed in this order)
+        ORDER BY e.i
+        RETURNING m.msgid, m.enq_seq, m.state, m.q_name, m.priority, m.enq_time, m.ready_time, m.txn_group),
+        rec AS (
+    INSERT INTO gen."aq$_t_r" (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
+                       priority, enq_seq, enq_time, ready_time, txn_group)
+    SELECT m.msgid, coalesce(sub.name, ''), coalesce(sub.address, ''), sub.protocol, sub.id,
+           m.q_name, m.state, m.priority, m.enq_seq, m.enq_time, m.ready_time, m.txn_group
+    FROM ins m CROSS JOIN aq.subscribers sub
+    WHERE sub.queue_id = qrow.id AND sub.id = ANY(sub_ids) RETURNING 1)
+      SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) , (SELECT count(*) FROM rec) INTO ids, any_ready, any_wait, rec_rows FROM ins
+    ;
+        EXCEPTION
+          WHEN invalid_text_representation OR numeric_value_out_of_range OR datetime_field_overflow
+            OR invalid_datetime_format OR string_data_right_truncation OR invalid_parameter_value
+            OR datatype_mismatch OR invalid_binary_representation OR array_subscript_error
+            OR not_null_violation OR check_violation OR invalid_escape_sequence THEN
+            IF SQLERRM LIKE 'ORA-%' THEN RAISE; END IF;  -- a property check's own error (aq.err)
+            PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
+        END;
+
+        IF rec_rows < cardinality(ids) THEN
+          PERFORM aq.err(24033, format('no recipients for message %s on queue %s.%s',
+                                       aq.msgid_hex(ids[1]), 'gen', p_queue), '55000');
+        END IF;
+        IF qrow.notify THEN PERFORM aq.notify_enqueued(qrow.id, ids); END IF;
+        IF any_ready THEN PERFORM aq.wake(qrow.id); END IF;
+        IF any_wait THEN PERFORM pg_notify('aq_time', ''); END IF;
+        RETURN ids;
+      END $function$
+
+-- aq.fast_path('gen.q').remove_sql
+NULL
+
+-- aq.fast_path('gen.q').remove_after_sql
+NULL

@@ -1,0 +1,741 @@
+-- aq$_t_deq
+CREATE OR REPLACE FUNCTION gen."aq$_t_deq"(p1 name, p2 integer, p3 bytea, p4 text, p5 bigint[], p6 bigint, p7 integer, p8 text[], p9 text, p10 timestamp with time zone, p11 text, p12 text, p13 boolean, p14 boolean)
+ RETURNS aq.dequeued[]
+ LANGUAGE plpgsql
+AS $function$
+    DECLARE
+      result aq.dequeued[];
+    BEGIN
+
+      IF p2 = 3 THEN
+        IF false THEN NULL;
+          ELSIF p12 = 'BROWSE' AND (true) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'LOCKED' AND (true) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE' AND (true) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE_NODATA' AND (true) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+        END IF;
+      ELSIF true THEN
+        IF false THEN NULL;
+          ELSIF p12 = 'BROWSE' AND (p14 = 't' OR p12 IN ('BROWSE', 'LOCKED')) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 )
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'LOCKED' AND (p14 = 't' OR p12 IN ('BROWSE', 'LOCKED')) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
+          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE' AND (p14 = 't' OR p12 IN ('BROWSE', 'LOCKED')) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE' AND (p14 = 'f' OR p12 IN ('BROWSE', 'LOCKED')) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE_NODATA' AND (p14 = 't' OR p12 IN ('BROWSE', 'LOCKED')) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+          ELSIF p12 = 'REMOVE_NODATA' AND (p14 = 'f' OR p12 IN ('BROWSE', 'LOCKED')) THEN
+            IF p5 IS NULL AND p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p5 IS NULL THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSIF p7 = 1 THEN
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            ELSE
+
+        WITH c AS (
+          SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
+          FROM gen.t m
+          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          ORDER BY m.txn_group, m.enq_seq
+          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
+
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
+                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
+          FROM d m)
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
+      ;
+            END IF;
+        END IF;
+      END IF;
+      RETURN result;
+    END $function$
+
+-- aq$_t_due
+CREATE OR REPLACE FUNCTION gen."aq$_t_due"(timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+    BEGIN
+      RETURN (
+    SELECT least(
+      (SELECT min(ready_time) FROM gen.t WHERE state = 1 AND ready_time > $1),
+      (SELECT min(expire_at) FROM gen.t WHERE state IN (0, 1) AND expire_at IS NOT NULL
+                                              AND expire_at > $1),
+      (SELECT min(m.deq_time + make_interval(secs => q.retention_time))
+         FROM gen.t m JOIN aq.queues q ON q.queue_table_id = <table id>
+          AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = 'gen'
+        WHERE m.state = 2 AND q.retention_time >= 0
+          AND m.deq_time + make_interval(secs => q.retention_time) > $1)
+      )
+  );
+    END $function$
+
+-- aq$_t_enq
+CREATE OR REPLACE FUNCTION gen."aq$_t_enq"(p1 name, p2 jsonb, p3 jsonb, p4 bytea[], p5 timestamp with time zone, p6 text, OUT ids bytea[], OUT any_ready boolean, OUT any_wait boolean)
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+
+      WITH ins AS (
+        INSERT INTO gen.t AS m (q_name, msgid, corrid, priority, state, delay, expiration,
+            ready_time, expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
+            exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
+            original_msgid, original_queue_name, txn_group, user_data)
+        SELECT $1, uuid_send(gen_random_uuid()), v.corr, v.pri,
+               CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
+               v.dly, v.exp,
+               $5 + make_interval(secs => v.dly),
+               $5 + make_interval(secs => v.dly) + make_interval(secs => v.exp),
+               nextval('aq.enq_seq'), $5, current_user, $6, pg_current_xact_id()::text,
+               p ->> 'exception_qschema', p ->> 'exception_queue',
+               p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
+               decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
+               pg_current_xact_id()::text::bigint,
+               ($4)[e.i]
+        FROM jsonb_array_elements($2) WITH ORDINALITY AS e(p, i)
+        CROSS JOIN LATERAL (SELECT  -- checked in aq.normalise_props's order: one error on every route
+               nullif(aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION'), -1) AS exp,
+               aq.int_prop(p, 'priority', 1, -2147483648, 24005, 'PRIORITY') AS pri,
+               aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY') AS dly,
+               aq.corr_prop(p) AS corr
+               OFFSET 0) v  -- (kept a subquery, so its columns are computed in this order)
+        ORDER BY e.i
+        RETURNING m.msgid, m.enq_seq, m.state)
+      SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) INTO ids, any_ready, any_wait FROM ins
+    ;
+    END $function$
+
+-- aq.fast_path('gen.q').remove_sql
+NULL
+
+-- aq.fast_path('gen.q').remove_after_sql
+NULL
