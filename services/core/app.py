@@ -11,9 +11,8 @@ import asyncio
 import hmac
 import json
 import logging
-import os
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +24,7 @@ from pgaq.db import create_pool
 from pgaq.errors import PgaqError, describe
 from pgaq.logs import setup_logging
 from pgaq.migrate import migrate_dsn
+from pgaq.settings import Environment, warn_unknown
 from pgaq.web import db_health
 from prometheus_client import CONTENT_TYPE_LATEST
 
@@ -44,20 +44,18 @@ class Settings:
     migrate: bool = True
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
-        e = dict(os.environ if env is None else env)
-        dsn = e.get("PGAQ_DSN")
-        if not dsn:
-            raise SystemExit("PGAQ_DSN is required")
-        token = e.get("PGAQ_ADMIN_TOKEN") or None
-        host = e.get("PGAQ_CORE_HOST", "127.0.0.1")
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        e = Environment(env)
+        dsn = e.required("PGAQ_DSN")
+        token = e.text("PGAQ_ADMIN_TOKEN")
+        host = e.text_or("PGAQ_CORE_HOST", "127.0.0.1")
         if token is None and host not in LOOPBACK:
             # without a token the admin API must not be reachable from other hosts
             log.warning("PGAQ_ADMIN_TOKEN is not set: binding to 127.0.0.1, not %s", host)
             host = "127.0.0.1"
-        return cls(dsn=dsn, host=host, port=int(e.get("PGAQ_CORE_PORT", "8081")), token=token,
-                   pool_max=int(e.get("PGAQ_CORE_POOL_MAX", "5")),
-                   shutdown_timeout=float(e.get("PGAQ_SHUTDOWN_TIMEOUT", "10")))
+        return cls(dsn=dsn, host=host, port=e.integer("PGAQ_CORE_PORT"), token=token,
+                   pool_max=e.integer("PGAQ_CORE_POOL_MAX"),
+                   shutdown_timeout=e.number("PGAQ_SHUTDOWN_TIMEOUT"))
 
 
 SETTINGS = web.AppKey("settings", Settings)
@@ -203,4 +201,5 @@ async def run(settings: Settings) -> None:
 
 def main() -> None:
     setup_logging()
+    warn_unknown("core")
     asyncio.run(run(Settings.from_env()))

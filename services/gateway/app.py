@@ -14,6 +14,7 @@ import signal
 import socket
 import ssl
 import urllib.parse
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ from pgaq.idap.hooks import Hook
 from pgaq.idap.sessions import SessionStore
 from pgaq.listener import Listener
 from pgaq.logs import setup_logging
+from pgaq.settings import Environment, warn_unknown
 from pgaq.web import db_health
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -87,40 +89,38 @@ class Settings:
         return "" if self.worker is None else f"w{self.worker}."
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
-        e = dict(os.environ if env is None else env)
-        dsn = e.get("PGAQ_DSN")
-        if not dsn:
-            raise SystemExit("PGAQ_DSN is required")
-        if e.get("PGAQ_TLS_CLIENT_CA") and not e.get("PGAQ_TLS_CERT"):
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        e = Environment(env)
+        dsn = e.required("PGAQ_DSN")
+        if e.text("PGAQ_TLS_CLIENT_CA") and not e.text("PGAQ_TLS_CERT"):
             raise SystemExit("PGAQ_TLS_CLIENT_CA needs PGAQ_TLS_CERT (client certificates need TLS)")
         return cls(
             dsn=dsn,
-            host=e.get("PGAQ_HTTP_HOST", "127.0.0.1"),
-            port=int(e.get("PGAQ_PORT", "8080")),
-            path=e.get("PGAQ_SERVLET_PATH", "/aqserv/servlet"),
-            session_timeout=float(e.get("PGAQ_SESSION_TIMEOUT", "120")),
-            max_transactions=int(e.get("PGAQ_MAX_TRANSACTIONS", "50")),
-            max_wait=float(e.get("PGAQ_MAX_WAIT", "300")),
-            safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
-            body_limit=int(e.get("PGAQ_BODY_LIMIT", str(10 * 1024 * 1024))),
-            max_depth=int(e.get("PGAQ_MAX_DEPTH", "64")),
-            pool_max=int(e.get("PGAQ_GATEWAY_POOL_MAX", "60")),
-            tls_cert=e.get("PGAQ_TLS_CERT") or None,
-            tls_key=e.get("PGAQ_TLS_KEY") or None,
-            tls_client_ca=e.get("PGAQ_TLS_CLIENT_CA") or None,
-            tls_client_required=e.get("PGAQ_TLS_CLIENT_REQUIRED", "0") not in ("0", "false", "no", ""),
-            stylesheet=e.get("PGAQ_STYLESHEET") or None,
-            hooks=[h for h in e.get("PGAQ_GATEWAY_HOOKS", "").split(",") if h.strip()],
-            validate=e.get("PGAQ_VALIDATE", "1") not in ("0", "false", "no"),
-            workers=workers_for(e.get("PGAQ_GATEWAY_WORKERS", "auto"), dsn),
-            worker=int(e["PGAQ_GATEWAY_WORKER"]) if e.get("PGAQ_GATEWAY_WORKER") else None,
-            run_dir=e.get("PGAQ_GATEWAY_RUN_DIR") or None,
-            admin_token=e.get("PGAQ_ADMIN_TOKEN") or None,
-            batch_inflight=int(e.get("PGAQ_GATEWAY_BATCH_INFLIGHT", "1")),
-            fastpath=e.get("PGAQ_GATEWAY_FASTPATH", "1") not in ("0", "false", "no"),
-            keepalive_timeout=float(e.get("PGAQ_GATEWAY_KEEPALIVE", "75")),
-            gc_gen0=int(e.get("PGAQ_GC_GEN0", "20000")),
+            host=e.text_or("PGAQ_HTTP_HOST", "127.0.0.1"),
+            port=e.integer("PGAQ_PORT"),
+            path=e.text_or("PGAQ_SERVLET_PATH", "/aqserv/servlet"),
+            session_timeout=e.number("PGAQ_SESSION_TIMEOUT"),
+            max_transactions=e.integer("PGAQ_MAX_TRANSACTIONS"),
+            max_wait=e.number("PGAQ_MAX_WAIT"),
+            safety_poll=e.number("PGAQ_SAFETY_POLL"),
+            body_limit=e.integer("PGAQ_BODY_LIMIT"),
+            max_depth=e.integer("PGAQ_MAX_DEPTH"),
+            pool_max=e.integer("PGAQ_GATEWAY_POOL_MAX"),
+            tls_cert=e.text("PGAQ_TLS_CERT"),
+            tls_key=e.text("PGAQ_TLS_KEY"),
+            tls_client_ca=e.text("PGAQ_TLS_CLIENT_CA"),
+            tls_client_required=e.flag("PGAQ_TLS_CLIENT_REQUIRED"),
+            stylesheet=e.text("PGAQ_STYLESHEET"),
+            hooks=e.words("PGAQ_GATEWAY_HOOKS"),
+            validate=e.flag("PGAQ_VALIDATE"),
+            workers=workers_for(e.text_or("PGAQ_GATEWAY_WORKERS", "auto"), dsn),
+            worker=e.maybe_integer("PGAQ_GATEWAY_WORKER"),
+            run_dir=e.text("PGAQ_GATEWAY_RUN_DIR"),
+            admin_token=e.text("PGAQ_ADMIN_TOKEN"),
+            batch_inflight=e.integer("PGAQ_GATEWAY_BATCH_INFLIGHT"),
+            fastpath=e.flag("PGAQ_GATEWAY_FASTPATH"),
+            keepalive_timeout=e.number("PGAQ_GATEWAY_KEEPALIVE"),
+            gc_gen0=e.integer("PGAQ_GC_GEN0"),
         )
 
 
@@ -462,12 +462,15 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
 
 def main() -> None:
     setup_logging()
+    if Environment().raw("PGAQ_GATEWAY_WORKER") is None:  # a worker has its parent's environment
+        warn_unknown("gateway")
     settings = Settings.from_env()
     if settings.workers > 1 and settings.worker is None:
         asyncio.run(run_group(settings.workers, settings.shutdown_timeout + 5))
         return
-    if settings.worker is not None and os.environ.get("PGAQ_GATEWAY_PARENT"):
-        die_with_parent(int(os.environ["PGAQ_GATEWAY_PARENT"]))
+    parent = Environment().maybe_integer("PGAQ_GATEWAY_PARENT")
+    if settings.worker is not None and parent:
+        die_with_parent(parent)
 
     async def run() -> None:
         stop = asyncio.Event()

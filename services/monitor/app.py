@@ -4,30 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
+from collections.abc import Mapping
 
 import asyncpg
 from pgaq.listener import Listener
 from pgaq.monitor import Monitor, MonitorSettings
 from pgaq.service import main_of
+from pgaq.settings import Environment
 
 log = logging.getLogger("pgaq.monitor")
 
 
-def settings_from_env(env: dict[str, str] | None = None) -> tuple[str, MonitorSettings]:
-    e = dict(os.environ if env is None else env)
-    dsn = e.get("PGAQ_DSN")
-    if not dsn:
-        raise SystemExit("PGAQ_DSN is required")
-    return dsn, MonitorSettings(
-        batch=int(e.get("PGAQ_MONITOR_BATCH", "5000")),
-        safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
-        snapshot_period=float(e.get("PGAQ_SNAPSHOT_PERIOD", "60")),
-        propagated_keep=float(e.get("PGAQ_PROPAGATED_KEEP", str(7 * 86400))),
-        history_keep=float(e.get("PGAQ_HISTORY_KEEP", str(7 * 86400))),
-        attempt_waiters=int(e.get("PGAQ_ATTEMPT_WAITERS", "1")),
-        attempt_wait=float(e.get("PGAQ_ATTEMPT_WAIT", "60")),
-        busy_retry=float(e.get("PGAQ_MONITOR_BUSY_RETRY", "0.5")),
+def settings_from_env(env: Mapping[str, str] | None = None) -> tuple[str, MonitorSettings]:
+    e = Environment(env)
+    return e.required("PGAQ_DSN"), MonitorSettings(
+        batch=e.integer("PGAQ_MONITOR_BATCH"),
+        safety_poll=e.number("PGAQ_SAFETY_POLL"),
+        snapshot_period=e.number("PGAQ_SNAPSHOT_PERIOD"),
+        propagated_keep=e.number("PGAQ_PROPAGATED_KEEP"),
+        history_keep=e.number("PGAQ_HISTORY_KEEP"),
+        attempt_waiters=e.integer("PGAQ_ATTEMPT_WAITERS"),
+        attempt_wait=e.number("PGAQ_ATTEMPT_WAIT"),
+        busy_retry=e.number("PGAQ_MONITOR_BUSY_RETRY"),
     )
 
 

@@ -8,12 +8,14 @@ import signal
 from pgaq.aio import run as aio_run
 from pgaq.errors import PgaqError
 from pgaq.logs import setup_logging
+from pgaq.settings import warn_unknown
 from pgaq.stats.scheduler import StatsScheduler
 from pgaq.stats.settings import StatsSettings
 
 
 def main() -> None:
     setup_logging()
+    warn_unknown("stats")
     try:
         settings = StatsSettings.from_env()
     except PgaqError as exc:

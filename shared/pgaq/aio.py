@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
+
+from .settings import Environment
 
 log = logging.getLogger("pgaq")
 
@@ -72,7 +73,7 @@ def run(main: Coroutine[Any, Any, T]) -> T:
     """asyncio.run on uvloop when it is installed (its sockets cost a service about a
     third less CPU per request); PGAQ_EVENT_LOOP=asyncio keeps the standard loop."""
     factory: Callable[[], asyncio.AbstractEventLoop] | None = None
-    if os.environ.get("PGAQ_EVENT_LOOP", "uvloop").lower() != "asyncio":
+    if (Environment().text("PGAQ_EVENT_LOOP") or "").lower() != "asyncio":
         try:
             import uvloop
 

@@ -1,4 +1,5 @@
-"""The `pgaq` command: `up` (the embedded default), `sql` (psql), `migrate`, `stats run`.
+"""The `pgaq` command: `up` (the embedded default), `sql` (psql), `migrate`, `stats run`,
+`settings` (what a service reads from the environment).
 
 `pgaq up` is what `make run` calls: with no PGAQ_DSN it owns a private PostgreSQL cluster
 under --data-dir, so a developer needs nothing but PostgreSQL's binaries installed. Its
@@ -30,6 +31,10 @@ from .embedded import Cluster, find_bindir, free_port
 from .errors import ConfigError, PgaqError, wrap_db_error
 from .logs import setup_logging
 from .migrate import migrate_dsn
+from .settings import SERVICES as SETTING_READERS
+from .settings import Environment, effective
+from .settings_doc import table as settings_table
+from .settings_doc import update as update_settings_doc
 from .supervisor import ServiceSpec, Supervisor
 
 log = logging.getLogger("pgaq.cli")
@@ -204,16 +209,17 @@ async def up(data_dir: Path, port: int, env: Mapping[str, str] | None = None,
              services: tuple[Service, ...] = SERVICES) -> int:
     """Start the database (unless PGAQ_DSN) and every service; run until SIGTERM/SIGINT."""
     e = dict(os.environ if env is None else env)
+    settings = Environment(e)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    shutdown_timeout = float(e.get("PGAQ_SHUTDOWN_TIMEOUT", "10"))
+    shutdown_timeout = settings.number("PGAQ_SHUTDOWN_TIMEOUT")
     cluster: Cluster | None = None
     group = TaskGroup("up")
     sup: Supervisor | None = None
     try:
-        dsn = e.get("PGAQ_DSN") or None
+        dsn = settings.text("PGAQ_DSN")
         service_dsn = dsn  # what the services use: the Unix socket of a private cluster
         if dsn is None:
             cluster = Cluster(data_dir / "cluster", durable=True)
@@ -231,14 +237,14 @@ async def up(data_dir: Path, port: int, env: Mapping[str, str] | None = None,
         log.info("schema: %s", f"applied {', '.join(applied)}" if applied else "up to date")
         _say(f"DSN={dsn}")
 
-        token = e.get("PGAQ_ADMIN_TOKEN") or admin_token(data_dir / "admin.token")
+        token = settings.text("PGAQ_ADMIN_TOKEN") or admin_token(data_dir / "admin.token")
         specs = plan_services(services, port, e)
         base_env = {"PGAQ_DSN": service_dsn or dsn, "PGAQ_ADMIN_TOKEN": token, "PGAQ_DATA_DIR": str(data_dir),
-                    "PGAQ_TCP_DSN": e.get("PGAQ_TCP_DSN") or dsn}  # JDBC (statistics) speaks TCP only
+                    "PGAQ_TCP_DSN": settings.text("PGAQ_TCP_DSN") or dsn}  # JDBC (statistics) speaks TCP only
         sup = Supervisor(specs, base_env, group, stop_timeout=shutdown_timeout)
         await sup.start()
         urls = [s.health_url for s in specs if s.health_url]
-        ready_timeout = float(e.get("PGAQ_READY_TIMEOUT", "120"))
+        ready_timeout = settings.number("PGAQ_READY_TIMEOUT")
         if await _until(stop, _wait_healthy(urls, ready_timeout), group.failed) is None:
             if group.failed.done():
                 raise PgaqError(f"supervisor failed: {group.failed.result()!r}")
@@ -262,7 +268,7 @@ async def up(data_dir: Path, port: int, env: Mapping[str, str] | None = None,
 
 
 def _dsn_for_sql(data_dir: Path) -> str:
-    if dsn := os.environ.get("PGAQ_DSN"):
+    if dsn := Environment().text("PGAQ_DSN"):
         return dsn
     pgdata = data_dir / "cluster" / "pg"
     port = running_port(pgdata)
@@ -291,7 +297,7 @@ def sql(data_dir: Path, extra: list[str]) -> int:
 
 
 def migrate_command() -> int:
-    dsn = os.environ.get("PGAQ_DSN")
+    dsn = Environment().text("PGAQ_DSN")
     if not dsn:
         raise ConfigError("PGAQ_DSN is required (e.g. postgresql://user@host:5432/db)")
     for name in asyncio.run(migrate_dsn(dsn)):
@@ -304,8 +310,9 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     p_up = sub.add_parser("up", help="start PostgreSQL (unless PGAQ_DSN is set) and every service")
     p_up.add_argument("--data-dir", type=Path, default=Path(".pgaq"))
-    p_up.add_argument("--port", type=int, default=int(os.environ.get("PGAQ_PORT") or "8080"),
-                      help="the gateway's HTTP port (0: a free one); core takes port+1")
+    p_up.add_argument("--port", type=int, default=None,
+                      help="the gateway's HTTP port (default PGAQ_PORT, 8080; 0: a free one); "
+                      "core takes port+1")
     p_sql = sub.add_parser("sql", help="psql on PGAQ_DSN or the running embedded cluster")
     p_sql.add_argument("--data-dir", type=Path, default=Path(".pgaq"))
     p_sql.epilog = "any other arguments (e.g. -c 'SELECT 1') are passed to psql"
@@ -315,7 +322,28 @@ def parser() -> argparse.ArgumentParser:
     p_run = stats_sub.add_parser("run", help="one incremental run against PGAQ_DSN (or the running "
                                  "embedded cluster) in local Spark; prints RUN=, ... lines")
     p_run.add_argument("--data-dir", type=Path, default=Path(".pgaq"))
+    p_set = sub.add_parser("settings", help="the effective PGAQ_* settings (secrets redacted), "
+                           "or their table for docs/deployment.md")
+    p_set.add_argument("--service", choices=[*SETTING_READERS, "up"],
+                       help="only what this service reads (default: every setting)")
+    p_set.add_argument("--markdown", action="store_true", help="the table of every declared setting")
+    p_set.add_argument("--update", type=Path, metavar="FILE",
+                       help="with --markdown: rewrite the table between FILE's settings markers")
     return p
+
+
+def settings_command(service: str | None, markdown: bool, update: Path | None) -> int:
+    """`pgaq settings`: a service's effective environment, or the declaration as a table."""
+    if update is not None:
+        if not markdown:
+            raise ConfigError("--update goes with --markdown")
+        _say(f"{update}: {'updated' if update_settings_doc(update) else 'up to date'}")
+    elif markdown:
+        _say(settings_table())
+    else:
+        for line in effective(service):
+            _say(line)
+    return 0
 
 
 def stats_run(data_dir: Path) -> int:
@@ -323,7 +351,7 @@ def stats_run(data_dir: Path) -> int:
     import subprocess
 
     env = dict(os.environ)
-    if not (env.get("PGAQ_TCP_DSN") or env.get("PGAQ_DSN")):
+    if not (Environment(env).text("PGAQ_TCP_DSN") or Environment(env).text("PGAQ_DSN")):
         env["PGAQ_TCP_DSN"] = _dsn_for_sql(data_dir)
     return subprocess.call([sys.executable, "-m", "pgaq_services.stats.job"], env=env)
 
@@ -336,7 +364,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "up":
-            return asyncio.run(up(args.data_dir.absolute(), args.port or free_base_port()))
+            port = Environment().integer("PGAQ_PORT") if args.port is None else args.port
+            return asyncio.run(up(args.data_dir.absolute(), port or free_base_port()))
+        if args.command == "settings":
+            return settings_command(args.service, args.markdown, args.update)
         if args.command == "sql":
             return sql(args.data_dir.absolute(), extra)
         if args.command == "stats":

@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from .errors import ConfigError
+from .settings import Environment
 
 SERVER_USER = "postgres"
 
@@ -27,7 +28,7 @@ def find_bindir(explicit: str | None = None) -> Path:
     candidates: list[str] = []
     if explicit:
         candidates.append(explicit)
-    if env := os.environ.get("PGAQ_PG_BIN"):
+    if env := Environment().text("PGAQ_PG_BIN"):
         candidates.append(env)
     pg_config = shutil.which("pg_config")
     if pg_config:

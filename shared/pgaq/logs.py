@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import sys
 import time
 from typing import Any
+
+from .settings import Environment
 
 _BARE = re.compile(r"^[A-Za-z0-9_.:/@+-]+$")
 
@@ -50,4 +51,4 @@ def setup_logging(level: str | None = None) -> None:
     handler.setFormatter(LineFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel((level or os.environ.get("PGAQ_LOG_LEVEL") or "INFO").upper())
+    root.setLevel((level or Environment().text_or("PGAQ_LOG_LEVEL", "INFO")).upper())

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -16,6 +15,7 @@ from .aio import TaskGroup
 from .aio import run as aio_run
 from .listener import Listener
 from .logs import setup_logging
+from .settings import Environment, warn_unknown
 
 log = logging.getLogger("pgaq.service")
 Loop = Callable[[asyncpg.Pool, Listener, asyncio.Event], Coroutine[Any, Any, None]]
@@ -50,9 +50,8 @@ async def run_loop(name: str, dsn: str, loop: Loop, stop: asyncio.Event, *, pool
 def main_of(name: str, loop: Loop, *, pool_max: int = 4) -> None:
     """A service's `main`: logging, PGAQ_DSN, signals, the event loop."""
     setup_logging()
-    dsn = os.environ.get("PGAQ_DSN")
-    if not dsn:
-        raise SystemExit("PGAQ_DSN is required")
+    warn_unknown(name)
+    dsn = Environment().required("PGAQ_DSN")
 
     async def go() -> None:
         stop = asyncio.Event()

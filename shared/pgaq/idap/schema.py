@@ -9,7 +9,6 @@ variant of the same schema (FastValidator), which checks the same things ~100x f
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,8 @@ from typing import Any
 import xmlschema
 from lxml import etree
 from xmlschema.validators import ValidationMixin
+
+from ..settings import Environment
 
 NS_SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
 NS_AQ = "http://ns.oracle.com/AQ/schemas/access"
@@ -54,7 +55,7 @@ class SchemaError(Exception):
 def schemas_dir() -> Path:
     """The repo's schemas/ folder (the package is installed in editable mode), unless
     PGAQ_SCHEMAS_DIR points elsewhere (an installed copy, a test fixture)."""
-    env = os.environ.get("PGAQ_SCHEMAS_DIR")
+    env = Environment().text("PGAQ_SCHEMAS_DIR")
     folder = Path(env) if env else Path(__file__).resolve().parents[3] / "schemas"
     if not (folder / "aq_access.xsd").is_file():
         raise FileNotFoundError(f"{folder / 'aq_access.xsd'} not found; set PGAQ_SCHEMAS_DIR")

@@ -1,9 +1,12 @@
-"""The notifier's settings, from the environment (PGAQ_NOTIFY_*, PGAQ_SMTP_*)."""
+"""The notifier's settings, from the environment (PGAQ_NOTIFY_*, PGAQ_SMTP_*, declared in pgaq.settings)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+from ..settings import Environment
 
 
 @dataclass(frozen=True)
@@ -42,36 +45,29 @@ class NotifierSettings:
         return 3 * longest + 30.0
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> NotifierSettings:
-        e = dict(os.environ if env is None else env)
+    def from_env(cls, env: Mapping[str, str] | None = None) -> NotifierSettings:
+        e = Environment(env)
         return cls(
-            max_attempts=int(e.get("PGAQ_NOTIFY_MAX_ATTEMPTS", "10")),
-            backoff_base=float(e.get("PGAQ_NOTIFY_BACKOFF_BASE", "1")),
-            backoff_max=float(e.get("PGAQ_NOTIFY_BACKOFF_MAX", "600")),
-            http_timeout=float(e.get("PGAQ_NOTIFY_HTTP_TIMEOUT", "10")),
-            smtp_timeout=float(e.get("PGAQ_NOTIFY_SMTP_TIMEOUT", "30")),
-            plsql_timeout=float(e.get("PGAQ_NOTIFY_PLSQL_TIMEOUT", "30")),
-            per_destination=int(e.get("PGAQ_NOTIFY_PER_DESTINATION", "16")),
-            smtp_connections=int(e.get("PGAQ_NOTIFY_SMTP_CONNECTIONS", "4")),
-            plsql_per_destination=int(e.get("PGAQ_NOTIFY_PLSQL_PER_DESTINATION", "2")),
-            plsql_connections=int(e.get("PGAQ_NOTIFY_PLSQL_CONNECTIONS", "8")),
-            batch=int(e.get("PGAQ_NOTIFY_BATCH", "200")),
-            safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
-            keep_delivered=float(e.get("PGAQ_NOTIFY_KEEP_DELIVERED", "3600")),
-            keep_failed=float(e.get("PGAQ_NOTIFY_KEEP_FAILED", str(7 * 86400))),
-            smtp_starttls=_tristate(e.get("PGAQ_SMTP_STARTTLS", "auto")),
-            smtp_cafile=e.get("PGAQ_SMTP_CAFILE") or None,
-            smtp_user=e.get("PGAQ_SMTP_USER") or None,
-            smtp_password=e.get("PGAQ_SMTP_PASSWORD") or None,
-            lease_seconds=float(e["PGAQ_NOTIFY_LEASE"]) if e.get("PGAQ_NOTIFY_LEASE") else None,
-            dsn=e.get("PGAQ_DSN") or None,
-            callback_dsn=e.get("PGAQ_NOTIFY_CALLBACK_DSN") or None,
-            name=e.get("PGAQ_NOTIFIER_NAME") or f"notifier-{os.uname().nodename}-{os.getpid()}",
+            max_attempts=e.integer("PGAQ_NOTIFY_MAX_ATTEMPTS"),
+            backoff_base=e.number("PGAQ_NOTIFY_BACKOFF_BASE"),
+            backoff_max=e.number("PGAQ_NOTIFY_BACKOFF_MAX"),
+            http_timeout=e.number("PGAQ_NOTIFY_HTTP_TIMEOUT"),
+            smtp_timeout=e.number("PGAQ_NOTIFY_SMTP_TIMEOUT"),
+            plsql_timeout=e.number("PGAQ_NOTIFY_PLSQL_TIMEOUT"),
+            per_destination=e.integer("PGAQ_NOTIFY_PER_DESTINATION"),
+            smtp_connections=e.integer("PGAQ_NOTIFY_SMTP_CONNECTIONS"),
+            plsql_per_destination=e.integer("PGAQ_NOTIFY_PLSQL_PER_DESTINATION"),
+            plsql_connections=e.integer("PGAQ_NOTIFY_PLSQL_CONNECTIONS"),
+            batch=e.integer("PGAQ_NOTIFY_BATCH"),
+            safety_poll=e.number("PGAQ_SAFETY_POLL"),
+            keep_delivered=e.number("PGAQ_NOTIFY_KEEP_DELIVERED"),
+            keep_failed=e.number("PGAQ_NOTIFY_KEEP_FAILED"),
+            smtp_starttls=e.maybe_flag("PGAQ_SMTP_STARTTLS"),
+            smtp_cafile=e.text("PGAQ_SMTP_CAFILE"),
+            smtp_user=e.text("PGAQ_SMTP_USER"),
+            smtp_password=e.text("PGAQ_SMTP_PASSWORD"),
+            lease_seconds=e.maybe_number("PGAQ_NOTIFY_LEASE"),
+            dsn=e.text("PGAQ_DSN"),
+            callback_dsn=e.text("PGAQ_NOTIFY_CALLBACK_DSN"),
+            name=e.text_or("PGAQ_NOTIFIER_NAME", f"notifier-{os.uname().nodename}-{os.getpid()}"),
         )
-
-
-def _tristate(value: str) -> bool | None:
-    v = value.strip().lower()
-    if v in ("", "auto"):
-        return None
-    return v in ("1", "true", "yes", "on")

@@ -1,9 +1,12 @@
-"""The propagator's settings, from the environment (PGAQ_PROPAGATION_*)."""
+"""The propagator's settings, from the environment (PGAQ_PROPAGATION_*, declared in pgaq.settings)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+from ..settings import Environment
 
 
 @dataclass(frozen=True)
@@ -18,15 +21,15 @@ class PropagatorSettings:
     ca_file: str | None = None  # extra CA certificates to trust for https links (PEM)
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> PropagatorSettings:
-        e = dict(os.environ if env is None else env)
+    def from_env(cls, env: Mapping[str, str] | None = None) -> PropagatorSettings:
+        e = Environment(env)
         return cls(
-            backoff_base=float(e.get("PGAQ_PROPAGATION_BACKOFF_BASE", "30")),
-            lease=float(e.get("PGAQ_PROPAGATION_LEASE", "10")),
-            batch=int(e.get("PGAQ_PROPAGATION_BATCH", "500")),
-            max_schedules=int(e.get("PGAQ_PROPAGATION_MAX_SCHEDULES", "1000")),
-            remote_timeout=float(e.get("PGAQ_PROPAGATION_TIMEOUT", "30")),
-            safety_poll=float(e.get("PGAQ_SAFETY_POLL", "5")),
-            name=e.get("PGAQ_PROPAGATOR_NAME") or f"propagator-{os.uname().nodename}-{os.getpid()}",
-            ca_file=e.get("PGAQ_PROPAGATION_CA_FILE") or None,
+            backoff_base=e.number("PGAQ_PROPAGATION_BACKOFF_BASE"),
+            lease=e.number("PGAQ_PROPAGATION_LEASE"),
+            batch=e.integer("PGAQ_PROPAGATION_BATCH"),
+            max_schedules=e.integer("PGAQ_PROPAGATION_MAX_SCHEDULES"),
+            remote_timeout=e.number("PGAQ_PROPAGATION_TIMEOUT"),
+            safety_poll=e.number("PGAQ_SAFETY_POLL"),
+            name=e.text_or("PGAQ_PROPAGATOR_NAME", f"propagator-{os.uname().nodename}-{os.getpid()}"),
+            ca_file=e.text("PGAQ_PROPAGATION_CA_FILE"),
         )

@@ -6,14 +6,14 @@ statements (watermark, merge) go through asyncpg, both with the same credentials
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..errors import ConfigError
+from ..settings import Environment
 
-DEFAULT_JAR = "/usr/share/java/postgresql.jar"
+DEFAULT_JAR = "/usr/share/java/postgresql.jar"  # PGAQ_JDBC_JAR's default
 JDBC_DRIVER = "org.postgresql.Driver"
 
 
@@ -72,27 +72,22 @@ class StatsSettings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> StatsSettings:
-        e = os.environ if env is None else env
-        dsn = e.get("PGAQ_TCP_DSN") or e.get("PGAQ_DSN")
+        e = Environment(env)
+        dsn = e.text("PGAQ_TCP_DSN") or e.text("PGAQ_DSN")
         if not dsn:
             raise ConfigError("PGAQ_DSN (or PGAQ_TCP_DSN) is required")
-        conf: dict[str, str] = {}
-        for key, value in e.items():   # PGAQ_SPARK_CONF_spark__executor__memory=2g
-            if key.startswith("PGAQ_SPARK_CONF_"):
-                conf[key.removeprefix("PGAQ_SPARK_CONF_").replace("__", ".")] = value
-        try:
-            return cls(
-                dsn=dsn,
-                jar=e.get("PGAQ_JDBC_JAR") or DEFAULT_JAR,
-                master=e.get("PGAQ_SPARK_MASTER") or "local[2]",
-                lag=float(e.get("PGAQ_STATS_LAG") or 30),
-                lookback=float(e.get("PGAQ_STATS_LOOKBACK") or 300),
-                interval=float(e.get("PGAQ_STATS_INTERVAL") or 5),
-                first_delay=float(e.get("PGAQ_STATS_FIRST_DELAY") or 60),
-                run_timeout=float(e.get("PGAQ_STATS_RUN_TIMEOUT") or 1800),
-                partitions=max(1, int(e.get("PGAQ_STATS_PARTITIONS") or 4)),
-                cds=e.get("PGAQ_STATS_CDS") or "auto",
-                spark_conf=conf,
-            )
-        except ValueError as exc:
-            raise ConfigError(f"bad statistics setting: {exc}") from exc
+        # PGAQ_SPARK_CONF_spark__executor__memory=2g
+        conf = {k.replace("__", "."): v for k, v in e.family("PGAQ_SPARK_CONF_").items()}
+        return cls(
+            dsn=dsn,
+            jar=e.text_or("PGAQ_JDBC_JAR", DEFAULT_JAR),
+            master=e.text_or("PGAQ_SPARK_MASTER", "local[2]"),
+            lag=e.number("PGAQ_STATS_LAG"),
+            lookback=e.number("PGAQ_STATS_LOOKBACK"),
+            interval=e.number("PGAQ_STATS_INTERVAL"),
+            first_delay=e.number("PGAQ_STATS_FIRST_DELAY"),
+            run_timeout=e.number("PGAQ_STATS_RUN_TIMEOUT"),
+            partitions=max(1, e.integer("PGAQ_STATS_PARTITIONS")),
+            cds=e.text_or("PGAQ_STATS_CDS", "auto"),
+            spark_conf=conf,
+        )
