@@ -174,6 +174,25 @@ class Podman:
     def inspect(self, name: str) -> dict[str, Any]:
         return dict(json.loads(self.run("inspect", "--type", "container", name).stdout)[0])
 
+    def containers(self, project: str) -> list[Container]:
+        """The compose project's containers, with one `podman ps` (cheap enough to poll)."""
+        out = self.run("ps", "-a", "--filter", f"label=com.docker.compose.project={project}",
+                       "--format", "json")
+        found = []
+        for c in json.loads(out.stdout or "[]"):
+            health = re.search(r"\((healthy|unhealthy|starting)\)", c.get("Status", ""))
+            service = (c.get("Labels") or {}).get("com.docker.compose.service", "")
+            found.append(Container(c["Names"][0], service, c.get("State", ""), health[1] if health else None))
+        return found
+
+
+@dataclass
+class Container:
+    name: str
+    service: str
+    state: str  # running, exited, ...
+    health: str | None  # healthy, unhealthy, starting; None: no health check
+
 
 def builds_of(config: dict[str, Any]) -> list[Build]:
     """One build per image the (resolved) compose file builds, in file order."""
@@ -255,32 +274,27 @@ class HealthChecker(threading.Thread):
         self.podman, self.project, self.fast = podman, project, fast
         self.stop = threading.Event()
         self.due: dict[str, float] = {}
+        self.intervals: dict[str, float] = {}
 
-    def containers(self) -> list[tuple[str, float, str]]:
-        """(name, interval in seconds, health status) of the project's running containers."""
-        out = self.podman.run("ps", "--filter", f"label=com.docker.compose.project={self.project}",
-                              "--format", "{{.Names}}", check=False)
-        found = []
-        for name in out.stdout.split():
-            try:
-                info = self.podman.inspect(name)
-            except AssertionError:
-                continue  # gone meanwhile
-            check = info["Config"].get("Healthcheck") or {}
-            if not check.get("Test") or check["Test"][0] == "NONE":
-                continue
-            interval = (check.get("Interval") or 30_000_000_000) / 1e9
-            found.append((name, interval, info["State"].get("Health", {}).get("Status", "")))
-        return found
+    def interval(self, name: str) -> float:
+        """The container's health check interval in seconds (read once: it never changes)."""
+        if name not in self.intervals:
+            check = self.podman.inspect(name)["Config"].get("Healthcheck") or {}
+            self.intervals[name] = (check.get("Interval") or 30_000_000_000) / 1e9
+        return self.intervals[name]
 
     def run(self) -> None:
         while not self.stop.is_set():
-            now = time.monotonic()
-            for name, interval, status in self.containers():
-                if status == "healthy" and now < self.due.get(name, 0):
+            for c in self.podman.containers(self.project):
+                if c.state != "running" or c.health is None:
                     continue
-                self.podman.run("healthcheck", "run", name, check=False, timeout=60)
-                self.due[name] = time.monotonic() + interval
+                if c.health == "healthy" and time.monotonic() < self.due.get(c.name, 0):
+                    continue
+                self.podman.run("healthcheck", "run", c.name, check=False, timeout=60)
+                try:
+                    self.due[c.name] = time.monotonic() + self.interval(c.name)
+                except AssertionError:
+                    pass  # gone meanwhile
             self.stop.wait(self.fast)
 
     def close(self) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
-import re
 import signal
 import subprocess
 import time
@@ -156,16 +155,10 @@ def wait_healthy(podman: ps.Podman, services: tuple[str, ...], deadline: float,
     status: dict[str, str] = {}
     healthy_at: dict[str, float] = {}
     while True:
-        out = podman.run("ps", "-a", "--filter", f"label=com.docker.compose.project={PROJECT}",
-                         "--format", "{{.Names}} {{.Labels}}").stdout
-        names = {}
-        for line in out.splitlines():
-            name = line.split()[0]
-            m = re.search(r"com\.docker\.compose\.service:([\w-]+)", line)
-            if m:
-                names[m[1]] = name
-        status = {s: podman.inspect(names[s])["State"].get("Health", {}).get("Status", "?")
-                  if s in names else "absent" for s in services}
+        found = podman.containers(PROJECT)
+        names = {c.service: c.name for c in found}
+        health = {c.service: c.health for c in found}
+        status = {s: str(health.get(s, "absent")) for s in services}
         for s, v in status.items():
             if v == "healthy":
                 healthy_at.setdefault(s, time.monotonic() - t0)
@@ -278,7 +271,7 @@ def wait_restarted(podman: ps.Podman, name: str, before: dict[str, Any], timeout
                 and state.get("Health", {}).get("Status") == "healthy"):
             return
         assert time.monotonic() < end, f"{name} not back: {state}"
-        time.sleep(0.2)
+        time.sleep(0.5)
 
 
 async def test_the_statistics_job_runs_in_its_image(stack: dict[str, Any]) -> None:
