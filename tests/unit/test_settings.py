@@ -5,7 +5,10 @@ reported, secrets are never printed, and docs/deployment.md's table is the decla
 from __future__ import annotations
 
 import logging
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -146,3 +149,21 @@ def test_update_rewrites_only_the_block(tmp_path: Path) -> None:
     assert run_cli("settings", "--markdown", "--update", str(doc)) == 0
     assert doc.read_text() == f"before\n{settings_doc.block()}\nafter\n"
     assert not settings_doc.update(doc)
+
+
+@pytest.mark.parametrize("service", ["core", "gateway", "monitor", "notifier", "propagator", "stats"])
+def test_each_service_reports_an_unknown_variable_at_start(service: str) -> None:
+    """The service's first log line names the typo (the database is unreachable: it stops after)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PGAQ_")}
+    env.update(PGAQ_DSN="postgresql://x@127.0.0.1:1/db", PGAQ_GATEWAY_WORKERS="1", PGAQ_PORT="0",
+               PGAQ_CORE_PORT="0", PGAQ_STATS_FIRST_DELAY="3600", PGAQ_MONITR_BATCH="5")
+    proc = subprocess.Popen([sys.executable, "-m", f"pgaq_services.{service}"], env=env,
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+    finally:
+        proc.kill()
+        proc.wait(30)
+    assert "level=WARNING" in first and (f"{service}: unknown setting PGAQ_MONITR_BATCH in the "
+                                         "environment is ignored (did you mean PGAQ_MONITOR_BATCH?)") in first
