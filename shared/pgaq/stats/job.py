@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
+from pyspark import SparkConf, SparkContext
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -44,10 +45,25 @@ class RunResult:
     written_rows: int = 0
 
 
+#: JIT flags for the job's short-lived JVMs: C1 only starts faster than it loses later
+SHORT_JVM = "-Duser.timezone=UTC -XX:TieredStopAtLevel=1 -XX:+UseParallelGC"
+
+
+def small_input_conf(partitions: int) -> dict[str, str]:
+    """Spark settings for the job's inputs and outputs, which are small for Spark: a few
+    shuffle partitions, no whole-stage code generation, no adaptive re-planning (on a
+    cluster as in local mode, compiling and re-planning cost more than they save)."""
+    return {"spark.sql.shuffle.partitions": str(partitions),
+            "spark.sql.codegen.wholeStage": "false",
+            "spark.sql.adaptive.enabled": "false"}
+
+
 def spark_session(settings: StatsSettings, *, submitted: bool = False,
                   java_options: str = "") -> SparkSession:
     """A session for the job. Under spark-submit the master and jars come from its command
-    line; otherwise local mode with the JDBC driver on the driver's classpath."""
+    line, and the job's tuning (shuffle partitions = PGAQ_STATS_PARTITIONS, executors in
+    UTC and C1-only) fills only what that command line left unset; otherwise local mode
+    with the JDBC driver on the driver's classpath."""
     if not submitted:
         if not os.path.exists(settings.jar):
             raise ConfigError(f"PostgreSQL JDBC driver not found at {settings.jar}: install Debian's "
@@ -62,13 +78,19 @@ def spark_session(settings: StatsSettings, *, submitted: bool = False,
             .config("spark.driver.bindAddress", "127.0.0.1") \
             .config("spark.jars", settings.jar) \
             .config("spark.driver.extraClassPath", settings.jar) \
-            .config("spark.driver.extraJavaOptions",   # a short-lived JVM: C1 only starts faster
-                    f"-Duser.timezone=UTC -XX:TieredStopAtLevel=1 -XX:+UseParallelGC {java_options}"
-                    .strip()) \
-            .config("spark.ui.enabled", "false") \
-            .config("spark.sql.shuffle.partitions", str(os.cpu_count() or 2)) \
-            .config("spark.sql.codegen.wholeStage", "false") \
-            .config("spark.sql.adaptive.enabled", "false")  # small inputs: compiling, re-planning cost more
+            .config("spark.driver.extraJavaOptions", f"{SHORT_JVM} {java_options}".strip()) \
+            .config("spark.ui.enabled", "false")
+        for key, value in small_input_conf(os.cpu_count() or 2).items():
+            builder = builder.config(key, value)
+    else:
+        # spark-submit's JVM holds its command line (and spark-defaults.conf) as properties;
+        # connect to it first, or SparkConf() would see none of them
+        SparkContext._ensure_initialized()
+        given = SparkConf()
+        tuning = {**small_input_conf(settings.partitions), "spark.executor.extraJavaOptions": SHORT_JVM}
+        for key, value in tuning.items():
+            if not given.contains(key):
+                builder = builder.config(key, value)
     builder = builder.config("spark.sql.session.timeZone", "UTC")
     for key, value in settings.spark_conf.items():
         builder = builder.config(key, value)
