@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import asyncpg
 from pgaq.engine import Session
-from pgaq_services.gateway.app import workers_for
+from pgaq_services.gateway.settings import workers_for
 
 from .harness import Result, run_for, start_gateway
 

@@ -9,13 +9,9 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-import os
 import signal
 import socket
 import ssl
-import urllib.parse
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
@@ -35,126 +31,17 @@ from pgaq.settings import Environment, warn_unknown
 from pgaq.web import db_health
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
-    CollectorRegistry,
-    Counter,
-    Gauge,
-    Histogram,
-    generate_latest,
 )
 
 from .access import access_log, info
 from .exchange import Reply
 from .fastpath import FastSite
+from .metrics import Metrics
 from .servlet import COOKIE, Context, handle_post
+from .settings import Settings
 from .workers import CLIENT_SUBJECT, FORWARDED, Forwarder, die_with_parent, run_group, socket_path
 
 log = logging.getLogger("pgaq.gateway")
-
-
-@dataclass
-class Settings:
-    dsn: str
-    host: str = "127.0.0.1"
-    port: int = 8080
-    path: str = "/aqserv/servlet"
-    session_timeout: float = 120.0
-    max_transactions: int = 50
-    max_wait: float = 300.0
-    safety_poll: float = 5.0
-    body_limit: int = 10 * 1024 * 1024
-    max_depth: int = 64
-    pool_max: int = 60
-    tls_cert: str | None = None
-    tls_key: str | None = None
-    # PEM CA bundle: TLS asks for a client certificate chaining to it, and one whose subject
-    # is an agent's certificate_location logs in as that agent (docs/gateway.md)
-    tls_client_ca: str | None = None
-    tls_client_required: bool = False  # a handshake without a client certificate fails
-    stylesheet: str | None = None
-    hooks: list[str] = field(default_factory=list)
-    validate: bool = True
-    shutdown_timeout: float = 10.0
-    workers: int = 1  # processes serving the port (see workers.py)
-    worker: int | None = None  # this process's index when it is one of several
-    run_dir: str | None = None  # where the workers' private sockets live
-    admin_token: str | None = None  # also opens /dashboard (user `admin`)
-    batch_inflight: int = 1  # autocommit batches of one queue written at once (batching.py)
-    fastpath: bool = True  # serve the servlet's plain POSTs without aiohttp (fastpath.py)
-    keepalive_timeout: float = 75.0  # an idle keep-alive connection is closed after this
-    gc_gen0: int = 20000  # young collections every this many allocations (gctune.py); 0: defaults
-
-    @property
-    def prefix(self) -> str:
-        """What this worker's session tokens start with."""
-        return "" if self.worker is None else f"w{self.worker}."
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        e = Environment(env)
-        dsn = e.required("PGAQ_DSN")
-        if e.text("PGAQ_TLS_CLIENT_CA") and not e.text("PGAQ_TLS_CERT"):
-            raise SystemExit("PGAQ_TLS_CLIENT_CA needs PGAQ_TLS_CERT (client certificates need TLS)")
-        return cls(
-            dsn=dsn,
-            host=e.text_or("PGAQ_HTTP_HOST", "127.0.0.1"),
-            port=e.integer("PGAQ_PORT"),
-            path=e.text_or("PGAQ_SERVLET_PATH", "/aqserv/servlet"),
-            session_timeout=e.number("PGAQ_SESSION_TIMEOUT"),
-            max_transactions=e.integer("PGAQ_MAX_TRANSACTIONS"),
-            max_wait=e.number("PGAQ_MAX_WAIT"),
-            safety_poll=e.number("PGAQ_SAFETY_POLL"),
-            body_limit=e.integer("PGAQ_BODY_LIMIT"),
-            max_depth=e.integer("PGAQ_MAX_DEPTH"),
-            pool_max=e.integer("PGAQ_GATEWAY_POOL_MAX"),
-            tls_cert=e.text("PGAQ_TLS_CERT"),
-            tls_key=e.text("PGAQ_TLS_KEY"),
-            tls_client_ca=e.text("PGAQ_TLS_CLIENT_CA"),
-            tls_client_required=e.flag("PGAQ_TLS_CLIENT_REQUIRED"),
-            stylesheet=e.text("PGAQ_STYLESHEET"),
-            hooks=e.words("PGAQ_GATEWAY_HOOKS"),
-            validate=e.flag("PGAQ_VALIDATE"),
-            workers=workers_for(e.text_or("PGAQ_GATEWAY_WORKERS", "auto"), dsn),
-            worker=e.maybe_integer("PGAQ_GATEWAY_WORKER"),
-            run_dir=e.text("PGAQ_GATEWAY_RUN_DIR"),
-            admin_token=e.text("PGAQ_ADMIN_TOKEN"),
-            batch_inflight=e.integer("PGAQ_GATEWAY_BATCH_INFLIGHT"),
-            fastpath=e.flag("PGAQ_GATEWAY_FASTPATH"),
-            keepalive_timeout=e.number("PGAQ_GATEWAY_KEEPALIVE"),
-            gc_gen0=e.integer("PGAQ_GC_GEN0"),
-        )
-
-
-def database_is_local(dsn: str) -> bool:
-    """Whether PostgreSQL runs on this host (a Unix socket or a loopback address), in
-    either DSN form (URL or key=value)."""
-    hosts: list[str] = []
-    if "://" in dsn:
-        parts = urllib.parse.urlsplit(dsn)
-        netloc = parts.netloc.rsplit("@", 1)[-1]
-        hosts += [h.rsplit(":", 1)[0] if not h.startswith("[") else h.split("]")[0] + "]"
-                  for h in netloc.split(",") if h]
-        hosts += urllib.parse.parse_qs(parts.query).get("host", [])
-    else:
-        hosts += [m.split("=", 1)[1] for m in dsn.split() if m.startswith("host=")]
-    hosts = [urllib.parse.unquote(h).strip("[]").lower() for h in hosts]
-    if not hosts:
-        return True  # libpq's default: the local socket
-    return all(h.startswith("/") or h in ("localhost", "::1") or h.startswith("127.") for h in hosts)
-
-
-def workers_for(value: str, dsn: str, cpus: int | None = None) -> int:
-    """`auto`: one per CPU, at most 4; one per two CPUs when PostgreSQL shares the host, as
-    under `pgaq up` (on 2 cores with a local PostgreSQL, 1 worker sent 25-30 % more than
-    2: the workers took the core PostgreSQL needed; see docs/gateway.md)."""
-    if value.strip().lower() == "auto":
-        n = cpus or os.cpu_count() or 1
-        if database_is_local(dsn):
-            n //= 2
-        return max(1, min(n, 4))
-    n = int(value)
-    if n < 1:
-        raise SystemExit("PGAQ_GATEWAY_WORKERS must be at least 1")
-    return n
 
 
 def load_hooks(specs: list[str]) -> list[Hook]:
@@ -164,61 +51,6 @@ def load_hooks(specs: list[str]) -> list[Hook]:
         module, _, attr = spec.strip().partition(":")
         hooks.append(getattr(importlib.import_module(module), attr))
     return hooks
-
-
-class Metrics:
-    """Request counters and latencies, sessions and waiting receivers. With several worker
-    processes (PROMETHEUS_MULTIPROC_DIR set) the values live in shared files and /metrics
-    sums them over the live workers."""
-
-    def __init__(self) -> None:
-        self.registry = CollectorRegistry()
-        self.requests = Counter("pgaq_gateway_requests", "IDAP requests by operation and outcome",
-                                ["operation", "outcome"], registry=self.registry)
-        self.latency = Histogram("pgaq_gateway_request_seconds", "IDAP request latency",
-                                 ["operation"], registry=self.registry,
-                                 buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                          0.5, 1, 2.5, 5, 10, 30, 60, 300))
-        self.waiting = Gauge("pgaq_gateway_waiting_receivers", "receives blocked in wait_time",
-                             registry=self.registry, multiprocess_mode="livesum")
-        self._counters: dict[tuple[str, str], Any] = {}
-        self._latencies: dict[str, Any] = {}
-        self.sessions = Gauge("pgaq_gateway_sessions", "HTTP sessions", registry=self.registry,
-                              multiprocess_mode="livesum")
-        self.open_tx = Gauge("pgaq_gateway_open_transactions", "sessions holding a transaction",
-                             registry=self.registry, multiprocess_mode="livesum")
-        self._seen: tuple[int, int] | None = None
-
-    def count(self, operation: str, outcome: str, seconds: float | None = None) -> None:
-        """One request's outcome (and latency); label children are looked up once."""
-        key = (operation, outcome)
-        child = self._counters.get(key)
-        if child is None:
-            child = self._counters[key] = self.requests.labels(operation, outcome)
-        child.inc()
-        if seconds is not None:
-            hist = self._latencies.get(operation)
-            if hist is None:
-                hist = self._latencies[operation] = self.latency.labels(operation)
-            hist.observe(seconds)
-
-    def observe_store(self, store: SessionStore) -> None:
-        """Gauges written only when they change (a write is a shared-file update with
-        several workers; most requests change neither)."""
-        now = (store.sessions, store.open_transactions)
-        if now != self._seen:
-            self._seen = now
-            self.sessions.set(now[0])
-            self.open_tx.set(now[1])
-
-    def render(self) -> bytes:
-        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-            from prometheus_client import multiprocess
-
-            registry = CollectorRegistry()
-            multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-            return generate_latest(registry)
-        return generate_latest(self.registry)
 
 
 POOL = web.AppKey("pool", asyncpg.Pool)

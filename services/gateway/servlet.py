@@ -26,7 +26,8 @@ from .exchange import Incoming, Reply
 from .workers import FORWARDED, Forwarder
 
 if TYPE_CHECKING:
-    from .app import Metrics, Settings
+    from .metrics import Metrics
+    from .settings import Settings
 
 COOKIE = "JSESSIONID"
 XML_TYPES = ("text/xml", "application/xml", "application/soap+xml")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pgaq_services.gateway.app import database_is_local, workers_for
+from pgaq_services.gateway.settings import database_is_local, workers_for
 
 
 @pytest.mark.parametrize("dsn", [
