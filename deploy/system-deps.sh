@@ -14,6 +14,9 @@ if [ "${1:-}" = "--test" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
   command -v podman >/dev/null 2>&1 || need+=(podman)
+  # podman's network backend (its store remembers the one it first used; CNI is the other
+  # provider apt may pick, and then a store made with netavark no longer opens)
+  [ -x /usr/lib/podman/netavark ] || need+=(netavark)
   command -v runc >/dev/null 2>&1 || need+=(runc)
   command -v catatonit >/dev/null 2>&1 || need+=(catatonit)
   command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)

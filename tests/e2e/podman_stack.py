@@ -105,7 +105,10 @@ class Podman:
         return out
 
     def has_image(self, name: str) -> bool:
-        return self.run("image", "exists", name, check=False).returncode == 0
+        out = self.run("image", "exists", name, check=False)
+        if out.returncode not in (0, 1):  # 1: no such image; anything else: podman is broken
+            raise AssertionError(f"podman image exists {name}: exit {out.returncode}\n{out.stderr}")
+        return out.returncode == 0
 
     def ensure_base_image(self, name: str = BASE_IMAGE) -> float:
         """Seconds spent making it: 0 when podman's store has it already."""
