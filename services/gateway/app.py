@@ -16,7 +16,6 @@ from typing import Any
 
 import asyncpg
 from aiohttp import web
-from pgaq import gctune
 from pgaq.aio import TaskGroup
 from pgaq.aio import run as aio_run
 from pgaq.dashboard import DASHBOARD, Dashboard, add_routes
@@ -33,6 +32,7 @@ from prometheus_client import (
     CONTENT_TYPE_LATEST,
 )
 
+from . import gctune
 from .access import access_log, info
 from .exchange import Reply
 from .fastpath import FastSite

@@ -2,7 +2,7 @@
 
 Why: a gateway worker spends about a quarter of a one-message AQXmlSend's CPU in aiohttp's
 server machinery (protocol, request and response objects, middlewares, routing, writer).
-This protocol owns the TCP port, parses heads with pgaq.httphead and serves itself only
+This protocol owns the TCP port, parses heads with httphead.py and serves itself only
 the plain case: POST to exactly the servlet path, one valid Content-Length within the body
 limit, an XML or form content type, no Transfer-Encoding, Expect, Content-Encoding or
 Upgrade, and a session cookie that is absent or this worker's. It keeps connections
@@ -29,11 +29,11 @@ from typing import cast
 from aiohttp import web
 from aiohttp.helpers import rfc822_formatted_time
 from aiohttp.http import SERVER_SOFTWARE
-from pgaq.httphead import Head, HeadError, parse_head
 from pgaq.idap.auth import certificate_subject
 
 from .access import RequestInfo, write
 from .exchange import Reply
+from .httphead import Head, HeadError, parse_head
 from .servlet import COOKIE, FORM_TYPE, XML_TYPES, Context, handle_post
 from .workers import FORWARDED
 

@@ -7,7 +7,7 @@ import gc
 from collections.abc import Iterator
 
 import pytest
-from pgaq.gctune import tune
+from pgaq_services.gateway.gctune import tune
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ gateway then leaves the request to aiohttp)."""
 from __future__ import annotations
 
 import pytest
-from pgaq.httphead import Head, HeadError, HeadTooLarge, parse_head
+from pgaq_services.gateway.httphead import Head, HeadError, HeadTooLarge, parse_head
 
 LIMIT = 8190
 
