@@ -2,7 +2,8 @@
 
 An AQXmlPublish of 100 messages allocates thousands of short-lived objects (lxml element
 proxies, dataclasses, dicts). With CPython's default threshold (a young collection every
-700 allocations) the collector took ~15 % of a gateway worker's CPU (py-spy --native).
+700 allocations) the collector took a large share of a gateway worker's CPU
+(docs/gateway.md, "Measurements behind the defaults").
 The objects alive once a service has started (modules, schemas, pools) are frozen out of
 every later collection, and the young generation is collected every `gen0` allocations.
 Cycles are still collected; they only live a little longer."""

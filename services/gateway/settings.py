@@ -105,8 +105,8 @@ def database_is_local(dsn: str) -> bool:
 
 def workers_for(value: str, dsn: str, cpus: int | None = None) -> int:
     """`auto`: one per CPU, at most 4; one per two CPUs when PostgreSQL shares the host, as
-    under `pgaq up` (on 2 cores with a local PostgreSQL, 1 worker sent 25-30 % more than
-    2: the workers took the core PostgreSQL needed; see docs/gateway.md)."""
+    under `pgaq up`, where more workers take the cores PostgreSQL needs (docs/gateway.md,
+    "Measurements behind the defaults")."""
     if value.strip().lower() == "auto":
         n = cpus or os.cpu_count() or 1
         if database_is_local(dsn):

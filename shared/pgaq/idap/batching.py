@@ -8,9 +8,9 @@ none: if a combined batch fails, its requests are retried one by one, so one bad
 cannot fail the others. Idle, a request is written at once (no timer, no added latency).
 By default one batch of a key is written at a time (`max_inflight` 1): what arrives
 meanwhile goes in the next. Concurrent batches of one queue contend for the same WAL
-flush and the same index pages; measured on 2 cores with 16 clients, 1 writer sent 10-20 %
-more than 2 and 15-30 % more than 4 (docs/gateway.md). More writers may pay off where
-a commit's flush is slow and CPUs are many.
+flush and the same index pages, so one writer sends the most on a small machine
+(docs/gateway.md, "Measurements behind the defaults"). More writers may pay off where a
+commit's flush is slow and CPUs are many.
 
 Autocommit REMOVE receives without selectors for the same queue, consumer, role and agent
 are taken the same way: one dequeue of the sum of their batch sizes, committed once, the
