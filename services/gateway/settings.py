@@ -82,6 +82,7 @@ class Settings:
             fastpath=e.flag("PGAQ_GATEWAY_FASTPATH"),
             keepalive_timeout=e.number("PGAQ_GATEWAY_KEEPALIVE"),
             gc_gen0=e.integer("PGAQ_GC_GEN0"),
+            shutdown_timeout=e.number("PGAQ_SHUTDOWN_TIMEOUT"),
         )
 
 

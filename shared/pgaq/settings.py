@@ -78,7 +78,7 @@ DECLARED: tuple[Setting, ...] = (
     _s("PGAQ_EVENT_LOOP", "text", "uvloop", "", RUNNERS,
        "`asyncio`: the standard event loop instead of uvloop"),
     _s("PGAQ_SAFETY_POLL", "number", "5", "s", LOOPS, "a look at the database in case a NOTIFY was missed"),
-    _s("PGAQ_SHUTDOWN_TIMEOUT", "number", "10", "s", ("core", "up"),
+    _s("PGAQ_SHUTDOWN_TIMEOUT", "number", "10", "s", ("core", "gateway", "up"),
        "how long a stop may take before connections are closed"),
     # -- pgaq up -------------------------------------------------------------------------
     _s("PGAQ_PG_BIN", "path", None, "", ("up", "tests"),
