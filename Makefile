@@ -10,14 +10,14 @@ BENCH_STAMP := $(VENV)/.installed-bench
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,stats]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
 # the benchmark's peers (procrastinate, PgQueuer): only `make bench` needs them
 $(BENCH_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	$(BIN)/pip install --quiet -e '.[dev,stats,bench]'
 	touch $(BENCH_STAMP)
 
 # Debian packages beside Python (JDBC driver and JRE for the statistics job; Chromium and

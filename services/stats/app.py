@@ -9,6 +9,7 @@ from pgaq.aio import run as aio_run
 from pgaq.errors import PgaqError
 from pgaq.logs import setup_logging
 from pgaq.settings import warn_unknown
+from pgaq.stats import MISSING, available
 from pgaq.stats.scheduler import StatsScheduler
 from pgaq.stats.settings import StatsSettings
 
@@ -16,6 +17,8 @@ from pgaq.stats.settings import StatsSettings
 def main() -> None:
     setup_logging()
     warn_unknown("stats")
+    if not available():
+        raise SystemExit(f"stats: {MISSING}")
     try:
         settings = StatsSettings.from_env()
     except PgaqError as exc:

@@ -13,8 +13,12 @@ from pathlib import Path
 
 from pgaq.errors import PgaqError
 from pgaq.logs import setup_logging
-from pgaq.stats import cds
-from pgaq.stats.job import RunResult, run_once, spark_session
+from pgaq.stats import MISSING, available, cds
+
+if not available():
+    raise SystemExit(MISSING)
+
+from pgaq.stats.job import RunResult, run_once, spark_session  # (needs PySpark)
 from pgaq.stats.settings import StatsSettings
 
 log = logging.getLogger("pgaq.stats")

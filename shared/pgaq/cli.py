@@ -35,6 +35,8 @@ from .settings import SERVICES as SETTING_READERS
 from .settings import Environment, effective
 from .settings_doc import table as settings_table
 from .settings_doc import update as update_settings_doc
+from .stats import MISSING as stats_missing
+from .stats import available as stats_available
 from .supervisor import ServiceSpec, Supervisor
 
 log = logging.getLogger("pgaq.cli")
@@ -68,6 +70,16 @@ SERVICES: tuple[Service, ...] = (
     Service("stats"),
     Service("gateway", port_env="PGAQ_PORT", port_offset=0),
 )
+
+
+def runnable(services: tuple[Service, ...], has_pyspark: bool) -> tuple[Service, ...]:
+    """The services `pgaq up` starts: the statistics service only where its job can run
+    (PySpark is the extra pgaq[stats]); without it the rest run and a warning says why."""
+    if has_pyspark:
+        return services
+    if any(s.name == "stats" for s in services):
+        log.warning("not starting the statistics service: %s", stats_missing)
+    return tuple(s for s in services if s.name != "stats")
 
 
 def plan_services(services: tuple[Service, ...], port: int,
@@ -238,7 +250,7 @@ async def up(data_dir: Path, port: int, env: Mapping[str, str] | None = None,
         _say(f"DSN={dsn}")
 
         token = settings.text("PGAQ_ADMIN_TOKEN") or admin_token(data_dir / "admin.token")
-        specs = plan_services(services, port, e)
+        specs = plan_services(runnable(services, stats_available()), port, e)
         base_env = {"PGAQ_DSN": service_dsn or dsn, "PGAQ_ADMIN_TOKEN": token, "PGAQ_DATA_DIR": str(data_dir),
                     "PGAQ_TCP_DSN": settings.text("PGAQ_TCP_DSN") or dsn}  # JDBC (statistics) speaks TCP only
         sup = Supervisor(specs, base_env, group, stop_timeout=shutdown_timeout)
