@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The pgaq image's health check (compose `healthcheck:`), standard library only.
 
-    pgaq-healthcheck http http://127.0.0.1:8081/health   # core, gateway: their /health (database reachable)
-    pgaq-healthcheck process pgaq_services.monitor       # the others serve no HTTP: is the service running?
+    pgaq-healthcheck http http://127.0.0.1:8081/health   # any pgaq service: /health (database reachable)
+    pgaq-healthcheck process pgaq_services.monitor       # a process without HTTP: is it running?
 
 `process` looks for a live (not zombie, not stopped) process whose command line is
 `python -m <module>`, whatever its pid (under `init: true` the service is not pid 1).

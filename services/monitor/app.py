@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import asyncpg
 from pgaq.listener import Listener
 from pgaq.monitor import Monitor, MonitorSettings
-from pgaq.service import main_of
+from pgaq.service import ServiceMetrics, counter, main_of
 from pgaq.settings import Environment
+from prometheus_client.core import Metric
 
 log = logging.getLogger("pgaq.monitor")
 
@@ -29,10 +30,25 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> tuple[str, Monito
     )
 
 
+def families(m: Monitor) -> Iterator[Metric]:
+    """The monitor's counters on /metrics."""
+    yield counter("pgaq_monitor_passes", "monitor passes over the due messages", m.passes)
+    yield counter("pgaq_monitor_busy_passes", "passes that left due messages held by transactions",
+                  m.busy_passes)
+    yield counter("pgaq_monitor_done", "messages made ready, expired or settled", m.done)
+    yield counter("pgaq_monitor_attempts_settled", "dequeue attempts settled", m.attempts_settled)
+    yield counter("pgaq_monitor_history_pruned", "propagation log and snapshot rows pruned",
+                  m.history_pruned)
+
+
 def main() -> None:
     _, settings = settings_from_env()
+    metrics = ServiceMetrics("monitor")
 
     async def loop(pool: asyncpg.Pool, listener: Listener, stop: asyncio.Event) -> None:
-        await Monitor(pool, listener, settings).run(stop)
+        monitor = Monitor(pool, listener, settings)
+        metrics.watch(lambda: families(monitor))
+        await monitor.run(stop)
 
-    main_of("monitor", loop, pool_max=3 + settings.attempt_waiters)  # + one waiting for a held message
+    main_of("monitor", loop, pool_max=3 + settings.attempt_waiters,  # + one waiting for a held message
+            metrics=metrics)

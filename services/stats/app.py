@@ -4,14 +4,37 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Iterator
 
+from aiohttp import web
 from pgaq.aio import run as aio_run
 from pgaq.errors import PgaqError
 from pgaq.logs import setup_logging
+from pgaq.service import HttpSettings, ServiceMetrics, gauge, serve_http
 from pgaq.settings import warn_unknown
 from pgaq.stats import MISSING, available
 from pgaq.stats.scheduler import StatsScheduler
 from pgaq.stats.settings import StatsSettings
+from prometheus_client.core import CounterMetricFamily, Metric
+
+
+def families(s: StatsScheduler) -> Iterator[Metric]:
+    """The scheduler's counters on /metrics."""
+    runs = CounterMetricFamily("pgaq_stats_runs", "statistics runs by outcome (ok, failed, timeout)",
+                               labels=["outcome"])
+    for outcome, n in s.runs.items():
+        runs.add_metric([outcome], n)
+    yield runs
+    yield gauge("pgaq_stats_running", "1 while a statistics run is in progress", int(s.current is not None))
+    if s.last_run is not None:
+        yield gauge("pgaq_stats_last_run_seconds", "how long the last run took", float(s.last_run["seconds"]))
+
+
+async def health(s: StatsScheduler) -> web.Response:
+    """200 while the scheduler runs (whatever the last run did: /metrics counts the
+    failures), with the last run; 503 once it has stopped."""
+    body = {"status": "ok" if s.running else "stopped", "last_run": s.last_run, "runs": s.runs}
+    return web.json_response(body, status=200 if s.running else 503)
 
 
 def main() -> None:
@@ -29,6 +52,10 @@ def main() -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        await StatsScheduler(settings).run(stop)
+        scheduler = StatsScheduler(settings)
+        metrics = ServiceMetrics("stats")
+        metrics.watch(lambda: families(scheduler))
+        async with serve_http("stats", HttpSettings.from_env("stats"), lambda: health(scheduler), metrics):
+            await scheduler.run(stop)
 
     aio_run(go())

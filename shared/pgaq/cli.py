@@ -3,7 +3,8 @@
 
 `pgaq up` is what `make run` calls: with no PGAQ_DSN it owns a private PostgreSQL cluster
 under --data-dir, so a developer needs nothing but PostgreSQL's binaries installed. Its
-stdout carries only machine-readable lines (DSN=, GATEWAY=, CORE=, READY); logs go to stderr.
+stdout carries only machine-readable lines (DSN=, GATEWAY=, CORE=, MONITOR=, NOTIFIER=,
+PROPAGATOR=, STATS=, READY); logs go to stderr.
 """
 
 from __future__ import annotations
@@ -64,10 +65,10 @@ class Service:
 # Adding a service is one line here plus its `services/<name>/__main__.py`.
 SERVICES: tuple[Service, ...] = (
     Service("core", port_env="PGAQ_CORE_PORT", port_offset=1),
-    Service("monitor"),
-    Service("notifier"),
-    Service("propagator"),
-    Service("stats"),
+    Service("monitor", port_env="PGAQ_MONITOR_PORT", port_offset=2),
+    Service("notifier", port_env="PGAQ_NOTIFIER_PORT", port_offset=3),
+    Service("propagator", port_env="PGAQ_PROPAGATOR_PORT", port_offset=4),
+    Service("stats", port_env="PGAQ_STATS_PORT", port_offset=5),
     Service("gateway", port_env="PGAQ_PORT", port_offset=0),
 )
 
@@ -93,7 +94,7 @@ def plan_services(services: tuple[Service, ...], port: int,
             explicit = env.get(svc.port_env) if svc.port_offset else None
             svc_port = int(explicit) if explicit else port + svc.port_offset
             child_env[svc.port_env] = str(svc_port)
-            health = f"http://127.0.0.1:{svc_port}/health"
+            health = f"http://127.0.0.1:{svc_port}/health" if svc_port else None  # 0: no endpoint
         specs.append(ServiceSpec(svc.name, f"pgaq_services.{svc.name}", child_env, health))
     return specs
 
@@ -324,7 +325,7 @@ def parser() -> argparse.ArgumentParser:
     p_up.add_argument("--data-dir", type=Path, default=Path(".pgaq"))
     p_up.add_argument("--port", type=int, default=None,
                       help="the gateway's HTTP port (default PGAQ_PORT, 8080; 0: a free one); "
-                      "core takes port+1")
+                      "core takes port+1, monitor, notifier, propagator and stats port+2..5")
     p_sql = sub.add_parser("sql", help="psql on PGAQ_DSN or the running embedded cluster")
     p_sql.add_argument("--data-dir", type=Path, default=Path(".pgaq"))
     p_sql.epilog = "any other arguments (e.g. -c 'SELECT 1') are passed to psql"

@@ -59,6 +59,7 @@ def _s(name: str, type_: str, default: str | None, unit: str, readers: Iterable[
 
 LOOPS = ("gateway", "monitor", "notifier", "propagator")
 RUNNERS = ("gateway", "monitor", "notifier", "propagator", "stats")  # on pgaq.aio.run
+BACKGROUND = ("monitor", "notifier", "propagator", "stats")  # /health and /metrics by pgaq.service
 WEEK = str(7 * 86400)
 
 DECLARED: tuple[Setting, ...] = (
@@ -78,8 +79,19 @@ DECLARED: tuple[Setting, ...] = (
     _s("PGAQ_EVENT_LOOP", "text", "uvloop", "", RUNNERS,
        "`asyncio`: the standard event loop instead of uvloop"),
     _s("PGAQ_SAFETY_POLL", "number", "5", "s", LOOPS, "a look at the database in case a NOTIFY was missed"),
-    _s("PGAQ_SHUTDOWN_TIMEOUT", "number", "10", "s", ("core", "gateway", "up"),
+    _s("PGAQ_SHUTDOWN_TIMEOUT", "number", "10", "s", (*SERVICES, "up"),
        "how long a stop may take before connections are closed"),
+    # -- /health and /metrics of the background services ---------------------------------
+    _s("PGAQ_METRICS_HOST", "text", "127.0.0.1", "", BACKGROUND,
+       "address the /health and /metrics of monitor, notifier, propagator and stats listen on"),
+    _s("PGAQ_MONITOR_PORT", "integer", "8082", "", ("monitor", "up", "compose"),
+       "port of the monitor's /health and /metrics (0: none; `pgaq up`: --port + 2)"),
+    _s("PGAQ_NOTIFIER_PORT", "integer", "8083", "", ("notifier", "up", "compose"),
+       "port of the notifier's /health and /metrics (0: none; `pgaq up`: --port + 3)"),
+    _s("PGAQ_PROPAGATOR_PORT", "integer", "8084", "", ("propagator", "up", "compose"),
+       "port of the propagator's /health and /metrics (0: none; `pgaq up`: --port + 4)"),
+    _s("PGAQ_STATS_PORT", "integer", "8085", "", ("stats", "up", "compose"),
+       "port of the stats service's /health and /metrics (0: none; `pgaq up`: --port + 5)"),
     # -- pgaq up -------------------------------------------------------------------------
     _s("PGAQ_PG_BIN", "path", None, "", ("up", "tests"),
        "PostgreSQL's server binaries (default: pg_config --bindir, PATH, /usr/lib/postgresql/*/bin)"),
@@ -222,10 +234,18 @@ DECLARED: tuple[Setting, ...] = (
        "where the host publishes core's port"),
     _s("PGAQ_GATEWAY_PUBLISH", "text", "8080", "", ("compose",),
        "where the host publishes the gateway's port"),
+    _s("PGAQ_MONITOR_PUBLISH", "text", "127.0.0.1:8082", "", ("compose",),
+       "where the host publishes the monitor's /health and /metrics"),
+    _s("PGAQ_NOTIFIER_PUBLISH", "text", "127.0.0.1:8083", "", ("compose",),
+       "where the host publishes the notifier's /health and /metrics"),
+    _s("PGAQ_PROPAGATOR_PUBLISH", "text", "127.0.0.1:8084", "", ("compose",),
+       "where the host publishes the propagator's /health and /metrics"),
+    _s("PGAQ_STATS_PUBLISH", "text", "127.0.0.1:8085", "", ("compose",),
+       "where the host publishes the stats service's /health and /metrics"),
     _s("PGAQ_GATEWAY_PORT", "integer", "8080", "", ("compose",),
        "the gateway's port inside its container (PGAQ_PORT)"),
     _s("PGAQ_LISTEN_HOST", "text", "0.0.0.0", "", ("compose",),
-       "PGAQ_HTTP_HOST and PGAQ_CORE_HOST in the containers"),
+       "PGAQ_HTTP_HOST, PGAQ_CORE_HOST and PGAQ_METRICS_HOST in the containers"),
     _s("PGAQ_SPARK_DRIVER_MEMORY", "text", "1g", "", ("compose",),
        "the statistics job's spark.driver.memory"),
     _s("PGAQ_GRAFANA_DB_USER", "text", "pgaq_grafana", "", ("compose",),

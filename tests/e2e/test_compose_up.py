@@ -2,7 +2,7 @@
 default profile of docker-compose.yml started on podman with host networking (the only
 change to the file), then used as a user would: a queue and an agent made through the admin
 API and SQL, a message sent over IDAP through the gateway's port, propagated, notified over
-HTTP and received over IDAP; /metrics of the services that serve HTTP; the propagator
+HTTP and received over IDAP; /metrics of every service; the propagator
 SIGKILLed in the middle of a backlog and brought back by its restart policy with every
 message delivered exactly once; the statistics container's first run; the `observability`
 profile's grafana-db creating Grafana's role on the Debian PostgreSQL image; `down -v`.
@@ -37,6 +37,7 @@ pytestmark = pytest.mark.timeout(1800)  # a cold build downloads PySpark (~450 M
 
 PROJECT = f"pgaqe2e{os.getpid()}"  # its own containers and volumes, whatever else runs here
 DEFAULT_PROFILE = ("postgres", "core", "gateway", "monitor", "notifier", "propagator", "stats")
+BACKGROUND = ("monitor", "notifier", "propagator", "stats")  # /health and /metrics on PGAQ_<NAME>_PORT
 SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
 AQ = "http://ns.oracle.com/AQ/schemas/access"
 AUTH = "Basic " + base64.b64encode(b"E2E:secret-pw").decode()
@@ -101,7 +102,8 @@ def stack(podman: ps.Podman) -> Iterator[dict[str, Any]]:
     t0 = time.monotonic()
     base_s = podman.ensure_base_image()
     subprocess.run([str(ps.ROOT / "deploy" / "make-secrets.sh")], check=True, capture_output=True)
-    ports = {"POSTGRES_PORT": free_port(), "PGAQ_CORE_PORT": free_port(), "PGAQ_GATEWAY_PORT": free_port()}
+    ports = {"POSTGRES_PORT": free_port(), "PGAQ_CORE_PORT": free_port(), "PGAQ_GATEWAY_PORT": free_port(),
+             **{f"PGAQ_{s.upper()}_PORT": free_port() for s in BACKGROUND}}
     # the file's own defaults, with the ports and listen addresses host networking needs
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PGAQ_", "POSTGRES_", "GRAFANA_"))}
     env.update({k: str(v) for k, v in ports.items()})
@@ -130,6 +132,7 @@ def stack(podman: ps.Podman) -> Iterator[dict[str, Any]]:
                    "dsn": f"postgresql://pgaq:{password}@127.0.0.1:{ports['POSTGRES_PORT']}/pgaq",
                    "core": f"http://127.0.0.1:{ports['PGAQ_CORE_PORT']}",
                    "gateway": f"http://127.0.0.1:{ports['PGAQ_GATEWAY_PORT']}",
+                   **{s: f"http://127.0.0.1:{ports[f'PGAQ_{s.upper()}_PORT']}" for s in BACKGROUND},
                    "token": (secrets / "admin_token").read_text().strip()}
         finally:
             try:
@@ -217,11 +220,30 @@ async def test_the_default_profile_serves_a_user(stack: dict[str, Any]) -> None:
             assert "C0FFEE" in reply.upper(), reply
             assert await c.fetchval("SELECT count(*) FROM e2e.dst_t") == 0  # removed and committed
 
-            # /metrics of the services that serve HTTP
+            # /metrics of every service: core, the gateway, and the background services (their
+            # counters moved: the monitor passed, the notifier delivered, the propagator propagated)
             for base, family in ((core, "pgaq_"), (gateway, "pgaq_gateway_requests_total")):
                 async with http.get(f"{base}/metrics") as r:
                     text = await r.text()
                     assert r.status == 200 and family in text, (base, text[:500])
+            for service, family, labels in (
+                    ("monitor", "pgaq_monitor_passes_total", ""),
+                    ("notifier", "pgaq_notifier_deliveries_total", '{outcome="delivered"}'),
+                    ("propagator", "pgaq_propagator_messages_total", ""),
+                    ("stats", "pgaq_stats_runs_total", '{outcome="ok"}')):
+                least = 0 if service == "stats" else 1  # its first run may still be going (see below)
+                end = time.monotonic() + 15  # a delivery is counted once its answer is back
+                while True:
+                    async with http.get(f"{stack[service]}/metrics") as r:
+                        text = await r.text()
+                    assert r.status == 200 and f'pgaq_service_up{{service="{service}"}} 1.0' in text, text[:500]
+                    value = next((float(ln.rsplit(" ", 1)[1]) for ln in text.splitlines()
+                                  if ln.startswith(family + labels + " ")), None)
+                    assert value is not None, (service, family, text[:800])
+                    if value >= least:
+                        break
+                    assert time.monotonic() < end, (service, family, value)
+                    await asyncio.sleep(0.2)
             async with http.get(f"{gateway}/metrics") as r:
                 text = await r.text()
             sends = [ln for ln in text.splitlines() if ln.startswith("pgaq_gateway_requests_total{")

@@ -86,6 +86,13 @@ async def test_up_embedded_default(public_tmp: Path) -> None:
                 assert r.status == 200
             async with http.get(f"{lines['CORE']}/metrics") as r:
                 assert "pgaq_up 1.0" in await r.text()
+            # every background service serves /health and /metrics on base + 2..5
+            for offset, name in enumerate(("monitor", "notifier", "propagator", "stats"), start=2):
+                assert lines[name.upper()] == f"http://127.0.0.1:{port + offset}"
+                async with http.get(f"{lines[name.upper()]}/health") as r:
+                    assert r.status == 200
+                async with http.get(f"{lines[name.upper()]}/metrics") as r:
+                    assert f'pgaq_service_up{{service="{name}"}} 1.0' in await r.text()
             # the admin API takes the token `pgaq up` made, private to this user
             token_file = tmp_path / "data" / "admin.token"
             assert stat.S_IMODE(token_file.stat().st_mode) == 0o600

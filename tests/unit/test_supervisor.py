@@ -84,9 +84,23 @@ def test_service_plan_ports_env_and_health() -> None:
     assert by_name["core"].env == {"PGAQ_CORE_PORT": "9001"}
     assert by_name["core"].health_url == "http://127.0.0.1:9001/health"
     assert by_name["gateway"].env == {"PGAQ_PORT": "9000"}
-    assert by_name["monitor"].health_url is None
+    # the background services' /health and /metrics: base + 2..5
+    for offset, name in enumerate(("monitor", "notifier", "propagator", "stats"), start=2):
+        assert by_name[name].env == {f"PGAQ_{name.upper()}_PORT": str(9000 + offset)}
+        assert by_name[name].health_url == f"http://127.0.0.1:{9000 + offset}/health"
     assert all(s.module == f"pgaq_services.{s.name}" for s in specs)
-    assert announce(specs) == ["CORE=http://127.0.0.1:9001", "GATEWAY=http://127.0.0.1:9000/aqserv/servlet"]
+    assert announce(specs) == ["CORE=http://127.0.0.1:9001", "MONITOR=http://127.0.0.1:9002",
+                               "NOTIFIER=http://127.0.0.1:9003", "PROPAGATOR=http://127.0.0.1:9004",
+                               "STATS=http://127.0.0.1:9005", "GATEWAY=http://127.0.0.1:9000/aqserv/servlet"]
+
+
+def test_service_plan_explicit_background_port_and_none() -> None:
+    """A port set in the environment wins; 0 means no endpoint, so no health URL to wait on."""
+    specs = plan_services(SERVICES, 9000, {"PGAQ_MONITOR_PORT": "7001", "PGAQ_STATS_PORT": "0"})
+    by_name = {s.name: s for s in specs}
+    assert by_name["monitor"].health_url == "http://127.0.0.1:7001/health"
+    assert by_name["stats"].env == {"PGAQ_STATS_PORT": "0"}
+    assert by_name["stats"].health_url is None
 
 
 def test_service_plan_explicit_core_port_and_no_gateway() -> None:

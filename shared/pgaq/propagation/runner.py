@@ -53,12 +53,23 @@ class Propagator:
         self.clock = clock or SystemClock()
         self.on_batch = on_batch or (lambda _sid, _n: None)  # (schedule, messages), for tests
         # (schedule, FAILURE | DISABLED | UNDELIVERABLE, error), once recorded
-        self.on_problem = on_problem or (lambda _sid, _what, _err: None)
+        self._on_problem = on_problem or (lambda _sid, _what, _err: None)
         self._runners: dict[int, asyncio.Task[None]] = {}
         self._kicks: dict[int, asyncio.Event] = defaultdict(asyncio.Event)
         self._transports: dict[str, Transport] = {}
         self._local = LocalTransport()
-        self.propagated = 0
+        self.propagated = 0  # counters, for /metrics and tests
+        self.batches = 0
+        self.problems: dict[str, int] = defaultdict(int)  # by FAILURE | DISABLED | UNDELIVERABLE
+
+    def on_problem(self, sid: int, what: str, error: str) -> None:
+        self.problems[what] += 1
+        self._on_problem(sid, what, error)
+
+    @property
+    def schedules(self) -> int:
+        """Schedules held now (each runs as a task)."""
+        return len(self._runners)
 
     def now(self) -> datetime:
         return datetime.fromtimestamp(self.clock.time(), UTC)
@@ -265,6 +276,7 @@ class Propagator:
             if n:
                 total += n
                 self.propagated += n
+                self.batches += 1
                 self.on_batch(sid, n)
             if len(rows) < self.settings.batch:
                 return total

@@ -8,8 +8,10 @@ import asyncio
 import logging
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
@@ -27,9 +29,15 @@ class StatsScheduler:
         self.command = list(command)
         self.on_run = on_run            # (exit code, output) after each run, for tests
         self.current: asyncio.subprocess.Process | None = None
+        # counters, for /metrics and /health: runs by outcome (ok, failed, timeout), the last one
+        self.runs: dict[str, int] = {"ok": 0, "failed": 0, "timeout": 0}
+        self.last_run: dict[str, Any] | None = None  # started, seconds, exit code, outcome
+        self.running = False  # the scheduler is started and not stopped
 
     async def run_job(self) -> None:
         """One run in a child process; its failure is logged and recorded, never fatal."""
+        started, t0 = datetime.now(UTC), time.monotonic()
+        timed_out = False
         proc = await asyncio.create_subprocess_exec(
             *self.command, stdout=asyncio.subprocess.PIPE,
             env={**os.environ, "PGAQ_TCP_DSN": self.settings.dsn})
@@ -38,6 +46,7 @@ class StatsScheduler:
             out, _ = await asyncio.wait_for(proc.communicate(), self.settings.run_timeout)
         except TimeoutError:
             log.error("statistics run took over %.0f s: killed", self.settings.run_timeout)
+            timed_out = True
             proc.kill()
             out, _ = await proc.communicate()
         finally:
@@ -48,6 +57,10 @@ class StatsScheduler:
             log.info("statistics run: %s", " ".join(text.splitlines()))
         else:
             log.error("statistics run failed (exit %d)", code)
+        outcome = "timeout" if timed_out else "ok" if code == 0 else "failed"
+        self.runs[outcome] += 1
+        self.last_run = {"started": started.isoformat(timespec="seconds"),
+                         "seconds": round(time.monotonic() - t0, 3), "exit": code, "outcome": outcome}
         if self.on_run is not None:
             self.on_run(code, text)
 
@@ -69,10 +82,12 @@ class StatsScheduler:
                           id="stats", name="statistics run", max_instances=1, coalesce=True,
                           misfire_grace_time=None, next_run_time=first)
         scheduler.start()
+        self.running = True
         log.info("statistics every %g min (first at %s), JDBC %s", self.settings.interval,
                  first.isoformat(timespec="seconds"), self.settings.jdbc.redacted())
         try:
             await stop.wait()
         finally:
+            self.running = False
             scheduler.shutdown(wait=False)
             await self._stop_current(shutdown_timeout)
