@@ -389,6 +389,7 @@ class Session:
         if not messages:
             return []
         op = routes.Enqueue(queue, messages, visibility, transformation, self.agent)
+        op.raw  # noqa: B018  (ORA-25215 for payloads of mixed kinds, before any round trip)
         ids = await routes.serve(self, routes.ENQUEUE, op, queue, self.routes)
         return [i.hex().upper() for i in ids]
 

@@ -85,15 +85,14 @@ class Enqueue:
     agent: str | None
 
     @cached_property
-    def payloads(self) -> tuple[list[bytes | None] | None, str | None]:
-        """(RAW payloads, object payloads as JSON): one of them, or ORA-25215."""
+    def raw(self) -> bool:
+        """Whether the payloads are RAW (bytes) rather than objects; ORA-25215 when they are
+        neither all one nor all the other (before any round trip)."""
         ms = self.messages
-        if all(isinstance(m, bytes | bytearray | memoryview) or m is None for m, _ in ms) and any(
-            m is not None for m, _ in ms
-        ):
-            return [bytes(m) if m is not None else None for m, _ in ms], None  # type: ignore[arg-type]
+        if all(isinstance(m, _BYTES) or m is None for m, _ in ms) and any(m is not None for m, _ in ms):
+            return True
         if all(isinstance(m, dict) for m, _ in ms):
-            return None, json.dumps([m for m, _ in ms], default=str)
+            return False
         raise QueueError(
             "ORA-25215: user_data type and queue type do not match: payloads must all be "
             "bytes (RAW queues) or all be objects",
@@ -101,19 +100,21 @@ class Enqueue:
         )
 
     @cached_property
-    def raw(self) -> bool | None:
-        """Whether the payloads are RAW (True) or objects (False); None when mixed (the
-        general route raises the error)."""
+    def payloads(self) -> tuple[list[bytes | None] | None, str | None]:
+        """(RAW payloads, object payloads as JSON): one of them."""
         ms = self.messages
-        if all(isinstance(m, bytes | bytearray | memoryview) or m is None for m, _ in ms):
-            return True if any(m is not None for m, _ in ms) else None
-        return False if all(isinstance(m, dict) for m, _ in ms) else None
+        if self.raw:
+            return [bytes(m) if m is not None else None for m, _ in ms], None  # type: ignore[arg-type]
+        return None, json.dumps([m for m, _ in ms], default=str)
+
+    @cached_property
+    def first(self) -> MessageProperties:
+        """The first message's properties (the defaults when it has none)."""
+        return self.messages[0][1] or _defaults()
 
     @cached_property
     def props(self) -> str:
-        from .engine import MessageProperties
-
-        return json.dumps([(p or MessageProperties()).to_json() for _, p in self.messages])
+        return json.dumps([(p or _defaults()).to_json() for _, p in self.messages])
 
     @cached_property
     def simple(self) -> bool:
@@ -125,6 +126,19 @@ class Enqueue:
             for _, p in self.messages)
 
 
+_BYTES = (bytes, bytearray, memoryview)
+_DEFAULTS: list[MessageProperties] = []
+
+
+def _defaults() -> MessageProperties:
+    """Default message properties (made once: pgaq.engine imports this module)."""
+    if not _DEFAULTS:
+        from .engine import MessageProperties
+
+        _DEFAULTS.append(MessageProperties())
+    return _DEFAULTS[0]
+
+
 def plain_sender(a: Any) -> bool:
     """A sender the generated _send stores as given (aq.normalise_props would accept it
     unchanged); others take the general route, which raises the proper error."""
@@ -132,25 +146,19 @@ def plain_sender(a: Any) -> bool:
                          and (a.protocol is None or 0 <= a.protocol <= INT32[1]))
 
 
-def _one_props(op: Enqueue) -> MessageProperties:
-    from .engine import MessageProperties
-
-    return op.messages[0][1] or MessageProperties()
-
-
 def _send1_admits(op: Enqueue) -> bool:
     if len(op.messages) != 1 or not op.simple:
         return False
-    p = _one_props(op)
-    return p.sender_id is None and all(
-        INT32[0] <= v <= INT32[1]
-        for v in (p.priority, p.delay, -1 if p.expiration is None else p.expiration))
+    p = op.first
+    e = -1 if p.expiration is None else p.expiration
+    return (p.sender_id is None and INT32[0] <= p.priority <= INT32[1]
+            and INT32[0] <= p.delay <= INT32[1] and INT32[0] <= e <= INT32[1])
 
 
 async def _send1(s: Session, op: Enqueue, fast: FastPath | None) -> list[bytes] | None:
     """One message, its properties as parameters: no JSON to build or parse."""
     assert fast is not None and fast.send1 is not None
-    send1, p = fast.send1, _one_props(op)
+    send1, p = fast.send1, op.first
     raw, objs = op.payloads
     args = (fast.name, p.priority, p.delay, -1 if p.expiration is None else p.expiration,
             p.correlation, raw[0] if raw else None,

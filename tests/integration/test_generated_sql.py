@@ -47,7 +47,7 @@ async def _generated(conn: asyncpg.Connection) -> str:
     # what differs between databases: the table's id and the payload type's relation oid
     text = re.sub(rf"\b(queue_table_id = ){t['id']}\b", r"\1<table id>", text)
     if relid:
-        text = re.sub(rf"\b{relid}\b", "<payload relid>", text)
+        text = re.sub(rf"\b(attrelid = ){relid}\b", r"\1<payload relid>", text)
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 
 

@@ -100,7 +100,8 @@ def _props(multiple: bool) -> st.SearchStrategy[MessageProperties | None]:
 def _payload(cfg: Config) -> st.SearchStrategy[Any]:
     if cfg.payload == "RAW":
         return st.binary(min_size=1, max_size=8) | st.just(None)
-    return st.fixed_dictionaries({"n": st.integers(-5, 5), "s": st.sampled_from(["a", "b"])}) | st.just(b"\x01")
+    return (st.fixed_dictionaries({"n": st.integers(-5, 5), "s": st.sampled_from(["a", "b"])})
+            | st.sampled_from([b"\x01", {"zz": 1}, {"n": "x"}]))
 
 
 def _ops(cfg: Config) -> st.SearchStrategy[list[Enq | Deq]]:
@@ -146,6 +147,12 @@ def _edges(cfg: Config) -> list[list[Enq | Deq]]:
         programs.append([Enq(((obj, None), (obj, p))), take])
     for payloads in ([other], [obj, other], [None], [obj, None]):
         programs.append([Enq(tuple((x, None) for x in payloads)), take])
+    if cfg.payload != "RAW":  # a bad object beside a bad property, in either order
+        for bad in ({"zz": 1}, {"n": "x"}):
+            bad_props = MessageProperties(expiration=-5)
+            programs.append([Enq(((bad, bad_props), (obj, None))), take])
+            programs.append([Enq(((bad, None), (obj, bad_props))), take])
+            programs.append([Enq(((obj, None), (bad, None))), take])
     three = Enq(((obj, MessageProperties(correlation="a")), (obj, MessageProperties(correlation="b")),
                  (obj, MessageProperties(priority=0))))
     for o in (

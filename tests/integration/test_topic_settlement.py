@@ -194,3 +194,85 @@ async def test_monitor_settles_once_the_holder_ends(
     await ta.commit()
     await _monitor(conn)
     await _settled(conn, mid_b, 0)
+
+
+async def _role_conn(conn: asyncpg.Connection, db_dsn: str, *, admin: bool = False) -> asyncpg.Connection:
+    role = f"topic_{uuid.uuid4().hex[:8]}"
+    await conn.execute(f'CREATE ROLE "{role}" LOGIN')
+    if admin:
+        await conn.execute(f'GRANT aq_administrator_role TO "{role}"')
+    else:
+        await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('ALL', 's.q', '{role}')")
+    c = await asyncpg.connect(db_dsn.replace("postgres@", f"{role}@"))
+    await c.execute("SET lock_timeout = '3s'")
+    return c
+
+
+async def test_three_subscribers_none_waits(conn: asyncpg.Connection, db_dsn: str) -> None:
+    """A holds the message row, B and C both leave it for the monitor while their
+    transactions are open: neither waits for the other's note, in either message order."""
+    await make_queue(conn, multiple=True)
+    for name in ("A", "B", "C"):
+        await subscribe(conn, "s.q", name)
+    a, b, c = [await _role_conn(conn, db_dsn) for _ in range(3)]
+    try:
+        ids = [bytes.fromhex(i) for i in await Session(conn).enqueue_array("s.q", [(b"1", None), (b"2", None)])]
+        txs = [x.transaction() for x in (a, b, c)]
+        for t in txs:
+            await t.start()
+        assert await _engine_batch(a, "A") == ids
+        assert await asyncio.wait_for(_engine_batch(b, "B"), 10) == ids
+        assert await asyncio.wait_for(_engine_batch(c, "C"), 10) == ids
+        for t in txs:
+            await t.commit()
+        await _monitor(conn)
+        for mid in ids:
+            await _settled(conn, mid, 0)
+        assert await conn.fetchval("SELECT count(*) FROM aq.deferred_settlements") == 0
+    finally:
+        for x in (a, b, c):
+            await x.close()
+
+
+async def test_repeatable_read_leaves_nothing_unsettled(conn: asyncpg.Connection, db_dsn: str) -> None:
+    """B's snapshot predates A's commit: B cannot see A done, so it leaves the message to
+    the monitor, which settles it (it was left unsettled for good before)."""
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await subscribe(conn, "s.q", "B")
+    a, b = await _role_conn(conn, db_dsn), await _role_conn(conn, db_dsn)
+    try:
+        [mid] = [bytes.fromhex(i) for i in await Session(conn).enqueue_array("s.q", [(b"m", None)])]
+        tb = b.transaction(isolation="repeatable_read")
+        await tb.start()
+        await b.fetchval("SELECT count(*) FROM s.qt")  # the snapshot is taken
+        assert await _engine_one(a, "A") == [mid]  # autocommit
+        assert await _engine_one(b, "B") == [mid]
+        await tb.commit()
+        await _monitor(conn)
+        await _settled(conn, mid, 0)
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_the_monitor_settles_as_an_aq_administrator(conn: asyncpg.Connection, db_dsn: str) -> None:
+    """The monitor's login need not be a superuser: an AQ administrator settles the notes."""
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await subscribe(conn, "s.q", "B")
+    a, b = await _role_conn(conn, db_dsn), await _role_conn(conn, db_dsn)
+    admin = await _role_conn(conn, db_dsn, admin=True)
+    try:
+        [mid] = [bytes.fromhex(i) for i in await Session(conn).enqueue_array("s.q", [(b"m", None)])]
+        ta = a.transaction()
+        await ta.start()
+        assert await _engine_one(a, "A") == [mid]
+        assert await asyncio.wait_for(_engine_one(b, "B"), 10) == [mid]
+        await ta.commit()
+        row = await admin.fetchrow("SELECT * FROM aq.monitor_pass(1000)")
+        assert not row["busy"]
+        await _settled(conn, mid, 0)
+    finally:
+        for x in (a, b, admin):
+            await x.close()

@@ -33,7 +33,7 @@ from pgaq.engine import DequeueOptions, Session
 from pgaq.migrate import migrate
 
 REPO = Path(__file__).resolve().parents[2]
-PREVIOUS = "435be0f"  # the previous release: where this round began
+PREVIOUS = "435be0f0b7bddc24d055818248060a23163f0cfb"  # the previous release: where this round began
 
 OLD_CLIENT = r'''
 import asyncio, json, sys
@@ -90,6 +90,8 @@ async def main(dsn: str, step: str) -> None:
             out["monitor"] = row is not None
     finally:
         await conn.close()
+    import pgaq
+    out["package"] = pgaq.__file__  # the previous release's, not the current one's
     print(json.dumps(out))
 
 
@@ -135,6 +137,7 @@ def _old(root: Path, dsn: str, step: str) -> dict[str, Any]:
                        capture_output=True, text=True, timeout=120, cwd=root)
     assert r.returncode == 0, r.stderr[-3000:]
     out: dict[str, Any] = json.loads(r.stdout.strip().splitlines()[-1])
+    assert Path(out["package"]).resolve().is_relative_to(root.resolve()), out["package"]
     return out
 
 

@@ -900,6 +900,8 @@ AS $function$
            OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_payloads) x, jsonb_object_keys(x) k
                       WHERE k NOT IN (SELECT a.attname FROM pg_attribute a
                                       WHERE a.attrelid = <payload relid> AND a.attnum > 0 AND NOT a.attisdropped)) THEN
+          -- the general route's order: every message's properties, then the payloads
+          PERFORM aq.normalise_props((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id), p_props);
           PERFORM aq.check_payloads((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id),
                                     NULL::aq.transformations, jsonb_array_length(p_props), p_payloads, p_raw);
         END IF;
@@ -938,6 +940,8 @@ AS $function$
             OR datatype_mismatch OR invalid_binary_representation OR array_subscript_error
             OR not_null_violation OR check_violation OR invalid_escape_sequence THEN
             IF SQLERRM LIKE 'ORA-%' THEN RAISE; END IF;  -- a property check's own error (aq.err)
+            -- a bad property of any message is reported first, as the general route does
+            PERFORM aq.normalise_props((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id), p_props);
             PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
         END;
 

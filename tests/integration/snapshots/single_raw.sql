@@ -895,6 +895,7 @@ AS $function$
 
 
         IF p_raw IS NULL OR cardinality(p_raw) <> jsonb_array_length(p_props) THEN
+          PERFORM aq.normalise_props((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id), p_props);
           PERFORM aq.err(25215, 'user_data type and queue type do not match: one RAW payload per message', '42804');
         END IF;
 

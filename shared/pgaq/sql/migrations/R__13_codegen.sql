@@ -110,10 +110,13 @@ BEGIN
             OR datatype_mismatch OR invalid_binary_representation OR array_subscript_error
             OR not_null_violation OR check_violation OR invalid_escape_sequence THEN
             IF SQLERRM LIKE 'ORA-%' THEN RAISE; END IF;  -- a property check's own error (aq.err)
+            -- a bad property of any message is reported first, as the general route does
+            PERFORM aq.normalise_props((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id), p_props);
             PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
         END;$x$ END,
          CASE WHEN t.payload_kind = 'RAW' THEN $x$
         IF p_raw IS NULL OR cardinality(p_raw) <> jsonb_array_length(p_props) THEN
+          PERFORM aq.normalise_props((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id), p_props);
           PERFORM aq.err(25215, 'user_data type and queue type do not match: one RAW payload per message', '42804');
         END IF;$x$
          ELSE format($x$
@@ -123,6 +126,8 @@ BEGIN
            OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_payloads) x, jsonb_object_keys(x) k
                       WHERE k NOT IN (SELECT a.attname FROM pg_attribute a
                                       WHERE a.attrelid = %s AND a.attnum > 0 AND NOT a.attisdropped)) THEN
+          -- the general route's order: every message's properties, then the payloads
+          PERFORM aq.normalise_props((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id), p_props);
           PERFORM aq.check_payloads((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id),
                                     NULL::aq.transformations, jsonb_array_length(p_props), p_payloads, p_raw);
         END IF;

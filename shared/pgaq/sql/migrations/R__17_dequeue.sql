@@ -74,6 +74,14 @@ BEGIN
     SELECT array_agg(d.msgid) FROM done d WHERE NOT d.failed
   $f$, q.table_schema, q.table_name, q.default_exception_queue, q.table_schema, q.recipients_table)
   INTO ok USING mine;
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    -- this transaction's snapshot may predate another recipient's commit: what it did not
+    -- settle is left to the monitor, which looks with a fresh snapshot
+    EXECUTE format('SELECT array_agg(msgid) FROM %I.%I WHERE msgid = ANY($1) AND state IN (0, 1) AND NOT (msgid = ANY($2))',
+                   q.table_schema, q.table_name) INTO free USING mine, coalesce(ok, '{}');
+    held := coalesce(held, '{}') || coalesce(free, '{}');
+    free := NULL;
+  END IF;
   IF ok IS NOT NULL THEN
     IF q.retention_time = 0 THEN
       free := aq.lock_free_recipients(q.table_schema, q.recipients_table, ok);
@@ -107,7 +115,7 @@ END $$;
 -- change what settling decides), and wakes the monitor when this transaction commits. Runs as the schema's
 -- owner: dequeuers have no rights on the table.
 CREATE OR REPLACE FUNCTION aq.defer_settlement(p_queue_id integer, p_ids bytea[]) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   q aq.queue_info;
   n integer;
@@ -119,7 +127,7 @@ BEGIN
       INSERT INTO aq.deferred_settlements (queue_id, msgid)
       SELECT x.id, m.msgid FROM %I.%I m JOIN aq.queues x ON x.queue_table_id = $1 AND x.queue_name = m.q_name
       WHERE m.msgid = ANY($2)
-      ON CONFLICT DO NOTHING RETURNING 1)
+      RETURNING 1)
     SELECT count(*) FROM ins
   $f$, q.table_schema, q.table_name) INTO n USING q.table_id, p_ids;
   IF n > 0 THEN
@@ -129,14 +137,16 @@ END $$;
 REVOKE EXECUTE ON FUNCTION aq.defer_settlement(integer, bytea[]) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION aq.defer_settlement(integer, bytea[]) TO PUBLIC;
 
--- The monitor's pass over deferred settlements: each entry it can take is settled if its
--- message row is free now, and stays (uncounted, without a new wake-up) while the row is
--- still held. Returns how many were settled and one still-held message to wait on.
+-- The monitor's pass over deferred settlements: the notes it can take (SKIP LOCKED: another
+-- monitor may have them) are settled if their message row is free now; a message still
+-- held keeps one note (no new wake-up: the monitor waits for that row). Returns how many
+-- messages were settled and one still-held message to wait on.
 CREATE OR REPLACE FUNCTION aq.settle_deferred(p_limit integer)
 RETURNS TABLE (done integer, busy_schema name, busy_table name, busy_msgid bytea)
 LANGUAGE plpgsql AS $$
 DECLARE
   q aq.queue_info;
+  notes bigint[];
   ids bytea[];
   held bytea[];
 BEGIN
@@ -144,13 +154,18 @@ BEGIN
   FOR q IN SELECT * FROM aq.queue_info
            WHERE queue_id IN (SELECT DISTINCT d.queue_id FROM aq.deferred_settlements d)
            ORDER BY queue_id LOOP
-    SELECT array_agg(d.msgid) INTO ids FROM (
-      SELECT x.msgid FROM aq.deferred_settlements x WHERE x.queue_id = q.queue_id
-      ORDER BY x.msgid LIMIT p_limit FOR UPDATE SKIP LOCKED) d;
-    CONTINUE WHEN ids IS NULL;
-    held := aq.settle_messages(q, ids);
-    DELETE FROM aq.deferred_settlements x
-    WHERE x.queue_id = q.queue_id AND x.msgid = ANY(ids) AND NOT (x.msgid = ANY(held));
+    SELECT array_agg(d.id), array_agg(DISTINCT d.msgid) INTO notes, ids FROM (
+      SELECT x.id, x.msgid FROM aq.deferred_settlements x WHERE x.queue_id = q.queue_id
+      ORDER BY x.id LIMIT p_limit FOR UPDATE SKIP LOCKED) d;
+    CONTINUE WHEN notes IS NULL;
+    BEGIN
+      held := aq.settle_messages(q, ids);
+    EXCEPTION WHEN undefined_table THEN
+      held := '{}';  -- the table was dropped under its queue: nothing left to settle
+    END;
+    -- the taken notes go; a message still held gets one note again
+    DELETE FROM aq.deferred_settlements x WHERE x.id = ANY(notes);
+    INSERT INTO aq.deferred_settlements (queue_id, msgid) SELECT q.queue_id, h FROM unnest(held) h;
     done := done + cardinality(ids) - cardinality(held);
     IF cardinality(held) > 0 AND busy_msgid IS NULL THEN
       busy_schema := q.table_schema;
