@@ -706,15 +706,19 @@ AS $function$
     BEGIN
 
       WITH ins AS (
-        INSERT INTO gen.t AS m (q_name, msgid, corrid, priority, state, delay, expiration,
-            ready_time, expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
+        -- the columns' order is the order the properties are checked in when the lateral
+        -- below is pulled up (aq.normalise_props's: expiration, priority, delay, then the
+        -- correlation), so every route reports the same error first
+        INSERT INTO gen.t AS m (q_name, msgid, expiration, priority, state, delay,
+            ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
             original_msgid, original_queue_name, txn_group, user_data)
-        SELECT $1, uuid_send(gen_random_uuid()), v.corr, v.pri,
+        SELECT $1, uuid_send(gen_random_uuid()), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
-               v.dly, v.exp,
+               v.dly,
                $5 + make_interval(secs => v.dly),
                $5 + make_interval(secs => v.dly) + make_interval(secs => v.exp),
+               v.corr,
                nextval('aq.enq_seq'), $5, current_user, $6, pg_current_xact_id()::text,
                p ->> 'exception_qschema', p ->> 'exception_queue',
                p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
@@ -722,12 +726,11 @@ AS $function$
                pg_current_xact_id()::text::bigint,
                ($4)[e.i]
         FROM jsonb_array_elements($2) WITH ORDINALITY AS e(p, i)
-        CROSS JOIN LATERAL (SELECT  -- checked in aq.normalise_props's order: one error on every route
+        CROSS JOIN LATERAL (SELECT
                nullif(aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION'), -1) AS exp,
                aq.int_prop(p, 'priority', 1, -2147483648, 24005, 'PRIORITY') AS pri,
                aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY') AS dly,
-               aq.corr_prop(p) AS corr
-               OFFSET 0) v  -- (kept a subquery, so its columns are computed in this order)
+               aq.corr_prop(p) AS corr) v
         ORDER BY e.i
         RETURNING m.msgid, m.enq_seq, m.state)
       SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) INTO ids, any_ready, any_wait FROM ins
@@ -900,15 +903,19 @@ AS $function$
         END IF;
 
       WITH ins AS (
-        INSERT INTO gen.t AS m (q_name, msgid, corrid, priority, state, delay, expiration,
-            ready_time, expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
+        -- the columns' order is the order the properties are checked in when the lateral
+        -- below is pulled up (aq.normalise_props's: expiration, priority, delay, then the
+        -- correlation), so every route reports the same error first
+        INSERT INTO gen.t AS m (q_name, msgid, expiration, priority, state, delay,
+            ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
             original_msgid, original_queue_name, txn_group, user_data)
-        SELECT p_queue, uuid_send(gen_random_uuid()), v.corr, v.pri,
+        SELECT p_queue, uuid_send(gen_random_uuid()), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
-               v.dly, v.exp,
+               v.dly,
                now_ts + make_interval(secs => v.dly),
                now_ts + make_interval(secs => v.dly) + make_interval(secs => v.exp),
+               v.corr,
                nextval('aq.enq_seq'), now_ts, current_user, p_agent, pg_current_xact_id()::text,
                p ->> 'exception_qschema', p ->> 'exception_queue',
                p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
@@ -916,12 +923,11 @@ AS $function$
                pg_current_xact_id()::text::bigint,
                (p_raw)[e.i]
         FROM jsonb_array_elements(p_props) WITH ORDINALITY AS e(p, i)
-        CROSS JOIN LATERAL (SELECT  -- checked in aq.normalise_props's order: one error on every route
+        CROSS JOIN LATERAL (SELECT
                nullif(aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION'), -1) AS exp,
                aq.int_prop(p, 'priority', 1, -2147483648, 24005, 'PRIORITY') AS pri,
                aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY') AS dly,
-               aq.corr_prop(p) AS corr
-               OFFSET 0) v  -- (kept a subquery, so its columns are computed in this order)
+               aq.corr_prop(p) AS corr) v
         ORDER BY e.i
         RETURNING m.msgid, m.enq_seq, m.state)
       SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) INTO ids, any_ready, any_wait FROM ins

@@ -191,15 +191,19 @@ CREATE OR REPLACE FUNCTION aq.enqueue_sql(q aq.queue_info, tr aq.transformations
 LANGUAGE sql STABLE AS $sql$
   SELECT format($f$
       WITH ins AS (
-        INSERT INTO %I.%I AS m (q_name, msgid, corrid, priority, state, delay, expiration,
-            ready_time, expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
+        -- the columns' order is the order the properties are checked in when the lateral
+        -- below is pulled up (aq.normalise_props's: expiration, priority, delay, then the
+        -- correlation), so every route reports the same error first
+        INSERT INTO %I.%I AS m (q_name, msgid, expiration, priority, state, delay,
+            ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
             original_msgid, original_queue_name, txn_group, user_data)
-        SELECT $1, uuid_send(gen_random_uuid()), v.corr, v.pri,
+        SELECT $1, uuid_send(gen_random_uuid()), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
-               v.dly, v.exp,
+               v.dly,
                $5 + make_interval(secs => v.dly),
                $5 + make_interval(secs => v.dly) + make_interval(secs => v.exp),
+               v.corr,
                nextval('aq.enq_seq'), $5, current_user, $6, pg_current_xact_id()::text,
                p ->> 'exception_qschema', p ->> 'exception_queue',
                p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
@@ -207,12 +211,11 @@ LANGUAGE sql STABLE AS $sql$
                pg_current_xact_id()::text::bigint,
                %s
         FROM jsonb_array_elements($2) WITH ORDINALITY AS e(p, i)
-        CROSS JOIN LATERAL (SELECT  -- checked in aq.normalise_props's order: one error on every route
+        CROSS JOIN LATERAL (SELECT
                nullif(aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION'), -1) AS exp,
                aq.int_prop(p, 'priority', 1, -2147483648, 24005, 'PRIORITY') AS pri,
                aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY') AS dly,
-               aq.corr_prop(p) AS corr
-               OFFSET 0) v  -- (kept a subquery, so its columns are computed in this order)
+               aq.corr_prop(p) AS corr) v
         ORDER BY e.i
         RETURNING m.msgid, m.enq_seq, m.state)
       SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins
