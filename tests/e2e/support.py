@@ -9,6 +9,7 @@ import sys
 from collections.abc import Awaitable, Callable
 
 import aiohttp
+import asyncpg
 from pgaq.embedded import free_port
 
 
@@ -36,3 +37,20 @@ async def start_gateway(db_dsn: str, *, ready: Callable[[asyncio.subprocess.Proc
     proc.kill()
     await proc.wait()
     raise AssertionError("the gateway did not start")
+
+
+async def propagation_link(c: asyncpg.Connection, r: asyncpg.Connection, remote_dsn: str) -> None:
+    """oe.out_q (a topic whose one subscriber is oe.in_q@eu) here, oe.in_q in the remote
+    database, and the database link eu between them; no schedule yet."""
+    await c.execute("""
+        CREATE SCHEMA oe;
+        CALL dbms_aqadm.create_queue_table('oe.out_t', 'RAW', multiple_consumers => true);
+        CALL dbms_aqadm.create_queue('oe.out_q', 'oe.out_t'); CALL dbms_aqadm.start_queue('oe.out_q');
+        CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0));
+    """)
+    await r.execute("""
+        CREATE SCHEMA oe;
+        CALL dbms_aqadm.create_queue_table('oe.in_t', 'RAW');
+        CALL dbms_aqadm.create_queue('oe.in_q', 'oe.in_t'); CALL dbms_aqadm.start_queue('oe.in_q');
+    """)
+    await c.execute("CALL aq.create_database_link('eu', $1)", remote_dsn)

@@ -13,6 +13,8 @@ from datetime import timedelta
 import asyncpg
 from pgaq.engine import Session
 
+from .support import propagation_link
+
 
 async def test_kill_9_during_batches_loses_and_duplicates_nothing(db_dsn: str, remote_dsn: str) -> None:
     c = await asyncpg.connect(db_dsn)
@@ -21,18 +23,7 @@ async def test_kill_9_during_batches_loses_and_duplicates_nothing(db_dsn: str, r
            "PGAQ_PROPAGATION_BATCH": "50", "PGAQ_PROPAGATION_BACKOFF_BASE": "0.05"}
     proc: asyncio.subprocess.Process | None = None
     try:
-        await c.execute("""
-            CREATE SCHEMA oe;
-            CALL dbms_aqadm.create_queue_table('oe.out_t', 'RAW', multiple_consumers => true);
-            CALL dbms_aqadm.create_queue('oe.out_q', 'oe.out_t'); CALL dbms_aqadm.start_queue('oe.out_q');
-            CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0));
-        """)
-        await r.execute("""
-            CREATE SCHEMA oe;
-            CALL dbms_aqadm.create_queue_table('oe.in_t', 'RAW');
-            CALL dbms_aqadm.create_queue('oe.in_q', 'oe.in_t'); CALL dbms_aqadm.start_queue('oe.in_q');
-        """)
-        await c.execute("CALL aq.create_database_link('eu', $1)", remote_dsn)
+        await propagation_link(c, r, remote_dsn)
         s = Session(c)
         ids: list[str] = []
         for i in range(0, 3000, 500):

@@ -19,6 +19,8 @@ from aiohttp import web
 from pgaq.embedded import Cluster, free_port
 from pgaq.engine import MessageProperties, Session
 
+from .support import propagation_link
+
 
 def sample(text: str, name: str, **labels: str) -> float | None:
     """The value of one sample in Prometheus text (labels in any order), None when absent."""
@@ -154,18 +156,7 @@ async def test_propagator_counts_batches_and_messages(db_dsn: str, remote_dsn: s
     c = await asyncpg.connect(db_dsn)
     r = await asyncpg.connect(remote_dsn)
     try:
-        await c.execute("""
-            CREATE SCHEMA oe;
-            CALL dbms_aqadm.create_queue_table('oe.out_t', 'RAW', multiple_consumers => true);
-            CALL dbms_aqadm.create_queue('oe.out_q', 'oe.out_t'); CALL dbms_aqadm.start_queue('oe.out_q');
-            CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0));
-        """)
-        await r.execute("""
-            CREATE SCHEMA oe;
-            CALL dbms_aqadm.create_queue_table('oe.in_t', 'RAW');
-            CALL dbms_aqadm.create_queue('oe.in_q', 'oe.in_t'); CALL dbms_aqadm.start_queue('oe.in_q');
-        """)
-        await c.execute("CALL aq.create_database_link('eu', $1)", remote_dsn)
+        await propagation_link(c, r, remote_dsn)
         await c.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'eu', latency => 0)")
         async with service("propagator", db_dsn, PGAQ_PROPAGATION_LEASE="2") as (base, http):
             text = await metrics(http, base, "propagator")
