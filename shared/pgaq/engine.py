@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import asyncpg
 
@@ -31,6 +31,9 @@ Payload = bytes | dict[str, Any] | None
 DEQUEUE_MODES = ("BROWSE", "LOCKED", "REMOVE", "REMOVE_NODATA")
 NAVIGATIONS = ("FIRST_MESSAGE", "NEXT_MESSAGE", "NEXT_TRANSACTION")
 VISIBILITIES = ("ON_COMMIT", "IMMEDIATE")
+# where Session.run runs an operation: the table at Session._mode (strings, not an Enum:
+# an Enum member costs ~150 ns a lookup on Python 3.11, and this is on every call)
+Mode = Literal["aside", "first", "savepoint", "pooled", "own"]
 
 
 @dataclass(frozen=True)
@@ -309,58 +312,109 @@ class Session:
 
         await self._autocommit(conn, call)
 
-    async def _autocommit(
-        self, conn: asyncpg.Connection, fn: Callable[[asyncpg.Connection], Awaitable[T]],
-        inline: Callable[[asyncpg.Connection], Awaitable[T]] | None = None,
-    ) -> T:
-        if self.role and inline is not None:
-            return await inline(conn)
-        if self.role:
-            async with conn.transaction():
-                await conn.execute(load("engine_set_role"), self.role)
-                return await fn(conn)
-        return await fn(conn)
+    def _mode(self, vis: str) -> Mode:
+        """Where an operation runs: the one place that decides (`run` calls the method named).
+
+        mode       when                  the operation runs             why
+        ---------  --------------------  -----------------------------  ------------------------------------
+        aside      in a transaction,     on another pooled connection,  IMMEDIATE: visible at once, kept
+                   IMMEDIATE             autocommit (`_pooled`)         even if the transaction rolls back
+        first      in a transaction      in it, no savepoint; failing,  nothing to protect yet: saves a
+                   that did nothing yet  it restarts it (`_first`)      savepoint's two round trips
+        savepoint  in a transaction      in it, under a savepoint       a bad request must not undo earlier
+                   that did something    (`_savepoint`)                 work nor leave the transaction aborted
+        pooled     no transaction, no    on a pooled connection,        an unbound session (a gateway's,
+                   connection held       autocommit (`_pooled`)         between transactions) holds none
+        own        no transaction, a     on that connection,            a connection of the caller's own or
+                   connection held       autocommit (`_autocommit`)     lent to the session (`bind`)
+
+        An autocommit (aside, pooled, own) runs as the session's role (`_autocommit`):
+
+        role   `inline`  runs                                  why
+        -----  --------  ------------------------------------  ------------------------------------------
+        none             the statement alone                   the login's role is the one to run as
+        set    given     `inline`, which sets the role itself  one round trip instead of four
+        set    none      BEGIN; SET ROLE; statement; COMMIT    any statement (`_as_role`)
+
+        first and savepoint need no role: `begin` set it (see `role_is_set`).
+        """
+        if self._tx is not None:
+            if vis == "IMMEDIATE":
+                return "aside"
+            return "savepoint" if self._dirty else "first"
+        return "pooled" if self.conn is None else "own"
 
     async def run(
         self, visibility: str, fn: Callable[[asyncpg.Connection], Awaitable[T]],
         inline: Callable[[asyncpg.Connection], Awaitable[T]] | None = None,
     ) -> T:
-        """Run one operation: in the session's transaction (under a savepoint, so a bad
-        request leaves the transaction usable), or in a transaction of its own (`inline`,
-        when given, is the same operation as one statement that sets the role itself)."""
+        """Run one operation where `_mode` says (`inline`, when given, is the same operation
+        as one statement that sets the role itself), driver errors wrapped as PgaqError."""
         vis = _check(visibility, VISIBILITIES, "VISIBILITY", 25236)
         try:
-            if vis == "IMMEDIATE" and self._tx is not None:
-                if self.pool is None:
-                    raise PgaqError(
-                        "IMMEDIATE visibility inside a transaction needs a connection pool"
-                    )
-                async with self.pool.acquire() as other:
-                    return await self._autocommit(other, fn, inline)
-            if self._tx is not None:
-                assert self.conn is not None
-                if not self._dirty:
-                    # the transaction holds nothing yet: no savepoint; if this fails,
-                    # start the transaction afresh so the session stays usable
-                    try:
-                        result = await fn(self.conn)
-                    except (asyncpg.PostgresError, PgaqError):
-                        await self._restart()
-                        raise
-                    self._dirty = True
-                    return result
-                async with self.conn.transaction():
-                    return await fn(self.conn)
-            if self.conn is None:
-                if self.pool is None:
-                    raise PgaqError("a Session needs a connection or a pool")
-                async with self.pool.acquire() as conn:
-                    return await self._autocommit(conn, fn, inline)
-            return await self._autocommit(self.conn, fn, inline)
+            mode = self._mode(vis)
+            if mode == "own":
+                return await self._autocommit(self.conn, fn, inline)
+            if mode == "first":
+                return await self._first(fn)
+            if mode == "savepoint":
+                return await self._savepoint(fn)
+            return await self._pooled(fn, inline, mode)
         except asyncpg.PostgresError as exc:
             raise wrap_db_error(exc) from exc
         except (OSError, asyncpg.InterfaceError, asyncpg.InternalClientError) as exc:
             raise wrap_db_error(exc) from exc
+
+    async def _first(self, fn: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
+        """Mode "first": the transaction holds nothing yet, so no savepoint; if this fails, the
+        transaction starts afresh so the session stays usable."""
+        conn = self.conn
+        assert conn is not None
+        try:
+            result = await fn(conn)
+        except (asyncpg.PostgresError, PgaqError):
+            await self._restart()
+            raise
+        self._dirty = True
+        return result
+
+    async def _savepoint(self, fn: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
+        """Mode "savepoint": a bad request rolls back to the savepoint, the earlier work stays."""
+        conn = self.conn
+        assert conn is not None
+        async with conn.transaction():
+            return await fn(conn)
+
+    async def _pooled(
+        self, fn: Callable[[asyncpg.Connection], Awaitable[T]],
+        inline: Callable[[asyncpg.Connection], Awaitable[T]] | None, mode: Mode,
+    ) -> T:
+        """Modes "aside" and "pooled": a pooled connection for this one operation, in autocommit."""
+        if self.pool is None:
+            raise PgaqError("IMMEDIATE visibility inside a transaction needs a connection pool"
+                            if mode == "aside" else "a Session needs a connection or a pool")
+        async with self.pool.acquire() as conn:
+            return await self._autocommit(conn, fn, inline)
+
+    def _autocommit(
+        self, conn: asyncpg.Connection, fn: Callable[[asyncpg.Connection], Awaitable[T]],
+        inline: Callable[[asyncpg.Connection], Awaitable[T]] | None = None,
+    ) -> Awaitable[T]:
+        """The operation in a transaction of its own, as the session's role (the second
+        table at `_mode`). It returns the operation's awaitable rather than being a coroutine
+        itself: no frame of its own on the one-round-trip path."""
+        if not self.role:
+            return fn(conn)
+        if inline is not None:
+            return inline(conn)
+        return self._as_role(conn, fn)
+
+    async def _as_role(self, conn: asyncpg.Connection,
+                       fn: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
+        """SET ROLE in a transaction around the operation: any statement, four round trips."""
+        async with conn.transaction():
+            await conn.execute(load("engine_set_role"), self.role)
+            return await fn(conn)
 
     # -- enqueue ------------------------------------------------------------------------
     async def enqueue(
@@ -494,7 +548,8 @@ class Session:
         return [_message(r) for r in rows]
 
     def role_is_set(self, visibility: str) -> bool:
-        """Whether a plain statement runs as the right role in one round trip."""
+        """Whether a plain statement runs as the right role in one round trip (no role, or
+        the first and savepoint modes of `_mode`: `begin` set it)."""
         return self.role is None or (self._tx is not None and visibility.upper() == "ON_COMMIT")
 
     def continues_from(self, queue: str, consumer_name: str | None, options: DequeueOptions) -> bool:
