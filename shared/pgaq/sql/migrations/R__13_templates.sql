@@ -1,0 +1,544 @@
+-- The engine's generated SQL, as named templates (filled by aq.render, R__09). Read top to
+-- bottom: the statements first (enqueue, dequeue, the one-statement REMOVE, the monitor's
+-- due time), then the functions generated for each queue table from them
+-- (aq.create_queue_table_functions, R__13_codegen.sql, says which table gets which).
+--
+-- Placeholders name what they hold. Parameter references are placeholders too ({{queue}},
+-- {{batch}}, ...): the dynamic path passes $1, $7, ..., a generated function its
+-- parameter's name, a single-message branch the literal 1.
+DELETE FROM aq.sql_templates;
+DO $$
+DECLARE
+  f regprocedure;
+BEGIN
+  FOR f IN SELECT p.oid FROM pg_proc p WHERE p.pronamespace = 'aq'::regnamespace
+             AND p.proname LIKE 'render\_%' AND p.proname <> 'render_check' LOOP
+    EXECUTE format('DROP FUNCTION %s', f);
+  END LOOP;
+END $$;
+
+-- ---------------------------------------------------------------------------------------
+-- Enqueue: the INSERT of an array of messages (aq.enqueue_sql).
+-- queue, props, now, agent: references to the queue name, the normalised properties
+-- (a jsonb array), the enqueue time and the agent; payload: the user_data expression
+-- (aq.payload_input_expr); returning, recipients, counted: what the publish of the
+-- generated _send adds (the recipient rows in the same statement); into: the PL/pgSQL
+-- INTO clause of a generated function, or nothing.
+SELECT aq.define_template('enqueue.insert', $tpl$
+      WITH ins AS (
+        -- the columns' order is the order the properties are checked in when the lateral
+        -- below is pulled up (aq.normalise_props's: expiration, priority, delay, then the
+        -- correlation), so every route reports the same error first
+        INSERT INTO {{schema:ident}}.{{table:ident}} AS m (q_name, msgid, expiration, priority, state, delay,
+            ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
+            exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
+            original_msgid, original_queue_name, txn_group, user_data)
+        SELECT {{queue}}, uuid_send(gen_random_uuid()), v.exp, v.pri,
+               CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
+               v.dly,
+               {{now}} + make_interval(secs => v.dly),
+               {{now}} + make_interval(secs => v.dly) + make_interval(secs => v.exp),
+               v.corr,
+               nextval('aq.enq_seq'), {{now}}, current_user, {{agent}}, pg_current_xact_id()::text,
+               p ->> 'exception_qschema', p ->> 'exception_queue',
+               p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
+               decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
+               pg_current_xact_id()::text::bigint,
+               {{payload}}
+        FROM jsonb_array_elements({{props}}) WITH ORDINALITY AS e(p, i)
+        CROSS JOIN LATERAL (SELECT
+               nullif(aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION'), -1) AS exp,
+               aq.int_prop(p, 'priority', 1, -2147483648, 24005, 'PRIORITY') AS pri,
+               aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY') AS dly,
+               aq.corr_prop(p) AS corr) v
+        ORDER BY e.i
+        RETURNING m.msgid, m.enq_seq, m.state{{returning}}){{recipients}}
+      SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1){{counted}}
+      {{into}}FROM ins
+    $tpl$);
+
+-- The implicit recipients of a publish: one row per message of `from` (aliased m) and
+-- subscriber (sub) that `where` selects (aq.subscriber_recipients_sql).
+SELECT aq.define_template('enqueue.subscriber_recipients', $tpl$
+    INSERT INTO {{schema:ident}}.{{recipients:ident}} (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
+                       priority, enq_seq, enq_time, ready_time, txn_group)
+    SELECT m.msgid, coalesce(sub.name, ''), coalesce(sub.address, ''), sub.protocol, sub.id,
+           m.q_name, m.state, m.priority, m.enq_seq, m.enq_time, m.ready_time, m.txn_group
+    FROM {{from}} CROSS JOIN aq.subscribers sub
+    WHERE {{where}}$tpl$);
+
+-- ---------------------------------------------------------------------------------------
+-- Dequeue (aq.dequeue_sql): the candidates (c), the action of the mode, the result array;
+-- one statement per action, each made of the parts it includes ({{> part}}).
+-- queue, consumer, batch, now, agent: references; filters and selection: fragments the
+-- engine built from fixed text and compiled conditions (or nothing); position: the sort
+-- key as a bigint[] and order: the sort columns (aq.sort_key_expr, aq.sort_columns);
+-- lock: FOR UPDATE ... SKIP LOCKED, or nothing for BROWSE.
+
+-- The candidates of a multi-consumer queue: the consumer's recipient rows
+SELECT aq.define_template('dequeue.recipients.candidates', $tpl$
+        WITH c AS (
+          SELECT r.msgid, r.retry_count, r.state, {{position}} AS pos
+          FROM {{schema:ident}}.{{recipients:ident}} r JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = r.msgid
+          WHERE r.q_name = {{queue}} AND r.consumer_name = {{consumer}} AND r.address = '' AND r.state = 0 {{filters}} {{selection}}
+          ORDER BY {{order}}
+          LIMIT {{batch}} {{lock}})$tpl$);
+
+-- The candidates of a single-consumer queue, or an exception queue: the message rows in
+-- state {{state}}
+SELECT aq.define_template('dequeue.messages.candidates', $tpl$
+        WITH c AS (
+          SELECT m.msgid, {{position}} AS pos
+          FROM {{schema:ident}}.{{table:ident}} m
+          WHERE m.q_name = {{queue}} AND m.state = {{state}} {{filters}} {{selection}}
+          ORDER BY {{order}}
+          LIMIT {{batch}} {{lock}})$tpl$);
+
+-- What every dequeue returns: the messages (o) as one array in queue order
+SELECT aq.define_template('dequeue.result', $tpl$
+        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) {{into}}FROM o
+      $tpl$);
+
+-- REMOVE from a multi-consumer queue: the recipient row is processed; the message is
+-- settled once every recipient is done (aq.finish_messages)
+SELECT aq.define_template('dequeue.recipients.remove', $tpl${{> dequeue.recipients.candidates}}
+          , u AS (UPDATE {{schema:ident}}.{{recipients:ident}} r SET state = 2, deq_time = {{now}}, deq_uid = current_user,
+                         deq_agent = {{agent}}, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = {{consumer}} AND r.address = ''
+                  RETURNING r.msgid)
+          , o AS (SELECT m.msgid, m.q_name, {{consumer}}, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, {{payload_json}}, {{payload_raw}}
+          FROM c JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = c.msgid){{> dequeue.result}}$tpl$);
+
+-- BROWSE or LOCKED on a multi-consumer queue
+SELECT aq.define_template('dequeue.recipients.look', $tpl${{> dequeue.recipients.candidates}}
+          , o AS (SELECT m.msgid, m.q_name, {{consumer}}, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, {{payload_json}}, {{payload_raw}}
+          FROM c JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = c.msgid){{> dequeue.result}}$tpl$);
+
+-- REMOVE with retention 0 (and from exception queues): the row goes
+SELECT aq.define_template('dequeue.messages.delete', $tpl${{> dequeue.messages.candidates}}
+          , d AS (DELETE FROM {{schema:ident}}.{{table:ident}} m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, {{payload_json}}, {{payload_raw}}
+          FROM d m){{> dequeue.result}}$tpl$);
+
+-- REMOVE with a retention time: the row stays, PROCESSED
+SELECT aq.define_template('dequeue.messages.retain', $tpl${{> dequeue.messages.candidates}}
+          , d AS (UPDATE {{schema:ident}}.{{table:ident}} m SET state = 2, deq_time = {{now}}, deq_uid = current_user,
+                         deq_agent = {{agent}}, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, {{payload_json}}, {{payload_raw}}
+          FROM d m){{> dequeue.result}}$tpl$);
+
+-- BROWSE or LOCKED on a single-consumer or exception queue
+SELECT aq.define_template('dequeue.messages.look', $tpl${{> dequeue.messages.candidates}}
+          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, {{payload_json}}, {{payload_raw}}
+          FROM c JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = c.msgid){{> dequeue.result}}$tpl$);
+
+-- A transactionally grouped queue: a call returns messages of one group only, the first
+-- candidate's (a selection fragment of aq.dequeue_array). alias: m or r, whichever carries
+-- the state; source and ready: the FROM and WHERE of the candidates.
+SELECT aq.define_template('dequeue.first_group', $tpl$ AND {{alias}}.txn_group = (
+          SELECT {{alias}}.txn_group FROM {{source}} WHERE {{ready}} {{filters}} {{selection}}
+          ORDER BY {{order}} LIMIT 1 {{lock}})$tpl$);
+
+-- ---------------------------------------------------------------------------------------
+-- The one-statement REMOVE (aq.fast_remove_sql): the most frequent dequeue (single
+-- consumer, REMOVE, one message, retention 0) with no PL/pgSQL between it and the table.
+-- ok says whether it applied (the queue exists, is a normal queue enabled for dequeue with
+-- retention 0, and the acting role may dequeue it); suited = false says the queue's
+-- retention keeps it on the general path. queue and after: references to the queue name
+-- and the position to start after (when after_position is not empty); acting: the role
+-- whose rights are checked.
+SELECT aq.define_template('fast_remove', $tpl$-- aq.fast_remove_sql: REMOVE one message from {{schema:ident}}.{{table:ident}}
+    WITH q AS (
+      SELECT x.id FROM aq.queues x
+      WHERE x.queue_table_id = {{table_id}} AND x.queue_name = {{queue}} AND x.queue_type = 'NORMAL_QUEUE'
+        AND x.dequeue_enabled AND x.retention_time = 0
+        AND ({{acting}} = {{owner:literal}} OR pg_has_role({{acting}}, {{owner:literal}}, 'MEMBER')
+             OR aq.may_access(x.id, 'DEQUEUE', {{acting}}))),
+    c AS (
+      SELECT m.msgid, {{position}} AS pos FROM {{schema:ident}}.{{table:ident}} m
+      WHERE m.q_name = {{queue}} AND m.state = 0 {{after_position}} AND EXISTS (SELECT 1 FROM q)
+      ORDER BY {{order}} LIMIT 1 FOR UPDATE OF m SKIP LOCKED),
+    d AS (DELETE FROM {{schema:ident}}.{{table:ident}} m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+    SELECT k.ok, k.ok OR NOT EXISTS (SELECT 1 FROM aq.queues x WHERE x.queue_table_id = {{table_id}}
+                                       AND x.queue_name = {{queue}} AND x.retention_time <> 0) AS suited,
+           o.*
+    FROM (SELECT EXISTS (SELECT 1 FROM q) AS ok) k LEFT JOIN (
+      SELECT m.msgid, m.q_name::text AS queue_name, NULL::text AS consumer_name, m.corrid AS correlation,
+             m.priority, m.delay, m.expiration, m.enq_time, 'PROCESSED'::text AS state,
+             m.retry_count AS attempts, m.exception_queue::text AS exception_queue, m.sender_name,
+             m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position,
+             {{payload_json}} AS payload_json, {{payload_raw}} AS payload_raw
+      FROM d m) o ON true$tpl$);
+
+-- ---------------------------------------------------------------------------------------
+-- The monitor's next due time of a queue table after $1 (aq.next_due_sql): the next delay
+-- that ends, the next expiration, the next end of a retention; recipients: the recipient
+-- rows' next delay on a multi-consumer table, or nothing.
+SELECT aq.define_template('monitor.next_due', $tpl$
+    SELECT least(
+      (SELECT min(ready_time) FROM {{schema:ident}}.{{table:ident}} WHERE state = 1 AND ready_time > $1),
+      (SELECT min(expire_at) FROM {{schema:ident}}.{{table:ident}} WHERE state IN (0, 1) AND expire_at IS NOT NULL
+                                              AND expire_at > $1),
+      (SELECT min(m.deq_time + make_interval(secs => q.retention_time))
+         FROM {{schema:ident}}.{{table:ident}} m JOIN aq.queues q ON q.queue_table_id = {{table_id}}
+          AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = {{schema:literal}}
+        WHERE m.state = 2 AND q.retention_time >= 0
+          AND m.deq_time + make_interval(secs => q.retention_time) > $1)
+      {{recipients}})
+  $tpl$);
+
+SELECT aq.define_template('monitor.next_due.recipients', $tpl$, (SELECT min(ready_time) FROM {{schema:ident}}.{{recipients:ident}} WHERE state = 1 AND ready_time > $1)$tpl$);
+
+-- =======================================================================================
+-- The functions generated for each queue table (schema, name: where each goes).
+
+-- _enq: the INSERT of enqueue.insert with the queue's checks left to the caller
+-- (aq.enqueue_array, which has made them).
+SELECT aq.define_template('queue_table.enq', $tpl$
+    CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_queue name, p_props jsonb, p_payloads jsonb, p_raw bytea[],
+                                     p_now timestamptz, p_agent text,
+                                     OUT ids bytea[], OUT any_ready boolean, OUT any_wait boolean)
+    LANGUAGE plpgsql AS $body$
+    BEGIN
+      {{insert}};
+    END $body$
+  $tpl$);
+
+-- The checks every generated enqueue makes of its queue: it is a normal queue of this
+-- table, enabled for enqueue, and the caller may enqueue to it. Leaves qrow set.
+SELECT aq.define_template('queue_table.enqueue_checks', $tpl$SELECT q.id, q.queue_type, q.enqueue_enabled, q.notify INTO qrow
+        FROM aq.queues q WHERE q.queue_table_id = {{table_id}} AND q.queue_name = p_queue;
+        IF NOT FOUND OR qrow.queue_type <> 'NORMAL_QUEUE' OR NOT qrow.enqueue_enabled THEN
+          IF NOT FOUND THEN
+            PERFORM aq.err(24010, format('QUEUE %s.%s does not exist', {{schema:literal}}, p_queue), '42704');
+          END IF;
+          PERFORM aq.err(25207, format('enqueue failed, queue %s.%s is disabled from enqueueing', {{schema:literal}}, p_queue), '55000');
+        END IF;
+        IF current_user <> {{owner:literal}} AND NOT pg_has_role(current_user, {{owner:literal}}, 'MEMBER') THEN
+          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          PERFORM aq.check_access(qi, 'ENQUEUE');
+        END IF;$tpl$);
+
+-- _send: the library's fast path, the whole enqueue of simple messages (no recipients,
+-- exception queue or transformation) on a table without message grouping. On a
+-- multi-consumer table it covers the common publish: every message to all the queue's
+-- subscribers, none of which has a rule; where rules or no subscribers apply it returns
+-- NULL before touching anything and the client takes the general path
+-- (aq.enqueue_array), which evaluates the rules or raises ORA-24033.
+SELECT aq.define_template('queue_table.send', $tpl$
+      CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_queue name, p_props jsonb, p_payloads jsonb, p_raw bytea[],
+                                           p_agent text)
+      RETURNS bytea[] LANGUAGE plpgsql AS $body$
+      DECLARE
+        qrow record;
+        ids bytea[];
+        any_ready boolean;
+        any_wait boolean;
+        qi aq.queue_info;
+        now_ts timestamptz := clock_timestamp();
+        sub_ids integer[];
+        rec_rows bigint;
+      BEGIN
+        {{queue_checks}}
+        IF p_props IS NULL OR jsonb_typeof(p_props) <> 'array' OR jsonb_array_length(p_props) = 0 THEN
+          PERFORM aq.err(24031, 'invalid value, message properties should be a non-empty array', '22023');
+        END IF;
+        {{subscribers}}
+        {{payload_checks}}
+        {{insert}}
+        {{recipients_check}}
+        IF qrow.notify THEN PERFORM aq.notify_enqueued(qrow.id, ids); END IF;
+        IF any_ready THEN PERFORM aq.wake(qrow.id); END IF;
+        IF any_wait THEN PERFORM pg_notify('aq_time', ''); END IF;
+        RETURN ids;
+      END $body$
+    $tpl$);
+
+-- a multi-consumer table's subscribers, all plain (no rule), or the general path
+SELECT aq.define_template('queue_table.send.plain_subscribers', $tpl$
+        SELECT rc.plain_ids INTO sub_ids FROM aq.rule_cache rc
+        WHERE rc.queue_id = qrow.id AND rc.rules_sql IS NULL;
+        IF coalesce(cardinality(sub_ids), 0) = 0 THEN
+          RETURN NULL;  -- rules to evaluate, or nobody subscribed: aq.enqueue_array decides
+        END IF;$tpl$);
+
+-- every message got its recipients (a subscriber removed since the cache was read leaves
+-- none)
+SELECT aq.define_template('queue_table.send.every_message_has_recipients', $tpl$
+        IF rec_rows < cardinality(ids) THEN
+          PERFORM aq.err(24033, format('no recipients for message %s on queue %s.%s',
+                                       aq.msgid_hex(ids[1]), {{schema:literal}}, p_queue), '55000');
+        END IF;$tpl$);
+
+-- one RAW payload per message
+SELECT aq.define_template('queue_table.send.raw_payloads', $tpl$
+        IF p_raw IS NULL OR cardinality(p_raw) <> jsonb_array_length(p_props) THEN
+          PERFORM aq.normalise_props((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id), p_props);
+          PERFORM aq.err(25215, 'user_data type and queue type do not match: one RAW payload per message', '42804');
+        END IF;$tpl$);
+
+-- one object per message, of the payload type's attributes (payload_relid: its relation)
+SELECT aq.define_template('queue_table.send.object_payloads', $tpl$
+        IF p_payloads IS NULL OR jsonb_typeof(p_payloads) <> 'array'
+           OR jsonb_array_length(p_payloads) <> jsonb_array_length(p_props)
+           OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_payloads) x WHERE jsonb_typeof(x) <> 'object')
+           OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_payloads) x, jsonb_object_keys(x) k
+                      WHERE k NOT IN (SELECT a.attname FROM pg_attribute a
+                                      WHERE a.attrelid = {{payload_relid}} AND a.attnum > 0 AND NOT a.attisdropped)) THEN
+          -- the general route's order: every message's properties, then the payloads
+          PERFORM aq.normalise_props((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id), p_props);
+          PERFORM aq.check_payloads((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id),
+                                    NULL::aq.transformations, jsonb_array_length(p_props), p_payloads, p_raw);
+        END IF;$tpl$);
+
+-- The errors an attribute's value wrong for its type raises in an INSERT (a property
+-- check's own error, from aq.err, is raised again as it is)
+SELECT aq.define_template('queue_table.payload_value_errors', $tpl$
+          WHEN invalid_text_representation OR numeric_value_out_of_range OR datetime_field_overflow
+            OR invalid_datetime_format OR string_data_right_truncation OR invalid_parameter_value
+            OR datatype_mismatch OR invalid_binary_representation OR array_subscript_error
+            OR not_null_violation OR check_violation OR invalid_escape_sequence THEN
+            IF SQLERRM LIKE 'ORA-%' THEN RAISE; END IF;  -- a property check's own error (aq.err)$tpl$);
+
+-- the INSERT where an attribute's value can be wrong for its type: that is ORA-25215,
+-- after any bad property of any message (as the general route reports them)
+SELECT aq.define_template('queue_table.send.insert_objects', $tpl$
+        BEGIN
+          {{insert}};
+        EXCEPTION{{> queue_table.payload_value_errors}}
+            -- a bad property of any message is reported first, as the general route does
+            PERFORM aq.normalise_props((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id), p_props);
+            PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
+        END;$tpl$);
+
+SELECT aq.define_template('queue_table.send.insert_raw', $tpl$
+        {{insert}};$tpl$);
+
+-- _send1: one simple message with scalar arguments (no JSON to take apart), the most
+-- frequent call, on single-consumer tables without message grouping. user_data: the
+-- payload expression over p_raw or p_obj.
+SELECT aq.define_template('queue_table.send1', $tpl$
+      CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_queue name, p_priority integer, p_delay integer,
+                                           p_expiration integer, p_corr text, p_raw bytea,
+                                           p_obj jsonb, p_agent text)
+      RETURNS bytea LANGUAGE plpgsql AS $body$
+      DECLARE
+        qrow record;
+        qi aq.queue_info;
+        id bytea := uuid_send(gen_random_uuid());
+        now_ts timestamptz := clock_timestamp();
+        d integer := coalesce(p_delay, 0);
+        e integer := nullif(p_expiration, -1);
+      BEGIN
+        {{queue_checks}}
+        IF d < 0 OR e < 0 OR length(p_corr) > 128 THEN  -- one test on the way of a valid call
+          -- in the order aq.normalise_props checks them (the same error on every route)
+          IF e < 0 THEN
+            PERFORM aq.err(25209, format('invalid value %s, EXPIRATION is out of range', e), '22023');
+          END IF;
+          IF d < 0 THEN
+            PERFORM aq.err(25208, format('invalid value %s, DELAY is out of range', d), '22023');
+          END IF;
+          PERFORM aq.err(24005, 'correlation identifier longer than 128 characters', '22023');
+        END IF;
+        {{payload_check}}
+        {{insert}}
+        IF qrow.notify THEN
+          PERFORM aq.notify_enqueued(qrow.id, ARRAY[id]);
+        END IF;
+        IF d > 0 THEN
+          PERFORM pg_notify('aq_time', '');
+        ELSE  -- aq.wake (R__11) inline: this is the most frequent call
+          PERFORM pg_advisory_xact_lock_shared(1885823345, qrow.id);
+          IF EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
+            PERFORM pg_notify('aq_' || qrow.id, '');
+          END IF;
+        END IF;
+        RETURN id;
+      END $body$
+    $tpl$);
+
+SELECT aq.define_template('queue_table.send1.insert', $tpl$INSERT INTO {{schema:ident}}.{{table:ident}} (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
+                               expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group,
+                               user_data)
+        VALUES (p_queue, id, p_corr, coalesce(p_priority, 1), CASE WHEN d > 0 THEN 1 ELSE 0 END, d, e,
+                now_ts + make_interval(secs => d),
+                now_ts + make_interval(secs => d) + make_interval(secs => e),
+                nextval('aq.enq_seq'), now_ts, current_user, p_agent, pg_current_xact_id()::text,
+                pg_current_xact_id()::text::bigint, {{user_data}})$tpl$);
+
+SELECT aq.define_template('queue_table.send1.object_payload', $tpl$
+        IF p_obj IS NULL OR jsonb_typeof(p_obj) <> 'object'
+           OR EXISTS (SELECT 1 FROM jsonb_object_keys(p_obj) k
+                      WHERE k NOT IN (SELECT a.attname FROM pg_attribute a
+                                      WHERE a.attrelid = {{payload_relid}} AND a.attnum > 0 AND NOT a.attisdropped)) THEN
+          PERFORM aq.check_payloads((SELECT x FROM aq.queue_info x WHERE x.queue_id = qrow.id),
+                                    NULL::aq.transformations, 1, jsonb_build_array(p_obj), NULL);
+        END IF;$tpl$);
+
+SELECT aq.define_template('queue_table.send1.insert_object', $tpl$
+        BEGIN
+          {{insert}};
+        EXCEPTION{{> queue_table.payload_value_errors}}
+            PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
+        END;$tpl$);
+
+-- _deq: the dequeue without selection criteria, every case of it compiled once as static
+-- SQL so PostgreSQL caches its plans: (exception | multi | single) x mode x (delete | keep)
+-- x (from the start | after a position) x (one message | a batch). kinds: a
+-- queue_table.deq.kind per case of the queue.
+SELECT aq.define_template('queue_table.deq', $tpl$
+    CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_queue name, p_state integer, p_msgid bytea, p_correlation text,
+                                     p_position bigint[], p_group bigint, p_batch integer,
+                                     p_params text[], p_consumer text, p_now timestamptz,
+                                     p_agent text, p_mode text, p_multi boolean, p_delete boolean)
+    RETURNS aq.dequeued[] LANGUAGE plpgsql AS $body$
+    DECLARE
+      result aq.dequeued[];
+    BEGIN
+      {{kinds}}
+      END IF;
+      RETURN result;
+    END $body$
+  $tpl$);
+
+-- keyword: IF for the first kind, ELSIF after; test: which calls it serves
+SELECT aq.define_template('queue_table.deq.kind', $tpl$
+      {{keyword}} {{test}} THEN
+        IF false THEN NULL; {{modes}}
+        END IF;$tpl$);
+
+-- one mode (and, on single-consumer tables, deleting or keeping): the four statements.
+-- A literal LIMIT 1 for single-message calls: with LIMIT p_batch the planner assumes a
+-- tenth of the table and never settles on a cached (generic) plan.
+SELECT aq.define_template('queue_table.deq.mode', $tpl$
+          ELSIF p_mode = {{mode:literal}} AND ({{test}}) THEN
+            IF p_position IS NULL AND p_batch = 1 THEN
+              {{first_one}};
+            ELSIF p_position IS NULL THEN
+              {{first_many}};
+            ELSIF p_batch = 1 THEN
+              {{after_one}};
+            ELSE
+              {{after_many}};
+            END IF;$tpl$);
+
+-- _recv: the whole dequeue without selection criteria, the library's fast path, on tables
+-- without message grouping. deq: the table's _deq; multi: whether the table is
+-- multi-consumer.
+SELECT aq.define_template('queue_table.recv', $tpl$
+      CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_queue name, p_consumer text, p_mode text, p_pos bigint[],
+                                           p_batch integer, p_agent text, p_wrap boolean)
+      RETURNS aq.dequeued[] LANGUAGE plpgsql AS $body$
+      DECLARE
+        qrow record;
+        consumer text := aq.agent_name(p_consumer);
+        result aq.dequeued[];
+        multi boolean;
+        is_exc boolean;
+        qi aq.queue_info;
+        mode text := upper(coalesce(p_mode, 'REMOVE'));
+        now_ts timestamptz := clock_timestamp();
+      BEGIN
+        SELECT q.id, q.queue_type, q.dequeue_enabled, q.retention_time INTO qrow
+        FROM aq.queues q WHERE q.queue_table_id = {{table_id}} AND q.queue_name = p_queue;
+        IF NOT FOUND THEN
+          PERFORM aq.err(24010, format('QUEUE %s.%s does not exist', {{schema:literal}}, p_queue), '42704');
+        END IF;
+        IF mode NOT IN ('BROWSE', 'LOCKED', 'REMOVE', 'REMOVE_NODATA') THEN
+          PERFORM aq.err(25239, format('invalid DEQUEUE_MODE %s', quote_literal(p_mode)), '22023');
+        END IF;
+        IF coalesce(p_batch, 1) < 1 OR p_batch > 10000 THEN
+          PERFORM aq.err(25240, 'batch size must be between 1 and 10000', '22023');
+        END IF;
+        IF NOT qrow.dequeue_enabled THEN
+          PERFORM aq.err(25226, format('dequeue failed, queue %s.%s is not enabled for dequeue', {{schema:literal}}, p_queue), '55000');
+        END IF;
+        is_exc := qrow.queue_type = 'EXCEPTION_QUEUE';
+        multi := {{multi:literal}}::boolean AND NOT is_exc;
+        IF is_exc AND consumer IS NOT NULL AND {{multi:literal}}::boolean THEN
+          PERFORM aq.err(25231, format('exception queue %s.%s is dequeued with a NULL consumer name', {{schema:literal}}, p_queue), '22023');
+        ELSIF multi AND consumer IS NULL THEN
+          PERFORM aq.err(25231, format('cannot dequeue because CONSUMER_NAME not specified for multi-consumer queue %s.%s', {{schema:literal}}, p_queue), '22023');
+        ELSIF NOT {{multi:literal}}::boolean AND consumer IS NOT NULL THEN
+          PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: CONSUMER_NAME not allowed', {{schema:literal}}, p_queue), '22023');
+        END IF;
+        IF current_user <> {{owner:literal}} AND NOT pg_has_role(current_user, {{owner:literal}}, 'MEMBER') THEN
+          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          PERFORM aq.check_access(qi, 'DEQUEUE');
+        END IF;
+        IF multi AND EXISTS (SELECT 1 FROM aq.subscribers s WHERE s.queue_id = qrow.id
+                               AND s.name = consumer AND s.transformation IS NOT NULL) THEN
+          -- (dequeue_array returns a set, this function an array)
+          RETURN ARRAY(SELECT d FROM aq.dequeue_array(quote_ident({{schema:literal}}) || '.' || quote_ident(p_queue), p_consumer, p_mode,
+                                  'NEXT_MESSAGE', NULL, NULL, NULL, p_batch, p_pos, p_wrap, NULL, p_agent, NULL) d);
+        END IF;
+        result := {{schema:ident}}.{{deq:ident}}(p_queue, CASE WHEN is_exc THEN 3 ELSE 0 END, NULL, NULL, p_pos, NULL,
+                            coalesce(p_batch, 1), NULL, consumer, now_ts, p_agent, mode, multi,
+                            is_exc OR qrow.retention_time = 0);
+        IF result IS NULL AND p_pos IS NOT NULL AND coalesce(p_wrap, true) THEN
+          result := {{schema:ident}}.{{deq:ident}}(p_queue, CASE WHEN is_exc THEN 3 ELSE 0 END, NULL, NULL, NULL, NULL,
+                              coalesce(p_batch, 1), NULL, consumer, now_ts, p_agent, mode, multi,
+                              is_exc OR qrow.retention_time = 0);
+        END IF;
+        IF result IS NOT NULL AND multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
+          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          PERFORM aq.finish_messages(qi, ARRAY(SELECT (x).msgid FROM unnest(result) x));
+        END IF;
+        RETURN result;
+      END $body$
+    $tpl$);
+
+-- _rm1: the one-statement REMOVE for a session acting as another role (a gateway agent's)
+-- in autocommit, run as the queue table's owner, so no SET ROLE transaction (four round
+-- trips) is needed, with every check made of the acting role explicitly. The acting role
+-- is the `role` setting, which PostgreSQL let the caller take only if it could SET ROLE to
+-- it (the caller sets it in the same statement: aq.fast_path's remove_role_sql); without
+-- one the function does nothing (ok = false). The queue table's row-level security is
+-- what the owner skips; the check of the queue (DEQUEUE privilege of the acting role on
+-- exactly the queue named) is what it enforces. from_start, after: fast_remove over
+-- p_queue, and p_after.
+SELECT aq.define_template('queue_table.rm1', $tpl$
+    CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_queue name, p_after bigint[])
+    RETURNS TABLE (ok boolean, suited boolean, msgid bytea, queue_name text, consumer_name text,
+                   correlation text, priority integer, delay integer, expiration integer,
+                   enq_time timestamptz, state text, attempts integer, exception_queue text,
+                   sender_name text, sender_address text, sender_protocol integer,
+                   original_msgid bytea, txn_group bigint, "position" bigint[],
+                   payload_json jsonb, payload_raw bytea)
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $body$
+    #variable_conflict use_column
+    DECLARE
+      p_role name := nullif(current_setting('role'), 'none');
+    BEGIN
+      IF p_role IS NULL THEN
+        RETURN QUERY SELECT false, false, NULL::bytea, NULL::text, NULL::text, NULL::text,
+          NULL::integer, NULL::integer, NULL::integer, NULL::timestamptz, NULL::text,
+          NULL::integer, NULL::text, NULL::text, NULL::text, NULL::integer, NULL::bytea,
+          NULL::bigint, NULL::bigint[], NULL::jsonb, NULL::bytea;
+      ELSIF p_after IS NULL THEN
+        RETURN QUERY {{from_start}};
+      ELSE
+        RETURN QUERY {{after}};
+      END IF;
+    END $body$
+  $tpl$);
+
+-- _due: the monitor's next due time of the table (monitor.next_due with its plan cached)
+SELECT aq.define_template('queue_table.due', $tpl$
+    CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(timestamptz) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $body$
+    BEGIN
+      RETURN ({{next_due}});
+    END $body$
+  $tpl$);
