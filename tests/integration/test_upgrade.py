@@ -148,6 +148,13 @@ async def test_rolling_upgrade_from_the_previous_release(previous_release: Path,
     try:
         applied = await migrate(conn)
         assert applied, "the current release applies its migrations"
+        # the tables made before the upgrade have their generated functions regenerated
+        # with named parameters (the previous release's _enq/_deq had p1, p2, ...)
+        for fn in ("aq$_qt_enq", "aq$_qt_deq", "aq$_tt_enq", "aq$_tt_deq"):
+            names = await conn.fetchval(
+                "SELECT p.proargnames FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+                " WHERE n.nspname = 'up' AND p.proname = $1", fn)
+            assert names is not None and names[0] == "p_queue", (fn, names)
         # services of the previous release keep working while the others restart
         during = _old(previous_release, empty_dsn, "during")
         # the messages from before the upgrade first (the queue's enqueue-time order), then

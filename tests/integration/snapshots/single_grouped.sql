@@ -1,5 +1,5 @@
 -- aq$_t_deq
-CREATE OR REPLACE FUNCTION gen."aq$_t_deq"(p1 name, p2 integer, p3 bytea, p4 text, p5 bigint[], p6 bigint, p7 integer, p8 text[], p9 text, p10 timestamp with time zone, p11 text, p12 text, p13 boolean, p14 boolean)
+CREATE OR REPLACE FUNCTION gen."aq$_t_deq"(p_queue name, p_state integer, p_msgid bytea, p_correlation text, p_position bigint[], p_group bigint, p_batch integer, p_params text[], p_consumer text, p_now timestamp with time zone, p_agent text, p_mode text, p_multi boolean, p_delete boolean)
  RETURNS aq.dequeued[]
  LANGUAGE plpgsql
 AS $function$
@@ -7,48 +7,45 @@ AS $function$
       result aq.dequeued[];
     BEGIN
 
-      IF p2 = 3 THEN
+      IF p_state = 3 THEN
         IF false THEN NULL;
-          ELSIF p12 = 'BROWSE' AND (true) THEN
-            IF p5 IS NULL AND p7 = 1 THEN
+          ELSIF p_mode = 'BROWSE' AND (true) THEN
+            IF p_position IS NULL AND p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3
+          WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 )
-
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p5 IS NULL THEN
+            ELSIF p_position IS NULL THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3
+          WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 )
-
+          LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p7 = 1 THEN
+            ELSIF p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 3   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 )
-
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
@@ -60,10 +57,9 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 3   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 )
-
+          LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
@@ -71,46 +67,43 @@ AS $function$
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
-          ELSIF p12 = 'LOCKED' AND (true) THEN
-            IF p5 IS NULL AND p7 = 1 THEN
+          ELSIF p_mode = 'LOCKED' AND (true) THEN
+            IF p_position IS NULL AND p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3
+          WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p5 IS NULL THEN
+            ELSIF p_position IS NULL THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3
+          WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p7 = 1 THEN
+            ELSIF p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 3   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
@@ -122,10 +115,9 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 3   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
@@ -133,16 +125,15 @@ AS $function$
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
-          ELSIF p12 = 'REMOVE' AND (true) THEN
-            IF p5 IS NULL AND p7 = 1 THEN
+          ELSIF p_mode = 'REMOVE' AND (true) THEN
+            IF p_position IS NULL AND p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3
+          WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -150,15 +141,14 @@ AS $function$
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p5 IS NULL THEN
+            ELSIF p_position IS NULL THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3
+          WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -166,15 +156,14 @@ AS $function$
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p7 = 1 THEN
+            ELSIF p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 3   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -187,10 +176,9 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 3   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -199,16 +187,15 @@ AS $function$
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
-          ELSIF p12 = 'REMOVE_NODATA' AND (true) THEN
-            IF p5 IS NULL AND p7 = 1 THEN
+          ELSIF p_mode = 'REMOVE_NODATA' AND (true) THEN
+            IF p_position IS NULL AND p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3
+          WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -216,15 +203,14 @@ AS $function$
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p5 IS NULL THEN
+            ELSIF p_position IS NULL THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3
+          WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -232,15 +218,14 @@ AS $function$
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p7 = 1 THEN
+            ELSIF p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 3   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -253,10 +238,9 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 3   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 3   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -268,46 +252,43 @@ AS $function$
         END IF;
       ELSIF true THEN
         IF false THEN NULL;
-          ELSIF p12 = 'BROWSE' AND (p14 = 't' OR p12 IN ('BROWSE', 'LOCKED')) THEN
-            IF p5 IS NULL AND p7 = 1 THEN
+          ELSIF p_mode = 'BROWSE' AND (p_delete = 't' OR p_mode IN ('BROWSE', 'LOCKED')) THEN
+            IF p_position IS NULL AND p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 )
-
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p5 IS NULL THEN
+            ELSIF p_position IS NULL THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 )
-
+          LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p7 = 1 THEN
+            ELSIF p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 )
-
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
@@ -319,10 +300,9 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 )
-
+          LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
@@ -330,46 +310,43 @@ AS $function$
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
-          ELSIF p12 = 'LOCKED' AND (p14 = 't' OR p12 IN ('BROWSE', 'LOCKED')) THEN
-            IF p5 IS NULL AND p7 = 1 THEN
+          ELSIF p_mode = 'LOCKED' AND (p_delete = 't' OR p_mode IN ('BROWSE', 'LOCKED')) THEN
+            IF p_position IS NULL AND p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p5 IS NULL THEN
+            ELSIF p_position IS NULL THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p7 = 1 THEN
+            ELSIF p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
@@ -381,10 +358,9 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
@@ -392,16 +368,15 @@ AS $function$
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
-          ELSIF p12 = 'REMOVE' AND (p14 = 't' OR p12 IN ('BROWSE', 'LOCKED')) THEN
-            IF p5 IS NULL AND p7 = 1 THEN
+          ELSIF p_mode = 'REMOVE' AND (p_delete = 't' OR p_mode IN ('BROWSE', 'LOCKED')) THEN
+            IF p_position IS NULL AND p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -409,15 +384,14 @@ AS $function$
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p5 IS NULL THEN
+            ELSIF p_position IS NULL THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -425,15 +399,14 @@ AS $function$
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p7 = 1 THEN
+            ELSIF p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -446,10 +419,9 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -458,18 +430,17 @@ AS $function$
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
-          ELSIF p12 = 'REMOVE' AND (p14 = 'f' OR p12 IN ('BROWSE', 'LOCKED')) THEN
-            IF p5 IS NULL AND p7 = 1 THEN
+          ELSIF p_mode = 'REMOVE' AND (p_delete = 'f' OR p_mode IN ('BROWSE', 'LOCKED')) THEN
+            IF p_position IS NULL AND p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
-          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
-                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
+                         deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -477,17 +448,16 @@ AS $function$
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p5 IS NULL THEN
+            ELSIF p_position IS NULL THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
-          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
-                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
+                         deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -495,17 +465,16 @@ AS $function$
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p7 = 1 THEN
+            ELSIF p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
-          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
-                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
+                         deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -518,12 +487,11 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
-          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
-                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
+                         deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -532,16 +500,15 @@ AS $function$
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
-          ELSIF p12 = 'REMOVE_NODATA' AND (p14 = 't' OR p12 IN ('BROWSE', 'LOCKED')) THEN
-            IF p5 IS NULL AND p7 = 1 THEN
+          ELSIF p_mode = 'REMOVE_NODATA' AND (p_delete = 't' OR p_mode IN ('BROWSE', 'LOCKED')) THEN
+            IF p_position IS NULL AND p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -549,15 +516,14 @@ AS $function$
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p5 IS NULL THEN
+            ELSIF p_position IS NULL THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -565,15 +531,14 @@ AS $function$
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p7 = 1 THEN
+            ELSIF p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -586,10 +551,9 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -598,18 +562,17 @@ AS $function$
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
-          ELSIF p12 = 'REMOVE_NODATA' AND (p14 = 'f' OR p12 IN ('BROWSE', 'LOCKED')) THEN
-            IF p5 IS NULL AND p7 = 1 THEN
+          ELSIF p_mode = 'REMOVE_NODATA' AND (p_delete = 'f' OR p_mode IN ('BROWSE', 'LOCKED')) THEN
+            IF p_position IS NULL AND p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
-          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
-                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
+                         deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -617,17 +580,16 @@ AS $function$
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p5 IS NULL THEN
+            ELSIF p_position IS NULL THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
-          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
-                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
+                         deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -635,17 +597,16 @@ AS $function$
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
-            ELSIF p7 = 1 THEN
+            ELSIF p_batch = 1 THEN
 
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-
-          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
-                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
+                         deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -658,12 +619,11 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.txn_group, m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = $1 AND m.state = 0   AND (m.txn_group, m.enq_seq) > (($5)[1], ($5)[2])
+          WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
-          LIMIT $7 FOR UPDATE OF m SKIP LOCKED)
-
-          , d AS (UPDATE gen.t m SET state = 2, deq_time = $10, deq_uid = current_user,
-                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
+          LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
+          , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
+                         deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
@@ -699,7 +659,7 @@ AS $function$
     END $function$
 
 -- aq$_t_enq
-CREATE OR REPLACE FUNCTION gen."aq$_t_enq"(p1 name, p2 jsonb, p3 jsonb, p4 bytea[], p5 timestamp with time zone, p6 text, OUT ids bytea[], OUT any_ready boolean, OUT any_wait boolean)
+CREATE OR REPLACE FUNCTION gen."aq$_t_enq"(p_queue name, p_props jsonb, p_payloads jsonb, p_raw bytea[], p_now timestamp with time zone, p_agent text, OUT ids bytea[], OUT any_ready boolean, OUT any_wait boolean)
  RETURNS record
  LANGUAGE plpgsql
 AS $function$
@@ -713,19 +673,19 @@ AS $function$
             ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
             original_msgid, original_queue_name, txn_group, user_data)
-        SELECT $1, uuid_send(gen_random_uuid()), v.exp, v.pri,
+        SELECT p_queue, uuid_send(gen_random_uuid()), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
                v.dly,
-               $5 + make_interval(secs => v.dly),
-               $5 + make_interval(secs => v.dly) + make_interval(secs => v.exp),
+               p_now + make_interval(secs => v.dly),
+               p_now + make_interval(secs => v.dly) + make_interval(secs => v.exp),
                v.corr,
-               nextval('aq.enq_seq'), $5, current_user, $6, pg_current_xact_id()::text,
+               nextval('aq.enq_seq'), p_now, current_user, p_agent, pg_current_xact_id()::text,
                p ->> 'exception_qschema', p ->> 'exception_queue',
                p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
                decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
                pg_current_xact_id()::text::bigint,
-               ($4)[e.i]
-        FROM jsonb_array_elements($2) WITH ORDINALITY AS e(p, i)
+               (p_raw)[e.i]
+        FROM jsonb_array_elements(p_props) WITH ORDINALITY AS e(p, i)
         CROSS JOIN LATERAL (SELECT
                nullif(aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION'), -1) AS exp,
                aq.int_prop(p, 'priority', 1, -2147483648, 24005, 'PRIORITY') AS pri,
@@ -733,7 +693,8 @@ AS $function$
                aq.corr_prop(p) AS corr) v
         ORDER BY e.i
         RETURNING m.msgid, m.enq_seq, m.state)
-      SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) INTO ids, any_ready, any_wait FROM ins
+      SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1)
+      INTO ids, any_ready, any_wait FROM ins
     ;
     END $function$
 

@@ -174,8 +174,10 @@ LANGUAGE sql IMMUTABLE AS $$
             '@', '') || ']'
 $$;
 
--- "row after position" predicate, index-friendly (row comparison); $n is a bigint[]
-CREATE OR REPLACE FUNCTION aq.after_position_expr(p_sort text, p_alias text, p_param integer)
+-- "row after position" predicate, index-friendly (row comparison); p_ref refers to the
+-- position, a bigint[] ($5 in a dynamic statement, a parameter's name in a function)
+DROP FUNCTION IF EXISTS aq.after_position_expr(text, text, integer);
+CREATE OR REPLACE FUNCTION aq.after_position_expr(p_sort text, p_alias text, p_ref text)
 RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   cols text[] := string_to_array(aq.sort_columns(p_sort, p_alias), ', ');
@@ -184,9 +186,9 @@ DECLARE
 BEGIN
   FOR i IN 1 .. array_length(cols, 1) LOOP
     rhs := rhs || CASE
-      WHEN cols[i] LIKE '%.priority' THEN format('($%s)[%s]::integer', p_param, i)
-      WHEN cols[i] LIKE '%.enq_time' THEN format('to_timestamp(($%s)[%s] / 1000000.0)', p_param, i)
-      ELSE format('($%s)[%s]', p_param, i) END;
+      WHEN cols[i] LIKE '%.priority' THEN format('(%s)[%s]::integer', p_ref, i)
+      WHEN cols[i] LIKE '%.enq_time' THEN format('to_timestamp((%s)[%s] / 1000000.0)', p_ref, i)
+      ELSE format('(%s)[%s]', p_ref, i) END;
   END LOOP;
   RETURN format('(%s) > (%s)', array_to_string(cols, ', '), array_to_string(rhs, ', '));
 END $$;

@@ -135,17 +135,20 @@ BEGIN
 END $$;
 
 -- The payload expression for the INSERT, chosen from the queue's payload kind.
--- $3 carries JSON payloads (objects and JMS), $4 RAW payloads; i is the 1-based ordinal.
-CREATE OR REPLACE FUNCTION aq.payload_input_expr(q aq.queue_info, tr aq.transformations)
+-- p_payloads refers to the JSON payloads (objects and JMS), p_raw to the RAW payloads;
+-- e.i is the 1-based ordinal of the message.
+DROP FUNCTION IF EXISTS aq.payload_input_expr(aq.queue_info, aq.transformations);
+CREATE OR REPLACE FUNCTION aq.payload_input_expr(q aq.queue_info, tr aq.transformations,
+                                                 p_payloads text DEFAULT '$3', p_raw text DEFAULT '$4')
 RETURNS text LANGUAGE plpgsql STABLE AS $$
 DECLARE
   input_type regtype := coalesce(tr.from_type, q.payload_type);
   e text;
 BEGIN
   IF input_type = 'bytea'::regtype THEN
-    e := '($4)[e.i]';
+    e := format('(%s)[e.i]', p_raw);
   ELSE
-    e := format('jsonb_populate_record(NULL::%s, $3 -> (e.i::integer - 1))', input_type);
+    e := format('jsonb_populate_record(NULL::%s, %s -> (e.i::integer - 1))', input_type, p_payloads);
   END IF;
   IF tr.id IS NOT NULL THEN
     e := format('%s(%s)', tr.function_name, e);
@@ -185,56 +188,31 @@ BEGIN
   END IF;
 END $$;
 
--- The INSERT of an array of messages. Parameters: $1 queue, $2 normalised properties,
--- $3 JSON payloads, $4 RAW payloads, $5 now, $6 agent.
-CREATE OR REPLACE FUNCTION aq.enqueue_sql(q aq.queue_info, tr aq.transformations) RETURNS text
-LANGUAGE sql STABLE AS $sql$
-  SELECT format($f$
-      WITH ins AS (
-        -- the columns' order is the order the properties are checked in when the lateral
-        -- below is pulled up (aq.normalise_props's: expiration, priority, delay, then the
-        -- correlation), so every route reports the same error first
-        INSERT INTO %I.%I AS m (q_name, msgid, expiration, priority, state, delay,
-            ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
-            exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
-            original_msgid, original_queue_name, txn_group, user_data)
-        SELECT $1, uuid_send(gen_random_uuid()), v.exp, v.pri,
-               CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
-               v.dly,
-               $5 + make_interval(secs => v.dly),
-               $5 + make_interval(secs => v.dly) + make_interval(secs => v.exp),
-               v.corr,
-               nextval('aq.enq_seq'), $5, current_user, $6, pg_current_xact_id()::text,
-               p ->> 'exception_qschema', p ->> 'exception_queue',
-               p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
-               decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
-               pg_current_xact_id()::text::bigint,
-               %s
-        FROM jsonb_array_elements($2) WITH ORDINALITY AS e(p, i)
-        CROSS JOIN LATERAL (SELECT
-               nullif(aq.int_prop(p, 'expiration', NULL, -1, 25209, 'EXPIRATION'), -1) AS exp,
-               aq.int_prop(p, 'priority', 1, -2147483648, 24005, 'PRIORITY') AS pri,
-               aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY') AS dly,
-               aq.corr_prop(p) AS corr) v
-        ORDER BY e.i
-        RETURNING m.msgid, m.enq_seq, m.state)
-      SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1) FROM ins
-    $f$, q.table_schema, q.table_name, aq.payload_input_expr(q, tr))
+-- The INSERT of an array of messages (template enqueue.insert). By default the statement
+-- of the dynamic path, parameters $1 queue, $2 normalised properties, $3 JSON payloads,
+-- $4 RAW payloads, $5 now, $6 agent; p_args overrides the template's arguments (a
+-- generated function's parameter names, its INTO clause, the recipients of a publish).
+DROP FUNCTION IF EXISTS aq.enqueue_sql(aq.queue_info, aq.transformations);
+CREATE OR REPLACE FUNCTION aq.enqueue_sql(q aq.queue_info, tr aq.transformations, p_args jsonb DEFAULT '{}')
+RETURNS text LANGUAGE sql STABLE AS $sql$
+  SELECT aq.render('enqueue.insert',
+    jsonb_build_object('schema', q.table_schema, 'table', q.table_name,
+                       'queue', '$1', 'props', '$2', 'now', '$5', 'agent', '$6',
+                       'returning', '', 'recipients', '', 'counted', '', 'into', '',
+                       'payload', aq.payload_input_expr(q, tr, coalesce(p_args ->> 'payloads', '$3'),
+                                                        coalesce(p_args ->> 'raw', '$4')))
+    || (p_args - 'payloads' - 'raw'))
 $sql$;
 
 -- The implicit recipients of a publish: one row per message of `p_from` (aliased m) and
 -- subscriber (sub) that `p_where` selects. aq.enqueue_array and the generated _send
 -- (R__13) both write them with this statement. p_from and p_where are SQL built by the
--- callers (names quoted with format('%I')).
+-- callers (names quoted with quote_ident).
 CREATE OR REPLACE FUNCTION aq.subscriber_recipients_sql(q aq.queue_info, p_from text, p_where text)
 RETURNS text LANGUAGE sql STABLE AS $$
-  SELECT format($f$
-    INSERT INTO %I.%I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
-                       priority, enq_seq, enq_time, ready_time, txn_group)
-    SELECT m.msgid, coalesce(sub.name, ''), coalesce(sub.address, ''), sub.protocol, sub.id,
-           m.q_name, m.state, m.priority, m.enq_seq, m.enq_time, m.ready_time, m.txn_group
-    FROM %s CROSS JOIN aq.subscribers sub
-    WHERE %s$f$, q.table_schema, q.recipients_table, p_from, p_where)
+  SELECT aq.render('enqueue.subscriber_recipients',
+                   jsonb_build_object('schema', q.table_schema, 'recipients', q.recipients_table,
+                                      'from', p_from, 'where', p_where))
 $$;
 
 CREATE OR REPLACE FUNCTION aq.enqueue_array(

@@ -192,92 +192,39 @@ BEGIN
 END $$;
 
 
--- The SQL of one dequeue: candidates (c), the action for the mode, the result array.
--- Parameters: $1 queue, $2 message state (0, or 3 on exception queues), $3 msgid,
--- $4 correlation, $5 position, $6 group, $7 batch, $8 condition params, $9 consumer,
--- $10 now, $11 agent. p_filters and p_sel are fragments built by the engine from fixed
--- text and compiled conditions; p_outp the payload output expressions.
+-- The SQL of one dequeue (templates dequeue.recipients.* and dequeue.messages.*, one per
+-- action): candidates (c), the action of the mode, the result array. By default the
+-- statement of the dynamic path, parameters $1 queue, $2 message state (0, or 3 on
+-- exception queues), $3 msgid, $4 correlation, $5 position, $6 group, $7 batch,
+-- $8 condition params, $9 consumer, $10 now, $11 agent; p_args overrides the references
+-- (queue, consumer, batch, now, agent) and the INTO clause for a generated function.
+-- p_filters and p_sel are fragments built by the engine from fixed text and compiled
+-- conditions; p_outp the payload output expressions.
+DROP FUNCTION IF EXISTS aq.dequeue_sql(aq.queue_info, text, boolean, boolean, text, text, text[], boolean);
 CREATE OR REPLACE FUNCTION aq.dequeue_sql(q aq.queue_info, p_mode text, p_multi boolean, p_exc boolean,
                                           p_filters text, p_sel text, p_outp text[],
-                                          p_delete boolean)
+                                          p_delete boolean, p_args jsonb DEFAULT '{}')
 RETURNS text LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  action text;
+  src text := CASE WHEN p_multi THEN 'r' ELSE 'm' END;
+  nodata boolean := p_mode = 'REMOVE_NODATA';
+  args jsonb := '{"queue": "$1", "consumer": "$9", "batch": "$7", "now": "$10", "agent": "$11",
+                  "into": ""}'::jsonb || p_args || jsonb_build_object(
+    'schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
+    'state', CASE WHEN p_exc THEN 3 ELSE 0 END,
+    'position', aq.sort_key_expr(q.sort_key, src), 'order', aq.sort_columns(q.sort_key, src),
+    'filters', p_filters, 'selection', p_sel,
+    'lock', CASE WHEN p_mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END,
+    'payload_json', CASE WHEN nodata THEN 'NULL::jsonb' ELSE p_outp[1] END,
+    'payload_raw', CASE WHEN nodata THEN 'NULL::bytea' ELSE p_outp[2] END);
 BEGIN
-  IF p_multi THEN
-    action := CASE
-        WHEN p_mode IN ('REMOVE', 'REMOVE_NODATA') THEN format($a$
-          , u AS (UPDATE %1$I.%2$I r SET state = 2, deq_time = $10, deq_uid = current_user,
-                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = $9 AND r.address = ''
-                  RETURNING r.msgid)
-          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
-                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, %3$s, %4$s
-          FROM c JOIN %5$I.%6$I m ON m.msgid = c.msgid)$a$,
-          q.table_schema, q.recipients_table,
-          CASE WHEN p_mode = 'REMOVE_NODATA' THEN 'NULL::jsonb' ELSE p_outp[1] END,
-          CASE WHEN p_mode = 'REMOVE_NODATA' THEN 'NULL::bytea' ELSE p_outp[2] END,
-          q.table_schema, q.table_name)
-        ELSE format($a$
-          , o AS (SELECT m.msgid, m.q_name, $9, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
-                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, %1$s, %2$s
-          FROM c JOIN %3$I.%4$I m ON m.msgid = c.msgid)$a$,
-          p_outp[1], p_outp[2], q.table_schema, q.table_name)
-      END;
-      RETURN format($f$
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, %1$s AS pos
-          FROM %2$I.%3$I r JOIN %2$I.%4$I m ON m.msgid = r.msgid
-          WHERE r.q_name = $1 AND r.consumer_name = $9 AND r.address = '' AND r.state = 0 %5$s %6$s
-          ORDER BY %7$s
-          LIMIT $7 %8$s)
-        %9$s
-        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) FROM o
-      $f$, aq.sort_key_expr(q.sort_key, 'r'), q.table_schema, q.recipients_table, q.table_name,
-           p_filters, p_sel, aq.sort_columns(q.sort_key, 'r'),
-           CASE WHEN p_mode = 'BROWSE' THEN '' ELSE 'FOR UPDATE OF r SKIP LOCKED' END, action);
-    ELSE
-      action := CASE
-        WHEN p_mode IN ('REMOVE', 'REMOVE_NODATA') AND p_delete THEN format($a$
-          , d AS (DELETE FROM %1$I.%2$I m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
-          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
-                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, %3$s, %4$s
-          FROM d m)$a$, q.table_schema, q.table_name,
-          CASE WHEN p_mode = 'REMOVE_NODATA' THEN 'NULL::jsonb' ELSE p_outp[1] END,
-          CASE WHEN p_mode = 'REMOVE_NODATA' THEN 'NULL::bytea' ELSE p_outp[2] END)
-        WHEN p_mode IN ('REMOVE', 'REMOVE_NODATA') THEN format($a$
-          , d AS (UPDATE %1$I.%2$I m SET state = 2, deq_time = $10, deq_uid = current_user,
-                         deq_agent = $11, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
-          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
-                 m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, %3$s, %4$s
-          FROM d m)$a$, q.table_schema, q.table_name,
-          CASE WHEN p_mode = 'REMOVE_NODATA' THEN 'NULL::jsonb' ELSE p_outp[1] END,
-          CASE WHEN p_mode = 'REMOVE_NODATA' THEN 'NULL::bytea' ELSE p_outp[2] END)
-        ELSE format($a$
-          , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
-                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, %1$s, %2$s
-          FROM c JOIN %3$I.%4$I m ON m.msgid = c.msgid)$a$,
-          p_outp[1], p_outp[2], q.table_schema, q.table_name)
-      END;
-      RETURN format($f$
-        WITH c AS (
-          SELECT m.msgid, %1$s AS pos
-          FROM %2$I.%3$I m
-          WHERE m.q_name = $1 AND m.state = %4$s %5$s %6$s
-          ORDER BY %7$s
-          LIMIT $7 %8$s)
-        %9$s
-        SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) FROM o
-      $f$, aq.sort_key_expr(q.sort_key, 'm'), q.table_schema, q.table_name,
-           CASE WHEN p_exc THEN 3 ELSE 0 END, p_filters, p_sel, aq.sort_columns(q.sort_key, 'm'),
-           CASE WHEN p_mode = 'BROWSE' THEN '' ELSE 'FOR UPDATE OF m SKIP LOCKED' END, action);
-  END IF;
+  -- (each template's own function: this runs for every dequeue with selection criteria)
+  RETURN CASE
+    WHEN p_multi AND p_mode IN ('REMOVE', 'REMOVE_NODATA') THEN aq.render_dequeue_recipients_remove(args)
+    WHEN p_multi THEN aq.render_dequeue_recipients_look(args)
+    WHEN p_mode IN ('REMOVE', 'REMOVE_NODATA') AND p_delete THEN aq.render_dequeue_messages_delete(args)
+    WHEN p_mode IN ('REMOVE', 'REMOVE_NODATA') THEN aq.render_dequeue_messages_retain(args)
+    ELSE aq.render_dequeue_messages_look(args) END;
 END $$;
 
 CREATE OR REPLACE FUNCTION aq.dequeue_array(
@@ -388,7 +335,7 @@ BEGIN
     attempt := attempt + 1;
     sel := '';
     IF p_msgid IS NULL AND nav <> 'FIRST_MESSAGE' AND pos IS NOT NULL THEN
-      sel := sel || ' AND ' || aq.after_position_expr(q.sort_key, src, 5);
+      sel := sel || ' AND ' || aq.after_position_expr(q.sort_key, src, '$5');
     END IF;
     IF grouped AND p_msgid IS NULL AND grp IS NOT NULL THEN
       IF nav = 'NEXT_MESSAGE' THEN
@@ -399,17 +346,15 @@ BEGIN
     END IF;
     IF grouped AND p_msgid IS NULL THEN
       -- a call returns messages of one transaction group only: the first candidate's
-      sel := sel || format($g$ AND %1$s.txn_group = (
-          SELECT %1$s.txn_group FROM %2$s WHERE %3$s %4$s %5$s
-          ORDER BY %6$s LIMIT 1 %7$s)$g$,
-        src,
-        CASE WHEN multi THEN format('%I.%I r JOIN %I.%I m ON m.msgid = r.msgid', q.table_schema, q.recipients_table, q.table_schema, q.table_name)
-             ELSE format('%I.%I m', q.table_schema, q.table_name) END,
-        CASE WHEN multi THEN 'r.q_name = $1 AND r.consumer_name = $9 AND r.address = '''' AND r.state = 0'
-             ELSE format('m.q_name = $1 AND m.state = %s', CASE WHEN is_exc THEN 3 ELSE 0 END) END,
-        filters, replace(sel, 'AND ' || src || '.txn_group', 'AND ' || src || '.txn_group'),
-        aq.sort_columns(q.sort_key, src),
-        CASE WHEN mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END);
+      sel := sel || aq.render('dequeue.first_group', jsonb_build_object(
+        'alias', src,
+        'source', CASE WHEN multi THEN format('%I.%I r JOIN %I.%I m ON m.msgid = r.msgid', q.table_schema, q.recipients_table, q.table_schema, q.table_name)
+                       ELSE format('%I.%I m', q.table_schema, q.table_name) END,
+        'ready', CASE WHEN multi THEN 'r.q_name = $1 AND r.consumer_name = $9 AND r.address = '''' AND r.state = 0'
+                      ELSE format('m.q_name = $1 AND m.state = %s', CASE WHEN is_exc THEN 3 ELSE 0 END) END,
+        'filters', filters, 'selection', sel,
+        'order', aq.sort_columns(q.sort_key, src),
+        'lock', CASE WHEN mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END));
     END IF;
 
     IF fast AND sel NOT LIKE '%txn_group%' THEN

@@ -175,22 +175,12 @@ END $$;
 -- cached: an idle table costs the monitor one cheap look.
 CREATE OR REPLACE FUNCTION aq.next_due_sql(t aq.queue_tables) RETURNS text
 LANGUAGE sql STABLE AS $$
-  SELECT format($f$
-    SELECT least(
-      (SELECT min(ready_time) FROM %1$I.%2$I WHERE state = 1 AND ready_time > $1),
-      (SELECT min(expire_at) FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at IS NOT NULL
-                                              AND expire_at > $1),
-      (SELECT min(m.deq_time + make_interval(secs => q.retention_time))
-         FROM %1$I.%2$I m JOIN aq.queues q ON q.queue_table_id = %3$s
-          AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = %1$L
-        WHERE m.state = 2 AND q.retention_time >= 0
-          AND m.deq_time + make_interval(secs => q.retention_time) > $1)
-      %4$s)
-  $f$, t.schema_name, t.table_name, t.id,
-       CASE WHEN t.multiple_consumers
-            THEN format(', (SELECT min(ready_time) FROM %I.%I WHERE state = 1 AND ready_time > $1)',
-                        t.schema_name, 'aq$_' || t.table_name || '_r')
-            ELSE '' END)
+  SELECT aq.render('monitor.next_due', jsonb_build_object(
+    'schema', t.schema_name, 'table', t.table_name, 'table_id', t.id,
+    'recipients', CASE WHEN t.multiple_consumers
+                       THEN aq.render('monitor.next_due.recipients', jsonb_build_object(
+                              'schema', t.schema_name, 'recipients', 'aq$_' || t.table_name || '_r'))
+                       ELSE '' END))
 $$;
 
 CREATE OR REPLACE FUNCTION aq.create_monitor_functions(t aq.queue_tables) RETURNS void
@@ -198,12 +188,8 @@ LANGUAGE plpgsql AS $$
 BEGIN
   -- beside the table's other generated functions, owned like them
   EXECUTE format('DROP FUNCTION IF EXISTS %I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due');
-  EXECUTE format($f$
-    CREATE OR REPLACE FUNCTION %I.%I(timestamptz) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $body$
-    BEGIN
-      RETURN (%s);
-    END $body$
-  $f$, t.schema_name, 'aq$_' || t.table_name || '_due', aq.next_due_sql(t));
+  EXECUTE aq.render('queue_table.due', jsonb_build_object(
+    'schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_due', 'next_due', aq.next_due_sql(t)));
   EXECUTE format('ALTER FUNCTION %I.%I(timestamptz) OWNER TO %I', t.schema_name,
                  'aq$_' || t.table_name || '_due', t.owner);
 END $$;
