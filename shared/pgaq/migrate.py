@@ -3,12 +3,14 @@
 Files in `pgaq/sql/migrations`: `V<NNNN>__<name>.sql` run once each, in order;
 `R__<name>.sql` hold replaceable code (functions, procedures, views); when any of
 them changed they all run again, in name order, after every versioned file. An advisory lock
-serialises concurrent runners; each file runs in its own transaction.
+serialises concurrent runners; each file runs in its own transaction. A database that a
+newer release migrated (a versioned file this release does not know) is left as it is.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -18,6 +20,7 @@ import asyncpg
 from .errors import wrap_db_error
 
 LOCK_KEY = 0x70676171  # "pgaq"
+log = logging.getLogger(__name__)
 _VERSIONED = re.compile(r"^V(\d{4})__([a-z0-9_]+)\.sql$")
 _REPEATABLE = re.compile(r"^R__([a-z0-9_]+)\.sql$")
 
@@ -66,11 +69,17 @@ async def migrate(conn: asyncpg.Connection) -> list[str]:
         await conn.execute("SELECT pg_advisory_lock($1)", LOCK_KEY)
         try:
             await conn.execute(_BOOTSTRAP)
-            done = {
-                r["name"]: r["checksum"]
-                for r in await conn.fetch("SELECT name, checksum FROM aq.schema_migrations")
-            }
+            rows = await conn.fetch("SELECT name, version, checksum FROM aq.schema_migrations")
+            done = {r["name"]: r["checksum"] for r in rows}
             migrations = load_migrations()
+            known = {m.name for m in migrations}
+            ahead = sorted(r["name"] for r in rows if r["version"] is not None and r["name"] not in known)
+            if ahead:
+                # a newer release migrated this database (a service of this one restarting
+                # during a rolling upgrade): its code must not be replaced by ours
+                log.warning("the database is ahead of this release (%s): nothing applied",
+                            ", ".join(ahead))
+                return applied
             # repeatable files build on each other: when one changed, replay them all
             stale = any(
                 m.version is None and done.get(m.name) != m.checksum for m in migrations

@@ -50,6 +50,8 @@ async def test_a_literal_may_be_null_but_sql_and_identifiers_may_not(conn: async
     for args in ('{"w": "c"}', '{"v": null, "w": "c"}', '{"v": "1", "w": null}', '{}'):
         with pytest.raises(asyncpg.PostgresError, match=r"ORA-00600: .*SQL template t\.sql needs \{\{[vw]\}\}"):
             await conn.fetchval("SELECT aq.render('t.sql', $1::jsonb)", args)
+    with pytest.raises(asyncpg.PostgresError, match=r"SQL template t\.sql given no arguments"):
+        await conn.fetchval("SELECT aq.render_t_sql(NULL)")
     # a key a template does not use is no error: one set of arguments fills several parts
     assert await conn.fetchval("SELECT aq.render('t.sql', '{\"v\": \"1\", \"w\": \"c\", \"z\": 0}')") == "x = 1 AND c"
 
@@ -65,6 +67,22 @@ async def test_includes_and_bad_definitions(conn: asyncpg.Connection) -> None:
         await _define(conn, "t.bad", "{{v:raw}}")
     with pytest.raises(asyncpg.PostgresError, match=r"no SQL template t\.none"):
         await conn.fetchval("SELECT aq.render('t.none')")
+    # one template, one function: names that would compile to the same function are refused
+    for clash in ("t_head", "t-head", "check"):
+        with pytest.raises(asyncpg.PostgresError, match=r"its function name render_\w+ is taken"):
+            await _define(conn, clash, "x")
+
+
+async def test_a_template_no_longer_defined_goes_with_its_function(conn: asyncpg.Connection) -> None:
+    async with conn.transaction():
+        await _define(conn, "t.old", "x")
+    async with conn.transaction():
+        await _define(conn, "t.kept", "y")
+        await conn.execute("SELECT aq.forget_undefined_templates()")
+    names = {r["name"] for r in await conn.fetch("SELECT name FROM aq.sql_templates")}
+    assert names == {"t.kept"}
+    assert await conn.fetchval("SELECT to_regprocedure('aq.render_t_old(jsonb)')") is None
+    assert await conn.fetchval("SELECT aq.render_t_kept('{}')") == "y"
 
 
 async def test_only_the_schema_owner_writes_templates(conn: asyncpg.Connection) -> None:

@@ -30,7 +30,7 @@ import asyncpg
 import pytest
 from pgaq.embedded import Cluster
 from pgaq.engine import DequeueOptions, Session
-from pgaq.migrate import migrate
+from pgaq.migrate import load_migrations, migrate
 
 REPO = Path(__file__).resolve().parents[2]
 PREVIOUS = "435be0f0b7bddc24d055818248060a23163f0cfb"  # the previous release: where this round began
@@ -180,5 +180,70 @@ async def test_rolling_upgrade_from_the_previous_release(previous_release: Path,
         [m] = await s.dequeue("up.q", DequeueOptions(visibility="IMMEDIATE"))
         assert m.payload == b"new"
         await conn.fetchrow("SELECT * FROM aq.monitor_pass(100)")
+    finally:
+        await conn.close()
+
+
+async def test_a_release_leaves_a_database_a_newer_release_migrated(conn: asyncpg.Connection) -> None:
+    """A service of the previous release restarting during the upgrade runs its migrations:
+    they must not put its functions back over the newer release's."""
+    await conn.execute("INSERT INTO aq.schema_migrations (name, version, checksum)"
+                       " VALUES ('V9999__from_the_future.sql', 9999, 'x')")
+    # this release's repeatable files look changed (as the older release's do to it)
+    await conn.execute("UPDATE aq.schema_migrations SET checksum = 'old' WHERE version IS NULL")
+    before = await conn.fetchval("SELECT count(*) FROM pg_proc WHERE pronamespace = 'aq'::regnamespace")
+    assert await migrate(conn) == []
+    assert await conn.fetchval("SELECT count(*) FROM aq.schema_migrations WHERE version IS NULL"
+                               " AND checksum <> 'old'") == 0
+    assert await conn.fetchval("SELECT count(*) FROM pg_proc WHERE pronamespace = 'aq'::regnamespace") == before
+    # once the newer release's row is gone (it is this release's database again), it applies
+    await conn.execute("DELETE FROM aq.schema_migrations WHERE version = 9999")
+    assert "R__13_templates.sql" in await migrate(conn)
+
+
+class _Rollback(Exception):
+    pass
+
+
+# what the previous release's library and services call, each run and rolled back
+_WINDOW_CALLS = {
+    "fast_path": "SELECT count(*) FROM aq.fast_path('up.q')",
+    "dequeue after a position": "SELECT count(*) FROM aq.dequeue_array('up.q', NULL, 'BROWSE',"
+                                " 'NEXT_MESSAGE', NULL, NULL, NULL, 1, ARRAY[0]::bigint[])",
+    "dequeue with a condition": "SELECT count(*) FROM aq.dequeue_array('up.q', NULL, 'BROWSE',"
+                                " 'NEXT_MESSAGE', NULL, NULL, 'priority = 1', 1)",
+    "topic dequeue": "SELECT count(*) FROM aq.dequeue_array('up.t', 'B', 'BROWSE')",
+    "enqueue": "SELECT aq.enqueue_array('up.q', '[{\"correlation\": \"x\"}]'::jsonb, NULL,"
+               " ARRAY['\\x01'::bytea])",
+    "publish": "SELECT aq.enqueue_array('up.t', '[{}]'::jsonb, NULL, ARRAY['\\x01'::bytea])",
+    "monitor": "SELECT count(*) FROM aq.monitor_pass(10)",
+}
+
+
+async def test_every_step_of_the_upgrade_serves_the_previous_release(
+        previous_release: Path, empty_dsn: str) -> None:
+    """The repeatable files run one transaction each: between any two of them, the previous
+    release's functions still in place (and the current ones already replaced) serve every
+    call the previous release makes."""
+    _old(previous_release, empty_dsn, "before")
+    conn = await asyncpg.connect(empty_dsn)
+    try:
+        done = {r["name"] for r in await conn.fetch("SELECT name FROM aq.schema_migrations")}
+        failed: list[str] = []
+        for mig in load_migrations():
+            if mig.version is not None and mig.name in done:
+                continue
+            async with conn.transaction():
+                await conn.execute(mig.sql)
+            for what, sql in _WINDOW_CALLS.items():
+                try:
+                    async with conn.transaction():
+                        await conn.fetchval(sql)
+                        raise _Rollback
+                except _Rollback:
+                    pass
+                except asyncpg.PostgresError as exc:
+                    failed.append(f"after {mig.name}, {what}: {exc}")
+        assert failed == []
     finally:
         await conn.close()

@@ -638,7 +638,7 @@ AS $function$
     END $function$
 
 -- aq$_t_due
-CREATE OR REPLACE FUNCTION gen."aq$_t_due"(timestamp with time zone)
+CREATE OR REPLACE FUNCTION gen."aq$_t_due"(p_after timestamp with time zone)
  RETURNS timestamp with time zone
  LANGUAGE plpgsql
  STABLE
@@ -646,14 +646,14 @@ AS $function$
     BEGIN
       RETURN (
     SELECT least(
-      (SELECT min(ready_time) FROM gen.t WHERE state = 1 AND ready_time > $1),
+      (SELECT min(ready_time) FROM gen.t WHERE state = 1 AND ready_time > p_after),
       (SELECT min(expire_at) FROM gen.t WHERE state IN (0, 1) AND expire_at IS NOT NULL
-                                              AND expire_at > $1),
+                                              AND expire_at > p_after),
       (SELECT min(m.deq_time + make_interval(secs => q.retention_time))
          FROM gen.t m JOIN aq.queues q ON q.queue_table_id = <table id>
           AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = 'gen'
         WHERE m.state = 2 AND q.retention_time >= 0
-          AND m.deq_time + make_interval(secs => q.retention_time) > $1)
+          AND m.deq_time + make_interval(secs => q.retention_time) > p_after)
       )
   );
     END $function$

@@ -25,7 +25,7 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 CREATE OR REPLACE FUNCTION aq.define_template(p_name text, p_body text) RETURNS void
-LANGUAGE plpgsql AS $def$
+LANGUAGE plpgsql SET search_path = pg_catalog, aq, pg_temp AS $def$
 DECLARE
   holes text[] := '{}';
   quoting text[] := '{}';
@@ -35,6 +35,13 @@ DECLARE
   part text[];
   expanded text := p_body;  -- the body with the parts it includes
 BEGIN
+  -- one template, one function: names that differ only in signs would share it
+  IF aq.template_function(p_name) = 'render_check' OR EXISTS (
+       SELECT 1 FROM aq.sql_templates t
+       WHERE t.name <> p_name AND aq.template_function(t.name) = aq.template_function(p_name)) THEN
+    PERFORM aq.err(600, format('internal error: SQL template %s: its function name %s is taken',
+                               p_name, aq.template_function(p_name)), 'XX000');
+  END IF;
   FOR part IN SELECT regexp_matches(p_body, '\{\{> ([a-z_.]+)\}\}', 'g') LOOP
     SELECT replace(expanded, '{{> ' || part[1] || '}}', t.body) INTO expanded
     FROM aq.sql_templates t WHERE t.name = part[1];
@@ -50,25 +57,27 @@ BEGIN
     END IF;
     holes := holes || hole[1];
     quoting := quoting || coalesce(hole[2], 'sql');
-    v := format('p_args ->> %L', hole[1]);
+    v := format('p_args OPERATOR(pg_catalog.->>) %L', hole[1]);
     vals := vals || E',\n    ' || CASE coalesce(hole[2], 'sql')
       WHEN 'sql' THEN v
-      WHEN 'ident' THEN format('quote_ident(%s)', v)
-      ELSE format('quote_nullable(%s)', v) END;
+      WHEN 'ident' THEN format('pg_catalog.quote_ident(%s)', v)
+      ELSE format('pg_catalog.quote_nullable(%s)', v) END;
   END LOOP;
   INSERT INTO aq.sql_templates (name, body, holes, quoting)
   VALUES (p_name, expanded, holes, quoting)
   ON CONFLICT (name) DO UPDATE
   SET body = EXCLUDED.body, holes = EXCLUDED.holes, quoting = EXCLUDED.quoting;
   -- every key there and no null among the values: the one test on the way of a good call
-  -- (the body quoted as a literal: templates hold dollar quotes of their own)
+  -- (the body quoted as a literal: templates hold dollar quotes of their own; names
+  -- qualified: the caller's search_path must not choose another format())
   EXECUTE format(E'CREATE OR REPLACE FUNCTION aq.%I(p_args jsonb) RETURNS text\nLANGUAGE plpgsql STABLE AS %L',
     aq.template_function(p_name), format($f$
 BEGIN
-  IF NOT p_args ?& %L::text[] OR p_args @? '$.* ? (@ == null)' THEN
+  IF p_args IS NULL OR NOT p_args OPERATOR(pg_catalog.?&) %L::text[]
+     OR p_args OPERATOR(pg_catalog.@?) '$.* ? (@ == null)' THEN
     PERFORM aq.render_check(%L, p_args);
   END IF;
-  RETURN format(%L%s);
+  RETURN pg_catalog.format(%L%s);
 END$f$,
       ARRAY(SELECT DISTINCT h FROM unnest(holes) h), p_name,
       regexp_replace(replace(expanded, '%', '%%'), '\{\{[a-z_]+(?::[a-z]+)?\}\}', '%s', 'g'), vals));
@@ -76,10 +85,13 @@ END $def$;
 
 -- Raises for the first placeholder of the template without its argument.
 CREATE OR REPLACE FUNCTION aq.render_check(p_name text, p_args jsonb) RETURNS void
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   missing text;
 BEGIN
+  IF p_args IS NULL THEN
+    PERFORM aq.err(600, format('internal error: SQL template %s given no arguments', p_name), 'XX000');
+  END IF;
   SELECT x.hole INTO missing
   FROM aq.sql_templates t, unnest(t.holes, t.quoting) WITH ORDINALITY AS x(hole, quoting, i)
   WHERE t.name = p_name
@@ -91,7 +103,7 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE FUNCTION aq.render(p_name text, p_args jsonb DEFAULT '{}') RETURNS text
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   out text;
 BEGIN
@@ -102,3 +114,17 @@ BEGIN
   RETURN out;
 END $$;
 REVOKE EXECUTE ON FUNCTION aq.define_template(text, text) FROM PUBLIC;
+
+-- After the templates were defined (the end of R__13_templates.sql): those this run did not
+-- define again are gone, with their functions. Until then every template and function of
+-- the previous run stays, so a dequeue running meanwhile finds what it calls.
+CREATE OR REPLACE FUNCTION aq.forget_undefined_templates() RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, aq, pg_temp AS $$
+DECLARE
+  gone text;
+BEGIN
+  FOR gone IN DELETE FROM aq.sql_templates t WHERE t.xmin <> pg_current_xact_id()::xid RETURNING t.name LOOP
+    EXECUTE format('DROP FUNCTION IF EXISTS aq.%I(jsonb)', aq.template_function(gone));
+  END LOOP;
+END $$;
+REVOKE EXECUTE ON FUNCTION aq.forget_undefined_templates() FROM PUBLIC;

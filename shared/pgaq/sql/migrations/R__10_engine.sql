@@ -176,7 +176,6 @@ $$;
 
 -- "row after position" predicate, index-friendly (row comparison); p_ref refers to the
 -- position, a bigint[] ($5 in a dynamic statement, a parameter's name in a function)
-DROP FUNCTION IF EXISTS aq.after_position_expr(text, text, integer);
 CREATE OR REPLACE FUNCTION aq.after_position_expr(p_sort text, p_alias text, p_ref text)
 RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
@@ -192,6 +191,14 @@ BEGIN
   END LOOP;
   RETURN format('(%s) > (%s)', array_to_string(cols, ', '), array_to_string(rhs, ', '));
 END $$;
+
+-- The previous release's form ($n by number): its fast_path and dequeue_array call it until
+-- the files that replace them have run (the repeatable files run one transaction each).
+-- Drop it in the release after next.
+CREATE OR REPLACE FUNCTION aq.after_position_expr(p_sort text, p_alias text, p_param integer)
+RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT aq.after_position_expr(p_sort, p_alias, '$' || p_param)
+$$;
 
 CREATE OR REPLACE FUNCTION aq.state_name(p_state integer) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$

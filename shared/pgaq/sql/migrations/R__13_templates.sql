@@ -6,16 +6,6 @@
 -- Placeholders name what they hold. Parameter references are placeholders too ({{queue}},
 -- {{batch}}, ...): the dynamic path passes $1, $7, ..., a generated function its
 -- parameter's name, a single-message branch the literal 1.
-DELETE FROM aq.sql_templates;
-DO $$
-DECLARE
-  f regprocedure;
-BEGIN
-  FOR f IN SELECT p.oid FROM pg_proc p WHERE p.pronamespace = 'aq'::regnamespace
-             AND p.proname LIKE 'render\_%' AND p.proname <> 'render_check' LOOP
-    EXECUTE format('DROP FUNCTION %s', f);
-  END LOOP;
-END $$;
 
 -- ---------------------------------------------------------------------------------------
 -- Enqueue: the INSERT of an array of messages (aq.enqueue_sql).
@@ -182,23 +172,23 @@ SELECT aq.define_template('fast_remove', $tpl$-- aq.fast_remove_sql: REMOVE one 
       FROM d m) o ON true$tpl$);
 
 -- ---------------------------------------------------------------------------------------
--- The monitor's next due time of a queue table after $1 (aq.next_due_sql): the next delay
--- that ends, the next expiration, the next end of a retention; recipients: the recipient
--- rows' next delay on a multi-consumer table, or nothing.
+-- The monitor's next due time of a queue table after {{after}} (aq.next_due_sql): the next
+-- delay that ends, the next expiration, the next end of a retention; recipients: the
+-- recipient rows' next delay on a multi-consumer table, or nothing.
 SELECT aq.define_template('monitor.next_due', $tpl$
     SELECT least(
-      (SELECT min(ready_time) FROM {{schema:ident}}.{{table:ident}} WHERE state = 1 AND ready_time > $1),
+      (SELECT min(ready_time) FROM {{schema:ident}}.{{table:ident}} WHERE state = 1 AND ready_time > {{after}}),
       (SELECT min(expire_at) FROM {{schema:ident}}.{{table:ident}} WHERE state IN (0, 1) AND expire_at IS NOT NULL
-                                              AND expire_at > $1),
+                                              AND expire_at > {{after}}),
       (SELECT min(m.deq_time + make_interval(secs => q.retention_time))
          FROM {{schema:ident}}.{{table:ident}} m JOIN aq.queues q ON q.queue_table_id = {{table_id}}
           AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = {{schema:literal}}
         WHERE m.state = 2 AND q.retention_time >= 0
-          AND m.deq_time + make_interval(secs => q.retention_time) > $1)
+          AND m.deq_time + make_interval(secs => q.retention_time) > {{after}})
       {{recipients}})
   $tpl$);
 
-SELECT aq.define_template('monitor.next_due.recipients', $tpl$, (SELECT min(ready_time) FROM {{schema:ident}}.{{recipients:ident}} WHERE state = 1 AND ready_time > $1)$tpl$);
+SELECT aq.define_template('monitor.next_due.recipients', $tpl$, (SELECT min(ready_time) FROM {{schema:ident}}.{{recipients:ident}} WHERE state = 1 AND ready_time > {{after}})$tpl$);
 
 -- =======================================================================================
 -- The functions generated for each queue table (schema, name: where each goes).
@@ -537,8 +527,11 @@ SELECT aq.define_template('queue_table.rm1', $tpl$
 
 -- _due: the monitor's next due time of the table (monitor.next_due with its plan cached)
 SELECT aq.define_template('queue_table.due', $tpl$
-    CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(timestamptz) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $body$
+    CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_after timestamptz) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $body$
     BEGIN
       RETURN ({{next_due}});
     END $body$
   $tpl$);
+
+-- what an earlier release defined and this one does not
+SELECT aq.forget_undefined_templates();

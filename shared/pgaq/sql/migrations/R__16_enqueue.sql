@@ -139,7 +139,7 @@ END $$;
 -- e.i is the 1-based ordinal of the message.
 DROP FUNCTION IF EXISTS aq.payload_input_expr(aq.queue_info, aq.transformations);
 CREATE OR REPLACE FUNCTION aq.payload_input_expr(q aq.queue_info, tr aq.transformations,
-                                                 p_payloads text DEFAULT '$3', p_raw text DEFAULT '$4')
+                                                 p_payloads text, p_raw text)
 RETURNS text LANGUAGE plpgsql STABLE AS $$
 DECLARE
   input_type regtype := coalesce(tr.from_type, q.payload_type);
@@ -192,8 +192,11 @@ END $$;
 -- of the dynamic path, parameters $1 queue, $2 normalised properties, $3 JSON payloads,
 -- $4 RAW payloads, $5 now, $6 agent; p_args overrides the template's arguments (a
 -- generated function's parameter names, its INTO clause, the recipients of a publish).
+-- No defaults, here and in the builders beside it: a previous release's migrations, run
+-- again by one of its services during a rolling upgrade, recreate the two-argument form,
+-- and a call must not be ambiguous between the two.
 DROP FUNCTION IF EXISTS aq.enqueue_sql(aq.queue_info, aq.transformations);
-CREATE OR REPLACE FUNCTION aq.enqueue_sql(q aq.queue_info, tr aq.transformations, p_args jsonb DEFAULT '{}')
+CREATE OR REPLACE FUNCTION aq.enqueue_sql(q aq.queue_info, tr aq.transformations, p_args jsonb)
 RETURNS text LANGUAGE sql STABLE AS $sql$
   SELECT aq.render('enqueue.insert',
     jsonb_build_object('schema', q.table_schema, 'table', q.table_name,
@@ -201,7 +204,7 @@ RETURNS text LANGUAGE sql STABLE AS $sql$
                        'returning', '', 'recipients', '', 'counted', '', 'into', '',
                        'payload', aq.payload_input_expr(q, tr, coalesce(p_args ->> 'payloads', '$3'),
                                                         coalesce(p_args ->> 'raw', '$4')))
-    || (p_args - 'payloads' - 'raw'))
+    || (coalesce(p_args, '{}') - 'payloads' - 'raw'))
 $sql$;
 
 -- The implicit recipients of a publish: one row per message of `p_from` (aliased m) and
@@ -258,7 +261,7 @@ BEGIN
         INTO ids, any_ready, any_wait
         USING q.queue_name, props, p_payloads, p_raw, now_ts, p_agent;
     ELSE
-      EXECUTE aq.enqueue_sql(q, tr)
+      EXECUTE aq.enqueue_sql(q, tr, '{}')
         INTO ids, any_ready, any_wait
         USING q.queue_name, props, p_payloads, p_raw, now_ts, p_agent;
     END IF;

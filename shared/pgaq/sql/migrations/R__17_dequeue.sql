@@ -203,13 +203,13 @@ END $$;
 DROP FUNCTION IF EXISTS aq.dequeue_sql(aq.queue_info, text, boolean, boolean, text, text, text[], boolean);
 CREATE OR REPLACE FUNCTION aq.dequeue_sql(q aq.queue_info, p_mode text, p_multi boolean, p_exc boolean,
                                           p_filters text, p_sel text, p_outp text[],
-                                          p_delete boolean, p_args jsonb DEFAULT '{}')
+                                          p_delete boolean, p_args jsonb)
 RETURNS text LANGUAGE plpgsql STABLE AS $$
 DECLARE
   src text := CASE WHEN p_multi THEN 'r' ELSE 'm' END;
   nodata boolean := p_mode = 'REMOVE_NODATA';
   args jsonb := '{"queue": "$1", "consumer": "$9", "batch": "$7", "now": "$10", "agent": "$11",
-                  "into": ""}'::jsonb || p_args || jsonb_build_object(
+                  "into": ""}'::jsonb || coalesce(p_args, '{}') || jsonb_build_object(
     'schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
     'state', CASE WHEN p_exc THEN 3 ELSE 0 END,
     'position', aq.sort_key_expr(q.sort_key, src), 'order', aq.sort_columns(q.sort_key, src),
@@ -346,7 +346,7 @@ BEGIN
     END IF;
     IF grouped AND p_msgid IS NULL THEN
       -- a call returns messages of one transaction group only: the first candidate's
-      sel := sel || aq.render('dequeue.first_group', jsonb_build_object(
+      sel := sel || aq.render_dequeue_first_group(jsonb_build_object(
         'alias', src,
         'source', CASE WHEN multi THEN format('%I.%I r JOIN %I.%I m ON m.msgid = r.msgid', q.table_schema, q.recipients_table, q.table_schema, q.table_name)
                        ELSE format('%I.%I m', q.table_schema, q.table_name) END,
@@ -367,7 +367,7 @@ BEGIN
               coalesce(p_batch, 1), cond.params, consumer, now_ts, p_agent, mode, multi,
               is_exc OR q.retention_time = 0;
     ELSE
-      EXECUTE aq.dequeue_sql(q, mode, multi, is_exc, filters, sel, outp, is_exc OR q.retention_time = 0)
+      EXECUTE aq.dequeue_sql(q, mode, multi, is_exc, filters, sel, outp, is_exc OR q.retention_time = 0, '{}')
         INTO result
         USING q.queue_name, CASE WHEN is_exc THEN 3 ELSE 0 END, p_msgid, p_correlation, pos, grp,
               coalesce(p_batch, 1), cond.params, consumer, now_ts, p_agent;

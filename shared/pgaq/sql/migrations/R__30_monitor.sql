@@ -173,23 +173,30 @@ END $$;
 -- When a queue table is next due after $1 (a delay or retry delay ending, an expiration, a
 -- retention ending). Each table has a generated function with static SQL, so its plan is
 -- cached: an idle table costs the monitor one cheap look.
-CREATE OR REPLACE FUNCTION aq.next_due_sql(t aq.queue_tables) RETURNS text
+-- p_after: what the statement calls the time to look after ($1 in a dynamic statement,
+-- p_after in the table's _due function).
+DROP FUNCTION IF EXISTS aq.next_due_sql(aq.queue_tables);
+CREATE OR REPLACE FUNCTION aq.next_due_sql(t aq.queue_tables, p_after text) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT aq.render('monitor.next_due', jsonb_build_object(
-    'schema', t.schema_name, 'table', t.table_name, 'table_id', t.id,
+    'schema', t.schema_name, 'table', t.table_name, 'table_id', t.id, 'after', p_after,
     'recipients', CASE WHEN t.multiple_consumers
                        THEN aq.render('monitor.next_due.recipients', jsonb_build_object(
-                              'schema', t.schema_name, 'recipients', 'aq$_' || t.table_name || '_r'))
+                              'schema', t.schema_name, 'recipients', 'aq$_' || t.table_name || '_r',
+                              'after', p_after))
                        ELSE '' END))
 $$;
 
 CREATE OR REPLACE FUNCTION aq.create_monitor_functions(t aq.queue_tables) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-  -- beside the table's other generated functions, owned like them
+  -- beside the table's other generated functions, owned like them (and named: a release
+  -- before this one left it with an unnamed parameter)
   EXECUTE format('DROP FUNCTION IF EXISTS %I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due');
+  PERFORM aq.drop_if_renamed(t.schema_name, ('aq$_' || t.table_name || '_due')::name, 'timestamptz', 'p_after');
   EXECUTE aq.render('queue_table.due', jsonb_build_object(
-    'schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_due', 'next_due', aq.next_due_sql(t)));
+    'schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_due',
+    'next_due', aq.next_due_sql(t, 'p_after')));
   EXECUTE format('ALTER FUNCTION %I.%I(timestamptz) OWNER TO %I', t.schema_name,
                  'aq$_' || t.table_name || '_due', t.owner);
 END $$;
@@ -203,7 +210,7 @@ BEGIN
   BEGIN
     EXECUTE format('SELECT %I.%I($1)', t.schema_name, 'aq$_' || t.table_name || '_due') INTO nd USING p_after;
   EXCEPTION WHEN undefined_function THEN
-    EXECUTE aq.next_due_sql(t) INTO nd USING p_after;  -- a table made before the function existed
+    EXECUTE aq.next_due_sql(t, '$1') INTO nd USING p_after;  -- a table made before the function existed
   END;
   RETURN nd;
 END $$;
