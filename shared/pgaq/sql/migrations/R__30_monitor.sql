@@ -192,7 +192,9 @@ LANGUAGE plpgsql AS $$
 BEGIN
   -- beside the table's other generated functions, owned like them (and named: a release
   -- before this one left it with an unnamed parameter)
-  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due');
+  IF to_regprocedure(format('%I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due')) IS NOT NULL THEN
+    EXECUTE format('DROP FUNCTION %I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due');
+  END IF;
   PERFORM aq.drop_if_renamed(t.schema_name, ('aq$_' || t.table_name || '_due')::name, 'timestamptz', 'p_after');
   EXECUTE aq.render('queue_table.due', jsonb_build_object(
     'schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_due',
