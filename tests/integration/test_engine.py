@@ -400,9 +400,10 @@ async def test_sql_interface_dbms_aq(conn: asyncpg.Connection) -> None:
         "CALL dbms_aq.dequeue(queue_name => 's.q', payload => NULL::s.t, msgid => NULL)"
     )
     assert row["msgid"] == mid and tuple(row["payload"]) == (7, "x")
-    with pytest.raises(asyncpg.PostgresError, match="ORA-25228"):
+    with pytest.raises(asyncpg.PostgresError, match="ORA-25228"):  # (the default waits for ever)
         await conn.execute(
-            "CALL dbms_aq.dequeue(queue_name => 's.q', payload => NULL::s.t, msgid => NULL)"
+            "CALL dbms_aq.dequeue(queue_name => 's.q', dequeue_options => dbms_aq.dequeue_options("
+            "wait => dbms_aq.no_wait()), payload => NULL::s.t, msgid => NULL)"
         )
     with pytest.raises(asyncpg.PostgresError, match="ORA-25215"):
         await conn.execute("CALL dbms_aq.enqueue(queue_name => 's.q', payload => 'x'::bytea, msgid => NULL)")

@@ -16,7 +16,7 @@ from .helpers import make_queue
 ENQ = ("CALL dbms_aq.enqueue(queue_name => $1, enqueue_options => dbms_aq.enqueue_options("
        "visibility => 'IMMEDIATE'), payload => $2::bytea, msgid => NULL)")
 DEQ = ("CALL dbms_aq.dequeue(queue_name => 's.q', dequeue_options => dbms_aq.dequeue_options("
-       "visibility => 'IMMEDIATE'), payload => NULL::bytea, msgid => NULL)")
+       "visibility => 'IMMEDIATE', wait => 0), payload => NULL::bytea, msgid => NULL)")
 
 
 @pytest.fixture

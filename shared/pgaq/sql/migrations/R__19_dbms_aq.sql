@@ -2,7 +2,8 @@
 --   CALL dbms_aq.enqueue(queue_name => 's.q', payload => ROW(...)::s.typ, msgid => NULL);
 --   CALL dbms_aq.dequeue(queue_name => 's.q', dequeue_options => ROW('APP1', ...)::dbms_aq.dequeue_options_t,
 --                        payload => NULL::s.typ, msgid => NULL);
--- Dequeue is non-blocking: when nothing qualifies it raises ORA-25228 (end of fetch).
+-- Dequeue waits as dequeue_options.wait says (seconds; dbms_aq.forever(), -1, the default;
+-- dbms_aq.no_wait(), 0): R__21. When nothing qualifies in time it raises ORA-25228.
 -- IMMEDIATE visibility runs the operation in a transaction of its own, as in Oracle: through
 -- the autonomous link (R__81), whatever the caller's transaction does next; refused
 -- (ORA-25236) when dblink is not installed.
@@ -151,8 +152,12 @@ DECLARE
   d aq.dequeued;
   nav text := upper(coalesce(o.navigation, 'NEXT_MESSAGE'));
   criteria text;
+  since timestamptz;  -- the wait's state between looks (R__21)
+  retry integer;
+  more boolean;
 BEGIN
   PERFORM aq.check_visibility(o.visibility);
+  PERFORM aq.check_wait(o.wait);
   IF upper(coalesce(o.dequeue_mode, 'REMOVE')) <> 'REMOVE_NODATA' THEN
     PERFORM aq.check_payload_type(q, o.transformation, pg_typeof(payload)::regtype, true);
   END IF;
@@ -163,15 +168,21 @@ BEGIN
     pos := split_part(saved, '|', 1)::bigint[];
     grp := nullif(split_part(saved, '|', 2), '')::bigint;
   END IF;
-  IF upper(coalesce(o.visibility, 'ON_COMMIT')) = 'IMMEDIATE' AND aq.immediate_needs_link() THEN
-    d := aq.immediate_dequeue(aq.queue_text(q), o.consumer_name, o.dequeue_mode, nav, o.msgid,
-                              o.correlation, o.deq_condition, pos, coalesce(o.wait, -1) <> 0,
-                              aq.transformation_text(o.transformation), grp);
-  ELSE
-    SELECT * INTO d FROM aq.dequeue_array(queue_name, o.consumer_name, o.dequeue_mode, nav, o.msgid,
-                                          o.correlation, o.deq_condition, 1, pos,
-                                          coalesce(o.wait, -1) <> 0, o.transformation, NULL, grp);
-  END IF;
+  LOOP
+    IF upper(coalesce(o.visibility, 'ON_COMMIT')) = 'IMMEDIATE' AND aq.immediate_needs_link() THEN
+      d := aq.immediate_dequeue(aq.queue_text(q), o.consumer_name, o.dequeue_mode, nav, o.msgid,
+                                o.correlation, o.deq_condition, pos, coalesce(o.wait, -1) <> 0,
+                                aq.transformation_text(o.transformation), grp);
+    ELSE
+      SELECT * INTO d FROM aq.dequeue_array(queue_name, o.consumer_name, o.dequeue_mode, nav, o.msgid,
+                                            o.correlation, o.deq_condition, 1, pos,
+                                            coalesce(o.wait, -1) <> 0, o.transformation, NULL, grp);
+    END IF;
+    EXIT WHEN d.msgid IS NOT NULL OR (q.message_grouping = 'TRANSACTIONAL' AND nav = 'NEXT_MESSAGE' AND grp IS NOT NULL);
+    -- nothing yet: wait for a candidate, or for the end of the wait (R__21)
+    CALL aq.await_message(q, o.consumer_name, o.msgid, o.wait, since, retry, more);
+    EXIT WHEN NOT more;
+  END LOOP;
   IF d.msgid IS NULL THEN
     IF q.message_grouping = 'TRANSACTIONAL' AND nav = 'NEXT_MESSAGE' AND grp IS NOT NULL THEN
       PERFORM aq.err(25235, format('fetched all messages in current transaction from %s.%s',
