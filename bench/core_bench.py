@@ -1,6 +1,6 @@
 """The engine's core figures (enqueue, array enqueue, REMOVE dequeue, dequeue on a deep
 queue), each beside a raw-SQL floor measured on the same database with the same number
-of connections.
+of connections; and a blocked SQL dequeue's wake-up (sql_wait_bench).
 
 Floor and pgaq alternate A-B-B-A (two halves each) after a joint warm-up, with a
 CHECKPOINT before each pair, so slow drift (WAL, autovacuum, a shrinking table) is shared.
@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import asyncpg
 from pgaq.engine import Session
 
+from . import sql_wait_bench
 from .harness import Op, Result, run_ops
 from .report import Row, ratio_row
 from .settings import Settings
@@ -202,9 +203,14 @@ class Core:
 
         # 4. dequeue on a deep queue vs a shallow one (both pgaq), kept at depth by a refiller
         rows.extend(await self.depth())
+
+        # 5. a blocked SQL dequeue (dbms_aq.dequeue with a wait) woken by an enqueue's commit
+        rows.append(await sql_wait_bench.run(self.dsn))
+        log(f"SQL dequeue wait: woken p50 {rows[-1]['pgaq']} ms, p99 {rows[-1]['pgaq_p99_ms']} ms, "
+            f"waiting CPU {rows[-1]['wait_cpu_percent']} % of a core")
         self.facts.update({"prefill": n, "prefill_seconds": round(took, 2)})
         self.floors = {"insert": f_ins, "delete": f_del}
-        self.rows = sorted(rows, key=lambda r: str(r["benchmark"]))  # 1. 2. 3. 4.
+        self.rows = sorted(rows, key=lambda r: str(r["benchmark"]))  # 1. 2. 3. 4. 5.
         return self.rows
 
     async def depth(self) -> list[Row]:
