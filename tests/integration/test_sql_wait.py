@@ -333,3 +333,23 @@ async def test_waits_where_no_commit_is_possible(conn: asyncpg.Connection, waite
         async with waiter.transaction(isolation="repeatable_read"):
             await waiter.execute(DEQ, None, 20)
     assert time.monotonic() - t < 1
+
+
+async def test_an_immediate_dequeue_waits_too(conn: asyncpg.Connection, waiter: asyncpg.Connection,
+                                              producer: asyncpg.Connection) -> None:
+    """IMMEDIATE runs the dequeue in a transaction of its own (the autonomous link); the wait
+    runs in the caller's session, here inside its transaction block."""
+    await make_queue(conn)
+    pid = await waiter.fetchval("SELECT pg_backend_pid()")
+    tx = waiter.transaction()
+    await tx.start()
+    call = asyncio.create_task(waiter.fetchrow(
+        "CALL dbms_aq.dequeue(queue_name => 's.q', dequeue_options => dbms_aq.dequeue_options("
+        "visibility => 'IMMEDIATE', wait => 20), payload => NULL::bytea, msgid => NULL)"))
+    await asleep(conn, pid)
+    mid = await producer.fetchval(ENQ, b"\x05")
+    row = await asyncio.wait_for(call, 10)
+    await tx.rollback()
+    assert row["msgid"] == mid
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0  # removed for good
+    assert await conn.fetchval("SELECT count(*) FROM aq.pending_attempts") == 0
