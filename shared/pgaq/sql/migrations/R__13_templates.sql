@@ -63,24 +63,26 @@ SELECT aq.define_template('enqueue.subscriber_recipients', $tpl$
 -- queue, consumer, batch, now, agent: references; filters and selection: fragments the
 -- engine built from fixed text and compiled conditions (or nothing); position: the sort
 -- key as a bigint[] and order: the sort columns (aq.sort_key_expr, aq.sort_columns);
--- lock: FOR UPDATE ... SKIP LOCKED, or nothing for BROWSE.
+-- lock: FOR UPDATE ... SKIP LOCKED, or nothing for BROWSE; states: the states a candidate
+-- may be in ('= 0' READY; 'IN (0, 1)' by message id, which overrides a delay; '= 3' on an
+-- exception queue).
 
 -- The candidates of a multi-consumer queue: the consumer's recipient rows
 SELECT aq.define_template('dequeue.recipients.candidates', $tpl$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, {{position}} AS pos
           FROM {{schema:ident}}.{{recipients:ident}} r JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = r.msgid
-          WHERE r.q_name = {{queue}} AND r.consumer_name = {{consumer}} AND r.address = '' AND r.state = 0 {{filters}} {{selection}}
+          WHERE r.q_name = {{queue}} AND r.consumer_name = {{consumer}} AND r.address = '' AND r.state {{states}} {{filters}} {{selection}}
           ORDER BY {{order}}
           LIMIT {{batch}} {{lock}})$tpl$);
 
 -- The candidates of a single-consumer queue, or an exception queue: the message rows in
--- state {{state}}
+-- the states the dequeue may take
 SELECT aq.define_template('dequeue.messages.candidates', $tpl$
         WITH c AS (
           SELECT m.msgid, {{position}} AS pos
           FROM {{schema:ident}}.{{table:ident}} m
-          WHERE m.q_name = {{queue}} AND m.state = {{state}} {{filters}} {{selection}}
+          WHERE m.q_name = {{queue}} AND m.state {{states}} {{filters}} {{selection}}
           ORDER BY {{order}}
           LIMIT {{batch}} {{lock}})$tpl$);
 

@@ -209,9 +209,10 @@ DECLARE
   src text := CASE WHEN p_multi THEN 'r' ELSE 'm' END;
   nodata boolean := p_mode = 'REMOVE_NODATA';
   args jsonb := '{"queue": "$1", "consumer": "$9", "batch": "$7", "now": "$10", "agent": "$11",
-                  "into": ""}'::jsonb || coalesce(p_args, '{}') || jsonb_build_object(
+                  "into": ""}'::jsonb
+    || jsonb_build_object('states', CASE WHEN p_exc THEN '= 3' ELSE '= 0' END)
+    || coalesce(p_args, '{}') || jsonb_build_object(
     'schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
-    'state', CASE WHEN p_exc THEN 3 ELSE 0 END,
     'position', aq.sort_key_expr(q.sort_key, src), 'order', aq.sort_columns(q.sort_key, src),
     'filters', p_filters, 'selection', p_sel,
     'lock', CASE WHEN p_mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END,
@@ -367,7 +368,10 @@ BEGIN
               coalesce(p_batch, 1), cond.params, consumer, now_ts, p_agent, mode, multi,
               is_exc OR q.retention_time = 0;
     ELSE
-      EXECUTE aq.dequeue_sql(q, mode, multi, is_exc, filters, sel, outp, is_exc OR q.retention_time = 0, '{}')
+      -- (receiving by message id overrides the delay: a WAITING message is taken too)
+      EXECUTE aq.dequeue_sql(q, mode, multi, is_exc, filters, sel, outp, is_exc OR q.retention_time = 0,
+                             CASE WHEN p_msgid IS NOT NULL AND NOT is_exc THEN '{"states": "IN (0, 1)"}'
+                                  ELSE '{}' END::jsonb)
         INTO result
         USING q.queue_name, CASE WHEN is_exc THEN 3 ELSE 0 END, p_msgid, p_correlation, pos, grp,
               coalesce(p_batch, 1), cond.params, consumer, now_ts, p_agent;
