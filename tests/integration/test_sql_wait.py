@@ -8,6 +8,7 @@ asleep in pg_sleep, a new look's transaction in pg_stat_activity) and then act.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
@@ -72,22 +73,25 @@ async def burn_xids(admin: asyncpg.Connection, n: int = 5) -> None:
         await admin.execute("SELECT pg_current_xact_id()")
 
 
-@pytest.fixture
-async def waiter(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
-    c = await asyncpg.connect(db_dsn)
+@contextlib.asynccontextmanager
+async def _connected(dsn: str) -> AsyncIterator[asyncpg.Connection]:
+    c = await asyncpg.connect(dsn)
     try:
         yield c
     finally:
         await c.close()
+
+
+@pytest.fixture
+async def waiter(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
+    async with _connected(db_dsn) as c:
+        yield c
 
 
 @pytest.fixture
 async def producer(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
-    c = await asyncpg.connect(db_dsn)
-    try:
+    async with _connected(db_dsn) as c:
         yield c
-    finally:
-        await c.close()
 
 
 async def intact(conn: asyncpg.Connection, waiter: asyncpg.Connection) -> None:
