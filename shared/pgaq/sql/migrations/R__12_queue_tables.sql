@@ -9,9 +9,13 @@ DECLARE
   qt name := t.table_name;
   rt name := ('aq$_' || t.table_name || '_r')::name;
   sk text := t.sort_list || CASE WHEN t.message_grouping = 'TRANSACTIONAL' THEN '+G' ELSE '' END;
+  -- the companion of buffered messages (R__22): UNLOGGED, no views, grants or exception
+  -- queue of its own (the queue table's cover it)
+  buffered boolean := aq.is_buffered(t);
+  persistence text := CASE WHEN buffered THEN 'UNLOGGED' ELSE '' END;
 BEGIN
   EXECUTE format($f$
-    CREATE TABLE %I.%I (
+    CREATE %s TABLE %I.%I (
       q_name            name NOT NULL,
       msgid             bytea NOT NULL PRIMARY KEY,
       corrid            text,
@@ -41,9 +45,9 @@ BEGIN
       original_msgid    bytea,
       original_queue_name name,
       txn_group         bigint,
-      delivery_mode     text NOT NULL DEFAULT 'PERSISTENT',
+      delivery_mode     text NOT NULL DEFAULT %L,
       user_data         %s
-    )$f$, s, qt, t.payload_type);
+    )$f$, persistence, s, qt, CASE WHEN buffered THEN 'BUFFERED' ELSE 'PERSISTENT' END, t.payload_type);
   EXECUTE format('COMMENT ON TABLE %I.%I IS %L', s, qt,
                  coalesce(t.comment, 'pgaq queue table'));
   -- dequeue order for READY messages of a queue (and exception-queue messages)
@@ -63,7 +67,7 @@ BEGIN
 
   IF t.multiple_consumers THEN
     EXECUTE format($f$
-      CREATE TABLE %I.%I (
+      CREATE %s TABLE %I.%I (
         msgid          bytea NOT NULL REFERENCES %I.%I (msgid) ON DELETE CASCADE,
         consumer_name  text NOT NULL DEFAULT '',
         address        text NOT NULL DEFAULT '',
@@ -84,7 +88,7 @@ BEGIN
         deq_tid        text,
         failure_reason text,
         PRIMARY KEY (msgid, consumer_name, address, protocol)
-      )$f$, s, rt, s, qt);
+      )$f$, persistence, s, rt, s, qt);
     EXECUTE format('CREATE INDEX %I ON %I.%I (q_name, consumer_name, %s) WHERE state = 0 AND address = %L',
                    rt || '_ready', s, rt, aq.sort_columns(sk, ''), '');
     EXECUTE format('CREATE INDEX %I ON %I.%I (q_name, address, %s) WHERE state = 0 AND address <> %L',
@@ -98,6 +102,11 @@ BEGIN
                     FOR EACH ROW EXECUTE FUNCTION aq.stamp_commit_seq(%L)',
                    qt || '_commit_seq', s, qt, CASE WHEN t.multiple_consumers THEN rt ELSE '' END);
   END IF;
+  IF buffered THEN
+    PERFORM aq.create_queue_table_functions(t);
+    RETURN;
+  END IF;
+  PERFORM aq.create_buffered_objects(t);
   PERFORM aq.create_queue_table_views(t);
   PERFORM aq.create_queue_table_functions(t);
   PERFORM aq.apply_queue_grants(t.id);
@@ -136,6 +145,9 @@ DECLARE
       m.sender_protocol,
       m.user_data
   $c$;
+  b aq.queue_tables := aq.buffered_table(t);
+  -- buffered messages (R__22) show with Oracle's state IN-MEMORY
+  buffered boolean := aq.has_buffered(t);
 BEGIN
   IF t.multiple_consumers THEN
     EXECUTE format($f$
@@ -148,13 +160,28 @@ BEGIN
     $f$, s, 'aq$' || qt,
          replace(format(common, 'r'), 'aq.state_name(r.state)',
                  'aq.state_name(CASE WHEN m.state = 3 THEN 3 ELSE r.state END)'),
-         s, qt, s, rt);
+         s, qt, s, rt)
+      || CASE WHEN NOT buffered THEN '' ELSE format($f$
+      UNION ALL
+      SELECT m.q_name AS queue, %s,
+             nullif(r.consumer_name, '') AS consumer_name,
+             nullif(r.address, '') AS address,
+             r.protocol
+      FROM %I.%I m JOIN %I.%I r ON r.msgid = m.msgid
+    $f$, replace(format(common, 'r'), 'aq.state_name(r.state)', quote_literal('IN-MEMORY') || '::text'),
+         s, b.table_name, s, 'aq$_' || b.table_name || '_r') END;
   ELSE
     EXECUTE format($f$
       CREATE OR REPLACE VIEW %I.%I AS
       SELECT m.q_name AS queue, %s
       FROM %I.%I m
-    $f$, s, 'aq$' || qt, format(common, 'm'), s, qt);
+    $f$, s, 'aq$' || qt, format(common, 'm'), s, qt)
+      || CASE WHEN NOT buffered THEN '' ELSE format($f$
+      UNION ALL
+      SELECT m.q_name AS queue, %s
+      FROM %I.%I m
+    $f$, replace(format(common, 'm'), 'aq.state_name(m.state)', quote_literal('IN-MEMORY') || '::text'),
+         s, b.table_name) END;
   END IF;
   EXECUTE format('ALTER VIEW %I.%I OWNER TO %I', s, 'aq$' || qt, t.owner);
 

@@ -56,6 +56,10 @@ BEGIN
   outp := aq.payload_output_expr(q, NULL::aq.transformations, 'm');
   checks := aq.render('queue_table.enqueue_checks', jsonb_build_object(
     'table_id', t.id, 'schema', t.schema_name, 'owner', t.owner));
+  IF aq.is_buffered(t) THEN
+    checks := checks || aq.render('queue_table.buffered_checks', jsonb_build_object(
+      'schema', t.schema_name, 'table', t.table_name));
+  END IF;
 
   -- _enq
   fn := jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_enq');
@@ -74,7 +78,8 @@ BEGIN
         'now', 'now_ts',
         'returning', ', m.q_name, m.priority, m.enq_time, m.ready_time, m.txn_group',
         'recipients', E',\n        rec AS (' || aq.subscriber_recipients_sql(
-                        q, 'ins m', 'sub.queue_id = qrow.id AND sub.id = ANY(sub_ids)') || ' RETURNING 1)',
+                        q, 'ins m', 'sub.queue_id = qrow.id AND sub.id = ANY(sub_ids)'
+                              || aq.subscriber_mode_filter(aq.is_buffered(t))) || ' RETURNING 1)',
         'counted', ', (SELECT count(*) FROM rec)',
         'into', 'INTO ids, any_ready, any_wait, rec_rows ')
       ELSE jsonb_build_object('now', 'now_ts', 'into', 'INTO ids, any_ready, any_wait ') END);

@@ -222,6 +222,10 @@ SELECT aq.define_template('queue_table.enqueue_checks', $tpl$SELECT q.id, q.queu
           PERFORM aq.check_access(qi, 'ENQUEUE');
         END IF;$tpl$);
 
+-- The companion of buffered messages (R__22) adds publisher flow control.
+SELECT aq.define_template('queue_table.buffered_checks', $tpl$
+        PERFORM aq.check_buffered_backlog({{schema:literal}}, {{table:literal}}, p_queue);$tpl$);
+
 -- _send: the library's fast path, the whole enqueue of simple messages (no recipients,
 -- exception queue or transformation) on a table without message grouping. On a
 -- multi-consumer table it covers the common publish: every message to all the queue's

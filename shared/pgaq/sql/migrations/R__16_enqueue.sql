@@ -126,7 +126,10 @@ BEGIN
       'exception_qschema', ex[1], 'exception_queue', ex[2],
       'original_msgid', nullif(p ->> 'original_msgid', ''),
       'original_queue_name', p ->> 'original_queue_name',
-      'recipients', recips);
+      'recipients', recips,
+      -- enqueue_options.delivery_mode, given with each message (R__22)
+      'delivery_mode', aq.delivery_mode(p ->> 'delivery_mode', ARRAY['PERSISTENT', 'BUFFERED'],
+                                        'an enqueue'));
     IF length(p ->> 'correlation') > 128 THEN
       PERFORM aq.err(24005, 'correlation identifier longer than 128 characters', '22023');
     END IF;
@@ -239,6 +242,7 @@ DECLARE
   missing bytea;
   any_ready boolean;
   any_wait boolean;
+  buffered boolean;
 BEGIN
   IF q.queue_type = 'EXCEPTION_QUEUE' OR NOT q.enqueue_enabled THEN
     PERFORM aq.err(25207, format('enqueue failed, queue %s.%s is disabled from enqueueing',
@@ -252,6 +256,17 @@ BEGIN
   props := aq.normalise_props(q, p_props);
   n := jsonb_array_length(props);
   PERFORM aq.check_payloads(q, tr, n, p_payloads, p_raw);
+  -- buffered messages go to the queue table's UNLOGGED companion (R__22)
+  buffered := props -> 0 ->> 'delivery_mode' = 'BUFFERED';
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(props) p
+             WHERE p ->> 'delivery_mode' IS DISTINCT FROM props -> 0 ->> 'delivery_mode') THEN
+    PERFORM aq.err(25255, 'the messages of one enqueue call have one delivery mode', '22023');
+  END IF;
+  IF buffered THEN
+    PERFORM aq.check_buffered_enqueue(q, props);
+    q := aq.buffered_info(q);
+    PERFORM aq.check_buffered_backlog(q.table_schema, q.table_name, q.queue_name);
+  END IF;
 
   BEGIN
     IF tr.id IS NULL THEN
@@ -306,7 +321,8 @@ BEGIN
       SELECT * INTO rc FROM aq.rule_cache WHERE queue_id = q.queue_id;
       IF FOUND AND (rc.rules_sql IS NOT NULL OR cardinality(rc.plain_ids) > 0) THEN
         EXECUTE aq.subscriber_recipients_sql(q, format('%I.%I m', q.table_schema, q.table_name),
-                  'm.msgid = ANY($1) AND sub.queue_id = $3 AND (sub.id = ANY($4) '
+                  'm.msgid = ANY($1) AND sub.queue_id = $3' || aq.subscriber_mode_filter(buffered)
+                  || ' AND (sub.id = ANY($4) '
                   || CASE WHEN rc.rules_sql IS NULL THEN '' ELSE 'OR ' || rc.rules_sql END || ')')
         USING implicit_ids, rc.rules_params, q.queue_id, rc.plain_ids;
       END IF;

@@ -106,7 +106,7 @@ DECLARE
   held bytea[] := aq.settle_messages(q, p_ids);
 BEGIN
   IF cardinality(held) > 0 THEN
-    PERFORM aq.defer_settlement(q.queue_id, held);
+    PERFORM aq.defer_settlement(q.queue_id, held, aq.is_buffered_info(q));
   END IF;
 END $$;
 
@@ -114,7 +114,8 @@ END $$;
 -- of that queue's table that exist: a caller can make the monitor look at a message, never
 -- change what settling decides), and wakes the monitor when this transaction commits. Runs as the schema's
 -- owner: dequeuers have no rights on the table.
-CREATE OR REPLACE FUNCTION aq.defer_settlement(p_queue_id integer, p_ids bytea[]) RETURNS void
+-- p_buffered: the messages are buffered ones (R__22), in the table's companion.
+CREATE OR REPLACE FUNCTION aq.defer_settlement(p_queue_id integer, p_ids bytea[], p_buffered boolean) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   q aq.queue_info;
@@ -122,20 +123,26 @@ DECLARE
 BEGIN
   SELECT * INTO q FROM aq.queue_info WHERE queue_id = p_queue_id;
   IF NOT FOUND OR NOT q.multiple_consumers OR p_ids IS NULL THEN RETURN; END IF;
+  IF p_buffered THEN
+    q := aq.buffered_info(q);
+  END IF;
   EXECUTE format($f$
     WITH ins AS (
-      INSERT INTO aq.deferred_settlements (queue_id, msgid)
-      SELECT x.id, m.msgid FROM %I.%I m JOIN aq.queues x ON x.queue_table_id = $1 AND x.queue_name = m.q_name
+      INSERT INTO aq.deferred_settlements (queue_id, msgid, buffered)
+      SELECT x.id, m.msgid, $3 FROM %I.%I m JOIN aq.queues x ON x.queue_table_id = $1 AND x.queue_name = m.q_name
       WHERE m.msgid = ANY($2)
       RETURNING 1)
     SELECT count(*) FROM ins
-  $f$, q.table_schema, q.table_name) INTO n USING q.table_id, p_ids;
+  $f$, q.table_schema, q.table_name) INTO n USING q.table_id, p_ids, coalesce(p_buffered, false);
   IF n > 0 THEN
     PERFORM pg_notify('aq_time', '');
   END IF;
 END $$;
-REVOKE EXECUTE ON FUNCTION aq.defer_settlement(integer, bytea[]) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION aq.defer_settlement(integer, bytea[]) TO PUBLIC;
+REVOKE EXECUTE ON FUNCTION aq.defer_settlement(integer, bytea[], boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.defer_settlement(integer, bytea[], boolean) TO PUBLIC;
+-- (the form before buffered messages, for a caller of the previous release)
+CREATE OR REPLACE FUNCTION aq.defer_settlement(p_queue_id integer, p_ids bytea[]) RETURNS void
+LANGUAGE sql AS $$ SELECT aq.defer_settlement(p_queue_id, p_ids, false) $$;
 
 -- The monitor's pass over deferred settlements: the notes it can take (SKIP LOCKED: another
 -- monitor may have them) are settled if their message row is free now; a message still
@@ -146,18 +153,25 @@ RETURNS TABLE (done integer, busy_schema name, busy_table name, busy_msgid bytea
 LANGUAGE plpgsql AS $$
 DECLARE
   q aq.queue_info;
+  k record;
+  buf boolean;
   notes bigint[];
   ids bytea[];
   held bytea[];
 BEGIN
   done := 0;
-  FOR q IN SELECT * FROM aq.queue_info
-           WHERE queue_id IN (SELECT DISTINCT d.queue_id FROM aq.deferred_settlements d)
-           ORDER BY queue_id LOOP
+  FOR k IN SELECT DISTINCT d.queue_id, d.buffered FROM aq.deferred_settlements d
+           ORDER BY d.queue_id, d.buffered LOOP
+    SELECT * INTO q FROM aq.queue_info qi WHERE qi.queue_id = k.queue_id;
+    CONTINUE WHEN NOT FOUND;
+    buf := k.buffered;
     SELECT array_agg(d.id), array_agg(DISTINCT d.msgid) INTO notes, ids FROM (
-      SELECT x.id, x.msgid FROM aq.deferred_settlements x WHERE x.queue_id = q.queue_id
+      SELECT x.id, x.msgid FROM aq.deferred_settlements x WHERE x.queue_id = q.queue_id AND x.buffered = buf
       ORDER BY x.id LIMIT p_limit FOR UPDATE SKIP LOCKED) d;
     CONTINUE WHEN notes IS NULL;
+    IF buf THEN
+      q := aq.buffered_info(q);
+    END IF;
     BEGIN
       held := aq.settle_messages(q, ids);
     EXCEPTION WHEN undefined_table THEN
@@ -165,7 +179,7 @@ BEGIN
     END;
     -- the taken notes go; a message still held gets one note again
     DELETE FROM aq.deferred_settlements x WHERE x.id = ANY(notes);
-    INSERT INTO aq.deferred_settlements (queue_id, msgid) SELECT q.queue_id, h FROM unnest(held) h;
+    INSERT INTO aq.deferred_settlements (queue_id, msgid, buffered) SELECT q.queue_id, h, buf FROM unnest(held) h;
     done := done + cardinality(ids) - cardinality(held);
     IF cardinality(held) > 0 AND busy_msgid IS NULL THEN
       busy_schema := q.table_schema;
@@ -228,6 +242,9 @@ BEGIN
     ELSE aq.render_dequeue_messages_look(args) END;
 END $$;
 
+-- (the form before buffered messages: one more argument now, p_delivery_mode)
+DROP FUNCTION IF EXISTS aq.dequeue_array(text, text, text, text, bytea, text, text, integer, bigint[], boolean,
+                                         text, text, bigint);
 CREATE OR REPLACE FUNCTION aq.dequeue_array(
     p_queue text,
     p_consumer text DEFAULT NULL,
@@ -241,7 +258,8 @@ CREATE OR REPLACE FUNCTION aq.dequeue_array(
     p_wrap boolean DEFAULT true,
     p_transformation text DEFAULT NULL,
     p_agent text DEFAULT NULL,
-    p_group bigint DEFAULT NULL)
+    p_group bigint DEFAULT NULL,
+    p_delivery_mode text DEFAULT 'PERSISTENT')
 RETURNS SETOF aq.dequeued LANGUAGE plpgsql AS $$
 DECLARE
   q aq.queue_info := aq.resolve_queue(p_queue);
@@ -263,7 +281,24 @@ DECLARE
   now_ts timestamptz := clock_timestamp();
   result aq.dequeued[];
   attempt integer := 0;
+  dmode text := aq.delivery_mode(p_delivery_mode, ARRAY['PERSISTENT', 'BUFFERED', 'PERSISTENT_OR_BUFFERED'],
+                                 'a dequeue');
 BEGIN
+  -- both classes: buffered messages first, then persistent ones (Oracle orders each class
+  -- on its own, seed 002: "Ordering among persistent and buffered messages ... is not
+  -- currently supported")
+  IF dmode = 'PERSISTENT_OR_BUFFERED' THEN
+    RETURN QUERY SELECT * FROM aq.dequeue_array(p_queue, p_consumer, p_mode, p_navigation, p_msgid, p_correlation,
+      p_condition, p_batch, p_position, p_wrap, p_transformation, p_agent, p_group, 'BUFFERED');
+    IF NOT FOUND THEN
+      RETURN QUERY SELECT * FROM aq.dequeue_array(p_queue, p_consumer, p_mode, p_navigation, p_msgid, p_correlation,
+        p_condition, p_batch, p_position, p_wrap, p_transformation, p_agent, p_group, 'PERSISTENT');
+    END IF;
+    RETURN;
+  END IF;
+  IF dmode = 'BUFFERED' THEN
+    q := aq.buffered_info(q);  -- the queue table's UNLOGGED companion (R__22)
+  END IF;
   IF mode NOT IN ('BROWSE', 'LOCKED', 'REMOVE', 'REMOVE_NODATA') THEN
     PERFORM aq.err(25239, format('invalid DEQUEUE_MODE %s: use BROWSE, LOCKED, REMOVE or REMOVE_NODATA',
                                  quote_literal(p_mode)), '22023');

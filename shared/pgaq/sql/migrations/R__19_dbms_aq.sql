@@ -61,6 +61,21 @@ BEGIN
   RETURN quote_ident(tr.schema_name) || '.' || quote_ident(tr.name);
 END $$;
 
+-- enqueue_options.delivery_mode as a message property for aq.enqueue_array; BUFFERED
+-- only with IMMEDIATE visibility (seed 002: "Both enqueue and dequeue buffered messaging
+-- operations must be with IMMEDIATE visibility mode").
+CREATE OR REPLACE FUNCTION aq.enqueue_delivery_mode(o dbms_aq.enqueue_options_t) RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  m text := aq.delivery_mode(o.delivery_mode, ARRAY['PERSISTENT', 'BUFFERED'], 'an enqueue');
+BEGIN
+  IF m = 'BUFFERED' AND aq.check_visibility(o.visibility) <> 'IMMEDIATE' THEN
+    PERFORM aq.err(25293, 'a buffered message is enqueued with IMMEDIATE visibility (dbms_aq.immediate), '
+                          'it cannot be part of the caller''s transaction', '0A000');
+  END IF;
+  RETURN jsonb_build_object('delivery_mode', m);
+END $$;
+
 CREATE OR REPLACE PROCEDURE dbms_aq.enqueue(
     queue_name text,
     enqueue_options dbms_aq.enqueue_options_t DEFAULT NULL,
@@ -77,7 +92,8 @@ DECLARE
 BEGIN
   PERFORM aq.check_visibility((enqueue_options).visibility);
   PERFORM aq.check_payload_type(q, (enqueue_options).transformation, pg_typeof(payload)::regtype, false);
-  props := jsonb_build_array(coalesce(aq.props_to_json(message_properties), '{}'));
+  props := jsonb_build_array(coalesce(aq.props_to_json(message_properties), '{}')
+                             || aq.enqueue_delivery_mode(enqueue_options));
   IF pg_typeof(payload) = 'bytea'::regtype THEN
     raw := ARRAY[payload::text::bytea];
   ELSE
@@ -114,7 +130,8 @@ BEGIN
   END IF;
   SELECT typelem::regtype INTO elem_type FROM pg_type WHERE oid = pg_typeof(payload_array);
   PERFORM aq.check_payload_type(q, (enqueue_options).transformation, elem_type, false);
-  SELECT jsonb_agg(coalesce(aq.props_to_json(message_properties_array[i]), '{}') ORDER BY i)
+  SELECT jsonb_agg(coalesce(aq.props_to_json(message_properties_array[i]), '{}')
+                   || aq.enqueue_delivery_mode(enqueue_options) ORDER BY i)
     INTO props FROM generate_series(1, n) i;
   IF elem_type = 'bytea'::regtype THEN
     raw := (SELECT array_agg(x::text::bytea ORDER BY i) FROM unnest(payload_array) WITH ORDINALITY u(x, i) WHERE i <= n);
@@ -155,9 +172,16 @@ DECLARE
   since timestamptz;  -- the wait's state between looks (R__21)
   retry integer;
   more boolean;
+  dmode text := aq.delivery_mode(o.delivery_mode, ARRAY['PERSISTENT', 'BUFFERED', 'PERSISTENT_OR_BUFFERED'],
+                                 'a dequeue');
+  got_mode text;
 BEGIN
   PERFORM aq.check_visibility(o.visibility);
   PERFORM aq.check_wait(o.wait);
+  IF dmode <> 'PERSISTENT' AND aq.check_visibility(o.visibility) <> 'IMMEDIATE' THEN
+    PERFORM aq.err(25293, format('a dequeue of %s messages has IMMEDIATE visibility (dbms_aq.immediate)', dmode),
+                   '0A000');
+  END IF;
   IF upper(coalesce(o.dequeue_mode, 'REMOVE')) <> 'REMOVE_NODATA' THEN
     PERFORM aq.check_payload_type(q, o.transformation, pg_typeof(payload)::regtype, true);
   END IF;
@@ -169,18 +193,26 @@ BEGIN
     grp := nullif(split_part(saved, '|', 2), '')::bigint;
   END IF;
   LOOP
-    IF upper(coalesce(o.visibility, 'ON_COMMIT')) = 'IMMEDIATE' AND aq.immediate_needs_link() THEN
-      d := aq.immediate_dequeue(aq.queue_text(q), o.consumer_name, o.dequeue_mode, nav, o.msgid,
-                                o.correlation, o.deq_condition, pos, coalesce(o.wait, -1) <> 0,
-                                aq.transformation_text(o.transformation), grp);
-    ELSE
-      SELECT * INTO d FROM aq.dequeue_array(queue_name, o.consumer_name, o.dequeue_mode, nav, o.msgid,
-                                            o.correlation, o.deq_condition, 1, pos,
-                                            coalesce(o.wait, -1) <> 0, o.transformation, NULL, grp);
-    END IF;
+    -- each delivery mode asked for, buffered messages first (R__22)
+    FOREACH got_mode IN ARRAY CASE dmode WHEN 'PERSISTENT_OR_BUFFERED' THEN ARRAY['BUFFERED', 'PERSISTENT']
+                                         ELSE ARRAY[dmode] END LOOP
+      IF upper(coalesce(o.visibility, 'ON_COMMIT')) = 'IMMEDIATE' AND aq.immediate_needs_link() THEN
+        d := aq.immediate_dequeue(aq.queue_text(q), o.consumer_name, o.dequeue_mode, nav, o.msgid,
+                                  o.correlation, o.deq_condition, pos, coalesce(o.wait, -1) <> 0,
+                                  aq.transformation_text(o.transformation), grp, got_mode);
+      ELSE
+        SELECT * INTO d FROM aq.dequeue_array(queue_name, o.consumer_name, o.dequeue_mode, nav, o.msgid,
+                                              o.correlation, o.deq_condition, 1, pos,
+                                              coalesce(o.wait, -1) <> 0, o.transformation, NULL, grp, got_mode);
+      END IF;
+      EXIT WHEN d.msgid IS NOT NULL;
+    END LOOP;
     EXIT WHEN d.msgid IS NOT NULL OR (q.message_grouping = 'TRANSACTIONAL' AND nav = 'NEXT_MESSAGE' AND grp IS NOT NULL);
     -- nothing yet: wait for a candidate, or for the end of the wait (R__21)
-    CALL aq.await_message(q, o.consumer_name, o.msgid, o.wait, since, retry, more);
+    -- (a wait for both delivery modes looks at the persistent messages; buffered ones are
+    -- seen by the full dequeue the wait runs once a second)
+    CALL aq.await_message(CASE WHEN dmode = 'BUFFERED' THEN aq.buffered_info(q) ELSE q END,
+                          o.consumer_name, o.msgid, o.wait, since, retry, more);
     EXIT WHEN NOT more;
   END LOOP;
   IF d.msgid IS NULL THEN
@@ -205,7 +237,7 @@ BEGIN
                             CASE d.state WHEN 'READY' THEN 0 WHEN 'WAIT' THEN 1 WHEN 'PROCESSED' THEN 2 ELSE 3 END,
                             CASE WHEN d.sender_name IS NOT NULL OR d.sender_address IS NOT NULL
                                  THEN ROW(d.sender_name, d.sender_address, d.sender_protocol)::sys.aq$_agent END,
-                            d.original_msgid, NULL, d.txn_group::text, NULL, 'PERSISTENT')::dbms_aq.message_properties_t;
+                            d.original_msgid, NULL, d.txn_group::text, NULL, got_mode)::dbms_aq.message_properties_t;
   IF d.payload_raw IS NOT NULL THEN
     payload := d.payload_raw::text::bytea;
   ELSIF d.payload_json IS NOT NULL THEN

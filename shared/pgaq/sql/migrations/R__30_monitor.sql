@@ -17,7 +17,8 @@ DECLARE
   s name := t.schema_name;
   qt name := t.table_name;
   rt name := ('aq$_' || t.table_name || '_r')::name;
-  defexc name := ('aq$_' || t.table_name || '_e')::name;
+  -- (the queue table's own name: t may be the companion of its buffered messages, R__22)
+  defexc name := ('aq$_' || (SELECT x.table_name FROM aq.queue_tables x WHERE x.id = t.id) || '_e')::name;
   n integer;
   total integer := 0;
   woke text[];
@@ -86,6 +87,9 @@ BEGIN
     END IF;
     IF ids IS NOT NULL THEN
       FOR q IN SELECT * FROM aq.queue_info WHERE table_id = t.id AND queue_type = 'NORMAL_QUEUE' LOOP
+        IF aq.is_buffered(t) THEN
+          q := aq.buffered_info(q);
+        END IF;
         PERFORM aq.finish_messages(q, ids);
         EXIT;
       END LOOP;
@@ -242,9 +246,19 @@ BEGIN
     busy_table := r.busy_table;
     busy_msgid := r.busy_msgid;
   END IF;
-  FOR t IN SELECT * FROM aq.queue_tables ORDER BY id LOOP
+  -- each queue table, and the companion of its buffered messages (R__22) after it
+  FOR t IN SELECT (y.r).* FROM (SELECT qt.id, 0 AS k, qt AS r FROM aq.queue_tables qt
+                                UNION ALL
+                                SELECT qt.id, 1, aq.buffered_table(qt) FROM aq.queue_tables qt
+                                WHERE aq.has_buffered(qt)) y
+           ORDER BY y.id, y.k LOOP
     BEGIN
       SELECT * INTO r FROM aq.monitor_table(t, now_ts, p_limit);
+      IF aq.is_buffered(t) THEN
+        -- expired buffered messages: to their exception queue as persistent messages
+        total := total + aq.persist_buffered_exceptions(
+          (SELECT qt FROM aq.queue_tables qt WHERE qt.id = t.id), p_limit);
+      END IF;
       total := total + r.done;
       nd := least(nd, r.next_due);
       left_busy := left_busy OR r.busy;

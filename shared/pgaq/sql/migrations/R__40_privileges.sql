@@ -226,6 +226,20 @@ BEGIN
     ('aq_delete_v2'::name, 'DELETE', deq, NULL::text);
 END $$;
 
+-- A queue table's relations: its messages and, multi-consumer, their recipients; the same
+-- for its buffered messages' companion (R__22) once it exists.
+CREATE OR REPLACE FUNCTION aq.queue_table_relations(t aq.queue_tables) RETURNS name[]
+LANGUAGE sql STABLE AS $$
+  SELECT array_agg(x.rel ORDER BY x.i) FROM (
+    SELECT 1 AS i, t.table_name AS rel
+    UNION ALL SELECT 2, ('aq$_' || t.table_name || '_r')::name WHERE t.multiple_consumers
+    UNION ALL SELECT 3, ('aq$_' || t.table_name || '_b')::name
+    WHERE to_regclass(format('%I.%I', t.schema_name, 'aq$_' || t.table_name || '_b')) IS NOT NULL
+    UNION ALL SELECT 4, ('aq$_aq$_' || t.table_name || '_b_r')::name
+    WHERE t.multiple_consumers
+      AND to_regclass(format('%I.%I', t.schema_name, 'aq$_aq$_' || t.table_name || '_b_r')) IS NOT NULL) x
+$$;
+
 -- Row-level security of a queue table's relations: enabled, with the current policies.
 -- Creates them only when missing or outdated (that needs the table owner's rights).
 CREATE OR REPLACE FUNCTION aq.ensure_queue_policies(t aq.queue_tables) RETURNS void
@@ -236,16 +250,14 @@ DECLARE
   p record;
   names name[];
 BEGIN
-  FOREACH rel IN ARRAY CASE WHEN t.multiple_consumers
-                            THEN ARRAY[t.table_name, ('aq$_' || t.table_name || '_r')::name]
-                            ELSE ARRAY[t.table_name] END LOOP
+  FOREACH rel IN ARRAY aq.queue_table_relations(t) LOOP
     SELECT cl.oid, cl.relrowsecurity, cl.relowner INTO c
     FROM pg_class cl JOIN pg_namespace n ON n.oid = cl.relnamespace
     WHERE n.nspname = t.schema_name AND cl.relname = rel AND cl.relkind = 'r';
     IF NOT FOUND THEN
       PERFORM aq.err(24002, format('QUEUE_TABLE %s.%s does not exist', t.schema_name, rel), '42P01');
     END IF;
-    names := ARRAY(SELECT x.policy FROM aq.queue_policies(t.id, rel <> t.table_name) x);
+    names := ARRAY(SELECT x.policy FROM aq.queue_policies(t.id, rel IN (('aq$_' || t.table_name || '_r')::name, ('aq$_aq$_' || t.table_name || '_b_r')::name)) x);
     CONTINUE WHEN c.relrowsecurity
       AND (SELECT count(*) FROM pg_policy WHERE polrelid = c.oid AND polname = ANY (names)) = cardinality(names)
       AND NOT EXISTS (SELECT 1 FROM pg_policy WHERE polrelid = c.oid AND polname LIKE 'aq\_%'
@@ -258,7 +270,7 @@ BEGIN
     FOR p IN SELECT polname FROM pg_policy WHERE polrelid = c.oid AND polname LIKE 'aq\_%' LOOP
       EXECUTE format('DROP POLICY %I ON %I.%I', p.polname, t.schema_name, rel);
     END LOOP;
-    FOR p IN SELECT * FROM aq.queue_policies(t.id, rel <> t.table_name) LOOP
+    FOR p IN SELECT * FROM aq.queue_policies(t.id, rel IN (('aq$_' || t.table_name || '_r')::name, ('aq$_aq$_' || t.table_name || '_b_r')::name)) LOOP
       EXECUTE format('CREATE POLICY %I ON %I.%I FOR %s', p.policy, t.schema_name, rel, p.command)
            || CASE WHEN p.using_expr IS NULL THEN '' ELSE format(' USING (%s)', p.using_expr) END
            || CASE WHEN p.check_expr IS NULL THEN '' ELSE format(' WITH CHECK (%s)', p.check_expr) END;
@@ -292,10 +304,9 @@ BEGIN
                                 t.schema_name, t.table_name, t.owner), '42501');
   END IF;
   FOR rel IN
-    SELECT c.oid, c.relname, c.relowner, c.relrowsecurity, c.relname <> t.table_name AS recipients
+    SELECT c.oid, c.relname, c.relowner, c.relrowsecurity, c.relname IN (('aq$_' || t.table_name || '_r')::name, ('aq$_aq$_' || t.table_name || '_b_r')::name) AS recipients
     FROM pg_class c
-    WHERE c.relnamespace = ns AND c.relkind = 'r'
-      AND c.relname IN (t.table_name, CASE WHEN t.multiple_consumers THEN 'aq$_' || t.table_name || '_r' END)
+    WHERE c.relnamespace = ns AND c.relkind = 'r' AND c.relname = ANY (aq.queue_table_relations(t))
   LOOP
     IF rel.relowner <> owner_oid OR NOT rel.relrowsecurity
        OR (SELECT count(*) FROM pg_policy WHERE polrelid = rel.oid AND polname LIKE 'aq\_%\_v2') <> 4 THEN

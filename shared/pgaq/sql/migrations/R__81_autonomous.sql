@@ -97,16 +97,17 @@ BEGIN
 END $$;
 
 -- IMMEDIATE dequeue of one message: the arguments of aq.dequeue_array.
+DROP FUNCTION IF EXISTS aq.immediate_dequeue(text, text, text, text, bytea, text, text, bigint[], boolean, text, bigint);
 CREATE OR REPLACE FUNCTION aq.immediate_dequeue(p_queue text, p_consumer text, p_mode text, p_navigation text,
                                                 p_msgid bytea, p_correlation text, p_condition text,
                                                 p_position bigint[], p_wrap boolean, p_transformation text,
-                                                p_group bigint)
+                                                p_group bigint, p_delivery_mode text)
 RETURNS aq.dequeued LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
 BEGIN
   RETURN aq.autonomous_fetch(format(
-    'SELECT d::text FROM aq.dequeue_array(%L, %L, %L, %L, %L::bytea, %L, %L, 1, %L::bigint[], %L::boolean, %L, NULL, %L::bigint) d',
+    'SELECT d::text FROM aq.dequeue_array(%L, %L, %L, %L, %L::bytea, %L, %L, 1, %L::bigint[], %L::boolean, %L, NULL, %L::bigint, %L) d',
     p_queue, p_consumer, p_mode, p_navigation, p_msgid, p_correlation, p_condition, p_position,
-    p_wrap, p_transformation, p_group))::aq.dequeued;
+    p_wrap, p_transformation, p_group, p_delivery_mode))::aq.dequeued;
 END $$;
 
 -- The link is a session of a privileged role: nobody else may reach it by its name.

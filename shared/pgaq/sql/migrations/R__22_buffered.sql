@@ -1,0 +1,211 @@
+-- Buffered messages (Oracle's delivery_mode BUFFERED): the same queues, but stored in an
+-- UNLOGGED companion of each queue table, so they cost no WAL and no fsync and are gone
+-- after a crash of PostgreSQL, as Oracle's are after an instance crash.
+--
+--   queue table        persistent messages    buffered messages (UNLOGGED)
+--   s.qt               s.qt                   s."aq$_qt_b"
+--   its recipients     s."aq$_qt_r"           s."aq$_aq$_qt_b_r"
+--   generated fns      s."aq$_qt_enq", ...    s."aq$_aq$_qt_b_enq", ...
+--
+-- The companion is made by the same code as the queue table itself (aq.create_queue_table_
+-- objects given aq.buffered_table(t)), so every statement the engine generates serves it:
+-- the engine's functions, handed aq.buffered_info(q) instead of q, work on it unchanged.
+-- What Oracle does not support for buffered messages is refused (seed 002, "Buffered
+-- Messaging Restrictions"): delay, transaction grouping, ON_COMMIT visibility from SQL,
+-- remote subscribers (no propagation of buffered messages here); retention and retries do
+-- not apply (a buffered message goes when it is dequeued). An expired buffered message is
+-- moved to its exception queue as a persistent message (aq.persist_buffered_exceptions).
+
+-- The companion's catalog row: the queue table's, under the companion's name.
+CREATE OR REPLACE FUNCTION aq.buffered_table(t aq.queue_tables) RETURNS aq.queue_tables
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  t.table_name := ('aq$_' || t.table_name || '_b')::name;
+  t.message_grouping := 'NONE';
+  t.comment := format('pgaq buffered messages of queue table %s.%s (UNLOGGED)', t.schema_name,
+                      substr(t.table_name, 5, length(t.table_name) - 6));
+  RETURN t;
+END $$;
+
+-- Whether a catalog row is a companion's (its name is not the queue table's own).
+CREATE OR REPLACE FUNCTION aq.is_buffered(t aq.queue_tables) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT t.table_name IS DISTINCT FROM (SELECT x.table_name FROM aq.queue_tables x WHERE x.id = t.id)
+$$;
+
+-- Whether the queue table has its companion (tables made before buffered messaging get one
+-- from R__99).
+CREATE OR REPLACE FUNCTION aq.has_buffered(t aq.queue_tables) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT to_regclass(format('%I.%I', t.schema_name, 'aq$_' || t.table_name || '_b')) IS NOT NULL
+$$;
+
+-- The queue as the engine sees it for buffered messages: the companion's tables, no
+-- retention.
+CREATE OR REPLACE FUNCTION aq.buffered_info(q aq.queue_info) RETURNS aq.queue_info
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  q.table_name := ('aq$_' || q.table_name || '_b')::name;
+  q.recipients_table := ('aq$_' || q.table_name || '_r')::name;
+  q.retention_time := 0;
+  RETURN q;
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.create_buffered_objects(t aq.queue_tables) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT aq.has_buffered(t) THEN
+    PERFORM aq.create_queue_table_objects(aq.buffered_table(t));
+  END IF;
+END $$;
+
+-- A delivery mode as Oracle names them (the dbms_aq constants are these words); p_allowed
+-- the modes the caller takes. Anything else is refused, never stored as something else.
+CREATE OR REPLACE FUNCTION aq.delivery_mode(p text, p_allowed text[], p_what text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  v text := upper(btrim(coalesce(p, 'PERSISTENT')));
+BEGIN
+  IF v = ANY (p_allowed) THEN
+    RETURN v;
+  END IF;
+  PERFORM aq.err(25255, format('invalid DELIVERY_MODE %s for %s: use %s', quote_literal(p), p_what,
+                               array_to_string(p_allowed, ', ')), '22023');
+END $$;
+
+-- What Oracle refuses for a buffered enqueue (seed 002: "You cannot specify delay when
+-- enqueuing buffered messages"; "Transaction grouping queues ... are not supported for
+-- buffered messages"; no Messaging Gateway, and no propagation of buffered messages here).
+CREATE OR REPLACE FUNCTION aq.check_buffered_enqueue(q aq.queue_info, p_props jsonb) RETURNS void
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF q.queue_type = 'EXCEPTION_QUEUE' THEN
+    RETURN;  -- refused as for persistent messages (ORA-25207)
+  END IF;
+  IF q.message_grouping = 'TRANSACTIONAL' THEN
+    PERFORM aq.err(25293, format('buffered messages are not supported on queue %s.%s: its queue table groups messages by transaction',
+                                 q.schema_name, q.queue_name), '0A000');
+  END IF;
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_props) p WHERE (p ->> 'delay')::integer > 0) THEN
+    PERFORM aq.err(25293, 'a buffered message cannot have a delay', '0A000');
+  END IF;
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_props) p, jsonb_array_elements(
+               CASE WHEN jsonb_typeof(p -> 'recipients') = 'array' THEN p -> 'recipients' ELSE '[]' END) r
+             WHERE r ->> 'address' <> '' OR (r ->> 'protocol')::integer <> 0) THEN
+    PERFORM aq.err(25293, 'a buffered message cannot have a remote recipient: buffered messages are not propagated',
+                   '0A000');
+  END IF;
+END $$;
+
+-- Publisher flow control: a queue whose buffered backlog (messages not yet dequeued by
+-- every recipient) has reached pgaq.buffered_max_messages (default 100000; 0: no limit)
+-- refuses more with ORA-25307 until consumers catch up, instead of growing without bound.
+-- Exact but cheap: the backlog is counted (up to the limit, on the ready index) only when
+-- the companion's size could hold that many rows.
+CREATE OR REPLACE FUNCTION aq.check_buffered_backlog(p_schema name, p_table name, p_queue name) RETURNS void
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  lim bigint := coalesce(nullif(current_setting('pgaq.buffered_max_messages', true), '')::bigint, 100000);
+  n bigint;
+BEGIN
+  IF lim <= 0 OR pg_relation_size(format('%I.%I', p_schema, p_table)::regclass) < lim * 48 THEN
+    RETURN;  -- a row takes more than 48 bytes: the table cannot hold that many
+  END IF;
+  EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE q_name = $1 AND state IN (0, 1) LIMIT $2) x',
+                 p_schema, p_table) INTO n USING p_queue, lim;
+  IF n >= lim THEN
+    PERFORM aq.err(25307, format('Enqueue rate too high, flow control enabled: queue %s.%s holds %s buffered messages (pgaq.buffered_max_messages = %s)',
+                                 p_schema, p_queue, n, lim), '53400');
+  END IF;
+END $$;
+
+-- Expired buffered messages (the monitor moved them to state 3 in the companion, as it
+-- does in any queue table) go to their exception queue as persistent messages (seed 002),
+-- with their recipient rows, in the monitor's transaction.
+CREATE OR REPLACE FUNCTION aq.persist_buffered_exceptions(t aq.queue_tables, p_limit integer) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  b aq.queue_tables := aq.buffered_table(t);
+  cols text;
+  rcols text;
+  ids bytea[];
+BEGIN
+  EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE state = 3 LIMIT $1 FOR UPDATE SKIP LOCKED) x',
+                 b.schema_name, b.table_name) INTO ids USING p_limit;
+  IF ids IS NULL THEN
+    RETURN 0;
+  END IF;
+  SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+  FROM pg_attribute a WHERE a.attrelid = format('%I.%I', t.schema_name, t.table_name)::regclass
+    AND a.attnum > 0 AND NOT a.attisdropped;
+  -- (a persistent message now: its delivery mode says so)
+  EXECUTE format('INSERT INTO %1$I.%2$I (%4$s) SELECT %5$s FROM %1$I.%3$I WHERE msgid = ANY($1)',
+                 t.schema_name, t.table_name, b.table_name, cols,
+                 replace(cols, 'delivery_mode', '''PERSISTENT''')) USING ids;
+  IF t.multiple_consumers THEN
+    SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO rcols
+    FROM pg_attribute a WHERE a.attrelid = format('%I.%I', t.schema_name, 'aq$_' || t.table_name || '_r')::regclass
+      AND a.attnum > 0 AND NOT a.attisdropped;
+    EXECUTE format('INSERT INTO %1$I.%2$I (%4$s) SELECT %4$s FROM %1$I.%3$I WHERE msgid = ANY($1)',
+                   t.schema_name, 'aq$_' || t.table_name || '_r', 'aq$_' || b.table_name || '_r', rcols) USING ids;
+  END IF;
+  EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY($1)', b.schema_name, b.table_name) USING ids;
+  RETURN cardinality(ids);
+END $$;
+
+-- Oracle's V$BUFFERED_QUEUES: the buffered backlog of each queue. Nothing spills here (an
+-- UNLOGGED table is on disk already), so SPILL_MSGS is 0.
+CREATE OR REPLACE FUNCTION aq.buffered_queue_rows()
+RETURNS TABLE (queue_id integer, queue_schema name, queue_name name, num_msgs bigint,
+               spill_msgs bigint, oldest_msg_enqtm timestamptz)
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  t aq.queue_tables;
+BEGIN
+  FOR t IN SELECT * FROM aq.queue_tables x ORDER BY x.id LOOP
+    CONTINUE WHEN NOT aq.has_buffered(t);
+    RETURN QUERY EXECUTE format($f$
+      SELECT qi.queue_id, qi.schema_name, qi.queue_name,
+             (SELECT count(*) FROM %1$I.%2$I m WHERE m.q_name = qi.queue_name AND m.state IN (0, 1)),
+             0::bigint,
+             (SELECT min(m.enq_time) FROM %1$I.%2$I m WHERE m.q_name = qi.queue_name AND m.state IN (0, 1))
+      FROM aq.queue_info qi
+      WHERE qi.table_id = $1 AND qi.queue_type = 'NORMAL_QUEUE' AND aq.has_access(qi, 'DEQUEUE')
+      ORDER BY qi.queue_id
+    $f$, t.schema_name, 'aq$_' || t.table_name || '_b') USING t.id;
+  END LOOP;
+END $$;
+
+CREATE OR REPLACE VIEW aq."v$buffered_queues" AS
+SELECT * FROM aq.buffered_queue_rows();
+GRANT SELECT ON aq."v$buffered_queues" TO PUBLIC;
+
+-- dbms_aqadm.drop_queue_table: the companion's generated functions and tables go with it.
+CREATE OR REPLACE FUNCTION aq.drop_buffered_objects(t aq.queue_tables) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  b aq.queue_tables := aq.buffered_table(t);
+  fn text;
+BEGIN
+  FOREACH fn IN ARRAY ARRAY['_enq', '_deq', '_send', '_recv', '_send1', '_due', '_rm1'] LOOP
+    EXECUTE format('DROP FUNCTION IF EXISTS %I.%I', b.schema_name, 'aq$_' || b.table_name || fn);
+  END LOOP;
+  EXECUTE format('DROP TABLE IF EXISTS %I.%I', b.schema_name, 'aq$_' || b.table_name || '_r');
+  EXECUTE format('DROP TABLE IF EXISTS %I.%I', b.schema_name, b.table_name);
+END $$;
+
+-- The subscribers a message of this delivery mode goes to (seed 002: "an application [can]
+-- express interest in persistent messages only, buffered messages only, or both"): a SQL
+-- fragment over aq.subscribers aliased sub, fixed text. Remote subscribers take persistent
+-- messages only (buffered messages are not propagated here).
+CREATE OR REPLACE FUNCTION aq.subscriber_mode_filter(p_buffered boolean) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN p_buffered THEN ' AND sub.delivery_mode IN (''BUFFERED'', ''PERSISTENT_OR_BUFFERED'') AND sub.address IS NULL'
+              ELSE ' AND sub.delivery_mode IN (''PERSISTENT'', ''PERSISTENT_OR_BUFFERED'')' END
+$$;
+
+-- Whether the engine was handed the buffered view of a queue (aq.buffered_info).
+CREATE OR REPLACE FUNCTION aq.is_buffered_info(q aq.queue_info) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT q.table_name IS DISTINCT FROM (SELECT t.table_name FROM aq.queue_tables t WHERE t.id = q.table_id)
+$$;
