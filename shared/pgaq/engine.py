@@ -31,6 +31,10 @@ Payload = bytes | dict[str, Any] | None
 DEQUEUE_MODES = ("BROWSE", "LOCKED", "REMOVE", "REMOVE_NODATA")
 NAVIGATIONS = ("FIRST_MESSAGE", "NEXT_MESSAGE", "NEXT_TRANSACTION")
 VISIBILITIES = ("ON_COMMIT", "IMMEDIATE")
+# Oracle's delivery modes (seed 002, "Buffered Messaging"): an enqueue is PERSISTENT or
+# BUFFERED; a dequeue takes either or both
+ENQUEUE_DELIVERY_MODES = ("PERSISTENT", "BUFFERED")
+DEQUEUE_DELIVERY_MODES = ("PERSISTENT", "BUFFERED", "PERSISTENT_OR_BUFFERED")
 # where Session.run runs an operation: the table at Session._mode (strings, not an Enum:
 # an Enum member costs ~150 ns a lookup on Python 3.11, and this is on every call)
 Mode = Literal["aside", "first", "savepoint", "pooled", "own"]
@@ -90,6 +94,7 @@ class DequeueOptions:
     condition: str | None = None
     batch_size: int = 1
     transformation: str | None = None
+    delivery_mode: str = "PERSISTENT"  # BUFFERED and PERSISTENT_OR_BUFFERED need IMMEDIATE
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,7 @@ class Message:
     transaction_group: int | None
     payload: Payload
     position: tuple[int, ...] = field(default=(), repr=False)
+    delivery_mode: str = "PERSISTENT"
 
 
 def _number(text: str) -> float | Decimal:
@@ -131,6 +137,14 @@ def _msgid_bytes(text: str) -> bytes:
     if len(raw) != 16:
         raise QueueError(f"ORA-25263: invalid message identifier {text!r}", 25263)
     return raw
+
+
+def _buffered_needs_immediate(mode: str, visibility: str, what: str) -> None:
+    """Seed 002: "Both enqueue and dequeue buffered messaging operations must be with
+    IMMEDIATE visibility mode" (the SQL interface raises the same, R__19)."""
+    if mode != "PERSISTENT" and (visibility or "").upper() != "IMMEDIATE":
+        raise QueueError(f"ORA-25293: {what} of {mode} messages has IMMEDIATE visibility: "
+                         "it cannot be part of the caller's transaction", 25293, "0A000")
 
 
 def _check(value: str, allowed: tuple[str, ...], what: str, code: int) -> str:
@@ -425,9 +439,11 @@ class Session:
         *,
         visibility: str = "ON_COMMIT",
         transformation: str | None = None,
+        delivery_mode: str = "PERSISTENT",
     ) -> str:
         ids = await self.enqueue_array(
-            queue, [(payload, properties)], visibility=visibility, transformation=transformation
+            queue, [(payload, properties)], visibility=visibility, transformation=transformation,
+            delivery_mode=delivery_mode,
         )
         return ids[0]
 
@@ -438,32 +454,39 @@ class Session:
         *,
         visibility: str = "ON_COMMIT",
         transformation: str | None = None,
+        delivery_mode: str = "PERSISTENT",
     ) -> list[str]:
         """Enqueue all messages or none, in one statement; ids in the order given."""
+        mode = _check(delivery_mode, ENQUEUE_DELIVERY_MODES, "DELIVERY_MODE", 25255)
+        _buffered_needs_immediate(mode, visibility, "an enqueue")
         if not messages:
             return []
-        op = routes.Enqueue(queue, messages, visibility, transformation, self.agent)
+        op = routes.Enqueue(queue, messages, visibility, transformation, self.agent,
+                            mode == "BUFFERED")
         op.raw  # noqa: B018  (ORA-25215 for payloads of mixed kinds, before any round trip)
         ids = await routes.serve(self, routes.ENQUEUE, op, queue, self.routes)
         return [i.hex().upper() for i in ids]
 
-    def unsuited(self, queue: str) -> None:
+    def unsuited(self, queue: str, buffered: bool = False) -> None:
         """A queue whose settings (retention) keep it off the one-statement REMOVE: stop
         trying it (the entry is refreshed with the rest of the cache)."""
-        hit = self._fast.get((self.role, queue))
+        hit = self._fast.get((self.role, queue, buffered))
         if hit is not None:
-            self._fast[(self.role, queue)] = replace(hit, remove=None, remove_after=None,
-                                                     remove_role=None)
+            self._fast[(self.role, queue, buffered)] = replace(hit, remove=None, remove_after=None,
+                                                               remove_role=None)
 
     def forget_fast_path(self, queue: str) -> None:
         """The queue's cached statements no longer apply (it moved): read them again."""
-        self._fast.pop((self.role, queue), None)
+        self._fast.pop((self.role, queue, False), None)
+        self._fast.pop((self.role, queue, True), None)
 
-    async def fast_path(self, queue: str) -> FastPath:
-        """The queue's generated statements (aq.fast_path), cached per role."""
-        hit = self._fast.get((self.role, queue))
+    async def fast_path(self, queue: str, buffered: bool = False) -> FastPath:
+        """The queue's generated statements (aq.fast_path), cached per role; `buffered`:
+        those of its buffered messages' companion table."""
+        hit = self._fast.get((self.role, queue, buffered))
         if hit is None:
-            row = await self.run("ON_COMMIT", lambda c: c.fetchrow(load("engine_fast_path"), queue))
+            row = await self.run("ON_COMMIT",
+                                 lambda c: c.fetchrow(load("engine_fast_path"), queue, buffered))
             assert row is not None
             hit = FastPath(row["queue_name"],
                            Statement.make("engine_send_fast", row["send_fn"]),
@@ -475,7 +498,7 @@ class Session:
                            row["payload_kind"] == "RAW")
             if len(self._fast) > 1000:
                 self._fast.clear()
-            self._fast[(self.role, queue)] = hit
+            self._fast[(self.role, queue, buffered)] = hit
         return hit
 
     # -- dequeue ------------------------------------------------------------------------
@@ -493,6 +516,8 @@ class Session:
         o = options or DequeueOptions()
         _check(o.dequeue_mode, DEQUEUE_MODES, "DEQUEUE_MODE", 25239)
         _check(o.navigation, NAVIGATIONS, "NAVIGATION", 25237)
+        dmode = _check(o.delivery_mode, DEQUEUE_DELIVERY_MODES, "DELIVERY_MODE", 25255)
+        _buffered_needs_immediate(dmode, o.visibility, "a dequeue")
         wait = self.max_wait if o.wait is None or o.wait < 0 else min(o.wait, self.max_wait)
         if wait <= 0 or self.listener is None:
             return await self._dequeue_once(queue, o, wrap=wait > 0)
@@ -518,6 +543,15 @@ class Session:
                     pass
 
     async def _dequeue_once(self, queue: str, o: DequeueOptions, *, wrap: bool) -> list[Message]:
+        mode = o.delivery_mode.upper()
+        if mode != "PERSISTENT_OR_BUFFERED":
+            return await self._dequeue_class(queue, o, wrap=wrap, buffered=mode == "BUFFERED")
+        # both: buffered messages first (Oracle orders each class on its own)
+        got = await self._dequeue_class(queue, o, wrap=wrap, buffered=True)
+        return got or await self._dequeue_class(queue, o, wrap=wrap, buffered=False)
+
+    async def _dequeue_class(self, queue: str, o: DequeueOptions, *, wrap: bool,
+                             buffered: bool) -> list[Message]:
         key = (queue.lower(), (o.consumer_name or "").upper() or None)
         criteria = (o.correlation, o.condition)
         pos: list[int] | None = None
@@ -526,7 +560,7 @@ class Session:
         if saved is not None and saved[0] == criteria:
             _, pos, grp = saved
         msgid = _msgid_bytes(o.msgid) if o.msgid else None
-        op = routes.Dequeue(queue, o, msgid, pos, grp, wrap, self.agent)
+        op = routes.Dequeue(queue, o, msgid, pos, grp, wrap, self.agent, buffered)
         rows = await routes.serve(self, routes.DEQUEUE, op, queue, self.routes)
         if not rows:
             return []
@@ -545,6 +579,8 @@ class Session:
             self._removed.setdefault((queue, o.consumer_name), []).extend(
                 r["msgid"] for r in rows
             )
+        if buffered:
+            return [replace(_message(r), delivery_mode="BUFFERED") for r in rows]
         return [_message(r) for r in rows]
 
     def role_is_set(self, visibility: str) -> bool:

@@ -56,7 +56,7 @@ async def serve(s: Session, table: Sequence[Route[Op, R]], op: Op, queue: str,
             if (only is not None and route.name not in only) or not route.admits(op):
                 continue
             if fast is None:
-                fast = await s.fast_path(queue)
+                fast = await s.fast_path(queue, getattr(op, "buffered", False))
             if not route.fits(op, fast):
                 continue
         try:
@@ -83,6 +83,7 @@ class Enqueue:
     visibility: str
     transformation: str | None
     agent: str | None
+    buffered: bool = False  # delivery_mode BUFFERED: the queue table's UNLOGGED companion
 
     @cached_property
     def raw(self) -> bool:
@@ -114,7 +115,15 @@ class Enqueue:
 
     @cached_property
     def props(self) -> str:
+        if self.buffered:
+            return json.dumps([{**(p or _defaults()).to_json(), "delivery_mode": "BUFFERED"}
+                               for _, p in self.messages])
         return json.dumps([(p or _defaults()).to_json() for _, p in self.messages])
+
+    @cached_property
+    def undelayed(self) -> bool:
+        """No message has a delay: a buffered one cannot (the general route says so)."""
+        return all(p is None or p.delay == 0 for _, p in self.messages)
 
     @cached_property
     def simple(self) -> bool:
@@ -147,7 +156,7 @@ def plain_sender(a: Any) -> bool:
 
 
 def _send1_admits(op: Enqueue) -> bool:
-    if len(op.messages) != 1 or not op.simple:
+    if len(op.messages) != 1 or not op.simple or (op.buffered and not op.undelayed):
         return False
     p = op.first
     e = -1 if p.expiration is None else p.expiration
@@ -192,7 +201,8 @@ ENQUEUE: tuple[Route[Enqueue, list[bytes]], ...] = (
     # payloads of the queue's kind only: the general route checks the properties first
     Route("send1", _send1_admits, lambda op, fast: fast.send1 is not None and op.raw == fast.raw,
           _send1),
-    Route("send", lambda op: op.simple, lambda op, fast: fast.send is not None and op.raw == fast.raw,
+    Route("send", lambda op: op.simple and (op.undelayed or not op.buffered),
+          lambda op, fast: fast.send is not None and op.raw == fast.raw,
           _send),
     Route(GENERAL, lambda op: True, lambda op, fast: True, _enqueue_general),
 )
@@ -210,6 +220,7 @@ class Dequeue:
     group: int | None
     wrap: bool  # past the end, NEXT_MESSAGE starts again from the first message
     agent: str | None
+    buffered: bool = False  # buffered messages: the queue table's UNLOGGED companion
 
     @property
     def start(self) -> list[int] | None:
@@ -252,7 +263,7 @@ async def _remove1(s: Session, op: Dequeue, fast: FastPath | None) -> list[async
     if op.start is not None and rows[0]["ok"] and rows[0]["msgid"] is None and op.wrap:
         rows = await run(None)  # past the end: NEXT_MESSAGE starts again from the beginning
     if not rows[0]["suited"]:
-        s.unsuited(op.queue)
+        s.unsuited(op.queue, op.buffered)
     if not rows[0]["ok"]:
         return None
     return [r for r in rows if r["msgid"] is not None]
@@ -271,7 +282,8 @@ async def _dequeue_general(s: Session, op: Dequeue, fast: FastPath | None
                            ) -> list[asyncpg.Record] | None:
     o = op.options
     args = (op.queue, o.consumer_name, o.dequeue_mode, o.navigation, op.msgid, o.correlation,
-            o.condition, o.batch_size, op.position, op.wrap, o.transformation, op.agent, op.group)
+            o.condition, o.batch_size, op.position, op.wrap, o.transformation, op.agent, op.group,
+            "BUFFERED" if op.buffered else "PERSISTENT")
     rows: list[asyncpg.Record] = await s.run(
         o.visibility, lambda c: c.fetch(load("engine_dequeue"), *args),
         lambda c: c.fetch(load("engine_dequeue_role"), *args, s.role))

@@ -34,3 +34,90 @@ async def test_smoke(conn: asyncpg.Connection) -> None:
     [d] = await conn.fetch("SELECT * FROM aq.dequeue_array('b.mq', 'E', p_delivery_mode => 'PERSISTENT_OR_BUFFERED')")
     [d] = await conn.fetch("SELECT * FROM aq.dequeue_array('b.mq', 'B', p_delivery_mode => 'BUFFERED')")
     assert await conn.fetchval('SELECT count(*) FROM b."aq$_mt_b"') == 0
+
+
+# -- the Python library -------------------------------------------------------------------
+from pgaq.engine import DequeueOptions, MessageProperties, Session  # noqa: E402
+from pgaq.errors import QueueError  # noqa: E402
+
+IMM = "IMMEDIATE"
+
+
+@pytest.mark.parametrize("routes", [None, frozenset()])  # the fast routes, and the general one only
+async def test_library_buffered_round_trip(conn: asyncpg.Connection, routes: frozenset[str] | None) -> None:
+    await conn.execute(SETUP)
+    s = Session(conn, only_routes=routes) if routes is not None else Session(conn)
+    p = await s.enqueue("b.sq", b"p", visibility=IMM)
+    b = await s.enqueue("b.sq", b"b", visibility=IMM, delivery_mode="BUFFERED")
+    # each class on its own
+    [m] = await s.dequeue("b.sq", DequeueOptions(visibility=IMM, delivery_mode="BUFFERED"))
+    assert (m.msgid, m.payload, m.delivery_mode) == (b, b"b", "BUFFERED")
+    assert await s.dequeue("b.sq", DequeueOptions(visibility=IMM, delivery_mode="BUFFERED")) == []
+    [m] = await s.dequeue("b.sq", DequeueOptions(visibility=IMM))
+    assert (m.msgid, m.delivery_mode) == (p, "PERSISTENT")
+    # both: buffered first
+    await s.enqueue("b.sq", b"p2", visibility=IMM)
+    await s.enqueue("b.sq", b"b2", visibility=IMM, delivery_mode="BUFFERED")
+    got = [(await s.dequeue("b.sq", DequeueOptions(visibility=IMM, delivery_mode="PERSISTENT_OR_BUFFERED")))[0]
+           for _ in range(2)]
+    assert [(x.payload, x.delivery_mode) for x in got] == [(b"b2", "BUFFERED"), (b"p2", "PERSISTENT")]
+    # nothing buffered is left behind (no retention of buffered messages)
+    assert await conn.fetchval('SELECT count(*) FROM b."aq$_st_b"') == 0
+
+
+@pytest.mark.parametrize("routes", [None, frozenset()])
+async def test_library_buffered_subscribers(conn: asyncpg.Connection, routes: frozenset[str] | None) -> None:
+    await conn.execute(SETUP)
+    s = Session(conn, only_routes=routes) if routes is not None else Session(conn)
+    await s.enqueue("b.mq", b"x", visibility=IMM, delivery_mode="BUFFERED")
+    # P takes persistent messages only; B buffered only; E both
+    assert await s.dequeue("b.mq", DequeueOptions("P", visibility=IMM, delivery_mode="PERSISTENT_OR_BUFFERED")) == []
+    [m] = await s.dequeue("b.mq", DequeueOptions("B", visibility=IMM, delivery_mode="BUFFERED"))
+    [m] = await s.dequeue("b.mq", DequeueOptions("E", visibility=IMM, delivery_mode="PERSISTENT_OR_BUFFERED"))
+    assert m.payload == b"x"
+    assert await conn.fetchval('SELECT count(*) FROM b."aq$_mt_b"') == 0  # settled and gone
+    await s.enqueue("b.mq", b"y", visibility=IMM)
+    assert await s.dequeue("b.mq", DequeueOptions("B", visibility=IMM, delivery_mode="PERSISTENT_OR_BUFFERED")) == []
+    [m] = await s.dequeue("b.mq", DequeueOptions("P", visibility=IMM))
+    assert m.payload == b"y"
+
+
+async def test_buffered_refusals(conn: asyncpg.Connection) -> None:
+    await conn.execute(SETUP)
+    await conn.execute("""CALL dbms_aqadm.create_queue_table('b.gt', 'RAW', message_grouping => 'TRANSACTIONAL');
+                          CALL dbms_aqadm.create_queue('b.gq', 'b.gt'); CALL dbms_aqadm.start_queue('b.gq');""")
+    s = Session(conn)
+    cases = [
+        ("b.sq", dict(visibility="ON_COMMIT", delivery_mode="BUFFERED"), None, 25293),
+        ("b.sq", dict(visibility=IMM, delivery_mode="SPILLED"), None, 25255),
+        ("b.sq", dict(visibility=IMM, delivery_mode="PERSISTENT_OR_BUFFERED"), None, 25255),
+        ("b.sq", dict(visibility=IMM, delivery_mode="BUFFERED"), MessageProperties(delay=5), 25293),
+        ("b.gq", dict(visibility=IMM, delivery_mode="BUFFERED"), None, 25293),
+    ]
+    for queue, kw, props, code in cases:
+        with pytest.raises(QueueError) as e:
+            await s.enqueue(queue, b"x", props, **kw)  # type: ignore[arg-type]
+        assert e.value.code == code, (queue, kw)
+    with pytest.raises(QueueError) as e:
+        await s.dequeue("b.sq", DequeueOptions(delivery_mode="BUFFERED"))
+    assert e.value.code == 25293
+    assert await conn.fetchval('SELECT count(*) FROM b."aq$_st_b"') == 0
+    assert await conn.fetchval("SELECT count(*) FROM b.st") == 0
+
+
+async def test_flow_control(conn: asyncpg.Connection) -> None:
+    """A queue's buffered backlog stops at pgaq.buffered_max_messages with ORA-25307; a
+    dequeue makes room again."""
+    await conn.execute(SETUP)
+    await conn.execute("SET pgaq.buffered_max_messages = 200")
+    s = Session(conn)
+    n = 0
+    with pytest.raises(QueueError) as e:
+        for _ in range(10_000):
+            await s.enqueue("b.sq", b"x" * 100, visibility=IMM, delivery_mode="BUFFERED")
+            n += 1
+    assert e.value.code == 25307
+    assert n == 200
+    await s.dequeue("b.sq", DequeueOptions(visibility=IMM, delivery_mode="BUFFERED"))
+    await s.enqueue("b.sq", b"x", visibility=IMM, delivery_mode="BUFFERED")
+    assert await conn.fetchval("SELECT num_msgs FROM aq.\"v$buffered_queues\" WHERE queue_name = 'sq'") == 200

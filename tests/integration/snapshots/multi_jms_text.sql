@@ -1011,18 +1011,22 @@ AS $function$
                                AND s.name = consumer AND s.transformation IS NOT NULL) THEN
           -- (dequeue_array returns a set, this function an array)
           RETURN ARRAY(SELECT d FROM aq.dequeue_array(quote_ident('gen') || '.' || quote_ident(p_queue), p_consumer, p_mode,
-                                  'NEXT_MESSAGE', NULL, NULL, NULL, p_batch, p_pos, p_wrap, NULL, p_agent, NULL) d);
+                                  'NEXT_MESSAGE', NULL, NULL, NULL, p_batch, p_pos, p_wrap, NULL, p_agent, NULL,
+                                  'PERSISTENT') d);
         END IF;
         result := gen."aq$_t_deq"(p_queue, CASE WHEN is_exc THEN 3 ELSE 0 END, NULL, NULL, p_pos, NULL,
                             coalesce(p_batch, 1), NULL, consumer, now_ts, p_agent, mode, multi,
-                            is_exc OR qrow.retention_time = 0);
+                            is_exc OR qrow.retention_time = 0 OR 'PERSISTENT' = 'BUFFERED');
         IF result IS NULL AND p_pos IS NOT NULL AND coalesce(p_wrap, true) THEN
           result := gen."aq$_t_deq"(p_queue, CASE WHEN is_exc THEN 3 ELSE 0 END, NULL, NULL, NULL, NULL,
                               coalesce(p_batch, 1), NULL, consumer, now_ts, p_agent, mode, multi,
-                              is_exc OR qrow.retention_time = 0);
+                              is_exc OR qrow.retention_time = 0 OR 'PERSISTENT' = 'BUFFERED');
         END IF;
         IF result IS NOT NULL AND multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
           SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          IF 'PERSISTENT' = 'BUFFERED' THEN
+            qi := aq.buffered_info(qi);  -- this table is the companion of buffered messages
+          END IF;
           PERFORM aq.finish_messages(qi, ARRAY(SELECT (x).msgid FROM unnest(result) x));
         END IF;
         RETURN result;
@@ -1113,7 +1117,7 @@ AS $function$
     SELECT m.msgid, coalesce(sub.name, ''), coalesce(sub.address, ''), sub.protocol, sub.id,
            m.q_name, m.state, m.priority, m.enq_seq, m.enq_time, m.ready_time, m.txn_group
     FROM ins m CROSS JOIN aq.subscribers sub
-    WHERE sub.queue_id = qrow.id AND sub.id = ANY(sub_ids) RETURNING 1)
+    WHERE sub.queue_id = qrow.id AND sub.id = ANY(sub_ids) AND sub.delivery_mode IN ('PERSISTENT', 'PERSISTENT_OR_BUFFERED') RETURNING 1)
       SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1), (SELECT count(*) FROM rec)
       INTO ids, any_ready, any_wait, rec_rows FROM ins
     ;

@@ -9,7 +9,7 @@ DECLARE
   qt name := t.table_name;
   rt name := ('aq$_' || t.table_name || '_r')::name;
   sk text := t.sort_list || CASE WHEN t.message_grouping = 'TRANSACTIONAL' THEN '+G' ELSE '' END;
-  -- the companion of buffered messages (R__22): UNLOGGED, no views, grants or exception
+  -- the companion of buffered messages (R__11_buffered): UNLOGGED, no views, grants or exception
   -- queue of its own (the queue table's cover it)
   buffered boolean := aq.is_buffered(t);
   persistence text := CASE WHEN buffered THEN 'UNLOGGED' ELSE '' END;
@@ -146,7 +146,7 @@ DECLARE
       m.user_data
   $c$;
   b aq.queue_tables := aq.buffered_table(t);
-  -- buffered messages (R__22) show with Oracle's state IN-MEMORY
+  -- buffered messages (R__11_buffered) show with Oracle's state IN-MEMORY
   buffered boolean := aq.has_buffered(t);
 BEGIN
   IF t.multiple_consumers THEN

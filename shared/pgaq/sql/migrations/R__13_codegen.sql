@@ -161,6 +161,7 @@ BEGIN
     fn := jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_recv');
     EXECUTE aq.render('queue_table.recv', fn || jsonb_build_object(
       'table_id', t.id, 'owner', t.owner, 'multi', t.multiple_consumers,
+      'delivery_mode', CASE WHEN aq.is_buffered(t) THEN 'BUFFERED' ELSE 'PERSISTENT' END,
       'deq', 'aq$_' || t.table_name || '_deq'));
     EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, fn ->> 'name', t.owner);
   END IF;

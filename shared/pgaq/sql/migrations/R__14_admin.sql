@@ -118,7 +118,7 @@ BEGIN
                  t.schema_name, 'aq$_' || t.table_name || '_enq', t.schema_name, 'aq$_' || t.table_name || '_deq',
                  t.schema_name, 'aq$_' || t.table_name || '_send', t.schema_name, 'aq$_' || t.table_name || '_recv',
                  t.schema_name, 'aq$_' || t.table_name || '_send1');
-  PERFORM aq.drop_buffered_objects(t);  -- R__22
+  PERFORM aq.drop_buffered_objects(t);  -- R__11_buffered
   EXECUTE format('DROP TABLE IF EXISTS %I.%I', t.schema_name, 'aq$_' || t.table_name || '_r');
   EXECUTE format('DROP TABLE IF EXISTS %I.%I', t.schema_name, t.table_name);
   -- by name, whatever their arguments (the due function takes one now): generated code of

@@ -64,7 +64,8 @@ BEGIN
 END $$;
 
 DROP FUNCTION IF EXISTS aq.fast_path(text);
-CREATE OR REPLACE FUNCTION aq.fast_path(p_queue text)
+-- p_buffered: the statements of the queue table's companion of buffered messages (R__11_buffered)
+CREATE OR REPLACE FUNCTION aq.fast_path(p_queue text, p_buffered boolean DEFAULT false)
 RETURNS TABLE (queue_id integer, queue_name text, multiple_consumers boolean, payload_kind text,
                send_fn text, recv_fn text, send1_fn text, remove_sql text, remove_after_sql text,
                remove_fn text)
@@ -84,5 +85,6 @@ LANGUAGE sql STABLE AS $$
                    AND to_regprocedure(format('%I.%I(name,bigint[])', q.table_schema,
                                               'aq$_' || q.table_name || '_rm1')) IS NOT NULL
               THEN format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_rm1') END
-  FROM aq.resolve_queue(p_queue) q
+  FROM (SELECT (CASE WHEN p_buffered THEN aq.buffered_info(r) ELSE r END).*
+        FROM aq.resolve_queue(p_queue) r) q
 $$;

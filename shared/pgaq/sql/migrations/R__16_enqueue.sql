@@ -127,7 +127,7 @@ BEGIN
       'original_msgid', nullif(p ->> 'original_msgid', ''),
       'original_queue_name', p ->> 'original_queue_name',
       'recipients', recips,
-      -- enqueue_options.delivery_mode, given with each message (R__22)
+      -- enqueue_options.delivery_mode, given with each message (R__11_buffered)
       'delivery_mode', aq.delivery_mode(p ->> 'delivery_mode', ARRAY['PERSISTENT', 'BUFFERED'],
                                         'an enqueue'));
     IF length(p ->> 'correlation') > 128 THEN
@@ -256,7 +256,7 @@ BEGIN
   props := aq.normalise_props(q, p_props);
   n := jsonb_array_length(props);
   PERFORM aq.check_payloads(q, tr, n, p_payloads, p_raw);
-  -- buffered messages go to the queue table's UNLOGGED companion (R__22)
+  -- buffered messages go to the queue table's UNLOGGED companion (R__11_buffered)
   buffered := props -> 0 ->> 'delivery_mode' = 'BUFFERED';
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(props) p
              WHERE p ->> 'delivery_mode' IS DISTINCT FROM props -> 0 ->> 'delivery_mode') THEN

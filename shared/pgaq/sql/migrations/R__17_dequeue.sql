@@ -114,7 +114,7 @@ END $$;
 -- of that queue's table that exist: a caller can make the monitor look at a message, never
 -- change what settling decides), and wakes the monitor when this transaction commits. Runs as the schema's
 -- owner: dequeuers have no rights on the table.
--- p_buffered: the messages are buffered ones (R__22), in the table's companion.
+-- p_buffered: the messages are buffered ones (R__11_buffered), in the table's companion.
 CREATE OR REPLACE FUNCTION aq.defer_settlement(p_queue_id integer, p_ids bytea[], p_buffered boolean) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
@@ -297,7 +297,7 @@ BEGIN
     RETURN;
   END IF;
   IF dmode = 'BUFFERED' THEN
-    q := aq.buffered_info(q);  -- the queue table's UNLOGGED companion (R__22)
+    q := aq.buffered_info(q);  -- the queue table's UNLOGGED companion (R__11_buffered)
   END IF;
   IF mode NOT IN ('BROWSE', 'LOCKED', 'REMOVE', 'REMOVE_NODATA') THEN
     PERFORM aq.err(25239, format('invalid DEQUEUE_MODE %s: use BROWSE, LOCKED, REMOVE or REMOVE_NODATA',

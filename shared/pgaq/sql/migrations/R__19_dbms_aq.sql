@@ -193,7 +193,7 @@ BEGIN
     grp := nullif(split_part(saved, '|', 2), '')::bigint;
   END IF;
   LOOP
-    -- each delivery mode asked for, buffered messages first (R__22)
+    -- each delivery mode asked for, buffered messages first (R__11_buffered)
     FOREACH got_mode IN ARRAY CASE dmode WHEN 'PERSISTENT_OR_BUFFERED' THEN ARRAY['BUFFERED', 'PERSISTENT']
                                          ELSE ARRAY[dmode] END LOOP
       IF upper(coalesce(o.visibility, 'ON_COMMIT')) = 'IMMEDIATE' AND aq.immediate_needs_link() THEN

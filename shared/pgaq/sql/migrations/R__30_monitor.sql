@@ -17,7 +17,7 @@ DECLARE
   s name := t.schema_name;
   qt name := t.table_name;
   rt name := ('aq$_' || t.table_name || '_r')::name;
-  -- (the queue table's own name: t may be the companion of its buffered messages, R__22)
+  -- (the queue table's own name: t may be the companion of its buffered messages, R__11_buffered)
   defexc name := ('aq$_' || (SELECT x.table_name FROM aq.queue_tables x WHERE x.id = t.id) || '_e')::name;
   n integer;
   total integer := 0;
@@ -246,7 +246,7 @@ BEGIN
     busy_table := r.busy_table;
     busy_msgid := r.busy_msgid;
   END IF;
-  -- each queue table, and the companion of its buffered messages (R__22) after it
+  -- each queue table, and the companion of its buffered messages (R__11_buffered) after it
   FOR t IN SELECT (y.r).* FROM (SELECT qt.id, 0 AS k, qt AS r FROM aq.queue_tables qt
                                 UNION ALL
                                 SELECT qt.id, 1, aq.buffered_table(qt) FROM aq.queue_tables qt

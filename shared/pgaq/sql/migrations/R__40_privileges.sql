@@ -227,7 +227,7 @@ BEGIN
 END $$;
 
 -- A queue table's relations: its messages and, multi-consumer, their recipients; the same
--- for its buffered messages' companion (R__22) once it exists.
+-- for its buffered messages' companion (R__11_buffered) once it exists.
 CREATE OR REPLACE FUNCTION aq.queue_table_relations(t aq.queue_tables) RETURNS name[]
 LANGUAGE sql STABLE AS $$
   SELECT array_agg(x.rel ORDER BY x.i) FROM (

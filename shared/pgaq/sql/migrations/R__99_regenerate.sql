@@ -1,5 +1,5 @@
 -- After the engine's code changed, regenerate every queue table's functions and views;
--- a table made before buffered messaging gets its companion (R__22) and its grants.
+-- a table made before buffered messaging gets its companion (R__11_buffered) and its grants.
 SELECT aq.create_buffered_objects(t), aq.create_queue_table_functions(aq.buffered_table(t)),
        aq.create_queue_table_functions(t), aq.create_queue_table_views(t),
        aq.create_queue_table_indexes(t), aq.apply_queue_grants(t.id)
