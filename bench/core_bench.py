@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import asyncpg
-from pgaq.engine import Session
+from pgaq.engine import DequeueOptions, Session
 
 from . import sql_wait_bench
 from .harness import Op, Result, run_ops
@@ -138,7 +138,7 @@ class Core:
             "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1)", before))
         return r
 
-    async def fill_queue(self, queue: str, n: int, chunk: int) -> float:
+    async def fill_queue(self, queue: str, n: int, chunk: int, buffered: bool = False) -> float:
         """Pre-fill with enqueue_array, `chunk` messages per call, on every connection."""
         started = time.perf_counter()
         parts = [min(chunk, n - i) for i in range(0, n, chunk)]
@@ -146,12 +146,53 @@ class Core:
         async def worker(s: Session) -> None:
             while parts:
                 k = parts.pop()
-                await s.enqueue_array(queue, [(PAYLOAD, None)] * k)
+                if buffered:
+                    await s.enqueue_array(queue, [(PAYLOAD, None)] * k, visibility="IMMEDIATE",
+                                          delivery_mode="BUFFERED")
+                else:
+                    await s.enqueue_array(queue, [(PAYLOAD, None)] * k)
 
         await asyncio.gather(*(worker(s) for s in self.sessions))
         return time.perf_counter() - started
 
     # -- the benchmarks -------------------------------------------------------------------
+    async def buffered(self, f_ins: Result, n: int) -> list[Row]:
+        """Buffered messages (delivery_mode BUFFERED, IMMEDIATE: each call its own
+        transaction) against durable pgaq doing the same, measured interleaved."""
+        # the backlog grows while only enqueues run: no flow control for the measurement
+        for c in self.conns:
+            await c.execute("SET pgaq.buffered_max_messages = 0")
+        durable, buffered = await self.pair(
+            "buffered enqueue 1 msg/call",
+            self.per_session(lambda x: x.enqueue("bench.q", PAYLOAD)),
+            self.per_session(lambda x: x.enqueue("bench.q", PAYLOAD, visibility="IMMEDIATE",
+                                                  delivery_mode="BUFFERED")))
+        rows = [
+            ratio_row("6a. buffered enqueue 1 msg/call vs durable", buffered, durable, 3.0, latency=True,
+                      note="floor: durable pgaq enqueue 1 msg/txn, measured interleaved"),
+            ratio_row("6b. buffered enqueue 1 msg/call vs INSERT", buffered, f_ins, 1.0,
+                      note="floor: durable raw INSERT 1 row/txn (bench 1)"),
+        ]
+        took = await self.fill_queue("bench.dq", n, 1000)
+        took += await self.fill_queue("bench.dq", n, 1000, buffered=True)
+        await self.a.execute("VACUUM ANALYZE bench.dqt")
+        log(f"pre-filled {n:,} persistent and {n:,} buffered messages ({took:.1f} s)")
+
+        async def durable_remove(x: Session) -> bool:
+            return bool(await x.dequeue("bench.dq"))
+
+        opts = DequeueOptions(visibility="IMMEDIATE", delivery_mode="BUFFERED")
+
+        async def buffered_remove(x: Session) -> bool:
+            return bool(await x.dequeue("bench.dq", opts))
+
+        d_deq, b_deq = await self.pair("buffered dequeue REMOVE", self.per_session(durable_remove),
+                                       self.per_session(buffered_remove))
+        rows.append(ratio_row("7. buffered dequeue REMOVE vs durable", b_deq, d_deq, 2.0, latency=True,
+                              note=f"floor: durable pgaq REMOVE + commit, measured interleaved; "
+                                   f"{n:,} of each pre-filled"))
+        return rows
+
     async def run(self) -> list[Row]:
         rows: list[Row] = []
         s = self.s
@@ -203,6 +244,9 @@ class Core:
 
         # 4. dequeue on a deep queue vs a shallow one (both pgaq), kept at depth by a refiller
         rows.extend(await self.depth())
+
+        # 6. buffered messages (UNLOGGED): enqueue and REMOVE beside the durable pgaq figures
+        rows.extend(await self.buffered(f_ins, n))
 
         # 5. a blocked SQL dequeue (dbms_aq.dequeue with a wait) woken by an enqueue's commit
         rows.append(await sql_wait_bench.run(self.dsn))

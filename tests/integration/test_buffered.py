@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import asyncpg
 import pytest
 
@@ -121,3 +123,77 @@ async def test_flow_control(conn: asyncpg.Connection) -> None:
     await s.dequeue("b.sq", DequeueOptions(visibility=IMM, delivery_mode="BUFFERED"))
     await s.enqueue("b.sq", b"x", visibility=IMM, delivery_mode="BUFFERED")
     assert await conn.fetchval("SELECT num_msgs FROM aq.\"v$buffered_queues\" WHERE queue_name = 'sq'") == 200
+
+
+async def test_crash_loses_buffered_messages_only_and_a_clean_restart_keeps_them() -> None:
+    """Seed 002: buffered messages are lost on an instance crash; persistent ones are not.
+    On PostgreSQL: an immediate-mode stop (a crash: recovery resets UNLOGGED tables) loses
+    the buffered messages and nothing else; a clean restart keeps them (docs/operations.md)."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from pgaq.embedded import Cluster
+    from pgaq.migrate import migrate
+
+    base = Path(tempfile.mkdtemp(prefix="pgaq-buffered-"))
+    os.chmod(base, 0o755)
+    cluster = Cluster(base / "c", durable=False)
+    cluster.init()
+    cluster.start()
+    try:
+        conn = await asyncpg.connect(cluster.dsn())
+        await migrate(conn)
+        await conn.execute(SETUP)
+        s = Session(conn)
+        await s.enqueue("b.sq", b"kept", visibility=IMM)
+        await s.enqueue("b.sq", b"buffered 1", visibility=IMM, delivery_mode="BUFFERED")
+        await s.enqueue("b.mq", b"kept too", MessageProperties(), visibility=IMM)
+        await s.enqueue("b.mq", b"buffered 2", visibility=IMM, delivery_mode="BUFFERED")
+        await conn.close()
+
+        await asyncio.to_thread(cluster.stop, "fast")  # a clean shutdown
+        await asyncio.to_thread(cluster.start)
+        conn = await asyncpg.connect(cluster.dsn())
+        assert await conn.fetchval("SELECT count(*) FROM b.\"aq$st\" WHERE msg_state = 'IN-MEMORY'") == 1
+        await conn.close()
+
+        await asyncio.to_thread(cluster.stop, "immediate")  # a crash
+        await asyncio.to_thread(cluster.start)
+        conn = await asyncpg.connect(cluster.dsn())
+        s = Session(conn)
+        assert await conn.fetchval("SELECT count(*) FROM b.\"aq$st\" WHERE msg_state = 'IN-MEMORY'") == 0
+        assert await conn.fetchval("SELECT count(*) FROM b.\"aq$mt\" WHERE msg_state = 'IN-MEMORY'") == 0
+        assert await s.dequeue("b.sq", DequeueOptions(visibility=IMM, delivery_mode="BUFFERED")) == []
+        [m] = await s.dequeue("b.sq", DequeueOptions(visibility=IMM, delivery_mode="PERSISTENT_OR_BUFFERED"))
+        assert m.payload == b"kept"
+        [m] = await s.dequeue("b.mq", DequeueOptions("P", visibility=IMM))
+        assert m.payload == b"kept too"
+        # the queue takes buffered messages again
+        await s.enqueue("b.sq", b"after", visibility=IMM, delivery_mode="BUFFERED")
+        [m] = await s.dequeue("b.sq", DequeueOptions(visibility=IMM, delivery_mode="BUFFERED"))
+        assert m.payload == b"after"
+        await conn.close()
+    finally:
+        cluster.destroy()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+async def test_expired_buffered_message_moves_to_the_exception_queue_as_persistent(
+        conn: asyncpg.Connection) -> None:
+    """Seed 002: "When a buffered message has been in the queue beyond its expiration
+    period, it is moved into the exception queue as a persistent message." """
+    await conn.execute(SETUP)
+    s = Session(conn)
+    mid = await s.enqueue("b.sq", b"old", MessageProperties(expiration=1), visibility=IMM,
+                          delivery_mode="BUFFERED")
+    await conn.execute(f"UPDATE b.\"aq$_st_b\" SET expire_at = now() - interval '1 second' "
+                       f"WHERE msgid = decode('{mid}', 'hex')")
+    await conn.fetchrow("SELECT * FROM aq.monitor_pass()")
+    assert await conn.fetchval('SELECT count(*) FROM b."aq$_st_b"') == 0
+    row = await conn.fetchrow("SELECT q_name, state, delivery_mode, expiration_reason FROM b.st")
+    assert tuple(row) == ("aq$_st_e", 3, "PERSISTENT", "TIME_EXPIRATION")
+    await conn.execute("CALL dbms_aqadm.start_queue('b.aq$_st_e', enqueue => false)")
+    [m] = await s.dequeue("b.aq$_st_e", DequeueOptions(msgid=mid, visibility=IMM))
+    assert m.payload == b"old" and m.delivery_mode == "PERSISTENT"
