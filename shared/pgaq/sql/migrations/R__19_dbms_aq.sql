@@ -175,6 +175,9 @@ DECLARE
   dmode text := aq.delivery_mode(o.delivery_mode, ARRAY['PERSISTENT', 'BUFFERED', 'PERSISTENT_OR_BUFFERED'],
                                  'a dequeue');
   got_mode text;
+  -- what a wait looks at: a wait for both delivery modes looks at the persistent messages
+  -- (buffered ones are seen by the full dequeue the wait runs once a second)
+  wq aq.queue_info := CASE WHEN dmode = 'BUFFERED' THEN aq.buffered_info(q) ELSE q END;
 BEGIN
   PERFORM aq.check_visibility(o.visibility);
   PERFORM aq.check_wait(o.wait);
@@ -209,10 +212,8 @@ BEGIN
     END LOOP;
     EXIT WHEN d.msgid IS NOT NULL OR (q.message_grouping = 'TRANSACTIONAL' AND nav = 'NEXT_MESSAGE' AND grp IS NOT NULL);
     -- nothing yet: wait for a candidate, or for the end of the wait (R__21)
-    -- (a wait for both delivery modes looks at the persistent messages; buffered ones are
-    -- seen by the full dequeue the wait runs once a second)
-    CALL aq.await_message(CASE WHEN dmode = 'BUFFERED' THEN aq.buffered_info(q) ELSE q END,
-                          o.consumer_name, o.msgid, o.wait, since, retry, more);
+    -- (one line: the wait counts the lines of its call stack, R__21)
+    CALL aq.await_message(wq, o.consumer_name, o.msgid, o.wait, since, retry, more);
     EXIT WHEN NOT more;
   END LOOP;
   IF d.msgid IS NULL THEN
