@@ -1081,3 +1081,20 @@ async def test_losing_the_database_while_reading_mail_settings_is_a_failed_attem
         assert not bad, [r.getMessage() for r in bad]
     finally:
         await blocker.close()
+
+
+async def test_buffered_message_is_notified(conn: asyncpg.Connection, receiver: Receiver,
+                                            start_notifier: Start) -> None:
+    """Seed 002: "Asynchronous notification is supported for buffered messages. The delivery
+    mode of the message is available in the message descriptor" (here: the notification's
+    message properties; the AQXmlNotification schema has no element for it)."""
+    await make_queue(conn, "s.q")
+    await allow(conn)
+    await register(conn, "s.q", None, f"{receiver.url}/q")
+    running = await start_notifier()
+    s = Session(conn)
+    mid = await s.enqueue("s.q", b"fast", visibility="IMMEDIATE", delivery_mode="BUFFERED")
+    hit = await receiver.next()
+    assert hit.text("//aq:message_id") == [mid]
+    await running.until("DELIVERED")
+    assert await conn.fetchval("SELECT message ->> 'delivery_mode' FROM aq.notifications") == "BUFFERED"

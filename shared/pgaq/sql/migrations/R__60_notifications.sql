@@ -397,10 +397,8 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
 DECLARE
   q aq.queue_info;
   n bigint;
-BEGIN
-  SELECT * INTO q FROM aq.queue_info WHERE queue_id = p_queue_id;
-  EXECUTE format($f$
-    WITH msgs AS (
+  msgs text;
+  one text := $m$
       SELECT m.msgid, %s AS consumer, m.enq_seq,
              jsonb_build_object(
                'correlation', m.corrid, 'priority', m.priority, 'delay', m.delay,
@@ -409,11 +407,28 @@ BEGIN
                CASE WHEN m.exception_queue IS NOT NULL THEN m.exception_qschema || '.' || m.exception_queue END,
                'sender_name', m.sender_name, 'sender_address', m.sender_address,
                'sender_protocol', m.sender_protocol,
-               'original_msgid', upper(encode(m.original_msgid, 'hex'))) AS props,
+               'original_msgid', upper(encode(m.original_msgid, 'hex')),
+               'delivery_mode', m.delivery_mode) AS props,
              %s AS raw
       FROM %I.%I m %s
       WHERE m.msgid = ANY($1)
         AND m.enq_tid = pg_current_xact_id()::text  -- only what this transaction enqueued
+  $m$;
+BEGIN
+  SELECT * INTO q FROM aq.queue_info WHERE queue_id = p_queue_id;
+  -- the messages, persistent or buffered (the queue table's companion, R__11_buffered: "The
+  -- delivery mode of the message is available in the message descriptor", seed 002)
+  FOR q IN SELECT (y.r).* FROM (SELECT q AS r UNION ALL SELECT aq.buffered_info(q)
+                                 WHERE to_regclass(format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_b')) IS NOT NULL) y LOOP
+    msgs := CASE WHEN msgs IS NULL THEN '' ELSE msgs || ' UNION ALL ' END || format(one,
+      CASE WHEN q.multiple_consumers THEN 'rc.consumer_name' ELSE 'NULL::text' END,
+      CASE WHEN q.payload_kind = 'RAW' THEN 'm.user_data' ELSE 'NULL::bytea' END,
+      q.table_schema, q.table_name,
+      CASE WHEN q.multiple_consumers
+           THEN format('JOIN %I.%I rc ON rc.msgid = m.msgid', q.table_schema, q.recipients_table) ELSE '' END);
+  END LOOP;
+  EXECUTE format($f$
+    WITH msgs AS (%s
     ), pairs AS (
       SELECT r.id AS reg_id, r.purge_on_notify, r.payload_delivery, r.notify_url, r.presentation,
              r.owner, r.agent_name, r.user_context, r.namespace, r.consumer_name,
@@ -437,12 +452,7 @@ BEGIN
       WHERE r.purge_on_notify AND r.id IN (SELECT registration_id FROM ins)
     )
     SELECT count(*) FROM ins
-  $f$,
-    CASE WHEN q.multiple_consumers THEN 'rc.consumer_name' ELSE 'NULL::text' END,
-    CASE WHEN q.payload_kind = 'RAW' THEN 'm.user_data' ELSE 'NULL::bytea' END,
-    q.table_schema, q.table_name,
-    CASE WHEN q.multiple_consumers
-         THEN format('JOIN %I.%I rc ON rc.msgid = m.msgid', q.table_schema, q.recipients_table) ELSE '' END)
+  $f$, msgs)
   INTO n USING p_ids, p_queue_id, q.schema_name || '.' || q.queue_name;
   IF n > 0 THEN
     PERFORM pg_notify('aq_notify', '');
