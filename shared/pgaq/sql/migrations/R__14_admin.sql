@@ -60,6 +60,8 @@ DECLARE
   owner name;
   t aq.queue_tables;
 BEGIN
+  -- storage_clause: accepted, not used (PostgreSQL places the table); the rest: R__14_options
+  PERFORM aq.check_queue_table_options(compatible, secure, primary_instance, secondary_instance);
   IF sl NOT IN ('ENQ_TIME', 'PRIORITY', 'PRIORITY,ENQ_TIME', 'ENQ_TIME,PRIORITY', 'COMMIT_TIME') THEN
     PERFORM aq.err(24005, format('invalid SORT_LIST %s: use ENQ_TIME, PRIORITY, PRIORITY,ENQ_TIME, ENQ_TIME,PRIORITY or COMMIT_TIME',
                                  quote_literal(sort_list)), '22023');
@@ -154,6 +156,9 @@ DECLARE
   n text[] := aq.qualify(queue_name, 'QUEUE_NAME');
   qtype text := upper(btrim(coalesce(queue_type, 'NORMAL_QUEUE')));
 BEGIN
+  IF coalesce(dependency_tracking, false) THEN  -- Oracle: reserved, TRUE not permitted
+    PERFORM aq.err(3001, 'unimplemented feature: DEPENDENCY_TRACKING => TRUE (reserved by Oracle)', '0A000');
+  END IF;
   IF qtype = '0' THEN qtype := 'NORMAL_QUEUE'; ELSIF qtype = '1' THEN qtype := 'EXCEPTION_QUEUE'; END IF;
   IF qtype NOT IN ('NORMAL_QUEUE', 'EXCEPTION_QUEUE') THEN
     PERFORM aq.err(24005, format('invalid QUEUE_TYPE %s: use NORMAL_QUEUE or EXCEPTION_QUEUE', quote_literal(queue_type)), '22023');
@@ -373,7 +378,12 @@ DECLARE
   q aq.queue_info := aq.resolve_queue(queue_name);
   a sys.aq$_agent := aq.subscriber_key(subscriber);
   tr aq.transformations := aq.resolve_transformation(transformation);
+  -- validated, not yet honoured: which messages a BUFFERED subscriber gets is issue 21's
+  -- buffered messaging (R__14_options)
+  dmode text := aq.check_delivery_mode(delivery_mode, 'a subscriber',
+                                       '{PERSISTENT,BUFFERED,PERSISTENT_OR_BUFFERED}');
 BEGIN
+  PERFORM aq.check_protocol(a, 'subscriber');
   PERFORM aq.check_subscriber_queue(q, rule IS NOT NULL);
   PERFORM aq.check_rule(q, rule);
   IF tr.id IS NOT NULL AND tr.from_type <> q.payload_type THEN
@@ -389,7 +399,7 @@ BEGIN
   INSERT INTO aq.subscribers (queue_id, name, address, protocol, rule, transformation, delivery_mode)
   VALUES (q.queue_id, a.name, a.address, a.protocol, nullif(btrim(rule), ''),
           CASE WHEN tr.id IS NULL THEN NULL ELSE tr.schema_name || '.' || tr.name END,
-          upper(coalesce(delivery_mode, 'PERSISTENT')));
+          dmode);
   PERFORM aq.refresh_rules(q);
 END $$;
 

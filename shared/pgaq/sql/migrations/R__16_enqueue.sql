@@ -93,6 +93,7 @@ BEGIN
       FOR r IN SELECT * FROM jsonb_array_elements(rl) LOOP
         a := aq.subscriber_key(ROW(r ->> 'name', r ->> 'address',
                                    aq.int_prop(r, 'protocol', 0, 0, 25216, 'PROTOCOL'))::sys.aq$_agent);
+        PERFORM aq.check_protocol(a, 'recipient');  -- protocol 0 only (R__14_options)
         recips := recips || jsonb_build_object('name', coalesce(a.name, ''), 'address', coalesce(a.address, ''),
                                                'protocol', a.protocol);
       END LOOP;

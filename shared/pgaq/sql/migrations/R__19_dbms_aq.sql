@@ -76,6 +76,8 @@ DECLARE
   raw bytea[];
 BEGIN
   PERFORM aq.check_visibility((enqueue_options).visibility);
+  PERFORM aq.check_enqueue_options(q, enqueue_options);  -- R__14_options
+  PERFORM aq.check_message_properties(q, message_properties);
   PERFORM aq.check_payload_type(q, (enqueue_options).transformation, pg_typeof(payload)::regtype, false);
   props := jsonb_build_array(coalesce(aq.props_to_json(message_properties), '{}'));
   IF pg_typeof(payload) = 'bytea'::regtype THEN
@@ -109,6 +111,8 @@ DECLARE
   elem_type regtype;
 BEGIN
   PERFORM aq.check_visibility((enqueue_options).visibility);
+  PERFORM aq.check_enqueue_options(q, enqueue_options);  -- R__14_options
+  PERFORM aq.check_message_properties(q, p) FROM unnest(message_properties_array) p;
   IF n IS NULL OR n < 1 OR n > cardinality(payload_array) THEN
     PERFORM aq.err(25274, format('invalid array_size %s for %s payloads', array_size, cardinality(payload_array)), '22023');
   END IF;
