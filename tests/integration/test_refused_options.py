@@ -382,3 +382,13 @@ async def test_alter_queue_table(conn: asyncpg.Connection) -> None:
                                    " secondary_instance => -1)") == 24005
     assert await conn.fetchval("SELECT comment FROM aq.queue_tables") == "orders"
     assert await sql_refused(conn, "CALL dbms_aqadm.alter_queue_table('s.nope', comment => 'x')") == 24002
+
+
+async def test_dequeue_signature_is_refused(conn: asyncpg.Connection) -> None:
+    """dequeue_options.signature asks for receiver non-repudiation: ORA-25265, and the
+    message stays in the queue."""
+    await make_queue(conn)
+    await conn.execute("CALL dbms_aq.enqueue('s.q', NULL, NULL, '\\x01'::bytea, NULL)")
+    opts = "ROW(NULL, 'REMOVE', NULL, NULL, 0, NULL, NULL, NULL, 'sig', NULL, NULL)::dbms_aq.dequeue_options_t"
+    assert await sql_refused(conn, f"CALL dbms_aq.dequeue('s.q', {opts}, NULL, NULL::bytea, NULL)") == 25265
+    assert await conn.fetchval("SELECT count(*) FROM s.qt WHERE state = 0") == 1

@@ -137,3 +137,14 @@ BEGIN
     UPDATE aq.queue_tables x SET comment = alter_queue_table.comment WHERE x.id = t.id;
   END IF;
 END $$;
+
+-- dbms_aq.dequeue_options_t: a signature is for receiver non-repudiation, which no pgaq
+-- queue supports (ORA-25265, as Oracle on such a queue).
+CREATE OR REPLACE FUNCTION aq.check_dequeue_options(q aq.queue_info, o dbms_aq.dequeue_options_t)
+RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF o.signature IS NOT NULL THEN
+    PERFORM aq.err(25265, format('specified signature for a queue which does not support receiver non-repudiation: %s.%s',
+                                 q.schema_name, q.queue_name), '22023');
+  END IF;
+END $$;

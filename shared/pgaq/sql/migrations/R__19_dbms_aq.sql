@@ -162,6 +162,7 @@ DECLARE
 BEGIN
   PERFORM aq.check_visibility(o.visibility);
   PERFORM aq.check_wait(o.wait);
+  PERFORM aq.check_dequeue_options(q, o);  -- R__14_options
   IF upper(coalesce(o.dequeue_mode, 'REMOVE')) <> 'REMOVE_NODATA' THEN
     PERFORM aq.check_payload_type(q, o.transformation, pg_typeof(payload)::regtype, true);
   END IF;
