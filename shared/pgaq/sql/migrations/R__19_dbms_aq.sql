@@ -164,7 +164,10 @@ BEGIN
   PERFORM aq.check_wait(o.wait);
   PERFORM aq.check_dequeue_options(q, o);  -- R__14_options
   IF upper(coalesce(o.dequeue_mode, 'REMOVE')) <> 'REMOVE_NODATA' THEN
-    PERFORM aq.check_payload_type(q, o.transformation, pg_typeof(payload)::regtype, true);
+    -- the payload is of the dequeue's mapping's target type, else the subscriber's (R__51)
+    PERFORM aq.check_payload_type(q, coalesce(nullif(btrim(o.transformation), ''),
+                                              aq.subscriber_transformation(q, o.consumer_name)),
+                                  pg_typeof(payload)::regtype, true);
   END IF;
   setting := aq.position_setting(q, aq.agent_name(o.consumer_name));
   saved := nullif(current_setting(setting, true), '');
