@@ -109,6 +109,12 @@ BEGIN
         PERFORM aq.err(24005, format('exception queue %s.%s must be in the queue table of %s.%s',
                                      exq.schema_name, exq.queue_name, q.schema_name, q.queue_name), '22023');
       END IF;
+      IF exq.queue_type <> 'EXCEPTION_QUEUE' THEN
+        -- seeds 000/002: the queue a message moves to when it expires or fails; a normal
+        -- queue would strand it there in the EXPIRED state, where no dequeuer looks
+        PERFORM aq.err(24005, format('exception queue %s.%s is not an EXCEPTION_QUEUE',
+                                     exq.schema_name, exq.queue_name), '22023');
+      END IF;
       ex := ARRAY[exq.schema_name::text, exq.queue_name::text];
     END IF;
     IF p ? 'original_msgid' AND coalesce(p ->> 'original_msgid', '') <> '' THEN
