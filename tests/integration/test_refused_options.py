@@ -392,3 +392,24 @@ async def test_dequeue_signature_is_refused(conn: asyncpg.Connection) -> None:
     opts = "ROW(NULL, 'REMOVE', NULL, NULL, 0, NULL, NULL, NULL, 'sig', NULL, NULL)::dbms_aq.dequeue_options_t"
     assert await sql_refused(conn, f"CALL dbms_aq.dequeue('s.q', {opts}, NULL, NULL::bytea, NULL)") == 25265
     assert await conn.fetchval("SELECT count(*) FROM s.qt WHERE state = 0") == 1
+
+
+@pytest.mark.parametrize(("flags", "status"), [("enable_anyp => true", 200), ("enable_http => true", 200),
+                                               ("enable_smtp => true", 401), ("enable_http => false", 401)])
+async def test_any_protocol_agents_use_http(conn: asyncpg.Connection, db_dsn: str, flags: str,
+                                            status: int) -> None:
+    """create_aq_agent's enable_anyp (any protocol) lets the agent in over HTTP, as
+    enable_http does; e-mail alone (enable_smtp: pgaq has no e-mail access) does not."""
+    await conn.execute('CREATE ROLE "anyp_role" NOLOGIN')
+    try:
+        await conn.execute(f"CALL dbms_aqadm.create_aq_agent('ANNA', {flags}, password => 'pw')")
+        await conn.execute("CALL dbms_aqadm.enable_db_access('ANNA', 'anyp_role')")
+        async with running_gateway(db_dsn) as url:
+            c = Client(url, "ANNA", "pw")
+            try:
+                r = await c.post(envelope(op("AQXmlCommit", "")))
+                assert r.status == status, r.body
+            finally:
+                await c.close()
+    finally:
+        await drop_roles(conn, ["anyp_role"])
