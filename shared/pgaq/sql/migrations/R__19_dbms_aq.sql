@@ -123,7 +123,8 @@ BEGIN
   IF elem_type = 'bytea'::regtype THEN
     raw := (SELECT array_agg(x::text::bytea ORDER BY i) FROM unnest(payload_array) WITH ORDINALITY u(x, i) WHERE i <= n);
   ELSE
-    objs := (SELECT jsonb_agg(to_jsonb(x) ORDER BY i) FROM unnest(payload_array) WITH ORDINALITY u(x, i) WHERE i <= n);
+    -- by subscript: unnest would spread an object's attributes into columns
+    objs := (SELECT jsonb_agg(to_jsonb(payload_array[i]) ORDER BY i) FROM generate_series(1, n) i);
   END IF;
   IF aq.check_visibility((enqueue_options).visibility) = 'IMMEDIATE' AND aq.immediate_needs_link() THEN
     msgid_array := aq.immediate_enqueue(aq.queue_text(q), props, objs, raw,
