@@ -455,6 +455,11 @@ BEGIN
                   SELECT array_agg(DISTINCT msgid) FROM d', q.table_schema, q.recipients_table)
     INTO gone USING q.queue_name, sid;
   IF gone IS NOT NULL THEN
+    -- seed 002: "Removing the subscriber removes all the messages for that subscriber": a
+    -- message no other recipient was left for leaves the queue
+    EXECUTE format('DELETE FROM %I.%I m WHERE m.msgid = ANY($1) AND m.state IN (0, 1)
+                      AND NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = m.msgid)',
+                   q.table_schema, q.table_name, q.table_schema, q.recipients_table) USING gone;
     PERFORM aq.finish_messages(q, gone);
   END IF;
   PERFORM aq.refresh_rules(q);
