@@ -408,3 +408,31 @@ async def test_purge_through_the_admin_api(conn: asyncpg.Connection) -> None:
     await conn.execute("SELECT aq.admin_call('purge_queue_table', $1::jsonb)", json.dumps(
         {"queue_table": "s.qt", "purge_condition": "qtview.queue = 'Q2'", "purge_options": {"block": True}}))
     assert await _rows(conn) == [("q1", b"\x01", "READY")]
+
+
+async def test_array_dequeue_applies_the_subscribers_mapping(conn: asyncpg.Connection) -> None:
+    """Seed 002: a mapping given "when you add a subscriber" transforms on dequeue; the
+    payload array is of the mapping's target type."""
+    await conn.execute("""
+        CREATE SCHEMA tx;
+        CREATE TYPE tx.order_typ AS (orderno integer, customer_name varchar(30));
+        CREATE TYPE tx.summary_typ AS (label varchar(60));
+        CREATE FUNCTION tx.order_to_summary(o tx.order_typ) RETURNS tx.summary_typ LANGUAGE sql IMMUTABLE
+          AS $$ SELECT ROW(o.orderno || ':' || o.customer_name)::tx.summary_typ $$;
+        CALL dbms_transform.create_transformation('tx', 'order_to_summary', 'tx', 'order_typ',
+                                                  'tx', 'summary_typ', 'tx.order_to_summary');
+        CALL dbms_aqadm.create_queue_table('tx.topic_t', 'tx.order_typ', multiple_consumers => true);
+        CALL dbms_aqadm.create_queue('tx.topic', 'tx.topic_t');
+        CALL dbms_aqadm.start_queue('tx.topic');
+        CALL dbms_aqadm.add_subscriber('tx.topic', sys.aq$_agent('SUMMARY', NULL, NULL),
+                                       transformation => 'tx.order_to_summary');
+        CALL dbms_aq.enqueue_array('tx.topic', NULL, 2, array_fill(NULL::dbms_aq.message_properties_t, ARRAY[2]),
+                                   ARRAY[ROW(1, 'ACME'), ROW(2, 'INITECH')]::tx.order_typ[], NULL)""")
+    got = await conn.fetchrow(
+        "CALL dbms_aq.dequeue_array('tx.topic', dbms_aq.dequeue_options(consumer_name => 'SUMMARY', wait => 0),"
+        " 10, payload_array => NULL::tx.summary_typ[])")
+    assert [dict(p) for p in got["payload_array"]] == [{"label": "1:ACME"}, {"label": "2:INITECH"}]
+    with pytest.raises(asyncpg.PostgresError, match="ORA-25265"):  # as dbms_aq.dequeue refuses it
+        await conn.execute("CALL dbms_aq.dequeue_array('tx.topic', dbms_aq.dequeue_options("
+                           "consumer_name => 'SUMMARY', wait => 0, signature => 'x'), 10,"
+                           " payload_array => NULL::tx.summary_typ[])")

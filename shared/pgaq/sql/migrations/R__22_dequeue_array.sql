@@ -66,13 +66,17 @@ DECLARE
 BEGIN
   immediate := aq.check_visibility(o.visibility) = 'IMMEDIATE';
   PERFORM aq.check_wait(o.wait);
+  PERFORM aq.check_dequeue_options(q, o);  -- R__14_options
   IF array_size IS NULL OR array_size < 1 OR array_size > 10000 THEN
     PERFORM aq.err(25240, format('invalid array_size %s: between 1 and 10000', coalesce(array_size::text, 'NULL')),
                    '22023');
   END IF;
   IF mode <> 'REMOVE_NODATA' THEN
     SELECT typelem::regtype INTO elem_type FROM pg_type WHERE oid = pg_typeof(payload_array);
-    PERFORM aq.check_payload_type(q, o.transformation, elem_type, true);
+    -- the payload is of the dequeue's mapping's target type, else the subscriber's (R__51)
+    PERFORM aq.check_payload_type(q, coalesce(nullif(btrim(o.transformation), ''),
+                                              aq.subscriber_transformation(q, o.consumer_name)),
+                                  elem_type, true);
   END IF;
   setting := aq.position_setting(q, aq.agent_name(o.consumer_name));
   saved := nullif(current_setting(setting, true), '');
