@@ -17,7 +17,9 @@ CREATE OR REPLACE FUNCTION aq.jms_provider_properties() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
   h sys.aq$_jms_header := (NEW.user_data).header;
-  propagated boolean := NEW.enq_agent = 'AQ$_PROPAGATOR' AND NEW.original_msgid IS NOT NULL;
+  -- what aq.receive_propagated enqueues, over any transport (R__70)
+  propagated boolean := NEW.original_msgid IS NOT NULL
+                        AND current_setting('pgaq.receiving_propagated', true) = 'on';
   uid text := CASE WHEN propagated AND h.userid IS NOT NULL THEN h.userid ELSE NEW.enq_uid END;
   app text := coalesce(nullif(h.appid, ''), NEW.sender_name,
                        CASE WHEN NOT propagated THEN nullif(NEW.enq_agent, '') END,

@@ -576,6 +576,8 @@ BEGIN
   IF fresh IS NULL THEN
     RETURN 0;
   END IF;
+  -- a JMS message keeps the JMSXUserID and JMSXAppID its source set (R__52)
+  PERFORM set_config('pgaq.receiving_propagated', 'on', true);
   ids := aq.enqueue_array(
     p_queue,
     (SELECT jsonb_agg(p_props -> (i - 1) ORDER BY i) FROM unnest(fresh) i),
@@ -584,6 +586,7 @@ BEGIN
     CASE WHEN p_raw IS NULL THEN NULL
          ELSE (SELECT array_agg(p_raw[i] ORDER BY i) FROM unnest(fresh) i) END,
     NULL, p_agent);
+  PERFORM set_config('pgaq.receiving_propagated', '', true);
   RETURN cardinality(ids);
 END $$;
 GRANT SELECT, INSERT ON aq.propagated TO PUBLIC;  -- keys are unguessable message ids

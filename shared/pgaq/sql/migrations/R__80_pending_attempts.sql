@@ -2,8 +2,9 @@
 -- wakes the monitor (NOTIFY aq_attempt); the dequeuing transaction holds a shared
 -- advisory lock keyed by its id until it ends, so the monitor waits for exactly that end
 -- (no polling) and counts the attempt at once, unless the session died with the
--- transaction open (its session lock is gone too): that counts nothing, as in Oracle. The monitor's safety poll still settles
--- whatever a lost notification or a long transaction left.
+-- transaction open (its session lock is gone too): that counts nothing, as in Oracle.
+-- The monitor's safety poll still settles whatever a lost notification or a long
+-- transaction left.
 
 -- The advisory lock a transaction that noted attempts holds until it ends.
 CREATE OR REPLACE FUNCTION aq.attempt_lock_key(p_xid xid8) RETURNS bigint
