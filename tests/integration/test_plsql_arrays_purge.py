@@ -166,6 +166,33 @@ async def test_dequeue_array_waits_for_a_commit(conn: asyncpg.Connection, db_dsn
         assert got["payload_array"] == [b"\x01", b"\x02"] and got["dequeued"] == 2
 
 
+async def test_a_waiting_array_dequeue_does_not_hold_back_vacuum(conn: asyncpg.Connection, db_dsn: str) -> None:
+    """As dbms_aq.dequeue's wait (R__21): a CALL outside a transaction block looks in
+    transactions of its own, so its backend_xmin advances while it waits."""
+    await make_queue(conn)
+    async with connected(db_dsn) as waiter:
+        pid = waiter.get_server_pid()
+        task = asyncio.create_task(waiter.fetchrow(DEQ_ARRAY, None, -1, "REMOVE", 10))
+
+        async def xmin() -> int | None:
+            v = await conn.fetchval("SELECT backend_xmin::text FROM pg_stat_activity WHERE pid = $1"
+                                    " AND wait_event = 'PgSleep'", pid)
+            return None if v is None else int(v)
+
+        await until(xmin, "the waiter to sleep")
+        first = await xmin()
+        assert first is not None
+
+        async def advanced() -> bool:
+            await conn.execute("SELECT pg_current_xact_id()")  # a transaction ends: a new look
+            x = await xmin()
+            return x is not None and x > first
+
+        await until(advanced, "backend_xmin to advance")
+        await enqueue(conn, b"\x01")
+        assert (await asyncio.wait_for(task, 10))["payload_array"] == [b"\x01"]
+
+
 async def test_dequeue_array_wait_runs_out(conn: asyncpg.Connection) -> None:
     await make_queue(conn)
     t = time.monotonic()

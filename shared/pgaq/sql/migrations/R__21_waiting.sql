@@ -109,7 +109,8 @@ BEGIN
   -- transaction: PostgreSQL refuses COMMIT in an atomic context (a transaction block, a
   -- function) and inside an exception block, which a caller of dbms_aq.dequeue or listen
   -- may have open. So: the call stack is this procedure and its callers in pgaq (the
-  -- wrappers aq.await_message and aq.listen, then dbms_aq.dequeue or dbms_aq.listen) and
+  -- wrappers aq.await_message and aq.listen, then dbms_aq.dequeue, dequeue_array (R__22) or
+  -- dbms_aq.listen) and
   -- nothing else;
   -- the transaction has written nothing (it began with the CALL: committing it loses
   -- nothing); and COMMIT, tried inside an exception block (which never lets it happen),
@@ -121,7 +122,7 @@ BEGIN
     ctx := ARRAY(SELECT l FROM unnest(string_to_array(probe, E'\n')) l
                  WHERE l !~ '^(PL/pgSQL function |SQL statement "CALL )(aq\.)?(await_any|await_message|listen)\(');
     probe := NULL;
-    IF cardinality(ctx) = 1 AND ctx[1] ~ '^PL/pgSQL function (dbms_aq\.)?(dequeue|listen)\('
+    IF cardinality(ctx) = 1 AND ctx[1] ~ '^PL/pgSQL function (dbms_aq\.)?(dequeue|dequeue_array|listen)\('
        AND pg_current_xact_id_if_assigned() IS NULL THEN
       BEGIN
         COMMIT;
