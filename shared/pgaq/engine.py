@@ -457,7 +457,7 @@ class Session:
         delivery_mode: str = "PERSISTENT",
     ) -> list[str]:
         """Enqueue all messages or none, in one statement; ids in the order given."""
-        mode = _check(delivery_mode, ENQUEUE_DELIVERY_MODES, "DELIVERY_MODE", 25255)
+        mode = _check(delivery_mode, ENQUEUE_DELIVERY_MODES, "DELIVERY_MODE", 25299)
         _buffered_needs_immediate(mode, visibility, "an enqueue")
         if not messages:
             return []
@@ -516,7 +516,7 @@ class Session:
         o = options or DequeueOptions()
         _check(o.dequeue_mode, DEQUEUE_MODES, "DEQUEUE_MODE", 25239)
         _check(o.navigation, NAVIGATIONS, "NAVIGATION", 25237)
-        dmode = _check(o.delivery_mode, DEQUEUE_DELIVERY_MODES, "DELIVERY_MODE", 25255)
+        dmode = _check(o.delivery_mode, DEQUEUE_DELIVERY_MODES, "DELIVERY_MODE", 25299)
         _buffered_needs_immediate(dmode, o.visibility, "a dequeue")
         wait = self.max_wait if o.wait is None or o.wait < 0 else min(o.wait, self.max_wait)
         if wait <= 0 or self.listener is None:

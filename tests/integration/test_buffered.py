@@ -91,8 +91,8 @@ async def test_buffered_refusals(conn: asyncpg.Connection) -> None:
     s = Session(conn)
     cases = [
         ("b.sq", dict(visibility="ON_COMMIT", delivery_mode="BUFFERED"), None, 25293),
-        ("b.sq", dict(visibility=IMM, delivery_mode="SPILLED"), None, 25255),
-        ("b.sq", dict(visibility=IMM, delivery_mode="PERSISTENT_OR_BUFFERED"), None, 25255),
+        ("b.sq", dict(visibility=IMM, delivery_mode="SPILLED"), None, 25299),
+        ("b.sq", dict(visibility=IMM, delivery_mode="PERSISTENT_OR_BUFFERED"), None, 25299),
         ("b.sq", dict(visibility=IMM, delivery_mode="BUFFERED"), MessageProperties(delay=5), 25293),
         ("b.gq", dict(visibility=IMM, delivery_mode="BUFFERED"), None, 25293),
     ]

@@ -436,7 +436,7 @@ NULL_ROWS: list[Row] = [
     ("JMSPriority IS NULL", Msg(), False),
     ("JMSMessageID IS NULL", Msg(), False),
     ("JMSTimestamp IS NOT NULL", Msg(), True),
-    ("JMSXUserID IS NULL", Msg(), True),
+    ("JMSXUserID IS NULL", Msg(), False),  # set by the provider: the enqueuing user (R__52)
     ("JMSXGroupSeq IS NULL", Msg(), True),
     ("JMSXGroupSeq IS NOT NULL", Msg(groupseq=3), True),
     ("JMSCorrelationID = 'x'", Msg(), False),
@@ -639,7 +639,9 @@ HEADER_ROWS: list[Row] = [
     ("JMSDeliveryMode = 'NON_PERSISTENT'", Msg(), False),
     ("JMSDeliveryMode <> 'NON_PERSISTENT'", Msg(), True),
     ("JMSDeliveryMode IN ('PERSISTENT')", Msg(), True),
-    ("JMSXUserID = 'alice'", Msg(userid="alice"), True),
+    # JMSXUserID is the provider's (seed 004: the client gets it, never sets it): a client's
+    # 'alice' is replaced by the enqueuing database user
+    ("JMSXUserID = 'alice'", Msg(userid="alice"), False),
     ("JMSXAppID = 'app1'", Msg(appid="app1"), True),
     ("JMSXAppID IS NULL", Msg(), True),
     ("JMSXGroupID = 'g1' AND JMSXGroupSeq = 2", Msg(groupid="g1", groupseq=2), True),

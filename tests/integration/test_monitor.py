@@ -211,7 +211,7 @@ async def test_waiters_wake_across_a_postgres_restart() -> None:
 
 async def test_vanished_exception_queue_falls_back_with_a_warning(conn: asyncpg.Connection) -> None:
     await make_queue(conn)
-    await make_queue(conn, "s.myexc", create_table=False)
+    await conn.execute("CALL dbms_aqadm.create_queue('s.myexc', 's.qt', queue_type => 'EXCEPTION_QUEUE')")
     s = Session(conn)
     mid = await s.enqueue("s.q", b"x", MessageProperties(expiration=1, exception_queue="s.myexc"))
     await conn.execute("CALL dbms_aqadm.stop_queue('s.myexc'); CALL dbms_aqadm.drop_queue('s.myexc')")

@@ -869,6 +869,10 @@ async def test_http_propagation_of_objects_and_jms_messages(conn: asyncpg.Connec
             assert Decimal(str(got["amount"])) == order["amount"]
             [j] = await rs.dequeue("oe.jms_in", DequeueOptions(wait=0))
             assert j.original_msgid == jid and j.payload["text_vc"] == "hello"  # type: ignore[index]
+            # JMSXUserID and JMSXAppID as the source's provider set them (R__52): the enqueuing
+            # user there, the client's appid; not the gateway agent's user here
+            assert (j.payload["header"]["userid"], j.payload["header"]["appid"]) == (  # type: ignore[index]
+                await conn.fetchval("SELECT current_user"), "app")
             # the same properties, in the order the source wrote them (by name: SQL gave no
             # order), each with its place ("seq") as the remote gateway stores it
             assert j.payload["header"]["properties"] == {  # type: ignore[index]

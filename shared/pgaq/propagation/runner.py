@@ -239,7 +239,7 @@ class Propagator:
         transport = self._transport(s, link)
         async with self.pool.acquire() as c:
             source = await c.fetchrow(load("prop_source"), s["queue"])
-        signature, payload_type = str(source["signature"]), str(source["payload_type"])
+        grouped = bool(source["grouped"])
         while we is None or self.now() < we:
             started = self.now()
             t0 = time.perf_counter()
@@ -249,12 +249,14 @@ class Propagator:
                 if not rows:
                     return total
                 # one delivery per destination queue and consumer; its key names both, so
-                # the destination tells a copy from the same message for another recipient
-                by_dest: dict[tuple[str, str], list[Any]] = defaultdict(list)
+                # the destination tells a copy from the same message for another recipient.
+                # A subscriber's transformation changes what travels (signature and type)
+                by_dest: dict[tuple[str, str, str, str], list[Any]] = defaultdict(list)
                 for r in rows:
-                    by_dest[(r["dest_queue"], r["consumer_name"])].append(r)
+                    travels = (r["signature"], r["payload_type"])
+                    by_dest[(r["dest_queue"], r["consumer_name"], *travels)].append(r)
                 done: list[Any] = []
-                for (queue, consumer), group in by_dest.items():
+                for (queue, consumer, signature, payload_type), group in by_dest.items():
                     try:
                         await transport.deliver(src, f"{s['key']}:{queue}:{consumer}", queue, group,
                                                 signature, payload_type=payload_type)
@@ -278,7 +280,7 @@ class Propagator:
                 self.propagated += n
                 self.batches += 1
                 self.on_batch(sid, n)
-            if len(rows) < self.settings.batch:
+            if len(rows) < self.settings.batch and not grouped:  # (a grouped batch is one group)
                 return total
         return total
 

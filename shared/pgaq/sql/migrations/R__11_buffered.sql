@@ -59,18 +59,12 @@ BEGIN
   END IF;
 END $$;
 
--- A delivery mode as Oracle names them (the dbms_aq constants are these words); p_allowed
--- the modes the caller takes. Anything else is refused, never stored as something else.
+-- A delivery mode, checked as every option taking one is (aq.check_delivery_mode,
+-- R__14_options: Oracle's names or its constants' numbers; ORA-25299 otherwise).
 CREATE OR REPLACE FUNCTION aq.delivery_mode(p text, p_allowed text[], p_what text) RETURNS text
 LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  v text := upper(btrim(coalesce(p, 'PERSISTENT')));
 BEGIN
-  IF v = ANY (p_allowed) THEN
-    RETURN v;
-  END IF;
-  PERFORM aq.err(25255, format('invalid DELIVERY_MODE %s for %s: use %s', quote_literal(p), p_what,
-                               array_to_string(p_allowed, ', ')), '22023');
+  RETURN aq.check_delivery_mode(p, p_what, p_allowed);
 END $$;
 
 -- What Oracle refuses for a buffered enqueue (seed 002: "You cannot specify delay when

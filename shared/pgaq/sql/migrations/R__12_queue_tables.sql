@@ -223,11 +223,12 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- Indexes added after the first release, created on existing tables by R__99 too.
+-- Indexes (and triggers) added after the first release, created on existing tables by R__99 too.
 CREATE OR REPLACE FUNCTION aq.create_queue_table_indexes(t aq.queue_tables) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
   -- the monitor's retention scan
   EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I (deq_time) WHERE state = 2',
                  t.table_name || '_done', t.schema_name, t.table_name);
+  PERFORM aq.create_jms_provider_trigger(t);  -- R__52: JMSXUserID and JMSXAppID
 END $$;

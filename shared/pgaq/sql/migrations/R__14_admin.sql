@@ -60,6 +60,8 @@ DECLARE
   owner name;
   t aq.queue_tables;
 BEGIN
+  -- storage_clause: accepted, not used (PostgreSQL places the table); the rest: R__14_options
+  PERFORM aq.check_queue_table_options(compatible, secure, primary_instance, secondary_instance);
   IF sl NOT IN ('ENQ_TIME', 'PRIORITY', 'PRIORITY,ENQ_TIME', 'ENQ_TIME,PRIORITY', 'COMMIT_TIME') THEN
     PERFORM aq.err(24005, format('invalid SORT_LIST %s: use ENQ_TIME, PRIORITY, PRIORITY,ENQ_TIME, ENQ_TIME,PRIORITY or COMMIT_TIME',
                                  quote_literal(sort_list)), '22023');
@@ -155,6 +157,9 @@ DECLARE
   n text[] := aq.qualify(queue_name, 'QUEUE_NAME');
   qtype text := upper(btrim(coalesce(queue_type, 'NORMAL_QUEUE')));
 BEGIN
+  IF coalesce(dependency_tracking, false) THEN  -- Oracle: reserved, TRUE not permitted
+    PERFORM aq.err(3001, 'unimplemented feature: DEPENDENCY_TRACKING => TRUE (reserved by Oracle)', '0A000');
+  END IF;
   IF qtype = '0' THEN qtype := 'NORMAL_QUEUE'; ELSIF qtype = '1' THEN qtype := 'EXCEPTION_QUEUE'; END IF;
   IF qtype NOT IN ('NORMAL_QUEUE', 'EXCEPTION_QUEUE') THEN
     PERFORM aq.err(24005, format('invalid QUEUE_TYPE %s: use NORMAL_QUEUE or EXCEPTION_QUEUE', quote_literal(queue_type)), '22023');
@@ -374,7 +379,16 @@ DECLARE
   q aq.queue_info := aq.resolve_queue(queue_name);
   a sys.aq$_agent := aq.subscriber_key(subscriber);
   tr aq.transformations := aq.resolve_transformation(transformation);
+  -- the messages it gets: persistent, buffered or both (R__11_buffered)
+  dmode text := aq.check_delivery_mode(delivery_mode, 'a subscriber',
+                                       '{PERSISTENT,BUFFERED,PERSISTENT_OR_BUFFERED}');
 BEGIN
+  PERFORM aq.check_protocol(a, 'subscriber');
+  IF nullif(btrim(a.address), '') IS NOT NULL AND dmode <> 'PERSISTENT' THEN
+    PERFORM aq.err(25299, format('invalid message delivery mode %s for remote subscriber %s: buffered messages '
+                                 'are not propagated, a remote subscriber takes PERSISTENT messages',
+                                 dmode, a.address), '22023');
+  END IF;
   PERFORM aq.check_subscriber_queue(q, rule IS NOT NULL);
   PERFORM aq.check_rule(q, rule);
   IF tr.id IS NOT NULL AND tr.from_type <> q.payload_type THEN
@@ -390,7 +404,7 @@ BEGIN
   INSERT INTO aq.subscribers (queue_id, name, address, protocol, rule, transformation, delivery_mode)
   VALUES (q.queue_id, a.name, a.address, a.protocol, nullif(btrim(rule), ''),
           CASE WHEN tr.id IS NULL THEN NULL ELSE tr.schema_name || '.' || tr.name END,
-          upper(coalesce(delivery_mode, 'PERSISTENT')));
+          dmode);
   PERFORM aq.refresh_rules(q);
 END $$;
 
@@ -446,6 +460,11 @@ BEGIN
                   SELECT array_agg(DISTINCT msgid) FROM d', q.table_schema, q.recipients_table)
     INTO gone USING q.queue_name, sid;
   IF gone IS NOT NULL THEN
+    -- seed 002: "Removing the subscriber removes all the messages for that subscriber": a
+    -- message no other recipient was left for leaves the queue
+    EXECUTE format('DELETE FROM %I.%I m WHERE m.msgid = ANY($1) AND m.state IN (0, 1)
+                      AND NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = m.msgid)',
+                   q.table_schema, q.table_name, q.table_schema, q.recipients_table) USING gone;
     PERFORM aq.finish_messages(q, gone);
   END IF;
   PERFORM aq.refresh_rules(q);

@@ -93,6 +93,7 @@ BEGIN
       FOR r IN SELECT * FROM jsonb_array_elements(rl) LOOP
         a := aq.subscriber_key(ROW(r ->> 'name', r ->> 'address',
                                    aq.int_prop(r, 'protocol', 0, 0, 25216, 'PROTOCOL'))::sys.aq$_agent);
+        PERFORM aq.check_protocol(a, 'recipient');  -- protocol 0 only (R__14_options)
         recips := recips || jsonb_build_object('name', coalesce(a.name, ''), 'address', coalesce(a.address, ''),
                                                'protocol', a.protocol);
       END LOOP;
@@ -107,6 +108,12 @@ BEGIN
       IF exq.table_id <> q.table_id THEN
         PERFORM aq.err(24005, format('exception queue %s.%s must be in the queue table of %s.%s',
                                      exq.schema_name, exq.queue_name, q.schema_name, q.queue_name), '22023');
+      END IF;
+      IF exq.queue_type <> 'EXCEPTION_QUEUE' THEN
+        -- seeds 000/002: the queue a message moves to when it expires or fails; a normal
+        -- queue would strand it there in the EXPIRED state, where no dequeuer looks
+        PERFORM aq.err(24005, format('exception queue %s.%s is not an EXCEPTION_QUEUE',
+                                     exq.schema_name, exq.queue_name), '22023');
       END IF;
       ex := ARRAY[exq.schema_name::text, exq.queue_name::text];
     END IF;
@@ -260,7 +267,7 @@ BEGIN
   buffered := props -> 0 ->> 'delivery_mode' = 'BUFFERED';
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(props) p
              WHERE p ->> 'delivery_mode' IS DISTINCT FROM props -> 0 ->> 'delivery_mode') THEN
-    PERFORM aq.err(25255, 'the messages of one enqueue call have one delivery mode', '22023');
+    PERFORM aq.err(25299, 'the messages of one enqueue call have one delivery mode', '22023');
   END IF;
   IF buffered THEN
     PERFORM aq.check_buffered_enqueue(q, props);

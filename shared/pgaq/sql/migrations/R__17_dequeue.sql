@@ -39,6 +39,7 @@ DECLARE
   held bytea[];
   ok bytea[];
   free bytea[];
+  lost integer;
 BEGIN
   IF p_ids IS NULL OR NOT q.multiple_consumers THEN RETURN '{}'; END IF;
   -- the message rows, so that concurrent last recipients settle each message once. A row
@@ -57,8 +58,11 @@ BEGIN
     WITH done AS (
       SELECT m.msgid,
              bool_or(r.state = 3) AS failed,
-             coalesce(m.exception_queue, %3$L) AS exq,
-             coalesce(m.exception_qschema, %4$L) AS exs,
+             -- the message's exception queue, or the table's default when it names none or
+             -- one dropped since the enqueue (seeds 000, 001, 003: a warning is logged)
+             CASE WHEN m.exception_queue = ANY ($2) THEN m.exception_queue ELSE %3$L::name END AS exq,
+             m.exception_queue IS NOT NULL AND NOT (m.exception_queue = ANY ($2)) AS lost,
+             %4$L::name AS exs,
              min(r.failure_reason) FILTER (WHERE r.state = 3) AS reason
       FROM %1$I.%2$I m JOIN %1$I.%5$I r ON r.msgid = m.msgid
       WHERE m.msgid = ANY($1) AND m.state IN (0, 1)
@@ -71,9 +75,15 @@ BEGIN
       FROM done d WHERE m.msgid = d.msgid AND d.failed
       RETURNING m.msgid
     )
-    SELECT array_agg(d.msgid) FROM done d WHERE NOT d.failed
+    SELECT array_agg(d.msgid) FILTER (WHERE NOT d.failed), count(*) FILTER (WHERE d.failed AND d.lost)
+    FROM done d
   $f$, q.table_schema, q.table_name, q.default_exception_queue, q.table_schema, q.recipients_table)
-  INTO ok USING mine;
+  INTO ok, lost USING mine, aq.exception_queues(q.table_id);
+  IF lost > 0 THEN
+    -- as Oracle writes to its alert log
+    RAISE WARNING 'pgaq: % message(s) of %.% name an exception queue that no longer exists; moved to %',
+      lost, q.table_schema, q.table_name, q.default_exception_queue;
+  END IF;
   IF current_setting('transaction_isolation') <> 'read committed' THEN
     -- this transaction's snapshot may predate another recipient's commit: what it did not
     -- settle is left to the monitor, which looks with a fresh snapshot

@@ -8,7 +8,7 @@ LANGUAGE sql STABLE AS $$
   -- the message's own exception queue when it still exists, else the table's default
   SELECT format($e$CASE WHEN EXISTS (SELECT 1 FROM aq.queues x
                         WHERE x.schema_name = m.exception_qschema AND x.queue_name = m.exception_queue
-                          AND x.queue_table_id = %s)
+                          AND x.queue_table_id = %s AND x.queue_type = 'EXCEPTION_QUEUE')
                    THEN m.exception_queue ELSE %L::name END$e$, q.table_id, q.default_exception_queue)
 $$;
 
@@ -46,6 +46,19 @@ BEGIN
       PERFORM aq.finish_messages(q, failed);
     END IF;
   ELSE
+    -- seeds 000, 001, 003: an exception queue named at enqueue and dropped since is replaced
+    -- by the table's default, and a warning is logged (Oracle's alert log)
+    EXECUTE format($f$
+      SELECT count(*) FROM %I.%I m
+      WHERE m.q_name = $1 AND m.msgid = ANY($2) AND m.state = 0 AND m.retry_count + 1 > $3
+        AND m.exception_queue IS NOT NULL AND %s <> m.exception_queue
+    $f$, q.table_schema, q.table_name, aq.exception_target_expr(q))
+    INTO n USING q.queue_name, p_msgids,
+                 CASE WHEN q.queue_type = 'EXCEPTION_QUEUE' THEN 2147483647 ELSE q.max_retries END;
+    IF n > 0 THEN
+      RAISE WARNING 'pgaq: % message(s) of %.% name an exception queue that no longer exists; moved to %',
+        n, q.table_schema, q.table_name, q.default_exception_queue;
+    END IF;
     EXECUTE format($f$
       WITH u AS (
         UPDATE %I.%I m SET retry_count = m.retry_count + 1,

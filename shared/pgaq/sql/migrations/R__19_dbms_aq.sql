@@ -91,6 +91,8 @@ DECLARE
   raw bytea[];
 BEGIN
   PERFORM aq.check_visibility((enqueue_options).visibility);
+  PERFORM aq.check_enqueue_options(q, enqueue_options);  -- R__14_options
+  PERFORM aq.check_message_properties(q, message_properties);
   PERFORM aq.check_payload_type(q, (enqueue_options).transformation, pg_typeof(payload)::regtype, false);
   props := jsonb_build_array(coalesce(aq.props_to_json(message_properties), '{}')
                              || aq.enqueue_delivery_mode(enqueue_options));
@@ -125,6 +127,8 @@ DECLARE
   elem_type regtype;
 BEGIN
   PERFORM aq.check_visibility((enqueue_options).visibility);
+  PERFORM aq.check_enqueue_options(q, enqueue_options);  -- R__14_options
+  PERFORM aq.check_message_properties(q, p) FROM unnest(message_properties_array) p;
   IF n IS NULL OR n < 1 OR n > cardinality(payload_array) THEN
     PERFORM aq.err(25274, format('invalid array_size %s for %s payloads', array_size, cardinality(payload_array)), '22023');
   END IF;
@@ -136,7 +140,8 @@ BEGIN
   IF elem_type = 'bytea'::regtype THEN
     raw := (SELECT array_agg(x::text::bytea ORDER BY i) FROM unnest(payload_array) WITH ORDINALITY u(x, i) WHERE i <= n);
   ELSE
-    objs := (SELECT jsonb_agg(to_jsonb(x) ORDER BY i) FROM unnest(payload_array) WITH ORDINALITY u(x, i) WHERE i <= n);
+    -- by subscript: unnest would spread an object's attributes into columns
+    objs := (SELECT jsonb_agg(to_jsonb(payload_array[i]) ORDER BY i) FROM generate_series(1, n) i);
   END IF;
   IF aq.check_visibility((enqueue_options).visibility) = 'IMMEDIATE' AND aq.immediate_needs_link() THEN
     msgid_array := aq.immediate_enqueue(aq.queue_text(q), props, objs, raw,
@@ -181,12 +186,16 @@ DECLARE
 BEGIN
   PERFORM aq.check_visibility(o.visibility);
   PERFORM aq.check_wait(o.wait);
+  PERFORM aq.check_dequeue_options(q, o);  -- R__14_options
   IF dmode <> 'PERSISTENT' AND aq.check_visibility(o.visibility) <> 'IMMEDIATE' THEN
     PERFORM aq.err(25293, format('a dequeue of %s messages has IMMEDIATE visibility (dbms_aq.immediate)', dmode),
                    '0A000');
   END IF;
   IF upper(coalesce(o.dequeue_mode, 'REMOVE')) <> 'REMOVE_NODATA' THEN
-    PERFORM aq.check_payload_type(q, o.transformation, pg_typeof(payload)::regtype, true);
+    -- the payload is of the dequeue's mapping's target type, else the subscriber's (R__51)
+    PERFORM aq.check_payload_type(q, coalesce(nullif(btrim(o.transformation), ''),
+                                              aq.subscriber_transformation(q, o.consumer_name)),
+                                  pg_typeof(payload)::regtype, true);
   END IF;
   setting := aq.position_setting(q, aq.agent_name(o.consumer_name));
   saved := nullif(current_setting(setting, true), '');

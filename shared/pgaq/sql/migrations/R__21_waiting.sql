@@ -42,106 +42,156 @@ BEGIN
                 q.table_schema, q.table_name, CASE WHEN is_exc THEN 3 ELSE 0 END, by_id);
 END $$;
 
--- Waits until the full dequeue is worth running again (p_found true) or the wait has run
--- out (p_found false). Called by dbms_aq.dequeue after a dequeue that found nothing:
+-- Waits until the caller's next try is worth making (p_found > 0) or the wait has run out
+-- (p_found 0), over one or more queue/consumer pairs (the targets: p_queues[i] for
+-- consumer p_consumers[i]). Two callers:
+--   dbms_aq.dequeue (p_listen false, one target, through aq.await_message), after a dequeue
+--     that found nothing: p_found > 0 means run the full dequeue again;
+--   dbms_aq.listen and aq.listen_first (p_listen true): every look is the answer, so the
+--     first look runs at once (also with wait 0: one look, no wait) and p_found is the first
+--     target, in the order given, with a READY message; -1 asks the caller to check its
+--     targets again (the periodic check: a queue stopped, dropped or no longer granted).
 --   p_since  when the wait began (NULL on the first call; set here)
---   p_retry  ms before candidates the last dequeue could not take (other criteria, rows
---            other sessions hold) are tried again: doubles per call up to 250 ms, and
+--   p_retry  (dequeue) ms before candidates the last dequeue could not take (other criteria,
+--            rows other sessions hold) are tried again: doubles per call up to 250 ms, and
 --            back to NULL when the queue had no candidate in between (a new one arrived)
 -- A look runs only when some transaction of the cluster ended since the last one (the
 -- snapshot differs): nothing can have arrived otherwise, and a fresh snapshot would have
--- the same xmin. So an idle wait costs its wake-ups only. For the same reason the full
--- dequeue runs once a second (a queue stopped, dropped or no longer granted meanwhile
--- raises its error there) only when something ended meanwhile.
-CREATE OR REPLACE PROCEDURE aq.await_message(q aq.queue_info, p_consumer text, p_msgid bytea,
-                                             p_wait integer, INOUT p_since timestamptz,
-                                             INOUT p_retry integer, INOUT p_found boolean)
+-- the same xmin. So an idle wait costs its wake-ups only. For the same reason the periodic
+-- check (once a second: the full dequeue, or the listener's checks of its queues) runs only
+-- when something ended meanwhile.
+CREATE OR REPLACE PROCEDURE aq.await_any(p_queues aq.queue_info[], p_consumers text[], p_msgid bytea,
+                                         p_wait integer, p_listen boolean, INOUT p_since timestamptz,
+                                         INOUT p_retry integer, INOUT p_found integer)
 LANGUAGE plpgsql AS $$
 DECLARE
   poll double precision := greatest(coalesce(nullif(current_setting('pgaq.wait_poll_ms', true), '')::integer, 20), 1);
   entered timestamptz := clock_timestamp();
   deadline timestamptz;
   retry_at timestamptz;
-  look text;
-  consumer text := aq.agent_name(p_consumer);
+  n integer := cardinality(p_queues);
+  looks_sql text[] := '{}';
+  names text[] := '{}';
+  consumers text[] := '{}';
+  i integer;
   own boolean := false;   -- may each look be a transaction of its own
+  fixed boolean := false; -- a REPEATABLE READ or SERIALIZABLE caller's snapshot
   probe text;
-  ctx text;
+  ctx text[];
   snap text;
   seen text;              -- the snapshot of the last look
   looks integer := 0;
-  there boolean := false;
+  there boolean;
+  hit integer := 0;       -- the first target whose last look found a candidate
+  gone boolean;
   empty_seen boolean := false;
   pause double precision;
   slept boolean;
 BEGIN
-  p_found := false;
-  IF coalesce(p_wait, -1) = 0 THEN
-    RETURN;  -- NO_WAIT: the caller raises at once, as before
+  p_found := 0;
+  IF coalesce(p_wait, -1) = 0 AND NOT p_listen THEN
+    RETURN;  -- NO_WAIT: the dequeue raises at once, as before
   END IF;
+  FOR i IN 1 .. n LOOP
+    looks_sql := looks_sql || aq.wait_look_sql(p_queues[i], p_msgid IS NOT NULL);
+    names := names || p_queues[i].queue_name;
+    consumers := consumers || aq.agent_name(p_consumers[i]);
+  END LOOP;
   p_since := coalesce(p_since, entered);
   IF p_wait > 0 THEN
     deadline := p_since + make_interval(secs => p_wait);
-    IF entered >= deadline THEN RETURN; END IF;
+    IF entered >= deadline AND NOT p_listen THEN RETURN; END IF;
   END IF;
   p_retry := CASE WHEN p_retry IS NULL THEN poll::integer ELSE least(p_retry * 2, 250) END;
   retry_at := entered + make_interval(secs => p_retry / 1000.0);
 
   -- Only a CALL from the client's own statement, outside a transaction block, may end the
   -- transaction: PostgreSQL refuses COMMIT in an atomic context (a transaction block, a
-  -- function) and inside an exception block, which a caller of dbms_aq.dequeue may have
-  -- open. So: this procedure, its CALL and dbms_aq.dequeue are the whole call stack; the
-  -- transaction has written nothing (it began with the CALL: committing it loses nothing);
-  -- and COMMIT, tried inside an exception block (which never lets it happen), fails for
-  -- that block rather than for an atomic context. Anything else (a translated server
-  -- message included) leaves the loop inside the caller's transaction.
-  GET DIAGNOSTICS ctx = PG_CONTEXT;
-  IF cardinality(string_to_array(ctx, E'\n')) = 3 AND pg_current_xact_id_if_assigned() IS NULL THEN
-    BEGIN
-      COMMIT;
-    EXCEPTION WHEN invalid_transaction_termination THEN
-      GET STACKED DIAGNOSTICS probe = MESSAGE_TEXT;
-    END;
-    own := coalesce(probe = 'cannot commit while a subtransaction is active', false);
-  END IF;
-  IF NOT own AND current_setting('transaction_isolation') <> 'read committed' THEN
-    -- this transaction's snapshot is fixed: no message committed later would be seen
-    PERFORM aq.err(25228, format('timeout or end-of-fetch during message dequeue from %s.%s (a %s '
-                                 'transaction block cannot see messages committed after it began: '
-                                 'wait outside it, or in READ COMMITTED)',
-                                 q.schema_name, q.queue_name, upper(current_setting('transaction_isolation'))),
-                   'P0002');
+  -- function) and inside an exception block, which a caller of dbms_aq.dequeue or listen
+  -- may have open. So: the call stack is this procedure and its callers in pgaq (the
+  -- wrappers aq.await_message and aq.listen, then dbms_aq.dequeue, dequeue_array (R__22) or
+  -- dbms_aq.listen) and
+  -- nothing else;
+  -- the transaction has written nothing (it began with the CALL: committing it loses
+  -- nothing); and COMMIT, tried inside an exception block (which never lets it happen),
+  -- fails for that block rather than for an atomic context. Anything else (a translated
+  -- server message included) leaves the loop inside the caller's transaction. A LISTEN
+  -- with wait 0 looks once and never commits.
+  IF coalesce(p_wait, -1) <> 0 THEN
+    GET DIAGNOSTICS probe = PG_CONTEXT;
+    ctx := ARRAY(SELECT l FROM unnest(string_to_array(probe, E'\n')) l
+                 WHERE l !~ '^(PL/pgSQL function |SQL statement "CALL )(aq\.)?(await_any|await_message|listen)\(');
+    probe := NULL;
+    IF cardinality(ctx) = 1 AND ctx[1] ~ '^PL/pgSQL function (dbms_aq\.)?(dequeue|dequeue_array|listen)\('
+       AND pg_current_xact_id_if_assigned() IS NULL THEN
+      BEGIN
+        COMMIT;
+      EXCEPTION WHEN invalid_transaction_termination THEN
+        GET STACKED DIAGNOSTICS probe = MESSAGE_TEXT;
+      END;
+      own := coalesce(probe = 'cannot commit while a subtransaction is active', false);
+    END IF;
+    -- this transaction's snapshot is fixed: no message committed later would be seen (a
+    -- LISTEN looks once first: what is there already is its answer)
+    fixed := NOT own AND current_setting('transaction_isolation') <> 'read committed';
+    IF fixed AND NOT p_listen THEN
+      PERFORM aq.err(25228, format('timeout or end-of-fetch during message dequeue from %s.%s (a %s '
+                                   'transaction block cannot see messages committed after it began: '
+                                   'wait outside it, or in READ COMMITTED)',
+                                   p_queues[1].schema_name, p_queues[1].queue_name,
+                                   upper(current_setting('transaction_isolation'))), 'P0002');
+    END IF;
   END IF;
 
-  look := aq.wait_look_sql(q, p_msgid IS NOT NULL);
   LOOP
     snap := pg_current_snapshot()::text;
     IF snap IS DISTINCT FROM seen THEN
       seen := snap;
       looks := looks + 1;
-      BEGIN
-        EXECUTE look INTO there USING q.queue_name, consumer, p_msgid;
-      EXCEPTION WHEN undefined_table THEN
-        there := true;  -- the queue table is gone: the full dequeue says so (ORA-24010)
-      END;
+      hit := 0;
+      gone := false;
+      FOR i IN 1 .. n LOOP
+        BEGIN
+          EXECUTE looks_sql[i] INTO there USING names[i], consumers[i], p_msgid;
+        EXCEPTION WHEN undefined_table THEN
+          there := true;  -- the queue table is gone: the caller's checks say so (ORA-24010)
+          gone := true;
+        END;
+        IF there THEN
+          hit := i;
+          EXIT;
+        END IF;
+      END LOOP;
       IF own THEN
         -- lets go of the look's locks now, and of its snapshot: the next statement takes
         -- a new one (PostgreSQL keeps one for the procedure until its next COMMIT)
         COMMIT;
       END IF;
-      IF there AND empty_seen THEN
-        p_retry := NULL;  -- a new candidate
-        p_found := true;
+      IF p_listen AND hit > 0 THEN
+        p_found := CASE WHEN gone THEN -1 ELSE hit END;
         RETURN;
       END IF;
-      empty_seen := empty_seen OR NOT there;
+      IF hit > 0 AND empty_seen THEN
+        p_retry := NULL;  -- a new candidate
+        p_found := hit;
+        RETURN;
+      END IF;
+      empty_seen := empty_seen OR hit = 0;
     END IF;
-    IF there AND clock_timestamp() >= retry_at AND looks > 1 THEN
-      p_found := true;  -- try again what the last dequeue could not take: something ended since
+    IF p_listen AND coalesce(p_wait, -1) = 0 THEN
+      RETURN;  -- one look, nothing found
+    END IF;
+    IF fixed THEN
+      PERFORM aq.err(25254, format('time-out in LISTEN while waiting for a message (a %s transaction block '
+                                   'cannot see messages committed after it began: wait outside it, or in '
+                                   'READ COMMITTED)', upper(current_setting('transaction_isolation'))), 'P0002');
+    END IF;
+    IF hit > 0 AND clock_timestamp() >= retry_at AND looks > 1 THEN
+      p_found := hit;  -- try again what the last dequeue could not take: something ended since
       RETURN;
     END IF;
     IF looks > 1 AND clock_timestamp() >= entered + interval '1 second' THEN
-      p_found := true;  -- the periodic full dequeue
+      p_found := CASE WHEN p_listen THEN -1 ELSE 1 END;  -- the periodic check
       RETURN;
     END IF;
     IF deadline IS NOT NULL THEN
@@ -153,4 +203,134 @@ BEGIN
     -- an expression rather than PERFORM: it skips the executor (a third of a wake-up's cost)
     slept := pg_sleep(least(poll, pause) / 1000.0) IS NOT NULL;
   END LOOP;
+END $$;
+
+-- dbms_aq.dequeue's wait (R__19): one queue and consumer; p_found true when the full
+-- dequeue is worth running again, false when the wait has run out.
+CREATE OR REPLACE PROCEDURE aq.await_message(q aq.queue_info, p_consumer text, p_msgid bytea,
+                                             p_wait integer, INOUT p_since timestamptz,
+                                             INOUT p_retry integer, INOUT p_found boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  found integer;
+BEGIN
+  CALL aq.await_any(ARRAY[q], ARRAY[p_consumer], p_msgid, p_wait, false, p_since, p_retry, found);
+  p_found := found <> 0;
+END $$;
+
+-- ---------------------------------------------------------------------------------------
+-- LISTEN: which of several agents has a message READY for it, waiting for one as
+-- dequeue waits. Each agent's address is a local queue ([schema.]name); its name is the
+-- subscriber on a multi-consumer queue and NULL on a single-consumer or exception queue.
+-- The listening session must be allowed to dequeue from every queue in the list.
+
+-- The agents' queues and consumers, checked as the Oracle documentation says.
+CREATE OR REPLACE FUNCTION aq.listen_targets(p_agents sys.aq$_agent[], OUT queues aq.queue_info[],
+                                             OUT consumers text[])
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  a sys.aq$_agent;
+  q aq.queue_info;
+  consumer text;
+  is_exc boolean;
+BEGIN
+  IF coalesce(cardinality(p_agents), 0) = 0 THEN
+    PERFORM aq.err(25254, 'time-out in LISTEN while waiting for a message: the agent list is empty, '
+                          'so no message can arrive for it', '22023');
+  END IF;
+  queues := '{}';
+  consumers := '{}';
+  FOREACH a IN ARRAY p_agents LOOP
+    IF position('@' IN coalesce(a.address, '')) > 0 THEN
+      PERFORM aq.err(25252, format('listen failed, the address %s is a non-local address (LISTEN watches '
+                                   'local queues only)', a.address), '22023');
+    END IF;
+    q := aq.resolve_queue(a.address);
+    IF NOT q.dequeue_enabled THEN
+      PERFORM aq.err(25253, format('listen failed, queue %s.%s is not enabled for dequeue',
+                                   q.schema_name, q.queue_name), '55000');
+    END IF;
+    consumer := aq.agent_name(a.name);
+    is_exc := q.queue_type = 'EXCEPTION_QUEUE';
+    IF is_exc AND consumer IS NOT NULL THEN
+      PERFORM aq.err(25231, format('exception queue %s.%s is listened to with a NULL agent name',
+                                   q.schema_name, q.queue_name), '22023');
+    ELSIF q.multiple_consumers AND NOT is_exc AND consumer IS NULL THEN
+      PERFORM aq.err(25231, format('cannot LISTEN because the agent name is not specified for '
+                                   'multi-consumer queue %s.%s', q.schema_name, q.queue_name), '22023');
+    ELSIF NOT q.multiple_consumers AND consumer IS NOT NULL THEN
+      PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: '
+                                   'an agent name is not allowed', q.schema_name, q.queue_name), '22023');
+    END IF;
+    PERFORM aq.check_access(q, 'DEQUEUE');
+    queues := queues || q;
+    consumers := consumers || consumer;
+  END LOOP;
+END $$;
+
+-- The delivery mode of what LISTEN found for a target: the one place that decides it.
+-- Every message is PERSISTENT for now; buffered messages (issue 21 section 4) answer
+-- BUFFERED here when the target's first READY message is one.
+CREATE OR REPLACE FUNCTION aq.listen_delivery_mode(q aq.queue_info, p_consumer text) RETURNS text
+LANGUAGE sql STABLE AS $$ SELECT 'PERSISTENT'::text $$;
+
+-- One look, no wait: the position (1-based) in p_agents of the first agent with a READY
+-- message, or 0. The Python library's Session.listen calls it after each wake-up.
+CREATE OR REPLACE FUNCTION aq.listen_first(p_agents sys.aq$_agent[]) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  t record;
+  since timestamptz;
+  retry integer;
+  found integer;
+BEGIN
+  t := aq.listen_targets(p_agents);
+  CALL aq.await_any(t.queues, t.consumers, NULL, 0, true, since, retry, found);
+  IF found < 0 THEN  -- a queue table went away under the look: the checks say which
+    t := aq.listen_targets(p_agents);
+  END IF;
+  RETURN greatest(found, 0);
+END $$;
+
+CREATE OR REPLACE PROCEDURE aq.listen(p_agents sys.aq$_agent[], p_wait integer, INOUT p_agent sys.aq$_agent,
+                                      INOUT p_mode text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  t record;
+  since timestamptz;
+  retry integer;
+  found integer;
+BEGIN
+  PERFORM aq.check_wait(p_wait);
+  LOOP
+    t := aq.listen_targets(p_agents);  -- again after each periodic check: stopped, dropped, revoked
+    CALL aq.await_any(t.queues, t.consumers, NULL, p_wait, true, since, retry, found);
+    EXIT WHEN found >= 0;
+  END LOOP;
+  IF found = 0 THEN
+    PERFORM aq.err(25254, 'time-out in LISTEN while waiting for a message', 'P0002');
+  END IF;
+  p_agent := p_agents[found];
+  p_mode := aq.listen_delivery_mode(t.queues[found], t.consumers[found]);
+END $$;
+
+-- Oracle's two forms (PostgreSQL takes no OUT parameter after a defaulted one: INOUT, as
+-- dbms_aq.dequeue's); wait as dequeue's: seconds, dbms_aq.forever() (-1, NULL: the
+-- default) or dbms_aq.no_wait() (0). Nothing READY in time: ORA-25254.
+--   CALL dbms_aq.listen(agent_list => ARRAY[sys.aq$_agent(NULL, 's.orders', NULL),
+--                                           sys.aq$_agent('BILLING', 's.events', NULL)], wait => 30);
+CREATE OR REPLACE PROCEDURE dbms_aq.listen(agent_list sys.aq$_agent[], wait integer DEFAULT -1,
+                                           INOUT agent sys.aq$_agent DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE
+  mode text;
+BEGIN
+  CALL aq.listen(agent_list, wait, agent, mode);
+END $$;
+
+CREATE OR REPLACE PROCEDURE dbms_aq.listen(agent_list sys.aq$_agent[], wait integer,
+                                           INOUT agent sys.aq$_agent, INOUT message_delivery_mode text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  CALL aq.listen(agent_list, wait, agent, message_delivery_mode);
 END $$;

@@ -100,7 +100,7 @@ BEGIN
     EXECUTE format($f$SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE state IN (0, 1)
                       AND expire_at <= $1 AND exception_queue IS NOT NULL
                       AND NOT (exception_queue = ANY ($2)) LIMIT $3) x$f$, s, qt)
-      INTO n USING p_now, ARRAY(SELECT x.queue_name FROM aq.queues x WHERE x.queue_table_id = t.id), p_limit;
+      INTO n USING p_now, aq.exception_queues(t.id), p_limit;
     IF n > 0 THEN
       RAISE WARNING 'pgaq: % expired message(s) in %.% name an exception queue that no longer exists; moved to %',
         n, s, qt, defexc;
@@ -118,7 +118,7 @@ BEGIN
                  FROM due WHERE m.msgid = due.msgid RETURNING m.q_name)
       SELECT count(*), array_agg(DISTINCT q_name) FROM u
     $f$, s, qt, t.id, defexc) INTO n, names
-    USING p_now, p_limit, ARRAY(SELECT x.queue_name FROM aq.queues x WHERE x.queue_table_id = t.id);
+    USING p_now, p_limit, aq.exception_queues(t.id);
 
     total := total + n;
     woke := coalesce(woke, '{}') || coalesce(names, '{}');

@@ -2,6 +2,18 @@
 -- transformation's source type and names a dequeued payload after its target type, so it
 -- needs both types (and their payload kinds) before the engine applies the function.
 
+-- The transformation a consumer's subscription carries (dbms_aqadm.add_subscriber ...
+-- transformation), on a multi-consumer queue; NULL when it has none. Seed 002: "To
+-- transform a message during dequeue, specify a mapping either in the dequeue options or
+-- when you add a subscriber. A dequeue mapping overrides a subscriber mapping."
+CREATE OR REPLACE FUNCTION aq.subscriber_transformation(q aq.queue_info, p_consumer text) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT s.transformation FROM aq.subscribers s
+  WHERE q.multiple_consumers AND q.queue_type <> 'EXCEPTION_QUEUE' AND s.queue_id = q.queue_id
+    AND s.name = aq.agent_name(p_consumer) AND s.address IS NULL
+  LIMIT 1
+$$;
+
 -- The transformation an IDAP request names (p_name), or with none, the one a consumer's
 -- subscription carries (p_consumer, on a multi-consumer queue): no row when there is none.
 -- Checked as aq.enqueue_array (p_enqueue: the target must be the queue's type) and
@@ -25,13 +37,9 @@ BEGIN
   END IF;
   IF nullif(btrim(p_name), '') IS NOT NULL THEN
     tr := aq.resolve_transformation(p_name);
-  ELSIF NOT p_enqueue AND aq.agent_name(p_consumer) IS NOT NULL AND q.multiple_consumers
-        AND q.queue_type <> 'EXCEPTION_QUEUE' THEN
+  ELSIF NOT p_enqueue THEN
     -- as aq.dequeue_array: a dequeue without a transformation gets the subscriber's
-    tr := aq.resolve_transformation((SELECT s.transformation FROM aq.subscribers s
-                                     WHERE s.queue_id = q.queue_id
-                                       AND s.name = aq.agent_name(p_consumer)
-                                       AND s.address IS NULL LIMIT 1));
+    tr := aq.resolve_transformation(aq.subscriber_transformation(q, p_consumer));
   END IF;
   IF tr.id IS NULL THEN
     RETURN;

@@ -331,13 +331,16 @@ END $$;
 
 -- Structural equivalence of two queues' payload types: the same kind and, for object
 -- types, the same attribute names and types in the same order.
-CREATE OR REPLACE FUNCTION aq.payload_signature(q aq.queue_info) RETURNS text
+CREATE OR REPLACE FUNCTION aq.type_signature(p_type regtype) RETURNS text
 LANGUAGE sql STABLE AS $$
-  SELECT q.payload_kind || ':' || coalesce((
+  SELECT aq.payload_kind(p_type) || ':' || coalesce((
     SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' ORDER BY a.attnum)
     FROM pg_attribute a JOIN pg_type t ON t.typrelid = a.attrelid
-    WHERE t.oid = q.payload_type AND a.attnum > 0 AND NOT a.attisdropped), q.payload_type::text)
+    WHERE t.oid = p_type AND a.attnum > 0 AND NOT a.attisdropped), p_type::text)
 $$;
+
+CREATE OR REPLACE FUNCTION aq.payload_signature(q aq.queue_info) RETURNS text
+LANGUAGE sql STABLE AS $$ SELECT aq.type_signature(q.payload_type) $$;
 
 CREATE OR REPLACE FUNCTION aq.queue_signature(p_queue text) RETURNS text
 LANGUAGE sql STABLE AS $$ SELECT aq.payload_signature(aq.resolve_queue(p_queue)) $$;
@@ -425,20 +428,56 @@ END $$;
 -- Up to p_limit READY recipients of the schedule, locked SKIP LOCKED, each with what the
 -- destination needs: its queue and consumer, the properties (delay spent, expiration
 -- reduced by the time already spent, ORIGINAL_MSGID = the source message) and payload.
+-- A remote subscriber's transformation (dbms_aqadm.add_subscriber ... transformation) is
+-- applied here, to that subscriber's copies only: signature and payload_type are those of
+-- the payload as it travels (the transformation's target type, else the queue's).
+-- A transactionally grouped queue hands out one whole transaction group per batch, however
+-- large (p_limit does not cut it), so that the destination, which enqueues a batch in one
+-- transaction, receives it as one group and never two groups as one; txn_group is the
+-- source's group.
+DROP FUNCTION IF EXISTS aq.propagation_batch(integer, integer);
 CREATE OR REPLACE FUNCTION aq.propagation_batch(p_schedule integer, p_limit integer)
 RETURNS TABLE (msgid bytea, consumer_name text, address text, protocol integer, dest_queue text,
-               props jsonb, payload_json jsonb, payload_raw bytea, bytes integer)
+               props jsonb, payload_json jsonb, payload_raw bytea, bytes integer,
+               signature text, payload_type text, txn_group bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
   s aq.schedules;
   q aq.queue_info;
   pattern text;
+  grouped boolean;
+  js text := '';   -- CASE branches per transforming subscriber: JSON payload, RAW payload,
+  rw text := '';   -- signature and type of what travels
+  sg text := '';
+  ty text := '';
+  tr record;
+  where_ready text;
 BEGIN
   SELECT * INTO s FROM aq.schedules x WHERE x.id = p_schedule;
   SELECT * INTO q FROM aq.queue_info x WHERE x.queue_id = s.queue_id;
   IF q.queue_id IS NULL THEN
     RETURN;  -- the schedule or its queue was dropped meanwhile: nothing left to send
   END IF;
+  grouped := q.message_grouping = 'TRANSACTIONAL';
+  FOR tr IN SELECT sub.id AS sub_id, t.function_name, t.to_type
+            FROM aq.subscribers sub
+            JOIN aq.transformations t ON sub.transformation = t.schema_name || '.' || t.name
+            WHERE sub.queue_id = q.queue_id AND sub.address IS NOT NULL AND sub.transformation IS NOT NULL
+            ORDER BY sub.id LOOP
+    js := js || format(' WHEN r.subscriber_id = %s THEN %s', tr.sub_id,
+                       CASE WHEN tr.to_type = 'bytea'::regtype THEN 'NULL::jsonb'
+                            ELSE format('to_jsonb(%s(m.user_data))', tr.function_name) END);
+    rw := rw || format(' WHEN r.subscriber_id = %s THEN %s', tr.sub_id,
+                       CASE WHEN tr.to_type = 'bytea'::regtype THEN format('%s(m.user_data)', tr.function_name)
+                            ELSE 'NULL::bytea' END);
+    sg := sg || format(' WHEN r.subscriber_id = %s THEN %L', tr.sub_id, aq.type_signature(tr.to_type));
+    ty := ty || format(' WHEN r.subscriber_id = %s THEN %L', tr.sub_id, tr.to_type::text);
+  END LOOP;
+  where_ready := $w$r.q_name = $1 AND r.state = 0 AND r.address <> '' AND r.protocol = 0
+      AND m.state = 0 AND (m.expire_at IS NULL OR m.expire_at > clock_timestamp())
+      AND lower(r.address) LIKE $2
+      AND CASE WHEN $4 = '' THEN strpos(r.address, '@') = 0
+               ELSE lower(split_part(r.address, '@', 2)) = $4 END$w$;
   RETURN QUERY EXECUTE format($f$
     SELECT r.msgid, r.consumer_name, r.address, r.protocol,
            CASE WHEN $3 <> '' THEN $3 ELSE lower(split_part(r.address, '@', 1)) END,
@@ -454,26 +493,38 @@ BEGIN
                                  jsonb_build_array(jsonb_build_object('name', r.consumer_name)) END,
              'original_msgid', upper(encode(m.msgid, 'hex')))),
            %s, %s,
-           coalesce(pg_column_size(m.user_data), 0) + coalesce(length(m.corrid), 0)
+           coalesce(pg_column_size(m.user_data), 0) + coalesce(length(m.corrid), 0),
+           %s, %s, m.txn_group
     FROM %I.%I r JOIN %I.%I m ON m.msgid = r.msgid
-    WHERE r.q_name = $1 AND r.state = 0 AND r.address <> '' AND r.protocol = 0
-      AND m.state = 0 AND (m.expire_at IS NULL OR m.expire_at > clock_timestamp())
-      AND lower(r.address) LIKE $2
-      AND CASE WHEN $4 = '' THEN strpos(r.address, '@') = 0
-               ELSE lower(split_part(r.address, '@', 2)) = $4 END
+    WHERE %s %s
     ORDER BY r.address, %s  -- the order of the recipients' remote index: no sort of the backlog
     LIMIT $5
     FOR UPDATE OF r SKIP LOCKED
   $f$,
-    CASE WHEN q.payload_kind = 'RAW' THEN 'NULL::jsonb' ELSE 'to_jsonb(m.user_data)' END,
-    CASE WHEN q.payload_kind = 'RAW' THEN 'm.user_data' ELSE 'NULL::bytea' END,
-    q.table_schema, q.recipients_table, q.table_schema, q.table_name, aq.sort_columns(q.sort_key, 'r'))
+    CASE WHEN js = '' THEN '' ELSE 'CASE' || js || ' ELSE ' END
+      || CASE WHEN q.payload_kind = 'RAW' THEN 'NULL::jsonb' ELSE 'to_jsonb(m.user_data)' END
+      || CASE WHEN js = '' THEN '' ELSE ' END' END,
+    CASE WHEN rw = '' THEN '' ELSE 'CASE' || rw || ' ELSE ' END
+      || CASE WHEN q.payload_kind = 'RAW' THEN 'm.user_data' ELSE 'NULL::bytea' END
+      || CASE WHEN rw = '' THEN '' ELSE ' END' END,
+    CASE WHEN sg = '' THEN '' ELSE 'CASE' || sg || ' ELSE ' END
+      || quote_literal(aq.payload_signature(q)) || CASE WHEN sg = '' THEN '' ELSE ' END' END,
+    CASE WHEN ty = '' THEN '' ELSE 'CASE' || ty || ' ELSE ' END
+      || quote_literal(q.payload_type::text) || CASE WHEN ty = '' THEN '' ELSE ' END' END,
+    q.table_schema, q.recipients_table, q.table_schema, q.table_name,
+    where_ready,
+    -- the first ready group's messages only (its other recipients here included)
+    CASE WHEN grouped THEN format(
+      'AND r.txn_group = (SELECT r.txn_group FROM %I.%I r JOIN %I.%I m ON m.msgid = r.msgid WHERE %s ORDER BY r.address, %s LIMIT 1)',
+      q.table_schema, q.recipients_table, q.table_schema, q.table_name, where_ready,
+      aq.sort_columns(q.sort_key, 'r')) ELSE '' END,
+    aq.sort_columns(q.sort_key, 'r'))
   USING q.queue_name,
         CASE WHEN s.destination_queue <> '' THEN
           replace(replace(s.destination_queue, '_', '\_'), '%', '\%')
           || CASE WHEN s.destination <> '' THEN '@' || s.destination ELSE '' END
         ELSE '%' END,
-        s.destination_queue, s.destination, p_limit;
+        s.destination_queue, s.destination, CASE WHEN grouped THEN NULL ELSE p_limit END;
 END $$;
 
 -- The batch reached its destination: its recipients are PROCESSED (the message itself is
@@ -525,6 +576,8 @@ BEGIN
   IF fresh IS NULL THEN
     RETURN 0;
   END IF;
+  -- a JMS message keeps the JMSXUserID and JMSXAppID its source set (R__52)
+  PERFORM set_config('pgaq.receiving_propagated', 'on', true);
   ids := aq.enqueue_array(
     p_queue,
     (SELECT jsonb_agg(p_props -> (i - 1) ORDER BY i) FROM unnest(fresh) i),
@@ -533,6 +586,7 @@ BEGIN
     CASE WHEN p_raw IS NULL THEN NULL
          ELSE (SELECT array_agg(p_raw[i] ORDER BY i) FROM unnest(fresh) i) END,
     NULL, p_agent);
+  PERFORM set_config('pgaq.receiving_propagated', '', true);
   RETURN cardinality(ids);
 END $$;
 GRANT SELECT, INSERT ON aq.propagated TO PUBLIC;  -- keys are unguessable message ids

@@ -1,12 +1,47 @@
 -- SQL dequeues rolled back: noted autonomously (dblink), counted by the monitor. The note
 -- wakes the monitor (NOTIFY aq_attempt); the dequeuing transaction holds a shared
 -- advisory lock keyed by its id until it ends, so the monitor waits for exactly that end
--- (no polling) and counts the attempt at once. The monitor's safety poll still settles
--- whatever a lost notification or a long transaction left.
+-- (no polling) and counts the attempt at once, unless the session died with the
+-- transaction open (its session lock is gone too): that counts nothing, as in Oracle.
+-- The monitor's safety poll still settles whatever a lost notification or a long
+-- transaction left.
 
 -- The advisory lock a transaction that noted attempts holds until it ends.
 CREATE OR REPLACE FUNCTION aq.attempt_lock_key(p_xid xid8) RETURNS bigint
 LANGUAGE sql IMMUTABLE AS $$ SELECT hashtextextended('pgaq dequeue attempt ' || p_xid::text, 0) $$;
+
+-- A session that noted attempts holds a session-level shared advisory lock (class
+-- 1885823346, this key) until it ends: a rollback leaves it held, a session that dies
+-- (terminated, its client gone, the server crashed) releases it with its transaction.
+-- The key names the backend and its start, so a later session on the same pid differs.
+CREATE OR REPLACE FUNCTION aq.attempt_session_key() RETURNS integer
+LANGUAGE sql STABLE AS $$
+  SELECT hashtext(pg_backend_pid()::text || ' ' || coalesce(
+           (SELECT a.backend_start::text FROM pg_stat_get_activity(pg_backend_pid()) a), ''))
+$$;
+
+-- Whether the session that held p_key is gone: its lock is free. A dying backend releases
+-- its transaction's locks a moment before its session's (PostgreSQL's exit path), so a
+-- lock still held is waited for a little (5 ms) before the session counts as alive.
+CREATE OR REPLACE FUNCTION aq.attempt_session_gone(p_key integer) RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF p_key = aq.attempt_session_key() THEN
+    RETURN false;  -- this very session (its own lock would not stop it)
+  END IF;
+  IF pg_try_advisory_xact_lock(1885823346, p_key) THEN
+    RETURN true;
+  END IF;
+  BEGIN
+    PERFORM set_config('lock_timeout', '5ms', true);
+    PERFORM pg_advisory_xact_lock(1885823346, p_key);
+    PERFORM set_config('lock_timeout', '0', true);
+    RETURN true;
+  EXCEPTION WHEN lock_not_available THEN
+    RETURN false;
+  END;
+END $$;
+REVOKE EXECUTE ON FUNCTION aq.attempt_session_gone(integer) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION aq.conn_value(p text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT '''' || replace(replace(p, '\', '\\'), '''', '\''') || '''' $$;
@@ -18,6 +53,7 @@ RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq 
 DECLARE
   ext name;
   q aq.queue_info;
+  skey integer;
 BEGIN
   IF aq.dblink_schema() IS NULL THEN
     RETURN;
@@ -27,12 +63,14 @@ BEGIN
     RETURN;
   END IF;
   PERFORM pg_advisory_xact_lock_shared(aq.attempt_lock_key(pg_current_xact_id()));
+  skey := aq.attempt_session_key();
+  PERFORM pg_advisory_lock_shared(1885823346, skey);  -- the session's, until it ends
   BEGIN
     ext := aq.autonomous_link();
     EXECUTE format('SELECT %I.dblink_exec(%L, %L)', ext, 'aq_attempts',
-                   format('INSERT INTO aq.pending_attempts (xid, queue_id, consumer, msgid) '
-                          'VALUES (%L, %s, %L, %L) ON CONFLICT DO NOTHING; NOTIFY aq_attempt',
-                          pg_current_xact_id(), p_queue_id, coalesce(p_consumer, ''), p_msgid));
+                   format('INSERT INTO aq.pending_attempts (xid, queue_id, consumer, msgid, session_key) '
+                          'VALUES (%L, %s, %L, %L, %s) ON CONFLICT DO NOTHING; NOTIFY aq_attempt',
+                          pg_current_xact_id(), p_queue_id, coalesce(p_consumer, ''), p_msgid, skey));
   EXCEPTION WHEN OTHERS THEN
     RAISE WARNING 'could not note the dequeue attempt (a rollback will not count it): %', SQLERRM;
   END;
@@ -62,6 +100,13 @@ DECLARE
   t record;
   n integer := 0;
 BEGIN
+  -- a transaction whose session died with it open counts no attempt (seed 002): forgotten
+  FOR r IN SELECT DISTINCT p.xid, p.session_key FROM aq.pending_attempts p
+           WHERE p.session_key IS NOT NULL AND pg_xact_status(p.xid) = 'aborted' LOOP
+    IF aq.attempt_session_gone(r.session_key) THEN
+      DELETE FROM aq.pending_attempts p WHERE p.xid = r.xid;
+    END IF;
+  END LOOP;
   FOR t IN SELECT * FROM aq.aborted_attempt_tables() LOOP
     EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE msgid = ANY($1) AND state = 0
                     ORDER BY msgid, consumer_name, address, protocol FOR UPDATE) x',

@@ -1,0 +1,444 @@
+-- dbms_aqadm.purge_queue_table(queue_table, purge_condition, purge_options): removes the
+-- messages of a queue table that purge_condition selects, with their recipient rows and
+-- the notes other parts keep about them.
+--
+-- purge_condition is Oracle's: a condition over the columns of the AQ$<queue_table> view
+-- (R__12), qualified with the alias qtview, e.g. qtview.queue = 'Q1' AND
+-- qtview.msg_state = 'PROCESSED'; NULL or '' purges everything. Oracle runs it as SQL.
+-- Here it is parsed by pgaq's condition grammar (R__20: tokenizer and parser) and written
+-- back as SQL by aq.purge_condition_sql below: column names are checked against the view
+-- and quoted with %I, string literals quoted with %L, numbers checked, and only the
+-- operators and functions listed there exist. Nothing the caller wrote reaches the SQL
+-- as text, so the condition can neither run a statement of its own nor call a function
+-- (docs/security.md). It runs as the caller, who must administer the queue table.
+--
+-- On a multi-consumer queue table the view has one row per message and recipient: the
+-- rows the condition selects lose those recipients (qtview.consumer_name = 'A' purges A's
+-- deliveries); a message left with no recipient goes, one whose remaining recipients are
+-- all done is settled as a dequeue would (aq.finish_messages).
+--
+-- purge_options (dbms_aqadm.aq$_purge_options_t):
+--   block => true   both tables are locked in EXCLUSIVE mode for the purge (enqueues and
+--                   dequeues wait; reads do not): every message the condition selects is
+--                   purged, including those a dequeue had locked (the purge waits for it).
+--   block => false  (the default) the purge goes in batches of 1000 rows, locking only the
+--                   rows it removes and skipping rows another transaction holds (a message
+--                   being dequeued, as Oracle says "may not be purged"); enqueuers never
+--                   wait for it.
+--   delivery_mode   PERSISTENT (the default), BUFFERED or PERSISTENT_OR_BUFFERED (or
+--                   Oracle's numbers 1, 2, 3): which messages are looked at.
+-- The purge is part of the caller's transaction (a ROLLBACK undoes it), as every pgaq
+-- administrative procedure.
+
+DO $$
+BEGIN
+  IF to_regtype('dbms_aqadm.aq$_purge_options_t') IS NULL THEN
+    CREATE TYPE dbms_aqadm.aq$_purge_options_t AS (block boolean, delivery_mode text);
+  END IF;
+  IF to_regtype('aq.recipient_key') IS NULL THEN
+    CREATE TYPE aq.recipient_key AS (msgid bytea, consumer_name text, address text, protocol integer);
+  END IF;
+END $$;
+
+-- Oracle's defaults, so SQL callers name only what they set:
+--   purge_options => dbms_aqadm.purge_options(block => true)
+CREATE OR REPLACE FUNCTION dbms_aqadm.purge_options(block boolean DEFAULT false,
+                                                    delivery_mode text DEFAULT 'PERSISTENT')
+RETURNS dbms_aqadm.aq$_purge_options_t LANGUAGE sql IMMUTABLE AS $$
+  SELECT ROW(block, delivery_mode)::dbms_aqadm.aq$_purge_options_t
+$$;
+
+-- the delivery modes a purge looks at
+CREATE OR REPLACE FUNCTION aq.purge_delivery_modes(p text) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  v text := upper(btrim(coalesce(p, 'PERSISTENT')));
+BEGIN
+  RETURN CASE
+    WHEN v IN ('PERSISTENT', '1') THEN ARRAY['PERSISTENT']
+    WHEN v IN ('BUFFERED', '2') THEN ARRAY['BUFFERED']
+    WHEN v IN ('PERSISTENT_OR_BUFFERED', '3') THEN ARRAY['PERSISTENT', 'BUFFERED']
+    ELSE (SELECT NULL::text[] FROM aq.err(24005, format(
+            'invalid DELIVERY_MODE %s in purge_options: use PERSISTENT, BUFFERED or PERSISTENT_OR_BUFFERED',
+            quote_literal(p)), '22023'))
+  END;
+END $$;
+
+-- A string literal compared with a column, as Oracle compares it: with a queue name,
+-- Oracle's spelling of an unquoted name (upper case) is pgaq's (lower case), so
+-- qtview.queue = 'Q1' finds queue q1; with a RAW payload, the string is hex.
+CREATE OR REPLACE FUNCTION aq.purge_literal_for(p_column text[], p_literal text[]) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF p_literal[2] = 'lstr' AND p_column[2] = 'qname' AND p_literal[3] = upper(p_literal[3])
+     AND p_literal[3] <> lower(p_literal[3]) THEN
+    RETURN ARRAY[format('%L', lower(p_literal[3])), 'lstr', p_literal[3]];
+  ELSIF p_literal[2] = 'lstr' AND p_column[2] = 'raw' AND p_literal[3] ~ '^([0-9A-Fa-f]{2})*$' THEN
+    RETURN ARRAY[format('decode(%L, ''hex'')', p_literal[3]), 'raw', p_literal[3]];
+  END IF;
+  RETURN p_literal;
+END $$;
+
+-- One node of a parsed purge condition (R__20_conditions_3_parser.sql's AST) as SQL over
+-- the alias qtview. p_cols: the view's columns, {"name": "category"} with categories
+-- ts (a time), num, str, qname (a queue name), raw, other. Returns ARRAY[sql, category];
+-- string literals have category lstr (and their value in the third element), numbers num.
+CREATE OR REPLACE FUNCTION aq.purge_node_sql(node jsonb, p_cols jsonb) RETURNS text[]
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  kind text := node->>'kind';
+  pos integer := (node->>'pos')::integer;
+  parts text[];
+  quoted boolean[];
+  nm text;
+  fn text;
+  a text[];
+  b text[];
+  c text[];
+  op text;
+  el jsonb;
+  list text[];
+  args text[];
+BEGIN
+  IF kind = 'literal' THEN
+    CASE node->>'type'
+    WHEN 'null' THEN RETURN ARRAY['NULL', 'null'];
+    WHEN 'boolean' THEN RETURN ARRAY[CASE node->>'value' WHEN 'TRUE' THEN 'true' ELSE 'false' END, 'bool'];
+    WHEN 'string' THEN RETURN ARRAY[format('%L', node->>'value'), 'lstr', node->>'value'];
+    ELSE
+      IF aq.try_numeric(node->>'value') IS NULL THEN
+        PERFORM aq._condition_raise('syntax', pos, 'numeric literal out of range');
+      END IF;
+      RETURN ARRAY[format('%L::numeric', aq.try_numeric(node->>'value')::text), 'num'];
+    END CASE;
+
+  ELSIF kind = 'identifier' THEN
+    SELECT array_agg(e ORDER BY o) INTO parts FROM jsonb_array_elements_text(node->'path') WITH ORDINALITY x(e, o);
+    SELECT array_agg(e::boolean ORDER BY o) INTO quoted FROM jsonb_array_elements_text(node->'quoted') WITH ORDINALITY x(e, o);
+    IF cardinality(parts) = 1 AND NOT quoted[1]
+       AND upper(parts[1]) IN ('SYSDATE', 'SYSTIMESTAMP', 'CURRENT_TIMESTAMP', 'LOCALTIMESTAMP') THEN
+      RETURN ARRAY['statement_timestamp()', 'ts'];
+    END IF;
+    -- qtview.<column>, Oracle's form (an unqualified column is taken too); names of the
+    -- view are lower case: Oracle's unquoted upper-case names and quoted ones both match
+    IF cardinality(parts) = 2 AND lower(parts[1]) = 'qtview' THEN
+      nm := lower(parts[2]);
+    ELSIF cardinality(parts) = 1 THEN
+      nm := lower(parts[1]);
+    END IF;
+    IF nm IS NULL OR NOT p_cols ? nm THEN
+      PERFORM aq._condition_raise('ident', pos, array_to_string(parts, '.'));
+    END IF;
+    RETURN ARRAY[format('qtview.%I', nm), p_cols->>nm];
+
+  ELSIF kind = 'function' THEN
+    fn := node->>'name';
+    args := '{}';
+    FOR el IN SELECT * FROM jsonb_array_elements(node->'args') LOOP
+      a := aq.purge_node_sql(el, p_cols);
+      args := args || a[1];
+      IF fn IN ('TO_DATE', 'TO_TIMESTAMP') AND a[2] <> 'lstr' THEN
+        PERFORM aq._condition_raise('type', (el->>'pos')::integer, fn || ' takes string literals');
+      END IF;
+    END LOOP;
+    IF fn IN ('UPPER', 'LOWER', 'TRIM', 'LENGTH') AND cardinality(args) <> 1
+       OR fn IN ('NVL') AND cardinality(args) <> 2
+       OR fn IN ('COALESCE') AND cardinality(args) < 1
+       OR fn IN ('TO_DATE', 'TO_TIMESTAMP') AND cardinality(args) NOT IN (1, 2) THEN
+      PERFORM aq._condition_raise('args', pos, fn);
+    END IF;
+    CASE fn
+    WHEN 'UPPER', 'LOWER' THEN RETURN ARRAY[format('%s((%s)::text)', lower(fn), args[1]), 'str'];
+    WHEN 'TRIM' THEN RETURN ARRAY[format('btrim((%s)::text)', args[1]), 'str'];
+    WHEN 'LENGTH' THEN RETURN ARRAY[format('length((%s)::text)', args[1]), 'num'];
+    WHEN 'NVL', 'COALESCE' THEN
+      RETURN ARRAY[format('COALESCE(%s)', array_to_string(args, ', ')), 'other'];
+    WHEN 'TO_DATE', 'TO_TIMESTAMP' THEN
+      -- Oracle's common format elements (YYYY MM DD HH24 MI SS) mean the same in PostgreSQL
+      IF cardinality(args) = 1 THEN
+        RETURN ARRAY[format('(%s)::timestamptz', args[1]), 'ts'];
+      END IF;
+      RETURN ARRAY[format('to_timestamp(%s, %s)', args[1], args[2]), 'ts'];
+    ELSE
+      PERFORM aq._condition_raise('ident', pos, node->>'spelled');
+    END CASE;
+
+  ELSIF kind IN ('minus', 'plus') THEN
+    a := aq.purge_node_sql(node->'operand', p_cols);
+    RETURN ARRAY[format('(%s(%s))', CASE kind WHEN 'minus' THEN '-' ELSE '+' END, a[1]), a[2]];
+
+  ELSIF kind = 'binary' THEN
+    op := node->>'operator';
+    a := aq.purge_node_sql(node->'left', p_cols);
+    b := aq.purge_node_sql(node->'right', p_cols);
+    IF op IN ('+', '-') AND a[2] = 'ts' AND b[2] = 'num' THEN
+      -- Oracle's date arithmetic: a number of days
+      RETURN ARRAY[format('(%s %s make_interval(secs => (%s) * 86400))', a[1], op, b[1]), 'ts'];
+    ELSIF op = '+' AND a[2] = 'num' AND b[2] = 'ts' THEN
+      RETURN ARRAY[format('(%s + make_interval(secs => (%s) * 86400))', b[1], a[1]), 'ts'];
+    ELSIF op = '-' AND a[2] = 'ts' AND b[2] = 'ts' THEN
+      RETURN ARRAY[format('(extract(epoch FROM %s - %s) / 86400)', a[1], b[1]), 'num'];
+    ELSIF op IN ('+', '-', '*', '/') THEN
+      RETURN ARRAY[format('((%s)::numeric %s (%s)::numeric)', a[1], op, b[1]), 'num'];
+    ELSIF op = '||' THEN
+      RETURN ARRAY[format('concat(%s, %s)', a[1], b[1]), 'str'];
+    END IF;
+    b := aq.purge_literal_for(a, b);
+    a := aq.purge_literal_for(b, a);
+    RETURN ARRAY[format('(%s %s %s)', a[1], op, b[1]), 'bool'];
+
+  ELSIF kind IN ('and', 'or') THEN
+    a := aq.purge_node_sql(node->'left', p_cols);
+    b := aq.purge_node_sql(node->'right', p_cols);
+    RETURN ARRAY[format('(%s %s %s)', a[1], upper(kind), b[1]), 'bool'];
+
+  ELSIF kind = 'not' THEN
+    a := aq.purge_node_sql(node->'operand', p_cols);
+    RETURN ARRAY[format('(NOT %s)', a[1]), 'bool'];
+
+  ELSIF kind = 'is_null' THEN
+    a := aq.purge_node_sql(node->'operand', p_cols);
+    RETURN ARRAY[format('(%s IS %sNULL)', a[1], CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END), 'bool'];
+
+  ELSIF kind = 'between' THEN
+    a := aq.purge_node_sql(node->'operand', p_cols);
+    b := aq.purge_node_sql(node->'low', p_cols);
+    c := aq.purge_node_sql(node->'high', p_cols);
+    RETURN ARRAY[format('(%s %sBETWEEN %s AND %s)', a[1],
+                        CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END, b[1], c[1]), 'bool'];
+
+  ELSIF kind = 'in' THEN
+    a := aq.purge_node_sql(node->'operand', p_cols);
+    list := '{}';
+    FOR el IN SELECT * FROM jsonb_array_elements(node->'list') LOOP
+      b := aq.purge_literal_for(a, aq.purge_node_sql(el, p_cols));
+      list := list || b[1];
+    END LOOP;
+    RETURN ARRAY[format('(%s %sIN (%s))', a[1], CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END,
+                        array_to_string(list, ', ')), 'bool'];
+
+  ELSIF kind = 'like' THEN
+    a := aq.purge_node_sql(node->'operand', p_cols);
+    b := aq.purge_node_sql(node->'pattern', p_cols);
+    IF jsonb_typeof(node->'escape') = 'object' THEN
+      c := aq.purge_node_sql(node->'escape', p_cols);
+      IF c[2] <> 'lstr' OR length(c[3]) <> 1 THEN
+        PERFORM aq._condition_raise('syntax', (node->'escape'->>'pos')::integer,
+                                    'ESCAPE needs a string literal of exactly one character');
+      END IF;
+    ELSE
+      c := ARRAY['''''', 'lstr'];  -- Oracle: no escape character unless one is given
+    END IF;
+    RETURN ARRAY[format('((%s)::text %sLIKE %s ESCAPE %s)', a[1],
+                        CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END, b[1], c[1]), 'bool'];
+  END IF;
+  PERFORM aq._condition_raise('syntax', pos, 'unsupported construct');
+  RETURN NULL;
+END $$;
+
+-- The purge condition as SQL over qtview, the AQ$ view of queue table t; NULL for none.
+CREATE OR REPLACE FUNCTION aq.purge_condition_sql(t aq.queue_tables, p_condition text) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  tokens aq._condition_token[];
+  parsed aq._condition_parsed;
+  cols jsonb;
+  r text[];
+BEGIN
+  IF p_condition IS NULL OR btrim(p_condition) = '' THEN RETURN NULL; END IF;
+  tokens := aq._condition_tokenize(p_condition);
+  IF cardinality(tokens) = 1 THEN RETURN NULL; END IF;
+  parsed := aq._condition_parse(tokens, 1, 1, 0);
+  IF tokens[parsed.next_token].kind <> 'end' THEN
+    PERFORM aq._condition_raise('syntax', tokens[parsed.next_token].pos,
+                                'unexpected ' || aq._condition_describe(tokens[parsed.next_token]));
+  END IF;
+  SELECT jsonb_object_agg(a.attname, CASE
+           WHEN a.attname IN ('queue', 'exception_queue', 'original_queue_name') THEN 'qname'
+           WHEN a.atttypid IN ('timestamptz'::regtype, 'timestamp'::regtype, 'date'::regtype) THEN 'ts'
+           WHEN a.atttypid IN ('int2'::regtype, 'int4'::regtype, 'int8'::regtype, 'numeric'::regtype,
+                               'float4'::regtype, 'float8'::regtype) THEN 'num'
+           WHEN a.atttypid IN ('text'::regtype, 'name'::regtype, 'varchar'::regtype) THEN 'str'
+           WHEN a.atttypid = 'bytea'::regtype THEN 'raw'
+           ELSE 'other' END)
+    INTO cols
+    FROM pg_attribute a
+   WHERE a.attrelid = format('%I.%I', t.schema_name, 'aq$' || t.table_name)::regclass
+     AND a.attnum > 0 AND NOT a.attisdropped;
+  r := aq.purge_node_sql(parsed.node, cols);
+  IF r[2] NOT IN ('bool', 'null', 'other') THEN
+    PERFORM aq._condition_raise('type', (parsed.node->>'pos')::integer, 'the condition is not a boolean');
+  END IF;
+  RETURN r[1];
+END $$;
+
+-- Notes about messages of the table that the purge removed: deferred settlements and
+-- noted dequeue attempts (R__17, R__80). Definer (the notes are the monitor's), and
+-- harmless for anybody: only notes of messages no longer in the table go.
+CREATE OR REPLACE FUNCTION aq.forget_purged(p_table_id integer, p_ids bytea[]) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  t aq.queue_tables;
+  gone bytea[];
+BEGIN
+  SELECT * INTO t FROM aq.queue_tables WHERE id = p_table_id;
+  IF NOT FOUND OR p_ids IS NULL THEN RETURN; END IF;
+  EXECUTE format('SELECT array_agg(x) FROM unnest($1) x WHERE NOT EXISTS (SELECT 1 FROM %I.%I m WHERE m.msgid = x)',
+                 t.schema_name, t.table_name) INTO gone USING p_ids;
+  IF gone IS NULL THEN RETURN; END IF;
+  DELETE FROM aq.deferred_settlements d
+   WHERE d.msgid = ANY (gone) AND d.queue_id IN (SELECT q.id FROM aq.queues q WHERE q.queue_table_id = t.id);
+  DELETE FROM aq.pending_attempts p
+   WHERE p.msgid = ANY (gone) AND p.queue_id IN (SELECT q.id FROM aq.queues q WHERE q.queue_table_id = t.id);
+END $$;
+REVOKE EXECUTE ON FUNCTION aq.forget_purged(integer, bytea[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.forget_purged(integer, bytea[]) TO PUBLIC;
+
+CREATE OR REPLACE PROCEDURE dbms_aqadm.purge_queue_table(
+    queue_table text,
+    purge_condition text,
+    purge_options dbms_aqadm.aq$_purge_options_t DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE
+  t aq.queue_tables := aq.resolve_queue_table(queue_table);
+  rt name := ('aq$_' || t.table_name || '_r')::name;
+  block boolean := coalesce((purge_options).block, false);
+  modes text[] := aq.purge_delivery_modes((purge_options).delivery_mode);
+  cond text;
+  view_sql text;
+  batch integer := 1000;
+  lock_clause text;
+  cand bytea[];
+  held bytea[];
+  mine bytea[];
+  keys aq.recipient_key[];
+  skipped aq.recipient_key[] := '{}';
+  skipped_ids bytea[] := '{}';
+  took aq.recipient_key[];
+  emptied bytea[];
+  left_over bytea[];
+  q aq.queue_info;
+BEGIN
+  IF NOT aq.may_manage(t.schema_name) THEN
+    PERFORM aq.err(1031, format('insufficient privileges to purge queue table %s.%s', t.schema_name, t.table_name), '42501');
+  END IF;
+  cond := coalesce(aq.purge_condition_sql(t, purge_condition), 'true');
+  -- the AQ$ view's own definition (PostgreSQL's text of pgaq's view, not the caller's), so
+  -- that an administrator who does not own the table reads it with the table privileges
+  -- AQ administrators have
+  view_sql := pg_get_viewdef(format('%I.%I', t.schema_name, 'aq$' || t.table_name)::regclass);
+  view_sql := format('(%s) qtview', rtrim(btrim(view_sql), ';'));
+  IF block AND NOT t.multiple_consumers THEN
+    EXECUTE format('LOCK TABLE %I.%I IN EXCLUSIVE MODE', t.schema_name, t.table_name);
+  ELSIF block THEN
+    -- enqueuers take the message table first, dequeuers the recipients table: waiting for
+    -- one while holding the other could deadlock, so both are taken at once or neither
+    -- (a lock taken in the block that failed is let go with it)
+    LOOP
+      BEGIN
+        EXECUTE format('LOCK TABLE %I.%I, %I.%I IN EXCLUSIVE MODE NOWAIT', t.schema_name, t.table_name,
+                       t.schema_name, rt);
+        EXIT;
+      EXCEPTION WHEN lock_not_available THEN
+        PERFORM pg_sleep(0.01);
+      END;
+    END LOOP;
+  END IF;
+  lock_clause := CASE WHEN block THEN 'FOR UPDATE' ELSE 'FOR UPDATE SKIP LOCKED' END;
+
+  BEGIN
+    IF NOT t.multiple_consumers THEN
+      LOOP
+        -- candidates, then the rows this purge can lock, then the condition again on what
+        -- was locked (a row may have changed before it was locked)
+        EXECUTE format($f$SELECT array_agg(k) FROM (
+                           SELECT decode(qtview.msg_id, 'hex') AS k FROM %s
+                           WHERE (%s) AND NOT (decode(qtview.msg_id, 'hex') = ANY ($1)) LIMIT $2) x$f$,
+                       view_sql, cond)
+          INTO cand USING skipped_ids, batch;
+        EXIT WHEN cand IS NULL;
+        EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) %s) x',
+                       t.schema_name, t.table_name, lock_clause)
+          INTO held USING cand, modes;
+        IF held IS NOT NULL THEN
+          EXECUTE format($f$SELECT array_agg(k) FROM (
+                             SELECT decode(qtview.msg_id, 'hex') AS k FROM %s
+                             WHERE decode(qtview.msg_id, 'hex') = ANY ($1) AND (%s)) x$f$, view_sql, cond)
+            INTO mine USING held;
+          IF mine IS NOT NULL THEN
+            EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY ($1)', t.schema_name, t.table_name) USING mine;
+            PERFORM aq.forget_purged(t.id, mine);
+          END IF;
+        END IF;
+        -- what was not purged (busy, another delivery mode, no longer selected) is not
+        -- looked at again
+        skipped_ids := skipped_ids || ARRAY(SELECT x FROM unnest(cand) x WHERE NOT (x = ANY (coalesce(mine, '{}'))));
+        EXIT WHEN cardinality(cand) < batch;
+      END LOOP;
+    ELSE
+      LOOP
+        -- the selected recipient rows
+        EXECUTE format($f$SELECT array_agg(k) FROM (SELECT k FROM (
+                           SELECT ROW(decode(qtview.msg_id, 'hex'), coalesce(qtview.consumer_name, ''),
+                                      coalesce(qtview.address, ''), qtview.protocol)::aq.recipient_key AS k
+                           FROM %s WHERE (%s)) y
+                           WHERE NOT (k = ANY ($1)) LIMIT $2) x$f$, view_sql, cond)
+          INTO keys USING skipped, batch;
+        EXIT WHEN keys IS NULL;
+        -- message rows first, then recipient rows, in the order dequeue settlement takes
+        -- them (R__17); what another transaction holds is skipped
+        EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) ORDER BY msgid %s) x',
+                       t.schema_name, t.table_name, lock_clause)
+          INTO held USING ARRAY(SELECT DISTINCT (k).msgid FROM unnest(keys) k), modes;
+        took := NULL;
+        IF held IS NOT NULL THEN
+          EXECUTE format($f$SELECT array_agg(ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key)
+                             FROM (SELECT * FROM %I.%I r
+                                   WHERE r.msgid = ANY ($2)
+                                     AND ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key = ANY ($1)
+                                   ORDER BY r.msgid, r.consumer_name, r.address, r.protocol %s) r$f$,
+                         t.schema_name, rt, lock_clause)
+            INTO took USING keys, held;
+        END IF;
+        IF took IS NOT NULL THEN
+          -- still selected, now that they are locked
+          EXECUTE format($f$SELECT array_agg(k) FROM (
+                             SELECT ROW(decode(qtview.msg_id, 'hex'), coalesce(qtview.consumer_name, ''),
+                                        coalesce(qtview.address, ''), qtview.protocol)::aq.recipient_key AS k
+                             FROM %s WHERE decode(qtview.msg_id, 'hex') = ANY ($2) AND (%s)) x
+                             WHERE k = ANY ($1)$f$, view_sql, cond)
+            INTO took USING took, held;
+        END IF;
+        IF took IS NOT NULL THEN
+          EXECUTE format($f$DELETE FROM %I.%I r
+                            WHERE r.msgid = ANY ($2)
+                              AND ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key = ANY ($1)$f$,
+                         t.schema_name, rt) USING took, held;
+          -- messages left without a recipient go; the others are settled if their
+          -- remaining recipients are all done
+          EXECUTE format($f$WITH d AS (DELETE FROM %I.%I m WHERE m.msgid = ANY ($1)
+                                         AND NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = m.msgid)
+                                       RETURNING m.msgid)
+                            SELECT array_agg(msgid) FROM d$f$, t.schema_name, t.table_name, t.schema_name, rt)
+            INTO emptied USING ARRAY(SELECT DISTINCT (k).msgid FROM unnest(took) k);
+          PERFORM aq.forget_purged(t.id, emptied);
+          FOR q IN SELECT * FROM aq.queue_info x WHERE x.table_id = t.id ORDER BY x.queue_id LOOP
+            EXECUTE format('SELECT array_agg(msgid) FROM %I.%I WHERE q_name = $1 AND msgid = ANY ($2)',
+                           t.schema_name, t.table_name)
+              INTO left_over USING q.queue_name, ARRAY(SELECT DISTINCT (k).msgid FROM unnest(took) k);
+            IF left_over IS NOT NULL AND q.queue_type = 'NORMAL_QUEUE' THEN
+              PERFORM aq.finish_messages(q, left_over);
+            END IF;
+          END LOOP;
+        END IF;
+        skipped := skipped || ARRAY(SELECT k FROM unnest(keys) k WHERE NOT (k = ANY (coalesce(took, '{}'))));
+        EXIT WHEN cardinality(keys) < batch;
+      END LOOP;
+    END IF;
+  EXCEPTION
+    WHEN undefined_function OR datatype_mismatch OR invalid_text_representation
+         OR invalid_datetime_format OR datetime_field_overflow OR ambiguous_function THEN
+      -- the condition compares what does not compare (PostgreSQL types it when it runs)
+      PERFORM aq.err(932, format('inconsistent datatypes in purge_condition: %s', SQLERRM), '42804');
+  END;
+END $$;

@@ -1,0 +1,1 @@
+SELECT aq.listen_first($1::sys."aq$_agent"[])
