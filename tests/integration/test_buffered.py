@@ -197,3 +197,48 @@ async def test_expired_buffered_message_moves_to_the_exception_queue_as_persiste
     await conn.execute("CALL dbms_aqadm.start_queue('b.aq$_st_e', enqueue => false)")
     [m] = await s.dequeue("b.aq$_st_e", DequeueOptions(msgid=mid, visibility=IMM))
     assert m.payload == b"old" and m.delivery_mode == "PERSISTENT"
+
+
+async def test_sql_listen_by_delivery_mode(conn: asyncpg.Connection) -> None:
+    """Oracle's LISTEN with listen_delivery_mode: the first agent with a message of a mode
+    listened to, and message_delivery_mode says which; the form without it hears
+    persistent messages only."""
+    await conn.execute(SETUP)
+    s = Session(conn)
+    await s.enqueue("b.mq", b"x", visibility=IMM, delivery_mode="BUFFERED")  # for B and E
+    agents = "ARRAY[sys.aq$_agent('P', 'b.mq', NULL), sys.aq$_agent('B', 'b.mq', NULL)]"
+    with pytest.raises(asyncpg.PostgresError, match="ORA-25254"):
+        await conn.execute(f"CALL dbms_aq.listen({agents}, 0, NULL, NULL)")
+    r = await conn.fetchrow(f"CALL dbms_aq.listen({agents}, 0, 'PERSISTENT_OR_BUFFERED', NULL, NULL)")
+    assert (r["agent"]["name"], r["message_delivery_mode"]) == ("B", "BUFFERED")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-25254"):
+        await conn.execute(f"CALL dbms_aq.listen({agents}, 0, 'PERSISTENT', NULL, NULL)")
+    await s.enqueue("b.mq", b"y", visibility=IMM)  # persistent, for P and E
+    r = await conn.fetchrow(f"CALL dbms_aq.listen({agents}, 0, 'PERSISTENT_OR_BUFFERED', NULL, NULL)")
+    assert (r["agent"]["name"], r["message_delivery_mode"]) == ("P", "PERSISTENT")
+    r = await conn.fetchrow(f"CALL dbms_aq.listen({agents}, 0, dbms_aq.buffered(), NULL, NULL)")
+    assert (r["agent"]["name"], r["message_delivery_mode"]) == ("B", "BUFFERED")
+
+
+async def test_plsql_buffered_enqueue_and_dequeue(conn: asyncpg.Connection) -> None:
+    """The seed's PL/SQL, BEGIN .. END as CALL: enqueue_options.delivery_mode BUFFERED with
+    IMMEDIATE visibility; a dequeue of BUFFERED messages (IMMEDIATE) gets it, and its
+    message_properties.delivery_mode says BUFFERED; ON_COMMIT is refused for both."""
+    await conn.execute(SETUP)
+    enq = ("CALL dbms_aq.enqueue('b.sq', dbms_aq.enqueue_options(visibility => {vis}, "
+           "delivery_mode => dbms_aq.buffered()), NULL, '\\x0102'::bytea, NULL)")
+    deq = ("CALL dbms_aq.dequeue('b.sq', dbms_aq.dequeue_options(visibility => {vis}, "
+           "delivery_mode => {mode}, wait => 0), NULL, NULL::bytea, NULL)")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-25293"):
+        await conn.execute(enq.format(vis="dbms_aq.on_commit()"))
+    mid = (await conn.fetchrow(enq.format(vis="dbms_aq.immediate()")))["msgid"]
+    assert await conn.fetchval('SELECT count(*) FROM b."aq$_st_b"') == 1
+    with pytest.raises(asyncpg.PostgresError, match="ORA-25293"):
+        await conn.execute(deq.format(vis="dbms_aq.on_commit()", mode="dbms_aq.buffered()"))
+    with pytest.raises(asyncpg.PostgresError, match="ORA-25228"):  # persistent only: nothing
+        await conn.execute(deq.format(vis="dbms_aq.immediate()", mode="dbms_aq.persistent()"))
+    got = await conn.fetchrow(deq.format(vis="dbms_aq.immediate()", mode="'2'"))  # DBMS_AQ.BUFFERED's number
+    assert (got["msgid"], got["payload"]) == (mid, b"\x01\x02")
+    assert got["message_properties"]["delivery_mode"] == "BUFFERED"
+    with pytest.raises(asyncpg.PostgresError, match="ORA-25299"):
+        await conn.execute(deq.format(vis="dbms_aq.immediate()", mode="'SPILLED'"))

@@ -203,3 +203,13 @@ CREATE OR REPLACE FUNCTION aq.is_buffered_info(q aq.queue_info) RETURNS boolean
 LANGUAGE sql STABLE AS $$
   SELECT q.table_name IS DISTINCT FROM (SELECT t.table_name FROM aq.queue_tables t WHERE t.id = q.table_id)
 $$;
+
+-- Oracle's constants for delivery modes (PostgreSQL needs the parentheses:
+-- delivery_mode => dbms_aq.buffered()); as text, the form the options types hold.
+CREATE OR REPLACE FUNCTION dbms_aq.persistent() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'PERSISTENT' $$;
+CREATE OR REPLACE FUNCTION dbms_aq.buffered() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'BUFFERED' $$;
+CREATE OR REPLACE FUNCTION dbms_aq.persistent_or_buffered() RETURNS text LANGUAGE sql IMMUTABLE
+  AS $$ SELECT 'PERSISTENT_OR_BUFFERED' $$;
+-- and for visibility, which buffered messages need (visibility => dbms_aq.immediate())
+CREATE OR REPLACE FUNCTION dbms_aq.immediate() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'IMMEDIATE' $$;
+CREATE OR REPLACE FUNCTION dbms_aq.on_commit() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'ON_COMMIT' $$;

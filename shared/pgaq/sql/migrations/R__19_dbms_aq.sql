@@ -70,7 +70,7 @@ DECLARE
   m text := aq.delivery_mode(o.delivery_mode, ARRAY['PERSISTENT', 'BUFFERED'], 'an enqueue');
 BEGIN
   IF m = 'BUFFERED' AND aq.check_visibility(o.visibility) <> 'IMMEDIATE' THEN
-    PERFORM aq.err(25293, 'a buffered message is enqueued with IMMEDIATE visibility (dbms_aq.immediate), '
+    PERFORM aq.err(25293, 'a buffered message is enqueued with IMMEDIATE visibility (dbms_aq.immediate()), '
                           'it cannot be part of the caller''s transaction', '0A000');
   END IF;
   RETURN jsonb_build_object('delivery_mode', m);
@@ -188,7 +188,7 @@ BEGIN
   PERFORM aq.check_wait(o.wait);
   PERFORM aq.check_dequeue_options(q, o);  -- R__14_options
   IF dmode <> 'PERSISTENT' AND aq.check_visibility(o.visibility) <> 'IMMEDIATE' THEN
-    PERFORM aq.err(25293, format('a dequeue of %s messages has IMMEDIATE visibility (dbms_aq.immediate)', dmode),
+    PERFORM aq.err(25293, format('a dequeue of %s messages has IMMEDIATE visibility (dbms_aq.immediate())', dmode),
                    '0A000');
   END IF;
   IF upper(coalesce(o.dequeue_mode, 'REMOVE')) <> 'REMOVE_NODATA' THEN

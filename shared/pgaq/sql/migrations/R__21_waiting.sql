@@ -93,7 +93,9 @@ BEGIN
     RETURN;  -- NO_WAIT: the dequeue raises at once, as before
   END IF;
   FOR i IN 1 .. n LOOP
-    looks_sql := looks_sql || aq.wait_look_sql(p_queues[i], p_msgid IS NOT NULL);
+    -- (a NULL target is not looked at: a delivery mode a LISTEN does not want)
+    looks_sql := looks_sql || CASE WHEN p_queues[i].queue_id IS NOT NULL
+                                   THEN aq.wait_look_sql(p_queues[i], p_msgid IS NOT NULL) END;
     names := names || p_queues[i].queue_name;
     consumers := consumers || aq.agent_name(p_consumers[i]);
   END LOOP;
@@ -151,6 +153,7 @@ BEGIN
       hit := 0;
       gone := false;
       FOR i IN 1 .. n LOOP
+        CONTINUE WHEN looks_sql[i] IS NULL;
         BEGIN
           EXECUTE looks_sql[i] INTO there USING names[i], consumers[i], p_msgid;
         EXCEPTION WHEN undefined_table THEN
@@ -268,11 +271,31 @@ BEGIN
   END LOOP;
 END $$;
 
--- The delivery mode of what LISTEN found for a target: the one place that decides it.
--- Every message is PERSISTENT for now; buffered messages (issue 21 section 4) answer
--- BUFFERED here when the target's first READY message is one.
-CREATE OR REPLACE FUNCTION aq.listen_delivery_mode(q aq.queue_info, p_consumer text) RETURNS text
-LANGUAGE sql STABLE AS $$ SELECT 'PERSISTENT'::text $$;
+-- LISTEN over delivery modes (Oracle's listen_delivery_mode): each agent's queue looked at
+-- for persistent messages, buffered ones (its companion table, R__11_buffered) or both, in
+-- the agent list's order. Returns the targets for aq.await_any, two per agent (persistent,
+-- then buffered; a class not listened to is NULL, which await_any skips), so target k is
+-- agent (k + 1) / 2 and its message's delivery mode is PERSISTENT for odd k, BUFFERED for
+-- even k: the one place that decides message_delivery_mode.
+CREATE OR REPLACE FUNCTION aq.listen_classes(p_queues aq.queue_info[], p_consumers text[], p_mode text,
+                                             OUT queues aq.queue_info[], OUT consumers text[])
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  m text := aq.check_delivery_mode(p_mode, 'a LISTEN', '{PERSISTENT,BUFFERED,PERSISTENT_OR_BUFFERED}');
+  i integer;
+BEGIN
+  queues := '{}';
+  consumers := '{}';
+  FOR i IN 1 .. coalesce(cardinality(p_queues), 0) LOOP
+    queues := queues || CASE WHEN m <> 'BUFFERED' THEN p_queues[i] END
+                     || CASE WHEN m <> 'PERSISTENT' THEN aq.buffered_info(p_queues[i]) END;
+    consumers := consumers || p_consumers[i] || p_consumers[i];
+  END LOOP;
+END $$;
+
+DROP FUNCTION IF EXISTS aq.listen_delivery_mode(aq.queue_info, text);
+CREATE OR REPLACE FUNCTION aq.listen_delivery_mode(p_target integer) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT CASE WHEN p_target % 2 = 1 THEN 'PERSISTENT' ELSE 'BUFFERED' END $$;
 
 -- One look, no wait: the position (1-based) in p_agents of the first agent with a READY
 -- message, or 0. The Python library's Session.listen calls it after each wake-up.
@@ -292,11 +315,13 @@ BEGIN
   RETURN greatest(found, 0);
 END $$;
 
+-- p_mode: in, the delivery modes listened to (NULL: PERSISTENT); out, the found message's.
 CREATE OR REPLACE PROCEDURE aq.listen(p_agents sys.aq$_agent[], p_wait integer, INOUT p_agent sys.aq$_agent,
                                       INOUT p_mode text)
 LANGUAGE plpgsql AS $$
 DECLARE
   t record;
+  c record;
   since timestamptz;
   retry integer;
   found integer;
@@ -304,14 +329,15 @@ BEGIN
   PERFORM aq.check_wait(p_wait);
   LOOP
     t := aq.listen_targets(p_agents);  -- again after each periodic check: stopped, dropped, revoked
-    CALL aq.await_any(t.queues, t.consumers, NULL, p_wait, true, since, retry, found);
+    c := aq.listen_classes(t.queues, t.consumers, p_mode);
+    CALL aq.await_any(c.queues, c.consumers, NULL, p_wait, true, since, retry, found);
     EXIT WHEN found >= 0;
   END LOOP;
   IF found = 0 THEN
     PERFORM aq.err(25254, 'time-out in LISTEN while waiting for a message', 'P0002');
   END IF;
-  p_agent := p_agents[found];
-  p_mode := aq.listen_delivery_mode(t.queues[found], t.consumers[found]);
+  p_agent := p_agents[(found + 1) / 2];
+  p_mode := aq.listen_delivery_mode(found);
 END $$;
 
 -- Oracle's two forms (PostgreSQL takes no OUT parameter after a defaulted one: INOUT, as
@@ -332,5 +358,16 @@ CREATE OR REPLACE PROCEDURE dbms_aq.listen(agent_list sys.aq$_agent[], wait inte
                                            INOUT agent sys.aq$_agent, INOUT message_delivery_mode text)
 LANGUAGE plpgsql AS $$
 BEGIN
+  message_delivery_mode := NULL;  -- persistent messages, as Oracle's form without listen_delivery_mode
+  CALL aq.listen(agent_list, wait, agent, message_delivery_mode);
+END $$;
+
+-- Oracle's form with listen_delivery_mode: PERSISTENT, BUFFERED or PERSISTENT_OR_BUFFERED
+-- (or its constants' numbers); message_delivery_mode says which the found message is.
+CREATE OR REPLACE PROCEDURE dbms_aq.listen(agent_list sys.aq$_agent[], wait integer, listen_delivery_mode text,
+                                           INOUT agent sys.aq$_agent, INOUT message_delivery_mode text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  message_delivery_mode := listen_delivery_mode;
   CALL aq.listen(agent_list, wait, agent, message_delivery_mode);
 END $$;
