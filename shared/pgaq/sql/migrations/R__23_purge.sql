@@ -26,7 +26,8 @@
 --                   being dequeued, as Oracle says "may not be purged"); enqueuers never
 --                   wait for it.
 --   delivery_mode   PERSISTENT (the default), BUFFERED or PERSISTENT_OR_BUFFERED (or
---                   Oracle's numbers 1, 2, 3): which messages are looked at.
+--                   Oracle's numbers 1, 2, 3; ORA-25299 otherwise): which messages are
+--                   looked at.
 -- The purge is part of the caller's transaction (a ROLLBACK undoes it), as every pgaq
 -- administrative procedure.
 
@@ -48,21 +49,13 @@ RETURNS dbms_aqadm.aq$_purge_options_t LANGUAGE sql IMMUTABLE AS $$
   SELECT ROW(block, delivery_mode)::dbms_aqadm.aq$_purge_options_t
 $$;
 
--- the delivery modes a purge looks at
+-- the delivery modes a purge looks at (Oracle's names or numbers: aq.check_delivery_mode,
+-- ORA-25299 otherwise)
 CREATE OR REPLACE FUNCTION aq.purge_delivery_modes(p text) RETURNS text[]
-LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  v text := upper(btrim(coalesce(p, 'PERSISTENT')));
-BEGIN
-  RETURN CASE
-    WHEN v IN ('PERSISTENT', '1') THEN ARRAY['PERSISTENT']
-    WHEN v IN ('BUFFERED', '2') THEN ARRAY['BUFFERED']
-    WHEN v IN ('PERSISTENT_OR_BUFFERED', '3') THEN ARRAY['PERSISTENT', 'BUFFERED']
-    ELSE (SELECT NULL::text[] FROM aq.err(24005, format(
-            'invalid DELIVERY_MODE %s in purge_options: use PERSISTENT, BUFFERED or PERSISTENT_OR_BUFFERED',
-            quote_literal(p)), '22023'))
-  END;
-END $$;
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE m WHEN 'PERSISTENT_OR_BUFFERED' THEN ARRAY['PERSISTENT', 'BUFFERED'] ELSE ARRAY[m] END
+  FROM aq.check_delivery_mode(p, 'purge_options', '{PERSISTENT,BUFFERED,PERSISTENT_OR_BUFFERED}') m
+$$;
 
 -- A string literal compared with a column, as Oracle compares it: with a queue name,
 -- Oracle's spelling of an unquoted name (upper case) is pgaq's (lower case), so
