@@ -384,13 +384,16 @@ async def test_alter_queue_table(conn: asyncpg.Connection) -> None:
     assert await sql_refused(conn, "CALL dbms_aqadm.alter_queue_table('s.nope', comment => 'x')") == 24002
 
 
-async def test_dequeue_signature_is_refused(conn: asyncpg.Connection) -> None:
+@pytest.mark.parametrize("path", ["dbms_aq.dequeue", "dbms_aq.dequeue_array"])
+async def test_dequeue_signature_is_refused(conn: asyncpg.Connection, path: str) -> None:
     """dequeue_options.signature asks for receiver non-repudiation: ORA-25265, and the
     message stays in the queue."""
     await make_queue(conn)
     await conn.execute("CALL dbms_aq.enqueue('s.q', NULL, NULL, '\\x01'::bytea, NULL)")
     opts = "ROW(NULL, 'REMOVE', NULL, NULL, 0, NULL, NULL, NULL, 'sig', NULL, NULL)::dbms_aq.dequeue_options_t"
-    assert await sql_refused(conn, f"CALL dbms_aq.dequeue('s.q', {opts}, NULL, NULL::bytea, NULL)") == 25265
+    sql = (f"CALL dbms_aq.dequeue('s.q', {opts}, NULL, NULL::bytea, NULL)" if path == "dbms_aq.dequeue"
+           else f"CALL dbms_aq.dequeue_array('s.q', {opts}, 1, NULL, NULL::bytea[], NULL, NULL)")
+    assert await sql_refused(conn, sql) == 25265
     assert await conn.fetchval("SELECT count(*) FROM s.qt WHERE state = 0") == 1
 
 
