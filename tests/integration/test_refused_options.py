@@ -416,3 +416,26 @@ async def test_any_protocol_agents_use_http(conn: asyncpg.Connection, db_dsn: st
                 await c.close()
     finally:
         await drop_roles(conn, ["anyp_role"])
+
+
+@pytest.mark.parametrize("path", ["dbms_aq.listen", "library"])
+@pytest.mark.parametrize("protocol", [128, 1])
+async def test_listen_refuses_a_protocol(conn: asyncpg.Connection, path: str, protocol: int) -> None:
+    """LISTEN's agents take no protocol (Oracle's ORA-25259), rather than one ignored; the
+    message waiting for the agent is left alone."""
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await conn.execute("CALL dbms_aq.enqueue('s.q', NULL, NULL, '\\x01'::bytea, NULL)")
+    if path == "library":
+        with pytest.raises(PgaqError) as err:
+            await Session(conn).listen([Agent("A", "s.q", protocol)], wait=0)
+        got, message = err.value.code, str(err.value)
+    else:
+        with pytest.raises(asyncpg.PostgresError) as perr:
+            await conn.execute("CALL dbms_aq.listen(ARRAY[sys.aq$_agent('A', 's.q', $1)], 0, NULL)", protocol)
+        message = str(perr.value)
+        got = ora_of(message)
+    assert got == 25259 and str(protocol) in message, message
+    assert await conn.fetchval('SELECT count(*) FROM s."aq$_qt_r" WHERE state = 0') == 1
+    # protocol 0 (or NULL) is a plain local agent
+    assert await Session(conn).listen([Agent("A", "s.q", 0)], wait=0) == Agent("A", "s.q", 0)
