@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import Awaitable, Callable
 
 import asyncpg
 import pytest
 from pgaq.engine import DequeueOptions, MessageProperties, Session
 from pgaq.listener import Listener
-from pgaq.monitor import Monitor, MonitorSettings
 
 from .helpers import make_queue, subscribe
 
@@ -22,10 +21,10 @@ DEQ = ("CALL dbms_aq.dequeue(queue_name => 's.q', dequeue_options => dbms_aq.deq
        "wait => 0), payload => NULL::bytea, msgid => NULL)")
 
 
-async def until(check: asyncio.Future[object] | object, what: str, timeout: float = 10.0) -> None:
-    """Poll a coroutine function until it returns something true (server state, not time)."""
+async def until(check: Callable[[], Awaitable[object]], what: str, timeout: float = 10.0) -> None:
+    """Look again until the server shows what is awaited (its state, not the time)."""
     deadline = time.monotonic() + timeout
-    while not await check():  # type: ignore[operator]
+    while not await check():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.002)
@@ -190,55 +189,51 @@ async def test_a_client_that_dies_in_its_transaction_counts_no_attempt(conn: asy
 
 # -- a blocked dequeue on an exception queue --------------------------------------------
 
-@pytest.fixture
-async def monitor(db_dsn: str) -> AsyncIterator[None]:
-    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=3)
-    listener = Listener(db_dsn)
-    await listener.start()
-    stop = asyncio.Event()
-    task = asyncio.create_task(Monitor(pool, listener, MonitorSettings()).run(stop))
-    try:
-        yield None
-    finally:
-        stop.set()
-        await task
-        await listener.close()
-        await pool.close()
+async def monitor_at(conn: asyncpg.Connection, seconds_ahead: float, table: str = "qt") -> int:
+    """The queue monitor's pass over a table as if `seconds_ahead` had passed (its clock is a
+    parameter, as in tests/integration/test_monitor.py)."""
+    return int(await conn.fetchval(
+        "SELECT sum(m.done) FROM aq.queue_tables t,"
+        " aq.monitor_table(t, clock_timestamp() + make_interval(secs => $1), 1000) m"
+        " WHERE t.table_name = $2", seconds_ahead, table))
 
 
 async def test_a_blocked_dequeue_on_an_exception_queue_is_woken_by_an_expiry(
-        conn: asyncpg.Connection, db_dsn: str, monitor: None) -> None:
+        conn: asyncpg.Connection, db_dsn: str) -> None:
     """Seed 002: "Applications can also perform a blocking dequeue on exception queues to
     wait for arrival of EXPIRED messages." and "An application that is blocked on a dequeue
     is either awakened directly by the enqueuer if the new message has no DELAY or is
     awakened by the queue monitor process when the DELAY or EXPIRATION time has passed."
-    A SQL dequeue (aq.await_message) and a library dequeue wait on the exception queue; the
-    running monitor expires a message into it and both return with it, well before their
-    waits end."""
+    A SQL dequeue (aq.await_message) and a library dequeue (its listener, no safety poll)
+    wait on the exception queue; the monitor's pass, run with its clock past the message's
+    expiration, moves it there, and both return with it long before their waits end."""
     await make_queue(conn)
     await conn.execute("CALL dbms_aqadm.start_queue('s.aq$_qt_e', enqueue => false)")
+    mid = await conn.fetchval(ENQ, b"\x0e", 1, 0, 60)  # expires in a minute
     sql_waiter = await asyncpg.connect(db_dsn)
     listener = Listener(db_dsn)
     await listener.start()
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2)
     try:
         pid = await sql_waiter.fetchval("SELECT pg_backend_pid()")
         sql_call = asyncio.create_task(sql_waiter.fetchrow(
-            "CALL dbms_aq.dequeue('s.aq$_qt_e', dbms_aq.dequeue_options(wait => 30), "
+            "CALL dbms_aq.dequeue('s.aq$_qt_e', dbms_aq.dequeue_options(wait => 60), "
             "payload => NULL::bytea, msgid => NULL)"))
-        pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2)
-        lib = Session(None, pool=pool, listener=listener)
-        lib_call = asyncio.create_task(lib.dequeue("s.aq$_qt_e", DequeueOptions(dequeue_mode="BROWSE", wait=30)))
+        lib = Session(None, pool=pool, listener=listener, safety_poll=60)
+        lib_call = asyncio.create_task(lib.dequeue("s.aq$_qt_e", DequeueOptions(dequeue_mode="BROWSE", wait=60)))
         await until(lambda: conn.fetchval(
             "SELECT wait_event = 'PgSleep' FROM pg_stat_activity WHERE pid = $1", pid), "the SQL waiter to sleep")
+        await asyncio.wait_for(listener.subscribed.wait(), 10)  # its LISTEN is in place
+        assert not sql_call.done() and not lib_call.done()
         t = time.monotonic()
-        mid = await conn.fetchval(ENQ, b"\x0e", 1, 0, 1)  # expires 1 s from now
-        row = await asyncio.wait_for(sql_call, 15)
-        [seen] = await asyncio.wait_for(lib_call, 15)
+        assert await monitor_at(conn, 61) == 1
+        [seen] = await asyncio.wait_for(lib_call, 10)
+        row = await asyncio.wait_for(sql_call, 10)
         assert row["msgid"] == mid and row["payload"] == b"\x0e"
         assert seen.msgid == mid.hex().upper()
-        assert time.monotonic() - t < 10  # woken by the expiry, not by the end of the wait
+        assert time.monotonic() - t < 2  # woken by the expiry, not by the end of a wait
         assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
-        await pool.close()
     finally:
         await sql_waiter.close()
         await listener.close()
+        await pool.close()

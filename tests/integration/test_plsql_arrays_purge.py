@@ -386,7 +386,7 @@ async def test_a_hostile_or_wrong_condition_is_refused_and_runs_nothing(
 async def test_purge_options_are_checked(conn: asyncpg.Connection) -> None:
     await _two_queues(conn)
     await _put(conn, "s.q1", b"\x01")
-    with pytest.raises(asyncpg.PostgresError, match="ORA-24005"):
+    with pytest.raises(asyncpg.PostgresError, match="ORA-25299"):
         await conn.execute("CALL dbms_aqadm.purge_queue_table('s.qt', NULL,"
                            " dbms_aqadm.purge_options(delivery_mode => 'SOMETIMES'))")
     # only buffered messages: the persistent one stays

@@ -384,13 +384,16 @@ async def test_alter_queue_table(conn: asyncpg.Connection) -> None:
     assert await sql_refused(conn, "CALL dbms_aqadm.alter_queue_table('s.nope', comment => 'x')") == 24002
 
 
-async def test_dequeue_signature_is_refused(conn: asyncpg.Connection) -> None:
+@pytest.mark.parametrize("path", ["dbms_aq.dequeue", "dbms_aq.dequeue_array"])
+async def test_dequeue_signature_is_refused(conn: asyncpg.Connection, path: str) -> None:
     """dequeue_options.signature asks for receiver non-repudiation: ORA-25265, and the
     message stays in the queue."""
     await make_queue(conn)
     await conn.execute("CALL dbms_aq.enqueue('s.q', NULL, NULL, '\\x01'::bytea, NULL)")
     opts = "ROW(NULL, 'REMOVE', NULL, NULL, 0, NULL, NULL, NULL, 'sig', NULL, NULL)::dbms_aq.dequeue_options_t"
-    assert await sql_refused(conn, f"CALL dbms_aq.dequeue('s.q', {opts}, NULL, NULL::bytea, NULL)") == 25265
+    sql = (f"CALL dbms_aq.dequeue('s.q', {opts}, NULL, NULL::bytea, NULL)" if path == "dbms_aq.dequeue"
+           else f"CALL dbms_aq.dequeue_array('s.q', {opts}, 1, NULL, NULL::bytea[], NULL, NULL)")
+    assert await sql_refused(conn, sql) == 25265
     assert await conn.fetchval("SELECT count(*) FROM s.qt WHERE state = 0") == 1
 
 
@@ -413,3 +416,26 @@ async def test_any_protocol_agents_use_http(conn: asyncpg.Connection, db_dsn: st
                 await c.close()
     finally:
         await drop_roles(conn, ["anyp_role"])
+
+
+@pytest.mark.parametrize("path", ["dbms_aq.listen", "library"])
+@pytest.mark.parametrize("protocol", [128, 1])
+async def test_listen_refuses_a_protocol(conn: asyncpg.Connection, path: str, protocol: int) -> None:
+    """LISTEN's agents take no protocol (Oracle's ORA-25259), rather than one ignored; the
+    message waiting for the agent is left alone."""
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await conn.execute("CALL dbms_aq.enqueue('s.q', NULL, NULL, '\\x01'::bytea, NULL)")
+    if path == "library":
+        with pytest.raises(PgaqError) as err:
+            await Session(conn).listen([Agent("A", "s.q", protocol)], wait=0)
+        got, message = err.value.code, str(err.value)
+    else:
+        with pytest.raises(asyncpg.PostgresError) as perr:
+            await conn.execute("CALL dbms_aq.listen(ARRAY[sys.aq$_agent('A', 's.q', $1)], 0, NULL)", protocol)
+        message = str(perr.value)
+        got = ora_of(message)
+    assert got == 25259 and str(protocol) in message, message
+    assert await conn.fetchval('SELECT count(*) FROM s."aq$_qt_r" WHERE state = 0') == 1
+    # protocol 0 (or NULL) is a plain local agent
+    assert await Session(conn).listen([Agent("A", "s.q", 0)], wait=0) == Agent("A", "s.q", 0)

@@ -244,6 +244,12 @@ BEGIN
   queues := '{}';
   consumers := '{}';
   FOREACH a IN ARRAY p_agents LOOP
+    IF coalesce(a.protocol, 0) <> 0 THEN  -- Oracle's error: LISTEN takes no protocol
+      PERFORM aq.err(25259, format('cannot specify protocol for agent %s at %s: protocol %s in the agent list '
+                                   '(LISTEN watches local queues: leave it NULL or 0)',
+                                   coalesce(a.name, '(no name)'), coalesce(a.address, '(no address)'), a.protocol),
+                     '22023');
+    END IF;
     IF position('@' IN coalesce(a.address, '')) > 0 THEN
       PERFORM aq.err(25252, format('listen failed, the address %s is a non-local address (LISTEN watches '
                                    'local queues only)', a.address), '22023');

@@ -23,10 +23,11 @@
 --                   purged, including those a dequeue had locked (the purge waits for it).
 --   block => false  (the default) the purge goes in batches of 1000 rows, locking only the
 --                   rows it removes and skipping rows another transaction holds (a message
---                   being dequeued, as Oracle says "may not be purged"); enqueuers never
---                   wait for it.
+--                   being dequeued: Oracle's purge without block may leave such messages);
+--                   enqueuers never wait for it.
 --   delivery_mode   PERSISTENT (the default), BUFFERED or PERSISTENT_OR_BUFFERED (or
---                   Oracle's numbers 1, 2, 3): which messages are looked at.
+--                   Oracle's numbers 1, 2, 3; ORA-25299 otherwise): which messages are
+--                   looked at.
 -- The purge is part of the caller's transaction (a ROLLBACK undoes it), as every pgaq
 -- administrative procedure.
 
@@ -48,21 +49,13 @@ RETURNS dbms_aqadm.aq$_purge_options_t LANGUAGE sql IMMUTABLE AS $$
   SELECT ROW(block, delivery_mode)::dbms_aqadm.aq$_purge_options_t
 $$;
 
--- the delivery modes a purge looks at
+-- the delivery modes a purge looks at (Oracle's names or numbers: aq.check_delivery_mode,
+-- ORA-25299 otherwise)
 CREATE OR REPLACE FUNCTION aq.purge_delivery_modes(p text) RETURNS text[]
-LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  v text := upper(btrim(coalesce(p, 'PERSISTENT')));
-BEGIN
-  RETURN CASE
-    WHEN v IN ('PERSISTENT', '1') THEN ARRAY['PERSISTENT']
-    WHEN v IN ('BUFFERED', '2') THEN ARRAY['BUFFERED']
-    WHEN v IN ('PERSISTENT_OR_BUFFERED', '3') THEN ARRAY['PERSISTENT', 'BUFFERED']
-    ELSE (SELECT NULL::text[] FROM aq.err(24005, format(
-            'invalid DELIVERY_MODE %s in purge_options: use PERSISTENT, BUFFERED or PERSISTENT_OR_BUFFERED',
-            quote_literal(p)), '22023'))
-  END;
-END $$;
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE m WHEN 'PERSISTENT_OR_BUFFERED' THEN ARRAY['PERSISTENT', 'BUFFERED'] ELSE ARRAY[m] END
+  FROM aq.check_delivery_mode(p, 'purge_options', '{PERSISTENT,BUFFERED,PERSISTENT_OR_BUFFERED}') m
+$$;
 
 -- A string literal compared with a column, as Oracle compares it: with a queue name,
 -- Oracle's spelling of an unquoted name (upper case) is pgaq's (lower case), so
@@ -312,8 +305,6 @@ DECLARE
   held bytea[];
   mine bytea[];
   keys aq.recipient_key[];
-  skipped aq.recipient_key[] := '{}';
-  skipped_ids bytea[] := '{}';
   took aq.recipient_key[];
   emptied bytea[];
   left_over bytea[];
@@ -347,92 +338,76 @@ BEGIN
   lock_clause := CASE WHEN block THEN 'FOR UPDATE' ELSE 'FOR UPDATE SKIP LOCKED' END;
 
   BEGIN
+    -- what the condition selects, read once (a scan per batch would read the whole table
+    -- again each time), then taken in batches: the rows this purge can lock, the condition
+    -- again on those (a row may have changed before it was locked), and their removal
     IF NOT t.multiple_consumers THEN
-      LOOP
-        -- candidates, then the rows this purge can lock, then the condition again on what
-        -- was locked (a row may have changed before it was locked)
+      EXECUTE format($f$SELECT array_agg(decode(qtview.msg_id, 'hex')) FROM %s WHERE (%s)$f$, view_sql, cond)
+        INTO cand;
+      FOR i IN 1 .. coalesce(cardinality(cand), 0) BY batch LOOP
+        EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) ORDER BY msgid %s) x',
+                       t.schema_name, t.table_name, lock_clause)
+          INTO held USING cand[i:i + batch - 1], modes;
+        CONTINUE WHEN held IS NULL;
         EXECUTE format($f$SELECT array_agg(k) FROM (
                            SELECT decode(qtview.msg_id, 'hex') AS k FROM %s
-                           WHERE (%s) AND NOT (decode(qtview.msg_id, 'hex') = ANY ($1)) LIMIT $2) x$f$,
-                       view_sql, cond)
-          INTO cand USING skipped_ids, batch;
-        EXIT WHEN cand IS NULL;
-        EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) %s) x',
-                       t.schema_name, t.table_name, lock_clause)
-          INTO held USING cand, modes;
-        IF held IS NOT NULL THEN
-          EXECUTE format($f$SELECT array_agg(k) FROM (
-                             SELECT decode(qtview.msg_id, 'hex') AS k FROM %s
-                             WHERE decode(qtview.msg_id, 'hex') = ANY ($1) AND (%s)) x$f$, view_sql, cond)
-            INTO mine USING held;
-          IF mine IS NOT NULL THEN
-            EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY ($1)', t.schema_name, t.table_name) USING mine;
-            PERFORM aq.forget_purged(t.id, mine);
-          END IF;
-        END IF;
-        -- what was not purged (busy, another delivery mode, no longer selected) is not
-        -- looked at again
-        skipped_ids := skipped_ids || ARRAY(SELECT x FROM unnest(cand) x WHERE NOT (x = ANY (coalesce(mine, '{}'))));
-        EXIT WHEN cardinality(cand) < batch;
+                           WHERE decode(qtview.msg_id, 'hex') = ANY ($1) AND (%s)) x$f$, view_sql, cond)
+          INTO mine USING held;
+        CONTINUE WHEN mine IS NULL;
+        EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY ($1)', t.schema_name, t.table_name) USING mine;
+        PERFORM aq.forget_purged(t.id, mine);
       END LOOP;
     ELSE
-      LOOP
-        -- the selected recipient rows
-        EXECUTE format($f$SELECT array_agg(k) FROM (SELECT k FROM (
-                           SELECT ROW(decode(qtview.msg_id, 'hex'), coalesce(qtview.consumer_name, ''),
-                                      coalesce(qtview.address, ''), qtview.protocol)::aq.recipient_key AS k
-                           FROM %s WHERE (%s)) y
-                           WHERE NOT (k = ANY ($1)) LIMIT $2) x$f$, view_sql, cond)
-          INTO keys USING skipped, batch;
-        EXIT WHEN keys IS NULL;
+      -- the selected recipient rows, in message order (a message's rows in one batch)
+      EXECUTE format($f$SELECT array_agg(k ORDER BY (k).msgid) FROM (
+                         SELECT ROW(decode(qtview.msg_id, 'hex'), coalesce(qtview.consumer_name, ''),
+                                    coalesce(qtview.address, ''), qtview.protocol)::aq.recipient_key AS k
+                         FROM %s WHERE (%s)) x$f$, view_sql, cond)
+        INTO keys;
+      FOR i IN 1 .. coalesce(cardinality(keys), 0) BY batch LOOP
         -- message rows first, then recipient rows, in the order dequeue settlement takes
         -- them (R__17); what another transaction holds is skipped
         EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) ORDER BY msgid %s) x',
                        t.schema_name, t.table_name, lock_clause)
-          INTO held USING ARRAY(SELECT DISTINCT (k).msgid FROM unnest(keys) k), modes;
-        took := NULL;
-        IF held IS NOT NULL THEN
-          EXECUTE format($f$SELECT array_agg(ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key)
-                             FROM (SELECT * FROM %I.%I r
-                                   WHERE r.msgid = ANY ($2)
-                                     AND ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key = ANY ($1)
-                                   ORDER BY r.msgid, r.consumer_name, r.address, r.protocol %s) r$f$,
-                         t.schema_name, rt, lock_clause)
-            INTO took USING keys, held;
-        END IF;
-        IF took IS NOT NULL THEN
-          -- still selected, now that they are locked
-          EXECUTE format($f$SELECT array_agg(k) FROM (
-                             SELECT ROW(decode(qtview.msg_id, 'hex'), coalesce(qtview.consumer_name, ''),
-                                        coalesce(qtview.address, ''), qtview.protocol)::aq.recipient_key AS k
-                             FROM %s WHERE decode(qtview.msg_id, 'hex') = ANY ($2) AND (%s)) x
-                             WHERE k = ANY ($1)$f$, view_sql, cond)
-            INTO took USING took, held;
-        END IF;
-        IF took IS NOT NULL THEN
-          EXECUTE format($f$DELETE FROM %I.%I r
-                            WHERE r.msgid = ANY ($2)
-                              AND ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key = ANY ($1)$f$,
-                         t.schema_name, rt) USING took, held;
-          -- messages left without a recipient go; the others are settled if their
-          -- remaining recipients are all done
-          EXECUTE format($f$WITH d AS (DELETE FROM %I.%I m WHERE m.msgid = ANY ($1)
-                                         AND NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = m.msgid)
-                                       RETURNING m.msgid)
-                            SELECT array_agg(msgid) FROM d$f$, t.schema_name, t.table_name, t.schema_name, rt)
-            INTO emptied USING ARRAY(SELECT DISTINCT (k).msgid FROM unnest(took) k);
-          PERFORM aq.forget_purged(t.id, emptied);
-          FOR q IN SELECT * FROM aq.queue_info x WHERE x.table_id = t.id ORDER BY x.queue_id LOOP
-            EXECUTE format('SELECT array_agg(msgid) FROM %I.%I WHERE q_name = $1 AND msgid = ANY ($2)',
-                           t.schema_name, t.table_name)
-              INTO left_over USING q.queue_name, ARRAY(SELECT DISTINCT (k).msgid FROM unnest(took) k);
-            IF left_over IS NOT NULL AND q.queue_type = 'NORMAL_QUEUE' THEN
-              PERFORM aq.finish_messages(q, left_over);
-            END IF;
-          END LOOP;
-        END IF;
-        skipped := skipped || ARRAY(SELECT k FROM unnest(keys) k WHERE NOT (k = ANY (coalesce(took, '{}'))));
-        EXIT WHEN cardinality(keys) < batch;
+          INTO held USING ARRAY(SELECT DISTINCT (k).msgid FROM unnest(keys[i:i + batch - 1]) k), modes;
+        CONTINUE WHEN held IS NULL;
+        EXECUTE format($f$SELECT array_agg(ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key)
+                           FROM (SELECT * FROM %I.%I r
+                                 WHERE r.msgid = ANY ($2)
+                                   AND ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key = ANY ($1)
+                                 ORDER BY r.msgid, r.consumer_name, r.address, r.protocol %s) r$f$,
+                       t.schema_name, rt, lock_clause)
+          INTO took USING keys[i:i + batch - 1], held;
+        CONTINUE WHEN took IS NULL;
+        -- still selected, now that they are locked
+        EXECUTE format($f$SELECT array_agg(k) FROM (
+                           SELECT ROW(decode(qtview.msg_id, 'hex'), coalesce(qtview.consumer_name, ''),
+                                      coalesce(qtview.address, ''), qtview.protocol)::aq.recipient_key AS k
+                           FROM %s WHERE decode(qtview.msg_id, 'hex') = ANY ($2) AND (%s)) x
+                           WHERE k = ANY ($1)$f$, view_sql, cond)
+          INTO took USING took, held;
+        CONTINUE WHEN took IS NULL;
+        EXECUTE format($f$DELETE FROM %I.%I r
+                          WHERE r.msgid = ANY ($2)
+                            AND ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key = ANY ($1)$f$,
+                       t.schema_name, rt) USING took, held;
+        -- messages left without a recipient go; the others are settled if their remaining
+        -- recipients are all done
+        EXECUTE format($f$WITH d AS (DELETE FROM %I.%I m WHERE m.msgid = ANY ($1)
+                                       AND NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = m.msgid)
+                                     RETURNING m.msgid)
+                          SELECT array_agg(msgid) FROM d$f$, t.schema_name, t.table_name, t.schema_name, rt)
+          INTO emptied USING ARRAY(SELECT DISTINCT (k).msgid FROM unnest(took) k);
+        PERFORM aq.forget_purged(t.id, emptied);
+        FOR q IN SELECT * FROM aq.queue_info x WHERE x.table_id = t.id AND x.queue_type = 'NORMAL_QUEUE'
+                 ORDER BY x.queue_id LOOP
+          EXECUTE format('SELECT array_agg(msgid) FROM %I.%I WHERE q_name = $1 AND msgid = ANY ($2)',
+                         t.schema_name, t.table_name)
+            INTO left_over USING q.queue_name, ARRAY(SELECT DISTINCT (k).msgid FROM unnest(took) k);
+          IF left_over IS NOT NULL THEN
+            PERFORM aq.finish_messages(q, left_over);
+          END IF;
+        END LOOP;
       END LOOP;
     END IF;
   EXCEPTION
