@@ -552,7 +552,8 @@ class Session:
 
     async def _dequeue_class(self, queue: str, o: DequeueOptions, *, wrap: bool,
                              buffered: bool) -> list[Message]:
-        key = (queue.lower(), (o.consumer_name or "").upper() or None)
+        # each delivery mode has its own NEXT_MESSAGE position: each is ordered on its own
+        key = (queue.lower() + (" (buffered)" if buffered else ""), (o.consumer_name or "").upper() or None)
         criteria = (o.correlation, o.condition)
         pos: list[int] | None = None
         grp: int | None = None

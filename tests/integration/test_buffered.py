@@ -242,3 +242,49 @@ async def test_plsql_buffered_enqueue_and_dequeue(conn: asyncpg.Connection) -> N
     assert got["message_properties"]["delivery_mode"] == "BUFFERED"
     with pytest.raises(asyncpg.PostgresError, match="ORA-25299"):
         await conn.execute(deq.format(vis="dbms_aq.immediate()", mode="'SPILLED'"))
+
+
+@pytest.mark.parametrize("queue,consumer", [("b.sq", None), ("b.mq", "E")])
+async def test_purge_by_delivery_mode(conn: asyncpg.Connection, queue: str, consumer: str | None) -> None:
+    """purge_options.delivery_mode selects what a purge removes: persistent messages (the
+    default), buffered ones, or both."""
+    await conn.execute(SETUP)
+    s = Session(conn)
+    table = "b.st" if queue == "b.sq" else "b.mt"
+    for mode in ("PERSISTENT", "BUFFERED"):
+        await s.enqueue(queue, mode.encode(), visibility=IMM, delivery_mode=mode)
+
+    async def states() -> list[str]:
+        return sorted({r[0] for r in await conn.fetch(f'SELECT msg_state FROM b."aq${table[2:]}"')})
+
+    assert await states() == ["IN-MEMORY", "READY"]
+    await conn.execute(f"CALL dbms_aqadm.purge_queue_table('{table}', NULL)")
+    assert await states() == ["IN-MEMORY"]
+    await conn.execute(f"CALL dbms_aqadm.purge_queue_table('{table}', NULL, "
+                       "dbms_aqadm.purge_options(delivery_mode => 'BUFFERED'))")
+    assert await states() == []
+    assert await conn.fetchval(f'SELECT count(*) FROM b."aq$_{table[2:]}_b"') == 0
+    for mode in ("PERSISTENT", "BUFFERED"):
+        await s.enqueue(queue, mode.encode(), visibility=IMM, delivery_mode=mode)
+    await conn.execute(f"CALL dbms_aqadm.purge_queue_table('{table}', NULL, "
+                       "dbms_aqadm.purge_options(block => true, delivery_mode => 'PERSISTENT_OR_BUFFERED'))")
+    assert await states() == []
+    assert await s.dequeue(queue, DequeueOptions(consumer, visibility=IMM,
+                                                 delivery_mode="PERSISTENT_OR_BUFFERED")) == []
+
+
+async def test_plsql_dequeue_array_of_buffered_messages(conn: asyncpg.Connection) -> None:
+    await conn.execute(SETUP)
+    s = Session(conn)
+    await s.enqueue("b.sq", b"p", visibility=IMM)
+    await s.enqueue_array("b.sq", [(b"b1", None), (b"b2", None)], visibility=IMM, delivery_mode="BUFFERED")
+    call = ("CALL dbms_aq.dequeue_array('b.sq', dbms_aq.dequeue_options(visibility => {vis}, "
+            "delivery_mode => {mode}, wait => 0), 10, NULL, NULL::bytea[], NULL, NULL)")
+    with pytest.raises(asyncpg.PostgresError, match="ORA-25293"):
+        await conn.execute(call.format(vis="dbms_aq.on_commit()", mode="dbms_aq.buffered()"))
+    r = await conn.fetchrow(call.format(vis="dbms_aq.immediate()", mode="dbms_aq.persistent_or_buffered()"))
+    assert r["payload_array"] == [b"b1", b"b2"] and r["dequeued"] == 2
+    assert [p["delivery_mode"] for p in r["message_properties_array"]] == ["BUFFERED", "BUFFERED"]
+    r = await conn.fetchrow(call.format(vis="dbms_aq.immediate()", mode="dbms_aq.persistent_or_buffered()"))
+    assert r["payload_array"] == [b"p"]
+    assert [p["delivery_mode"] for p in r["message_properties_array"]] == ["PERSISTENT"]

@@ -197,17 +197,20 @@ BEGIN
                                               aq.subscriber_transformation(q, o.consumer_name)),
                                   pg_typeof(payload)::regtype, true);
   END IF;
-  setting := aq.position_setting(q, aq.agent_name(o.consumer_name));
-  saved := nullif(current_setting(setting, true), '');
   criteria := md5(coalesce(o.correlation, '') || '|' || coalesce(o.deq_condition, ''));
-  IF saved IS NOT NULL AND split_part(saved, '|', 3) = criteria THEN
-    pos := split_part(saved, '|', 1)::bigint[];
-    grp := nullif(split_part(saved, '|', 2), '')::bigint;
-  END IF;
   LOOP
     -- each delivery mode asked for, buffered messages first (R__11_buffered)
     FOREACH got_mode IN ARRAY CASE dmode WHEN 'PERSISTENT_OR_BUFFERED' THEN ARRAY['BUFFERED', 'PERSISTENT']
                                          ELSE ARRAY[dmode] END LOOP
+      -- each class has its own NEXT_MESSAGE position: each is ordered on its own
+      setting := aq.position_setting(q, aq.agent_name(o.consumer_name)) || CASE WHEN got_mode = 'BUFFERED' THEN '_b' ELSE '' END;
+      saved := nullif(current_setting(setting, true), '');
+      pos := NULL;
+      grp := NULL;
+      IF saved IS NOT NULL AND split_part(saved, '|', 3) = criteria THEN
+        pos := split_part(saved, '|', 1)::bigint[];
+        grp := nullif(split_part(saved, '|', 2), '')::bigint;
+      END IF;
       IF upper(coalesce(o.visibility, 'ON_COMMIT')) = 'IMMEDIATE' AND aq.immediate_needs_link() THEN
         d := aq.immediate_dequeue(aq.queue_text(q), o.consumer_name, o.dequeue_mode, nav, o.msgid,
                                   o.correlation, o.deq_condition, pos, coalesce(o.wait, -1) <> 0,

@@ -27,14 +27,16 @@
 -- available at once: it does not wait to fill the array.
 
 -- the message properties Oracle's dequeue returns, from one dequeued row
-CREATE OR REPLACE FUNCTION aq.dequeued_properties(d aq.dequeued) RETURNS dbms_aq.message_properties_t
+-- p_mode: the message's delivery mode (R__11_buffered)
+DROP FUNCTION IF EXISTS aq.dequeued_properties(aq.dequeued);
+CREATE OR REPLACE FUNCTION aq.dequeued_properties(d aq.dequeued, p_mode text) RETURNS dbms_aq.message_properties_t
 LANGUAGE sql IMMUTABLE AS $$
   SELECT ROW(d.priority, d.delay, d.expiration, d.correlation, d.attempts, NULL,
              d.exception_queue, d.enq_time,
              CASE d.state WHEN 'READY' THEN 0 WHEN 'WAIT' THEN 1 WHEN 'PROCESSED' THEN 2 ELSE 3 END,
              CASE WHEN d.sender_name IS NOT NULL OR d.sender_address IS NOT NULL
                   THEN ROW(d.sender_name, d.sender_address, d.sender_protocol)::sys.aq$_agent END,
-             d.original_msgid, NULL, d.txn_group::text, NULL, 'PERSISTENT')::dbms_aq.message_properties_t
+             d.original_msgid, NULL, d.txn_group::text, NULL, p_mode)::dbms_aq.message_properties_t
 $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aq.dequeue_array(
@@ -63,8 +65,17 @@ DECLARE
   since timestamptz;  -- the wait's state between looks (R__21)
   retry integer;
   more boolean;
+  -- delivery modes as dbms_aq.dequeue's (R__19, R__11_buffered): buffered messages first
+  dmode text := aq.delivery_mode(o.delivery_mode, ARRAY['PERSISTENT', 'BUFFERED', 'PERSISTENT_OR_BUFFERED'],
+                                 'a dequeue');
+  got_mode text;
+  wq aq.queue_info := CASE WHEN dmode = 'BUFFERED' THEN aq.buffered_info(q) ELSE q END;
 BEGIN
   immediate := aq.check_visibility(o.visibility) = 'IMMEDIATE';
+  IF dmode <> 'PERSISTENT' AND NOT immediate THEN
+    PERFORM aq.err(25293, format('a dequeue of %s messages has IMMEDIATE visibility (dbms_aq.immediate())', dmode),
+                   '0A000');
+  END IF;
   PERFORM aq.check_wait(o.wait);
   PERFORM aq.check_dequeue_options(q, o);  -- R__14_options
   IF array_size IS NULL OR array_size < 1 OR array_size > 10000 THEN
@@ -78,14 +89,19 @@ BEGIN
                                               aq.subscriber_transformation(q, o.consumer_name)),
                                   elem_type, true);
   END IF;
-  setting := aq.position_setting(q, aq.agent_name(o.consumer_name));
-  saved := nullif(current_setting(setting, true), '');
   criteria := md5(coalesce(o.correlation, '') || '|' || coalesce(o.deq_condition, ''));
-  IF saved IS NOT NULL AND split_part(saved, '|', 3) = criteria THEN
-    pos := split_part(saved, '|', 1)::bigint[];
-    grp := nullif(split_part(saved, '|', 2), '')::bigint;
-  END IF;
   LOOP
+   FOREACH got_mode IN ARRAY CASE dmode WHEN 'PERSISTENT_OR_BUFFERED' THEN ARRAY['BUFFERED', 'PERSISTENT']
+                                        ELSE ARRAY[dmode] END LOOP
+     -- each class has its own NEXT_MESSAGE position: each is ordered on its own
+     setting := aq.position_setting(q, aq.agent_name(o.consumer_name)) || CASE WHEN got_mode = 'BUFFERED' THEN '_b' ELSE '' END;
+     saved := nullif(current_setting(setting, true), '');
+     pos := NULL;
+     grp := NULL;
+     IF saved IS NOT NULL AND split_part(saved, '|', 3) = criteria THEN
+       pos := split_part(saved, '|', 1)::bigint[];
+       grp := nullif(split_part(saved, '|', 2), '')::bigint;
+     END IF;
     IF immediate AND aq.immediate_needs_link() THEN
       -- each message in a transaction of its own, as IMMEDIATE asks (R__81 takes one)
       ds := '{}';
@@ -95,7 +111,8 @@ BEGIN
                                   CASE WHEN cardinality(ds) = 0 THEN pos ELSE (ds[cardinality(ds)]).position END,
                                   cardinality(ds) = 0 AND coalesce(o.wait, -1) <> 0,
                                   aq.transformation_text(o.transformation),
-                                  CASE WHEN cardinality(ds) = 0 THEN grp ELSE (ds[cardinality(ds)]).txn_group END);
+                                  CASE WHEN cardinality(ds) = 0 THEN grp ELSE (ds[cardinality(ds)]).txn_group END,
+                                  got_mode);
         EXIT WHEN d.msgid IS NULL;
         ds := ds || d;
         EXIT WHEN cardinality(ds) >= array_size OR o.msgid IS NOT NULL;
@@ -103,12 +120,15 @@ BEGIN
     ELSE
       ds := ARRAY(SELECT x FROM aq.dequeue_array(queue_name, o.consumer_name, o.dequeue_mode, nav, o.msgid,
                                                  o.correlation, o.deq_condition, array_size, pos,
-                                                 coalesce(o.wait, -1) <> 0, o.transformation, NULL, grp) x);
+                                                 coalesce(o.wait, -1) <> 0, o.transformation, NULL, grp,
+                                                 got_mode) x);
     END IF;
+    EXIT WHEN cardinality(ds) > 0;
+   END LOOP;
     EXIT WHEN cardinality(ds) > 0
               OR (q.message_grouping = 'TRANSACTIONAL' AND nav = 'NEXT_MESSAGE' AND grp IS NOT NULL);
     -- nothing yet: wait for a candidate, or for the end of the wait (R__21)
-    CALL aq.await_message(q, o.consumer_name, o.msgid, o.wait, since, retry, more);
+    CALL aq.await_message(wq, o.consumer_name, o.msgid, o.wait, since, retry, more);
     EXIT WHEN NOT more;
   END LOOP;
   IF cardinality(ds) = 0 THEN
@@ -130,7 +150,7 @@ BEGIN
     PERFORM set_config(setting, d.position::text || '|' || coalesce(d.txn_group::text, '') || '|' || criteria, false);
   END IF;
   msgid_array := ARRAY(SELECT (ds[i]).msgid FROM generate_subscripts(ds, 1) i ORDER BY i);
-  message_properties_array := ARRAY(SELECT aq.dequeued_properties(ds[i]) FROM generate_subscripts(ds, 1) i
+  message_properties_array := ARRAY(SELECT aq.dequeued_properties(ds[i], got_mode) FROM generate_subscripts(ds, 1) i
                                     ORDER BY i);
   IF mode = 'REMOVE_NODATA' THEN
     payload_array := NULL;

@@ -309,6 +309,8 @@ DECLARE
   emptied bytea[];
   left_over bytea[];
   q aq.queue_info;
+  base aq.queue_tables;
+  cls text;
 BEGIN
   IF NOT aq.may_manage(t.schema_name) THEN
     PERFORM aq.err(1031, format('insufficient privileges to purge queue table %s.%s', t.schema_name, t.table_name), '42501');
@@ -319,6 +321,12 @@ BEGIN
   -- AQ administrators have
   view_sql := pg_get_viewdef(format('%I.%I', t.schema_name, 'aq$' || t.table_name)::regclass);
   view_sql := format('(%s) qtview', rtrim(btrim(view_sql), ';'));
+  base := t;
+  FOREACH cls IN ARRAY ARRAY['PERSISTENT', 'BUFFERED'] LOOP
+  CONTINUE WHEN NOT cls = ANY (modes);
+  -- buffered messages are in the queue table's UNLOGGED companion (R__11_buffered)
+  t := CASE WHEN cls = 'BUFFERED' THEN aq.buffered_table(base) ELSE base END;
+  rt := ('aq$_' || t.table_name || '_r')::name;
   IF block AND NOT t.multiple_consumers THEN
     EXECUTE format('LOCK TABLE %I.%I IN EXCLUSIVE MODE', t.schema_name, t.table_name);
   ELSIF block THEN
@@ -405,7 +413,7 @@ BEGIN
                          t.schema_name, t.table_name)
             INTO left_over USING q.queue_name, ARRAY(SELECT DISTINCT (k).msgid FROM unnest(took) k);
           IF left_over IS NOT NULL THEN
-            PERFORM aq.finish_messages(q, left_over);
+            PERFORM aq.finish_messages(CASE WHEN cls = 'BUFFERED' THEN aq.buffered_info(q) ELSE q END, left_over);
           END IF;
         END LOOP;
       END LOOP;
@@ -416,4 +424,5 @@ BEGIN
       -- the condition compares what does not compare (PostgreSQL types it when it runs)
       PERFORM aq.err(932, format('inconsistent datatypes in purge_condition: %s', SQLERRM), '42804');
   END;
+  END LOOP;
 END $$;
