@@ -198,7 +198,7 @@ class Session:
         agent: str | None = None,
         max_wait: float = 300.0,
         safety_poll: float = 5.0,
-        fast_cache: dict[tuple[str | None, str], FastPath] | None = None,
+        fast_cache: dict[tuple[str | None, str, bool], FastPath] | None = None,
         only_routes: Collection[str] | None = None,
     ) -> None:
         # the connection this session holds, if any: a caller's own (never given back by us)
@@ -222,7 +222,7 @@ class Session:
         ] = {}
         self._queue_ids: dict[str, int] = {}
         # (role, queue) -> statements; a gateway shares one cache between its sessions
-        self._fast: dict[tuple[str | None, str], FastPath] = {} if fast_cache is None else fast_cache
+        self._fast: dict[tuple[str | None, str, bool], FastPath] = {} if fast_cache is None else fast_cache
         # the fast routes this session may take (pgaq.routes; None: all), and the route that
         # served its last operation: the route equivalence test pins and checks them
         if only_routes is not None and not set(only_routes) <= routes.ROUTE_NAMES:
@@ -607,7 +607,7 @@ class Session:
         key = (queue.lower(), (options.consumer_name or "").upper() or None)
         mode = options.dequeue_mode.upper()
         if mode in ("REMOVE", "REMOVE_NODATA") and key not in self._positions:
-            hit = self._fast.get((self.role, queue))
+            hit = self._fast.get((self.role, queue, False))
             if hit is not None and hit.recv is not None:
                 return  # removed from a queue that does not group: no position to keep
         last = messages[-1]

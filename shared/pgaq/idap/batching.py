@@ -41,7 +41,7 @@ class _Item:
 
 class EnqueueBatcher:
     def __init__(self, pool: asyncpg.Pool, *, max_messages: int = 1000, max_inflight: int = 1,
-                 fast_cache: dict[tuple[str | None, str], FastPath] | None = None) -> None:
+                 fast_cache: dict[tuple[str | None, str, bool], FastPath] | None = None) -> None:
         self.pool = pool
         self.max_messages = max_messages
         self.max_inflight = max(1, max_inflight)
@@ -204,7 +204,7 @@ class _Want:
 
 class DequeueBatcher:
     def __init__(self, pool: asyncpg.Pool, *, max_messages: int = 1000,
-                 fast_cache: dict[tuple[str | None, str], FastPath] | None = None) -> None:
+                 fast_cache: dict[tuple[str | None, str, bool], FastPath] | None = None) -> None:
         self.pool = pool
         self.max_messages = max_messages
         self._fast = fast_cache if fast_cache is not None else {}

@@ -110,7 +110,7 @@ class SessionStore:
         # tokens whose transaction the reaper rolled back: their next request is told so
         # (once), rather than silently starting a new session (bounded, oldest dropped)
         self._expired: dict[str, str] = {}
-        self.fast_cache: dict[tuple[str | None, str], FastPath] = {}  # shared by all sessions
+        self.fast_cache: dict[tuple[str | None, str, bool], FastPath] = {}  # shared by all sessions
         self._open = 0
         self._stop = asyncio.Event()
         self._tasks: TaskGroup | None = None
