@@ -288,3 +288,31 @@ async def test_plsql_dequeue_array_of_buffered_messages(conn: asyncpg.Connection
     r = await conn.fetchrow(call.format(vis="dbms_aq.immediate()", mode="dbms_aq.persistent_or_buffered()"))
     assert r["payload_array"] == [b"p"]
     assert [p["delivery_mode"] for p in r["message_properties_array"]] == ["PERSISTENT"]
+
+
+async def test_buffered_rules_and_priorities(conn: asyncpg.Connection) -> None:
+    """Seed 002: "Rule-based subscriptions are supported with buffered messaging"; "All
+    ordering schemes available for persistent messages are also available for buffered
+    messages"."""
+    await conn.execute("""
+        CREATE SCHEMA r;
+        CALL dbms_aqadm.create_queue_table('r.pt', 'RAW', sort_list => 'PRIORITY,ENQ_TIME',
+                                           multiple_consumers => true);
+        CALL dbms_aqadm.create_queue('r.q', 'r.pt'); CALL dbms_aqadm.start_queue('r.q');
+        CALL dbms_aqadm.add_subscriber('r.q', sys.aq$_agent('URGENT', NULL, NULL), rule => 'priority < 3',
+                                       delivery_mode => 'BUFFERED');
+        CALL dbms_aqadm.add_subscriber('r.q', sys.aq$_agent('ALL', NULL, NULL), delivery_mode => 'BUFFERED');""")
+    s = Session(conn)
+    for pri in (5, 1, 4, 2):
+        await s.enqueue("r.q", str(pri).encode(), MessageProperties(priority=pri), visibility=IMM,
+                        delivery_mode="BUFFERED")
+
+    async def drain(consumer: str) -> list[bytes]:
+        out = []
+        while got := await s.dequeue("r.q", DequeueOptions(consumer, visibility=IMM, delivery_mode="BUFFERED")):
+            out.append(got[0].payload)
+        return out
+
+    assert await drain("URGENT") == [b"1", b"2"]
+    assert await drain("ALL") == [b"1", b"2", b"4", b"5"]
+    assert await conn.fetchval('SELECT count(*) FROM r."aq$_pt_b"') == 0
