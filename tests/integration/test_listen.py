@@ -102,6 +102,15 @@ async def test_the_first_agent_in_the_list_with_a_message_is_returned(
     row = await waiter.fetchrow(LISTEN_MODE, *args([(None, "s.q"), ("b", "S.M")]), 0)
     assert tuple(row["agent"]) == ("b", "S.M", None)
     assert row["message_delivery_mode"] == "PERSISTENT"
+    # Oracle 10.2's form: listen_delivery_mode (a name or its constant's number) says which
+    # messages count; no buffered message is stored, so BUFFERED alone is refused
+    for mode in ("PERSISTENT_OR_BUFFERED", "1", None):
+        row = await waiter.fetchrow("CALL dbms_aq.listen($1::sys.aq$_agent[], 0, $2, NULL, NULL)",
+                                    *args([("B", "s.m")]), mode)
+        assert (row["agent"]["name"], row["message_delivery_mode"]) == ("B", "PERSISTENT")
+    with pytest.raises(asyncpg.PostgresError, match=r"ORA-25299.*BUFFERED"):
+        await waiter.execute("CALL dbms_aq.listen($1::sys.aq$_agent[], 0, 'BUFFERED', NULL, NULL)",
+                             *args([("B", "s.m")]))
     # the dequeue that follows takes the message
     got = await waiter.fetchrow("CALL dbms_aq.dequeue(queue_name => 's.m', dequeue_options =>"
                                 " dbms_aq.dequeue_options(consumer_name => 'B', wait => 0),"

@@ -280,6 +280,18 @@ END $$;
 CREATE OR REPLACE FUNCTION aq.listen_delivery_mode(q aq.queue_info, p_consumer text) RETURNS text
 LANGUAGE sql STABLE AS $$ SELECT 'PERSISTENT'::text $$;
 
+-- Which messages a LISTEN looks for: Oracle's listen_delivery_mode (PERSISTENT, the default;
+-- BUFFERED; PERSISTENT_OR_BUFFERED; or their constants' numbers 1, 2, 3). pgaq stores no
+-- buffered message yet, so BUFFERED alone could never find one: refused (ORA-25299), and
+-- PERSISTENT_OR_BUFFERED finds the persistent ones. Buffered messages (issue 21 section 4)
+-- allow BUFFERED here and give these modes to the look (aq.wait_look_sql).
+CREATE OR REPLACE FUNCTION aq.listen_modes(p text) RETURNS text[]
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE m WHEN 'PERSISTENT_OR_BUFFERED' THEN ARRAY['PERSISTENT', 'BUFFERED'] ELSE ARRAY[m] END
+  FROM aq.check_delivery_mode(p, 'listen_delivery_mode (this release stores no buffered message)',
+                              '{PERSISTENT,PERSISTENT_OR_BUFFERED}') m
+$$;
+
 -- One look, no wait: the position (1-based) in p_agents of the first agent with a READY
 -- message, or 0. The Python library's Session.listen calls it after each wake-up.
 CREATE OR REPLACE FUNCTION aq.listen_first(p_agents sys.aq$_agent[]) RETURNS integer
@@ -298,8 +310,10 @@ BEGIN
   RETURN greatest(found, 0);
 END $$;
 
-CREATE OR REPLACE PROCEDURE aq.listen(p_agents sys.aq$_agent[], p_wait integer, INOUT p_agent sys.aq$_agent,
-                                      INOUT p_mode text)
+-- (the first form of this file's previous version had no p_listen_mode)
+DROP PROCEDURE IF EXISTS aq.listen(sys.aq$_agent[], integer, sys.aq$_agent, text);
+CREATE OR REPLACE PROCEDURE aq.listen(p_agents sys.aq$_agent[], p_wait integer, p_listen_mode text,
+                                      INOUT p_agent sys.aq$_agent, INOUT p_mode text)
 LANGUAGE plpgsql AS $$
 DECLARE
   t record;
@@ -308,6 +322,7 @@ DECLARE
   found integer;
 BEGIN
   PERFORM aq.check_wait(p_wait);
+  PERFORM aq.listen_modes(p_listen_mode);  -- checked; every look is over persistent messages
   LOOP
     t := aq.listen_targets(p_agents);  -- again after each periodic check: stopped, dropped, revoked
     CALL aq.await_any(t.queues, t.consumers, NULL, p_wait, true, since, retry, found);
@@ -320,9 +335,10 @@ BEGIN
   p_mode := aq.listen_delivery_mode(t.queues[found], t.consumers[found]);
 END $$;
 
--- Oracle's two forms (PostgreSQL takes no OUT parameter after a defaulted one: INOUT, as
--- dbms_aq.dequeue's); wait as dequeue's: seconds, dbms_aq.forever() (-1, NULL: the
--- default) or dbms_aq.no_wait() (0). Nothing READY in time: ORA-25254.
+-- Oracle's forms (PostgreSQL takes no OUT parameter after a defaulted one: INOUT, as
+-- dbms_aq.dequeue's), and the issue's (agent_list, wait, agent, message_delivery_mode);
+-- wait as dequeue's: seconds, dbms_aq.forever() (-1, NULL: the default) or
+-- dbms_aq.no_wait() (0). Nothing READY in time: ORA-25254.
 --   CALL dbms_aq.listen(agent_list => ARRAY[sys.aq$_agent(NULL, 's.orders', NULL),
 --                                           sys.aq$_agent('BILLING', 's.events', NULL)], wait => 30);
 CREATE OR REPLACE PROCEDURE dbms_aq.listen(agent_list sys.aq$_agent[], wait integer DEFAULT -1,
@@ -331,12 +347,20 @@ LANGUAGE plpgsql AS $$
 DECLARE
   mode text;
 BEGIN
-  CALL aq.listen(agent_list, wait, agent, mode);
+  CALL aq.listen(agent_list, wait, NULL, agent, mode);
 END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aq.listen(agent_list sys.aq$_agent[], wait integer,
                                            INOUT agent sys.aq$_agent, INOUT message_delivery_mode text)
 LANGUAGE plpgsql AS $$
 BEGIN
-  CALL aq.listen(agent_list, wait, agent, message_delivery_mode);
+  CALL aq.listen(agent_list, wait, NULL, agent, message_delivery_mode);
+END $$;
+
+-- Oracle 10.2's: listen_delivery_mode says which messages count (aq.listen_modes)
+CREATE OR REPLACE PROCEDURE dbms_aq.listen(agent_list sys.aq$_agent[], wait integer, listen_delivery_mode text,
+                                           INOUT agent sys.aq$_agent, INOUT message_delivery_mode text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  CALL aq.listen(agent_list, wait, listen_delivery_mode, agent, message_delivery_mode);
 END $$;
