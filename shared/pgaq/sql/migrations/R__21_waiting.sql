@@ -109,11 +109,9 @@ BEGIN
   -- transaction: PostgreSQL refuses COMMIT in an atomic context (a transaction block, a
   -- function) and inside an exception block, which a caller of dbms_aq.dequeue or listen
   -- may have open. So: the call stack is this procedure and its callers in pgaq (the
-  -- wrappers aq.await_message and aq.listen, then dbms_aq.dequeue, dequeue_array (R__22) or
-  -- dbms_aq.listen) and
-  -- nothing else;
-  -- the transaction has written nothing (it began with the CALL: committing it loses
-  -- nothing); and COMMIT, tried inside an exception block (which never lets it happen),
+  -- wrappers aq.await_message and aq.listen, then dbms_aq.dequeue, dequeue_array (R__22)
+  -- or dbms_aq.listen) and nothing else; the transaction has written nothing (it began
+  -- with the CALL: committing it loses nothing); and COMMIT, tried inside an exception block (which never lets it happen),
   -- fails for that block rather than for an atomic context. Anything else (a translated
   -- server message included) leaves the loop inside the caller's transaction. A LISTEN
   -- with wait 0 looks once and never commits.
