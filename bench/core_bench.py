@@ -252,6 +252,9 @@ class Core:
         rows.append(await sql_wait_bench.run(self.dsn))
         log(f"SQL dequeue wait: woken p50 {rows[-1]['pgaq']} ms, p99 {rows[-1]['pgaq_p99_ms']} ms, "
             f"waiting CPU {rows[-1]['wait_cpu_percent']} % of a core")
+        # 5b. the library's wait, no Listener wired, woken by the enqueue's NOTIFY
+        rows.append(await sql_wait_bench.run_library(self.dsn))
+        log(f"library dequeue wait: woken p50 {rows[-1]['pgaq']} ms, p99 {rows[-1]['pgaq_p99_ms']} ms")
         self.facts.update({"prefill": n, "prefill_seconds": round(took, 2)})
         self.floors = {"insert": f_ins, "delete": f_del}
         self.rows = sorted(rows, key=lambda r: str(r["benchmark"]))  # 1. 2. 3. 4. 5.

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
@@ -19,7 +19,8 @@ from typing import Any, Literal, TypeVar
 
 import asyncpg
 
-from . import routes
+from . import routes, waiting
+from .clock import Clock, SystemClock
 from .errors import ConnectionLost, PgaqError, QueueError, wrap_db_error
 from .lease import Lease
 from .listener import Listener
@@ -198,6 +199,7 @@ class Session:
         agent: str | None = None,
         max_wait: float = 300.0,
         safety_poll: float = 5.0,
+        clock: Clock | None = None,
         fast_cache: dict[tuple[str | None, str, bool], FastPath] | None = None,
         only_routes: Collection[str] | None = None,
     ) -> None:
@@ -210,6 +212,7 @@ class Session:
         self.agent = agent
         self.max_wait = max_wait
         self.safety_poll = safety_poll
+        self.clock: Clock = clock or SystemClock()
         self._tx: asyncpg.transaction.Transaction | None = None
         self._dirty = False  # whether the open transaction did any work yet
         self._removed: dict[tuple[str, str | None], list[bytes]] = {}
@@ -512,35 +515,91 @@ class Session:
         return self._queue_ids[key]
 
     async def dequeue(self, queue: str, options: DequeueOptions | None = None) -> list[Message]:
-        """Dequeue up to batch_size messages; [] when none arrived within the wait."""
+        """Dequeue up to batch_size messages; [] when none arrived within the wait (seconds;
+        None or negative: as long as `max_wait` allows). A wait returns as soon as a message
+        it may take is committed: woken by the enqueue's NOTIFY on the session's Listener,
+        or, without one, on the process's shared listening connection (pgaq.waiting)."""
         o = options or DequeueOptions()
         _check(o.dequeue_mode, DEQUEUE_MODES, "DEQUEUE_MODE", 25239)
         _check(o.navigation, NAVIGATIONS, "NAVIGATION", 25237)
         dmode = _check(o.delivery_mode, DEQUEUE_DELIVERY_MODES, "DELIVERY_MODE", 25299)
         _buffered_needs_immediate(dmode, o.visibility, "a dequeue")
-        wait = self.max_wait if o.wait is None or o.wait < 0 else min(o.wait, self.max_wait)
-        if wait <= 0 or self.listener is None:
-            return await self._dequeue_once(queue, o, wrap=wait > 0)
+        wait = self._wait_seconds(o.wait)
+        if wait <= 0:
+            return await self._dequeue_once(queue, o, wrap=False)
         channel = f"aq_{await self.queue_id(queue)}"
-        deadline = time.monotonic() + wait
-        async with self.listener.subscribe(channel) as event:
+        got = await self._until([channel], wait, lambda: self._dequeue_once(queue, o, wrap=True))
+        return got or []
+
+    async def listen(self, agents: Sequence[Agent], wait: float | None = None) -> Agent | None:
+        """Oracle's LISTEN: the first agent of `agents` (in their order) with a message READY
+        for it, waiting up to `wait` seconds for one (None or negative, the default as in
+        Oracle: as long as `max_wait` allows; 0: look once); None when none came in time.
+        An agent's address is its queue; its name the subscriber on a multi-consumer queue,
+        None on a single-consumer or exception queue. Nothing is dequeued: the agent's
+        dequeue follows. Refusals as dbms_aq.listen's (ORA-24010, 25231, 24039, 25252,
+        25253, 01031)."""
+        rows = [(a.name, a.address, a.protocol) for a in agents]
+
+        async def look() -> Agent | None:
+            found: int = await self.run("ON_COMMIT", lambda c: c.fetchval(load("engine_listen"), rows))
+            return agents[found - 1] if found else None
+
+        first = await look()
+        seconds = self._wait_seconds(wait)
+        if first is not None or seconds <= 0:
+            return first
+        channels = [f"aq_{await self.queue_id(a.address or '')}" for a in agents]
+        return await self._until(channels, seconds, look)
+
+    def _wait_seconds(self, wait: float | None) -> float:
+        return self.max_wait if wait is None or wait < 0 else min(wait, self.max_wait)
+
+    async def _until(self, channels: list[str], wait: float,
+                     attempt: Callable[[], Awaitable[T]]) -> T | None:
+        """`attempt()` again after every NOTIFY of `channels` (and every `safety_poll`
+        seconds) until it returns something or `wait` seconds have passed (then None)."""
+        deadline = self.clock.monotonic() + wait
+        async with self._subscribed(channels) as event:
             while True:
-                event.clear()
+                if event is not None:
+                    event.clear()
                 try:
-                    got = await self._dequeue_once(queue, o, wrap=True)
+                    got = await attempt()
                 except ConnectionLost:
                     if self._tx is not None or self.conn is not None:
                         raise  # the transaction (or our own connection) is gone
-                    got = []  # a pooled connection died (a restart): wait and try again
+                    got = None  # a pooled connection died (a restart): wait and try again
                 if got:
                     return got
-                remaining = deadline - time.monotonic()
+                remaining = deadline - self.clock.monotonic()
                 if remaining <= 0:
-                    return []
+                    return None
+                pause = min(remaining, self.safety_poll)
+                if event is None:
+                    await asyncio.sleep(pause)  # no listening connection: poll
+                    continue
                 try:
-                    await asyncio.wait_for(event.wait(), min(remaining, self.safety_poll))
+                    await asyncio.wait_for(event.wait(), pause)
                 except TimeoutError:
                     pass
+
+    @asynccontextmanager
+    async def _subscribed(self, channels: list[str]) -> AsyncIterator[asyncio.Event | None]:
+        """An event set on each NOTIFY of `channels`: on the session's Listener, else on the
+        process's shared one (pgaq.waiting); None when neither can listen."""
+        listener = self.listener
+        if listener is None:
+            if self.conn is not None:
+                listener = await waiting.shared(self.conn, clock=self.clock)
+            elif self.pool is not None:
+                async with self.pool.acquire() as c:
+                    listener = await waiting.shared(c, clock=self.clock)
+        if listener is None:
+            yield None
+            return
+        async with listener.subscribe(*channels) as event:
+            yield event
 
     async def _dequeue_once(self, queue: str, o: DequeueOptions, *, wrap: bool) -> list[Message]:
         mode = o.delivery_mode.upper()

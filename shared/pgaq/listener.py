@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -26,8 +26,14 @@ log = logging.getLogger("pgaq.listener")
 
 
 class Listener:
-    def __init__(self, dsn: str, *, reconnect_max: float = 5.0) -> None:
+    def __init__(self, dsn: str | None = None, *, reconnect_max: float = 5.0,
+                 connect: Callable[[], Awaitable[asyncpg.Connection]] | None = None) -> None:
+        """Connects to `dsn`, or through `connect` (pgaq.waiting: the parameters of a
+        waiting session's own connection)."""
+        if (dsn is None) == (connect is None):
+            raise ValueError("a Listener takes a dsn or a connect function")
         self._dsn = dsn
+        self._connector = connect
         self._reconnect_max = reconnect_max
         self._conn: asyncpg.Connection | None = None
         self._events: dict[str, set[asyncio.Event]] = defaultdict(set)
@@ -52,22 +58,33 @@ class Listener:
             await self._conn.close()
 
     @asynccontextmanager
-    async def subscribe(self, channel: str) -> AsyncIterator[asyncio.Event]:
-        """An event set on every NOTIFY of `channel` (and after reconnects)."""
+    async def subscribe(self, *channels: str) -> AsyncIterator[asyncio.Event]:
+        """One event set on every NOTIFY of any of `channels` (and after reconnects)."""
         event = asyncio.Event()
-        first = not self._events.get(channel)
-        self._events[channel].add(event)
+        wanted = list(dict.fromkeys(channels))
+        firsts = []
+        for channel in wanted:
+            if not self._events.get(channel):
+                firsts.append(channel)
+            self._events[channel].add(event)
         try:
-            await self._ensure_listening(channel)
-            if first:
+            for channel in wanted:
+                await self._ensure_listening(channel)
+            for channel in firsts:
                 await self._register(channel)
             self.subscribed.set()
             yield event
         finally:
-            self._events[channel].discard(event)
-            if not self._events[channel]:
-                self._events.pop(channel, None)
-                await self._unregister(channel)
+            for channel in wanted:
+                self._events[channel].discard(event)
+                if not self._events[channel]:
+                    self._events.pop(channel, None)
+                    await self._unregister(channel)
+
+    @property
+    def waiters(self) -> int:
+        """How many subscriptions are open (one per waiting call)."""
+        return len({id(e) for events in self._events.values() for e in events})
 
     def _notify(self, _conn: Any, _pid: int, channel: str, _payload: str) -> None:
         for event in list(self._events.get(channel, ())):
@@ -121,7 +138,7 @@ class Listener:
         self._lost.set()
 
     async def _connect(self) -> None:
-        conn = await asyncpg.connect(self._dsn)
+        conn = await (self._connector() if self._connector is not None else asyncpg.connect(self._dsn))
         conn.add_termination_listener(self._on_terminate)
         async with self._lock:
             self._conn = conn

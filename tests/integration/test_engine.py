@@ -387,7 +387,9 @@ async def test_jms_text_message_roundtrip(conn: asyncpg.Connection) -> None:
     }
     await s.enqueue("s.q", msg, MessageProperties(priority=4, correlation="jms"))
     [m] = await s.dequeue("s.q")
-    assert m.payload == {**msg, "header": {**msg["header"], "replyto": None}}
+    # JMSXUserID is the provider's, the enqueuing user (R__52); the client's appid stays
+    me = await conn.fetchval("SELECT current_user")
+    assert m.payload == {**msg, "header": {**msg["header"], "replyto": None, "userid": me}}
 
 
 async def test_sql_interface_dbms_aq(conn: asyncpg.Connection) -> None:

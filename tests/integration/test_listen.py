@@ -102,6 +102,15 @@ async def test_the_first_agent_in_the_list_with_a_message_is_returned(
     row = await waiter.fetchrow(LISTEN_MODE, *args([(None, "s.q"), ("b", "S.M")]), 0)
     assert tuple(row["agent"]) == ("b", "S.M", None)
     assert row["message_delivery_mode"] == "PERSISTENT"
+    # Oracle 10.2's form: listen_delivery_mode (a name or its constant's number) says which
+    # messages count; no buffered message is stored, so BUFFERED alone is refused
+    for mode in ("PERSISTENT_OR_BUFFERED", "1", None):
+        row = await waiter.fetchrow("CALL dbms_aq.listen($1::sys.aq$_agent[], 0, $2, NULL, NULL)",
+                                    *args([("B", "s.m")]), mode)
+        assert (row["agent"]["name"], row["message_delivery_mode"]) == ("B", "PERSISTENT")
+    with pytest.raises(asyncpg.PostgresError, match=r"ORA-25299.*BUFFERED"):
+        await waiter.execute("CALL dbms_aq.listen($1::sys.aq$_agent[], 0, 'BUFFERED', NULL, NULL)",
+                             *args([("B", "s.m")]))
     # the dequeue that follows takes the message
     got = await waiter.fetchrow("CALL dbms_aq.dequeue(queue_name => 's.m', dequeue_options =>"
                                 " dbms_aq.dequeue_options(consumer_name => 'B', wait => 0),"
@@ -309,3 +318,25 @@ async def test_a_queue_stopped_while_listen_waits_ends_the_wait_with_its_error(
     await conn.execute("CALL dbms_aqadm.stop_queue(queue_name => 's.m', enqueue => false, dequeue => true)")
     with pytest.raises(asyncpg.PostgresError, match="ORA-25253"):
         await asyncio.wait_for(call, 10)
+
+
+async def test_listen_on_an_exception_queue_is_woken_by_a_message_moved_there(
+    conn: asyncpg.Connection, waiter: asyncpg.Connection, producer: asyncpg.Connection
+) -> None:
+    """The seed: a blocking wait on an exception queue for EXPIRED messages. The agent of an
+    exception queue has no name; the message arrives when a dequeue past max_retries rolls
+    back."""
+    from pgaq.engine import Session
+
+    await make_queue(conn, max_retries=0)
+    await conn.execute("CALL dbms_aqadm.start_queue(queue_name => 's.aq$_qt_e', enqueue => false, dequeue => true)")
+    await conn.execute(ENQ, "s.q", b"\x01")
+    pid = await waiter.fetchval("SELECT pg_backend_pid()")
+    call = asyncio.create_task(listen(waiter, [(None, "s.aq$_qt_e")], 30))
+    await asleep(conn, pid)
+    consumer = Session(producer)
+    await consumer.begin()
+    assert len(await consumer.dequeue("s.q")) == 1
+    await consumer.rollback()  # one failed attempt: past max_retries, moved as EXPIRED
+    assert await asyncio.wait_for(call, 10) == (None, "s.aq$_qt_e")
+    assert await conn.fetchval("SELECT msg_state FROM s.aq$qt") == "EXPIRED"

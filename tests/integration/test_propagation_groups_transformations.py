@@ -74,6 +74,32 @@ async def test_a_group_arrives_as_one_group(conn: asyncpg.Connection, start_prop
     assert await s.dequeue("g.in_q", DequeueOptions(batch_size=10, navigation="NEXT_TRANSACTION")) == []
 
 
+async def test_a_group_arrives_as_one_group_through_a_postgresql_link(
+        conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start) -> None:  # noqa: F811
+    """The same over a database link to another PostgreSQL database (each batch one remote
+    transaction): seed 002, "The message grouping property is preserved across
+    propagation"."""
+    remote = await asyncpg.connect(remote_dsn)
+    try:
+        await make_queue(conn, "g.out_q", "g.out_t", multiple=True, grouping="TRANSACTIONAL")
+        await make_queue(remote, "g.in_q", "g.in_t", grouping="TRANSACTIONAL")
+        await conn.execute("CALL aq.create_database_link('eu', $1)", remote_dsn)
+        await conn.execute("CALL dbms_aqadm.add_subscriber('g.out_q', sys.aq$_agent(NULL, 'g.in_q@eu', 0))")
+        await conn.execute("CALL dbms_aqadm.schedule_propagation('g.out_q', 'eu', destination_queue => 'g.in_q', "
+                           "latency => 0)")
+        groups = await enqueue_groups(conn)
+        running = await start_propagator(batch=2)
+        await running.moved(sum(GROUPS))
+        rows = await remote.fetch("SELECT txn_group, upper(encode(original_msgid, 'hex')) AS src "
+                                  "FROM g.in_t ORDER BY enq_seq")
+        arrived: dict[int, list[str]] = {}
+        for r in rows:
+            arrived.setdefault(r["txn_group"], []).append(r["src"])
+        assert sorted(arrived.values()) == sorted(groups)
+    finally:
+        await remote.close()
+
+
 async def test_sql_dequeue_navigates_a_propagated_group(conn: asyncpg.Connection,
                                                         start_propagator: Start) -> None:  # noqa: F811
     """Seed 002: "if NEXT_MESSAGE is requested, then the position is set to the next

@@ -111,11 +111,9 @@ BEGIN
   -- transaction: PostgreSQL refuses COMMIT in an atomic context (a transaction block, a
   -- function) and inside an exception block, which a caller of dbms_aq.dequeue or listen
   -- may have open. So: the call stack is this procedure and its callers in pgaq (the
-  -- wrappers aq.await_message and aq.listen, then dbms_aq.dequeue, dequeue_array (R__22) or
-  -- dbms_aq.listen) and
-  -- nothing else;
-  -- the transaction has written nothing (it began with the CALL: committing it loses
-  -- nothing); and COMMIT, tried inside an exception block (which never lets it happen),
+  -- wrappers aq.await_message and aq.listen, then dbms_aq.dequeue, dequeue_array (R__22)
+  -- or dbms_aq.listen) and nothing else; the transaction has written nothing (it began
+  -- with the CALL: committing it loses nothing); and COMMIT, tried inside an exception block (which never lets it happen),
   -- fails for that block rather than for an atomic context. Anything else (a translated
   -- server message included) leaves the loop inside the caller's transaction. A LISTEN
   -- with wait 0 looks once and never commits.
@@ -287,14 +285,14 @@ CREATE OR REPLACE FUNCTION aq.listen_classes(p_queues aq.queue_info[], p_consume
                                              OUT queues aq.queue_info[], OUT consumers text[])
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  m text := aq.check_delivery_mode(p_mode, 'a LISTEN', '{PERSISTENT,BUFFERED,PERSISTENT_OR_BUFFERED}');
+  m text[] := aq.listen_modes(p_mode);
   i integer;
 BEGIN
   queues := '{}';
   consumers := '{}';
   FOR i IN 1 .. coalesce(cardinality(p_queues), 0) LOOP
-    queues := queues || CASE WHEN m <> 'BUFFERED' THEN p_queues[i] END
-                     || CASE WHEN m <> 'PERSISTENT' THEN aq.buffered_info(p_queues[i]) END;
+    queues := queues || CASE WHEN 'PERSISTENT' = ANY (m) THEN p_queues[i] END
+                     || CASE WHEN 'BUFFERED' = ANY (m) THEN aq.buffered_info(p_queues[i]) END;
     consumers := consumers || p_consumers[i] || p_consumers[i];
   END LOOP;
 END $$;
@@ -302,6 +300,16 @@ END $$;
 DROP FUNCTION IF EXISTS aq.listen_delivery_mode(aq.queue_info, text);
 CREATE OR REPLACE FUNCTION aq.listen_delivery_mode(p_target integer) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT CASE WHEN p_target % 2 = 1 THEN 'PERSISTENT' ELSE 'BUFFERED' END $$;
+
+-- Which messages a LISTEN looks for: Oracle's listen_delivery_mode (PERSISTENT, the default;
+-- BUFFERED; PERSISTENT_OR_BUFFERED; or their constants' numbers 1, 2, 3); ORA-25299 else.
+CREATE OR REPLACE FUNCTION aq.listen_modes(p text) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  m text := aq.check_delivery_mode(p, 'listen_delivery_mode', '{PERSISTENT,BUFFERED,PERSISTENT_OR_BUFFERED}');
+BEGIN
+  RETURN CASE m WHEN 'PERSISTENT_OR_BUFFERED' THEN ARRAY['PERSISTENT', 'BUFFERED'] ELSE ARRAY[m] END;
+END $$;
 
 -- One look, no wait: the position (1-based) in p_agents of the first agent with a READY
 -- message, or 0. The Python library's Session.listen calls it after each wake-up.
@@ -321,9 +329,10 @@ BEGIN
   RETURN greatest(found, 0);
 END $$;
 
--- p_mode: in, the delivery modes listened to (NULL: PERSISTENT); out, the found message's.
-CREATE OR REPLACE PROCEDURE aq.listen(p_agents sys.aq$_agent[], p_wait integer, INOUT p_agent sys.aq$_agent,
-                                      INOUT p_mode text)
+-- (the first form of this file's previous version had no p_listen_mode)
+DROP PROCEDURE IF EXISTS aq.listen(sys.aq$_agent[], integer, sys.aq$_agent, text);
+CREATE OR REPLACE PROCEDURE aq.listen(p_agents sys.aq$_agent[], p_wait integer, p_listen_mode text,
+                                      INOUT p_agent sys.aq$_agent, INOUT p_mode text)
 LANGUAGE plpgsql AS $$
 DECLARE
   t record;
@@ -333,9 +342,10 @@ DECLARE
   found integer;
 BEGIN
   PERFORM aq.check_wait(p_wait);
+  PERFORM aq.listen_modes(p_listen_mode);
   LOOP
     t := aq.listen_targets(p_agents);  -- again after each periodic check: stopped, dropped, revoked
-    c := aq.listen_classes(t.queues, t.consumers, p_mode);
+    c := aq.listen_classes(t.queues, t.consumers, p_listen_mode);
     CALL aq.await_any(c.queues, c.consumers, NULL, p_wait, true, since, retry, found);
     EXIT WHEN found >= 0;
   END LOOP;
@@ -346,9 +356,10 @@ BEGIN
   p_mode := aq.listen_delivery_mode(found);
 END $$;
 
--- Oracle's two forms (PostgreSQL takes no OUT parameter after a defaulted one: INOUT, as
--- dbms_aq.dequeue's); wait as dequeue's: seconds, dbms_aq.forever() (-1, NULL: the
--- default) or dbms_aq.no_wait() (0). Nothing READY in time: ORA-25254.
+-- Oracle's forms (PostgreSQL takes no OUT parameter after a defaulted one: INOUT, as
+-- dbms_aq.dequeue's), and the issue's (agent_list, wait, agent, message_delivery_mode);
+-- wait as dequeue's: seconds, dbms_aq.forever() (-1, NULL: the default) or
+-- dbms_aq.no_wait() (0). Nothing READY in time: ORA-25254.
 --   CALL dbms_aq.listen(agent_list => ARRAY[sys.aq$_agent(NULL, 's.orders', NULL),
 --                                           sys.aq$_agent('BILLING', 's.events', NULL)], wait => 30);
 CREATE OR REPLACE PROCEDURE dbms_aq.listen(agent_list sys.aq$_agent[], wait integer DEFAULT -1,
@@ -357,23 +368,20 @@ LANGUAGE plpgsql AS $$
 DECLARE
   mode text;
 BEGIN
-  CALL aq.listen(agent_list, wait, agent, mode);
+  CALL aq.listen(agent_list, wait, NULL, agent, mode);
 END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aq.listen(agent_list sys.aq$_agent[], wait integer,
                                            INOUT agent sys.aq$_agent, INOUT message_delivery_mode text)
 LANGUAGE plpgsql AS $$
 BEGIN
-  message_delivery_mode := NULL;  -- persistent messages, as Oracle's form without listen_delivery_mode
-  CALL aq.listen(agent_list, wait, agent, message_delivery_mode);
+  CALL aq.listen(agent_list, wait, NULL, agent, message_delivery_mode);
 END $$;
 
--- Oracle's form with listen_delivery_mode: PERSISTENT, BUFFERED or PERSISTENT_OR_BUFFERED
--- (or its constants' numbers); message_delivery_mode says which the found message is.
+-- Oracle 10.2's: listen_delivery_mode says which messages count (aq.listen_modes)
 CREATE OR REPLACE PROCEDURE dbms_aq.listen(agent_list sys.aq$_agent[], wait integer, listen_delivery_mode text,
                                            INOUT agent sys.aq$_agent, INOUT message_delivery_mode text)
 LANGUAGE plpgsql AS $$
 BEGIN
-  message_delivery_mode := listen_delivery_mode;
-  CALL aq.listen(agent_list, wait, agent, message_delivery_mode);
+  CALL aq.listen(agent_list, wait, listen_delivery_mode, agent, message_delivery_mode);
 END $$;
