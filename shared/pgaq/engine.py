@@ -538,12 +538,31 @@ class Session:
         An agent's address is its queue; its name the subscriber on a multi-consumer queue,
         None on a single-consumer or exception queue. Nothing is dequeued: the agent's
         dequeue follows. Refusals as dbms_aq.listen's (ORA-24010, 25231, 24039, 25252,
-        25253, 01031)."""
+        25253, 01031). Persistent messages only, as Oracle's form without a delivery mode."""
         rows = [(a.name, a.address, a.protocol) for a in agents]
 
         async def look() -> Agent | None:
             found: int = await self.run("ON_COMMIT", lambda c: c.fetchval(load("engine_listen"), rows))
             return agents[found - 1] if found else None
+
+        first = await look()
+        seconds = self._wait_seconds(wait)
+        if first is not None or seconds <= 0:
+            return first
+        channels = [f"aq_{await self.queue_id(a.address or '')}" for a in agents]
+        return await self._until(channels, seconds, look)
+
+    async def listen_delivery(self, agents: Sequence[Agent], wait: float | None = None,
+                              delivery_mode: str = "PERSISTENT_OR_BUFFERED") -> tuple[Agent, str] | None:
+        """LISTEN with Oracle's listen_delivery_mode: as `listen`, over persistent messages,
+        buffered ones or both (each agent's persistent ones first), returning the agent and
+        the found message's delivery mode (PERSISTENT or BUFFERED)."""
+        mode = _check(delivery_mode, DEQUEUE_DELIVERY_MODES, "DELIVERY_MODE", 25299)
+        rows = [(a.name, a.address, a.protocol) for a in agents]
+
+        async def look() -> tuple[Agent, str] | None:
+            k: int = await self.run("ON_COMMIT", lambda c: c.fetchval(load("engine_listen_modes"), rows, mode))
+            return (agents[(k + 1) // 2 - 1], "PERSISTENT" if k % 2 else "BUFFERED") if k else None
 
         first = await look()
         seconds = self._wait_seconds(wait)

@@ -316,3 +316,36 @@ async def test_buffered_rules_and_priorities(conn: asyncpg.Connection) -> None:
     assert await drain("URGENT") == [b"1", b"2"]
     assert await drain("ALL") == [b"1", b"2", b"4", b"5"]
     assert await conn.fetchval('SELECT count(*) FROM r."aq$_pt_b"') == 0
+
+
+async def test_library_listen_by_delivery_mode(conn: asyncpg.Connection) -> None:
+    from pgaq.engine import Agent
+
+    await conn.execute(SETUP)
+    s = Session(conn)
+    agents = [Agent("P", "b.mq"), Agent("B", "b.mq")]
+    await s.enqueue("b.mq", b"x", visibility=IMM, delivery_mode="BUFFERED")
+    assert await s.listen(agents, 0) is None  # persistent messages only
+    assert await s.listen_delivery(agents, 0, "PERSISTENT") is None
+    assert await s.listen_delivery(agents, 0) == (agents[1], "BUFFERED")
+    await s.enqueue("b.mq", b"y", visibility=IMM)
+    assert await s.listen_delivery(agents, 0) == (agents[0], "PERSISTENT")
+    assert await s.listen(agents, 0) == agents[0]
+    assert await s.listen_delivery(agents, 0, "BUFFERED") == (agents[1], "BUFFERED")
+    with pytest.raises(QueueError) as e:
+        await s.listen_delivery(agents, 0, "SPILLED")
+    assert e.value.code == 25299
+
+
+async def test_library_wait_is_woken_by_a_buffered_enqueue(conn: asyncpg.Connection, db_dsn: str) -> None:
+    await conn.execute(SETUP)
+    other = await asyncpg.connect(db_dsn)
+    try:
+        waiter = Session(conn)
+        got = asyncio.create_task(waiter.dequeue("b.sq", DequeueOptions(
+            visibility=IMM, delivery_mode="BUFFERED", wait=30)))
+        mid = await Session(other).enqueue("b.sq", b"now", visibility=IMM, delivery_mode="BUFFERED")
+        [m] = await asyncio.wait_for(got, 10)
+        assert (m.msgid, m.delivery_mode) == (mid, "BUFFERED")
+    finally:
+        await other.close()

@@ -103,13 +103,18 @@ async def test_the_first_agent_in_the_list_with_a_message_is_returned(
     assert tuple(row["agent"]) == ("b", "S.M", None)
     assert row["message_delivery_mode"] == "PERSISTENT"
     # Oracle 10.2's form: listen_delivery_mode (a name or its constant's number) says which
-    # messages count; no buffered message is stored, so BUFFERED alone is refused
+    # messages count; the message is persistent, so BUFFERED alone finds nothing (buffered
+    # messages: test_buffered.py), and a mode that is none of Oracle's is refused
     for mode in ("PERSISTENT_OR_BUFFERED", "1", None):
         row = await waiter.fetchrow("CALL dbms_aq.listen($1::sys.aq$_agent[], 0, $2, NULL, NULL)",
                                     *args([("B", "s.m")]), mode)
         assert (row["agent"]["name"], row["message_delivery_mode"]) == ("B", "PERSISTENT")
-    with pytest.raises(asyncpg.PostgresError, match=r"ORA-25299.*BUFFERED"):
-        await waiter.execute("CALL dbms_aq.listen($1::sys.aq$_agent[], 0, 'BUFFERED', NULL, NULL)",
+    for mode in ("BUFFERED", "2"):
+        with pytest.raises(asyncpg.PostgresError, match=r"ORA-25254"):
+            await waiter.execute("CALL dbms_aq.listen($1::sys.aq$_agent[], 0, $2, NULL, NULL)",
+                                 *args([("B", "s.m")]), mode)
+    with pytest.raises(asyncpg.PostgresError, match=r"ORA-25299.*SPILLED"):
+        await waiter.execute("CALL dbms_aq.listen($1::sys.aq$_agent[], 0, 'SPILLED', NULL, NULL)",
                              *args([("B", "s.m")]))
     # the dequeue that follows takes the message
     got = await waiter.fetchrow("CALL dbms_aq.dequeue(queue_name => 's.m', dequeue_options =>"

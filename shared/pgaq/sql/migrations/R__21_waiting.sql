@@ -329,6 +329,26 @@ BEGIN
   RETURN greatest(found, 0);
 END $$;
 
+-- The same over delivery modes (aq.listen_classes): the target found, 1-based (agent
+-- (k + 1) / 2, its mode aq.listen_delivery_mode(k)), or 0.
+CREATE OR REPLACE FUNCTION aq.listen_first(p_agents sys.aq$_agent[], p_listen_mode text) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  t record;
+  c record;
+  since timestamptz;
+  retry integer;
+  found integer;
+BEGIN
+  t := aq.listen_targets(p_agents);
+  c := aq.listen_classes(t.queues, t.consumers, p_listen_mode);
+  CALL aq.await_any(c.queues, c.consumers, NULL, 0, true, since, retry, found);
+  IF found < 0 THEN  -- a queue table went away under the look: the checks say which
+    t := aq.listen_targets(p_agents);
+  END IF;
+  RETURN greatest(found, 0);
+END $$;
+
 -- (the first form of this file's previous version had no p_listen_mode)
 DROP PROCEDURE IF EXISTS aq.listen(sys.aq$_agent[], integer, sys.aq$_agent, text);
 CREATE OR REPLACE PROCEDURE aq.listen(p_agents sys.aq$_agent[], p_wait integer, p_listen_mode text,
