@@ -561,7 +561,8 @@ class Session:
         rows = [(a.name, a.address, a.protocol) for a in agents]
 
         async def look() -> tuple[Agent, str] | None:
-            k: int = await self.run("ON_COMMIT", lambda c: c.fetchval(load("engine_listen_modes"), rows, mode))
+            k: int = await self.run("ON_COMMIT",
+                                    lambda c: c.fetchval(load("engine_listen_modes"), rows, mode))
             return (agents[(k + 1) // 2 - 1], "PERSISTENT" if k % 2 else "BUFFERED") if k else None
 
         first = await look()
