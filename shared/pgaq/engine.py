@@ -539,18 +539,8 @@ class Session:
         None on a single-consumer or exception queue. Nothing is dequeued: the agent's
         dequeue follows. Refusals as dbms_aq.listen's (ORA-24010, 25231, 24039, 25252,
         25253, 01031). Persistent messages only, as Oracle's form without a delivery mode."""
-        rows = [(a.name, a.address, a.protocol) for a in agents]
-
-        async def look() -> Agent | None:
-            found: int = await self.run("ON_COMMIT", lambda c: c.fetchval(load("engine_listen"), rows))
-            return agents[found - 1] if found else None
-
-        first = await look()
-        seconds = self._wait_seconds(wait)
-        if first is not None or seconds <= 0:
-            return first
-        channels = [f"aq_{await self.queue_id(a.address or '')}" for a in agents]
-        return await self._until(channels, seconds, look)
+        found = await self.listen_delivery(agents, wait, "PERSISTENT")
+        return None if found is None else found[0]
 
     async def listen_delivery(self, agents: Sequence[Agent], wait: float | None = None,
                               delivery_mode: str = "PERSISTENT_OR_BUFFERED") -> tuple[Agent, str] | None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
 
 import asyncpg
 import pytest
@@ -14,20 +13,12 @@ from pgaq.engine import DequeueOptions, MessageProperties, Session
 from pgaq.listener import Listener
 
 from .helpers import make_queue, subscribe
+from .waiting import until
 
 ENQ = ("CALL dbms_aq.enqueue(queue_name => 's.q', message_properties => dbms_aq.message_properties("
        "priority => $2, delay => $3, expiration => $4), payload => $1::bytea, msgid => NULL)")
 DEQ = ("CALL dbms_aq.dequeue(queue_name => 's.q', dequeue_options => dbms_aq.dequeue_options("
        "wait => 0), payload => NULL::bytea, msgid => NULL)")
-
-
-async def until(check: Callable[[], Awaitable[object]], what: str, timeout: float = 10.0) -> None:
-    """Look again until the server shows what is awaited (its state, not the time)."""
-    deadline = time.monotonic() + timeout
-    while not await check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.002)
 
 
 # -- a group takes its first message's properties ---------------------------------------

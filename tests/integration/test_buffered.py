@@ -39,6 +39,7 @@ async def test_smoke(conn: asyncpg.Connection) -> None:
 
 
 # -- the Python library -------------------------------------------------------------------
+from pgaq import waiting  # noqa: E402
 from pgaq.engine import DequeueOptions, MessageProperties, Session  # noqa: E402
 from pgaq.errors import QueueError  # noqa: E402
 
@@ -349,3 +350,4 @@ async def test_library_wait_is_woken_by_a_buffered_enqueue(conn: asyncpg.Connect
         assert (m.msgid, m.delivery_mode) == (mid, "BUFFERED")
     finally:
         await other.close()
+        await waiting.shutdown()  # the process's shared listening connection

@@ -20,7 +20,7 @@ from pgaq import waiting
 from pgaq.engine import Agent, DequeueOptions, Session
 
 from .helpers import make_queue, subscribe
-from .test_sql_wait import until
+from .waiting import until
 
 ENQ = "CALL dbms_aq.enqueue(queue_name => $1, payload => $2::bytea, msgid => NULL)"
 ENQ_TO = ("CALL dbms_aq.enqueue(queue_name => $1, message_properties => dbms_aq.message_properties("

@@ -18,15 +18,13 @@ between looks, a look begun after a commit) and then act.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
 
 from .helpers import make_queue, subscribe
-from .test_sql_wait import asleep, burn_xids, looked_again, until, xmin
+from .waiting import asleep, burn_xids, looked_again, until, xmin
 
 # the agents: (name, queue)
 Agents = list[tuple[str | None, str]]
@@ -47,27 +45,6 @@ async def listen(conn: asyncpg.Connection, agents: Agents, wait: int | None) -> 
     assert row is not None
     agent = row["agent"]
     return agent["name"], agent["address"]
-
-
-@contextlib.asynccontextmanager
-async def _connected(dsn: str) -> AsyncIterator[asyncpg.Connection]:
-    c = await asyncpg.connect(dsn)
-    try:
-        yield c
-    finally:
-        await c.close()
-
-
-@pytest.fixture
-async def waiter(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
-    async with _connected(db_dsn) as c:
-        yield c
-
-
-@pytest.fixture
-async def producer(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
-    async with _connected(db_dsn) as c:
-        yield c
 
 
 async def three_queues(conn: asyncpg.Connection) -> None:

@@ -14,40 +14,22 @@ so that every selected message goes, FALSE does not lock enqueuers out.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
 
 import asyncpg
 import pytest
 from pgaq.engine import DequeueOptions, Session
 
 from .helpers import make_queue, subscribe
+from .waiting import connected, until
 
 ENQ_ARRAY = ("CALL dbms_aq.enqueue_array('s.q', NULL, cardinality($1::bytea[]),"
              " array_fill(NULL::dbms_aq.message_properties_t, ARRAY[cardinality($1::bytea[])]), $1::bytea[], NULL)")
 DEQ_ARRAY = ("CALL dbms_aq.dequeue_array('s.q', dbms_aq.dequeue_options(consumer_name => $1, wait => $2,"
              " dequeue_mode => $3), $4, payload_array => NULL::bytea[])")
 PURGE = "CALL dbms_aqadm.purge_queue_table($1, $2, dbms_aqadm.purge_options(block => $3))"
-
-
-async def until(check: Callable[[], Awaitable[object]], what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not await check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.002)
-
-
-@contextlib.asynccontextmanager
-async def connected(dsn: str) -> AsyncIterator[asyncpg.Connection]:
-    c = await asyncpg.connect(dsn)
-    try:
-        yield c
-    finally:
-        await c.close()
 
 
 async def enqueue(conn: asyncpg.Connection, *payloads: bytes) -> list[bytes]:

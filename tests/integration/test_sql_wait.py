@@ -8,10 +8,7 @@ asleep in pg_sleep, a new look's transaction in pg_stat_activity) and then act.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import datetime
 
 import asyncpg
 import pytest
@@ -19,6 +16,7 @@ from pgaq.listener import Listener
 from pgaq.monitor import Monitor, MonitorSettings
 
 from .helpers import make_queue, subscribe
+from .waiting import asleep, burn_xids, looked_again, until, xmin
 
 DEQ = ("CALL dbms_aq.dequeue(queue_name => 's.q', dequeue_options => dbms_aq.dequeue_options("
        "consumer_name => $1, wait => $2), payload => NULL::bytea, msgid => NULL)")
@@ -32,66 +30,6 @@ ENQ_TO = ("CALL dbms_aq.enqueue(queue_name => 's.q', message_properties => dbms_
           "recipient_list => ARRAY[sys.aq$_agent($2, NULL, NULL)]), payload => $1::bytea, msgid => NULL)")
 ENQ_DELAYED = ("CALL dbms_aq.enqueue(queue_name => 's.q', message_properties => dbms_aq.message_properties("
                "delay => $2), payload => $1::bytea, msgid => NULL)")
-
-
-async def until(check: Callable[[], Awaitable[object]], what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not await check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.002)
-
-
-async def asleep(admin: asyncpg.Connection, pid: int) -> None:
-    """The waiter is between looks (its loop sleeps in pg_sleep)."""
-    await until(lambda: admin.fetchval(
-        "SELECT wait_event = 'PgSleep' FROM pg_stat_activity WHERE pid = $1", pid), "the waiter to sleep")
-
-
-async def looked_again(admin: asyncpg.Connection, pid: int) -> None:
-    """The waiter has made a whole look begun after this call. It looks when a transaction
-    of the cluster has ended (its snapshot changed), so one is ended here, twice; outside a
-    transaction block each look commits, which shows in pg_stat_activity.xact_start."""
-    for _ in range(2):
-        t = await admin.fetchval("SELECT clock_timestamp()")
-        await admin.execute("SELECT pg_current_xact_id()")
-
-        async def committed_since(t: datetime = t) -> bool:
-            xs = await admin.fetchval("SELECT xact_start FROM pg_stat_activity WHERE pid = $1", pid)
-            return xs is not None and xs > t
-
-        await until(committed_since, "a look")
-
-
-async def xmin(admin: asyncpg.Connection, pid: int) -> int | None:
-    v = await admin.fetchval("SELECT backend_xmin::text FROM pg_stat_activity WHERE pid = $1", pid)
-    return None if v is None else int(v)
-
-
-async def burn_xids(admin: asyncpg.Connection, n: int = 5) -> None:
-    for _ in range(n):
-        await admin.execute("SELECT pg_current_xact_id()")
-
-
-@contextlib.asynccontextmanager
-async def _connected(dsn: str) -> AsyncIterator[asyncpg.Connection]:
-    c = await asyncpg.connect(dsn)
-    try:
-        yield c
-    finally:
-        await c.close()
-
-
-@pytest.fixture
-async def waiter(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
-    async with _connected(db_dsn) as c:
-        yield c
-
-
-@pytest.fixture
-async def producer(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
-    async with _connected(db_dsn) as c:
-        yield c
 
 
 async def intact(conn: asyncpg.Connection, waiter: asyncpg.Connection) -> None:

@@ -157,6 +157,37 @@ LANGUAGE sql IMMUTABLE AS $$
   SELECT format('pgaq.nav_%s_%s', q.queue_id, md5(coalesce(p_consumer, '')))
 $$;
 
+-- The delivery modes a dequeue_options_t asks for, in the order dbms_aq's dequeues try
+-- them (buffered messages first: Oracle orders each class on its own, R__11_buffered); any
+-- but PERSISTENT needs IMMEDIATE visibility (seed 002).
+CREATE OR REPLACE FUNCTION aq.dequeue_classes(o dbms_aq.dequeue_options_t) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  m text := aq.delivery_mode(o.delivery_mode, ARRAY['PERSISTENT', 'BUFFERED', 'PERSISTENT_OR_BUFFERED'], 'a dequeue');
+BEGIN
+  IF m <> 'PERSISTENT' AND aq.check_visibility(o.visibility) <> 'IMMEDIATE' THEN
+    PERFORM aq.err(25293, format('a dequeue of %s messages has IMMEDIATE visibility (dbms_aq.immediate())', m),
+                   '0A000');
+  END IF;
+  RETURN CASE m WHEN 'PERSISTENT_OR_BUFFERED' THEN ARRAY['BUFFERED', 'PERSISTENT'] ELSE ARRAY[m] END;
+END $$;
+
+-- The NEXT_MESSAGE position this session saved for the queue, consumer and delivery mode
+-- (each class has its own: each is ordered on its own), when saved for the same criteria.
+CREATE OR REPLACE FUNCTION aq.saved_position(q aq.queue_info, p_consumer text, p_mode text, p_criteria text,
+                                             OUT setting text, OUT pos bigint[], OUT grp bigint)
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  saved text;
+BEGIN
+  setting := aq.position_setting(q, aq.agent_name(p_consumer)) || CASE WHEN p_mode = 'BUFFERED' THEN '_b' ELSE '' END;
+  saved := nullif(current_setting(setting, true), '');
+  IF saved IS NOT NULL AND split_part(saved, '|', 3) = p_criteria THEN
+    pos := split_part(saved, '|', 1)::bigint[];
+    grp := nullif(split_part(saved, '|', 2), '')::bigint;
+  END IF;
+END $$;
+
 CREATE OR REPLACE PROCEDURE dbms_aq.dequeue(
     queue_name text,
     dequeue_options dbms_aq.dequeue_options_t DEFAULT NULL,
@@ -168,7 +199,6 @@ DECLARE
   q aq.queue_info := aq.resolve_queue(queue_name);
   o dbms_aq.dequeue_options_t := dequeue_options;
   setting text;
-  saved text;
   pos bigint[];
   grp bigint;
   d aq.dequeued;
@@ -177,20 +207,15 @@ DECLARE
   since timestamptz;  -- the wait's state between looks (R__21)
   retry integer;
   more boolean;
-  dmode text := aq.delivery_mode(o.delivery_mode, ARRAY['PERSISTENT', 'BUFFERED', 'PERSISTENT_OR_BUFFERED'],
-                                 'a dequeue');
+  classes text[] := aq.dequeue_classes(o);  -- delivery modes, R__11_buffered
   got_mode text;
   -- what a wait looks at: a wait for both delivery modes looks at the persistent messages
   -- (buffered ones are seen by the full dequeue the wait runs once a second)
-  wq aq.queue_info := CASE WHEN dmode = 'BUFFERED' THEN aq.buffered_info(q) ELSE q END;
+  wq aq.queue_info := CASE WHEN classes = ARRAY['BUFFERED'] THEN aq.buffered_info(q) ELSE q END;
 BEGIN
   PERFORM aq.check_visibility(o.visibility);
   PERFORM aq.check_wait(o.wait);
   PERFORM aq.check_dequeue_options(q, o);  -- R__14_options
-  IF dmode <> 'PERSISTENT' AND aq.check_visibility(o.visibility) <> 'IMMEDIATE' THEN
-    PERFORM aq.err(25293, format('a dequeue of %s messages has IMMEDIATE visibility (dbms_aq.immediate())', dmode),
-                   '0A000');
-  END IF;
   IF upper(coalesce(o.dequeue_mode, 'REMOVE')) <> 'REMOVE_NODATA' THEN
     -- the payload is of the dequeue's mapping's target type, else the subscriber's (R__51)
     PERFORM aq.check_payload_type(q, coalesce(nullif(btrim(o.transformation), ''),
@@ -200,17 +225,8 @@ BEGIN
   criteria := md5(coalesce(o.correlation, '') || '|' || coalesce(o.deq_condition, ''));
   LOOP
     -- each delivery mode asked for, buffered messages first (R__11_buffered)
-    FOREACH got_mode IN ARRAY CASE dmode WHEN 'PERSISTENT_OR_BUFFERED' THEN ARRAY['BUFFERED', 'PERSISTENT']
-                                         ELSE ARRAY[dmode] END LOOP
-      -- each class has its own NEXT_MESSAGE position: each is ordered on its own
-      setting := aq.position_setting(q, aq.agent_name(o.consumer_name)) || CASE WHEN got_mode = 'BUFFERED' THEN '_b' ELSE '' END;
-      saved := nullif(current_setting(setting, true), '');
-      pos := NULL;
-      grp := NULL;
-      IF saved IS NOT NULL AND split_part(saved, '|', 3) = criteria THEN
-        pos := split_part(saved, '|', 1)::bigint[];
-        grp := nullif(split_part(saved, '|', 2), '')::bigint;
-      END IF;
+    FOREACH got_mode IN ARRAY classes LOOP
+      SELECT * INTO setting, pos, grp FROM aq.saved_position(q, o.consumer_name, got_mode, criteria);
       IF upper(coalesce(o.visibility, 'ON_COMMIT')) = 'IMMEDIATE' AND aq.immediate_needs_link() THEN
         d := aq.immediate_dequeue(aq.queue_text(q), o.consumer_name, o.dequeue_mode, nav, o.msgid,
                                   o.correlation, o.deq_condition, pos, coalesce(o.wait, -1) <> 0,

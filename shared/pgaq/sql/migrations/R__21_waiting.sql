@@ -312,7 +312,7 @@ BEGIN
 END $$;
 
 -- One look, no wait: the position (1-based) in p_agents of the first agent with a READY
--- message, or 0. The Python library's Session.listen calls it after each wake-up.
+-- message, or 0 (the previous release's library calls it; this one, the form below).
 CREATE OR REPLACE FUNCTION aq.listen_first(p_agents sys.aq$_agent[]) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE

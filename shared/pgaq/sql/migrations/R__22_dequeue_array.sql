@@ -56,7 +56,6 @@ DECLARE
   immediate boolean;
   elem_type regtype;
   setting text;
-  saved text;
   pos bigint[];
   grp bigint;
   criteria text;
@@ -66,16 +65,11 @@ DECLARE
   retry integer;
   more boolean;
   -- delivery modes as dbms_aq.dequeue's (R__19, R__11_buffered): buffered messages first
-  dmode text := aq.delivery_mode(o.delivery_mode, ARRAY['PERSISTENT', 'BUFFERED', 'PERSISTENT_OR_BUFFERED'],
-                                 'a dequeue');
+  classes text[] := aq.dequeue_classes(o);  -- delivery modes, R__11_buffered
   got_mode text;
-  wq aq.queue_info := CASE WHEN dmode = 'BUFFERED' THEN aq.buffered_info(q) ELSE q END;
+  wq aq.queue_info := CASE WHEN classes = ARRAY['BUFFERED'] THEN aq.buffered_info(q) ELSE q END;
 BEGIN
   immediate := aq.check_visibility(o.visibility) = 'IMMEDIATE';
-  IF dmode <> 'PERSISTENT' AND NOT immediate THEN
-    PERFORM aq.err(25293, format('a dequeue of %s messages has IMMEDIATE visibility (dbms_aq.immediate())', dmode),
-                   '0A000');
-  END IF;
   PERFORM aq.check_wait(o.wait);
   PERFORM aq.check_dequeue_options(q, o);  -- R__14_options
   IF array_size IS NULL OR array_size < 1 OR array_size > 10000 THEN
@@ -91,17 +85,8 @@ BEGIN
   END IF;
   criteria := md5(coalesce(o.correlation, '') || '|' || coalesce(o.deq_condition, ''));
   LOOP
-   FOREACH got_mode IN ARRAY CASE dmode WHEN 'PERSISTENT_OR_BUFFERED' THEN ARRAY['BUFFERED', 'PERSISTENT']
-                                        ELSE ARRAY[dmode] END LOOP
-     -- each class has its own NEXT_MESSAGE position: each is ordered on its own
-     setting := aq.position_setting(q, aq.agent_name(o.consumer_name)) || CASE WHEN got_mode = 'BUFFERED' THEN '_b' ELSE '' END;
-     saved := nullif(current_setting(setting, true), '');
-     pos := NULL;
-     grp := NULL;
-     IF saved IS NOT NULL AND split_part(saved, '|', 3) = criteria THEN
-       pos := split_part(saved, '|', 1)::bigint[];
-       grp := nullif(split_part(saved, '|', 2), '')::bigint;
-     END IF;
+   FOREACH got_mode IN ARRAY classes LOOP
+    SELECT * INTO setting, pos, grp FROM aq.saved_position(q, o.consumer_name, got_mode, criteria);
     IF immediate AND aq.immediate_needs_link() THEN
       -- each message in a transaction of its own, as IMMEDIATE asks (R__81 takes one)
       ds := '{}';

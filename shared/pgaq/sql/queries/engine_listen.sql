@@ -1,1 +1,0 @@
-SELECT aq.listen_first($1::sys."aq$_agent"[])
