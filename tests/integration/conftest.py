@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
+from pgaq import waiting
 
 from .waiting import connected
 
@@ -22,3 +23,12 @@ async def producer(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
     """A connection of its own for the session that enqueues while another waits."""
     async with connected(db_dsn) as c:
         yield c
+
+
+@pytest.fixture(autouse=True)
+async def _no_shared_listener_outlives_its_test() -> AsyncIterator[None]:
+    """A library wait with no Listener wired starts the process's shared listening
+    connection (pgaq.waiting); each test closes what it started, so the next begins with
+    none."""
+    yield
+    await waiting.shutdown()

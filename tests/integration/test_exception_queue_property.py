@@ -87,6 +87,9 @@ async def test_expiry_after_the_named_queue_was_dropped_goes_to_the_default(
     got = await conn.fetchrow("CALL dbms_aq.dequeue('s.aq$_qt_e', dbms_aq.dequeue_options(wait => 0),"
                               " payload => NULL::bytea, msgid => NULL)")
     assert got["payload"] == b"\x01"
+    # seed 001: "If the default exception queue is used, then the parameter returns a NULL
+    # value at dequeue time"
+    assert got["message_properties"]["exception_queue"] is None
 
 
 @pytest.mark.parametrize("multiple", [False, True])

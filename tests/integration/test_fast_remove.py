@@ -39,7 +39,9 @@ async def test_fast_remove_follows_queue_changes(conn: asyncpg.Connection) -> No
     assert [m.payload for m in await s.dequeue("s.q")] == [b"\x00"]
     assert [m.payload for m in await s.dequeue("s.q")] == [b"\x08"]
     assert await s.dequeue("s.q") == []
-    assert await s.dequeue("s.q", DequeueOptions(wait=None)) == []
+    # (a wait wraps NEXT_MESSAGE to the start; 10 ms of it: a wait with no listener wired
+    # waits, on the process's shared listening connection)
+    assert await s.dequeue("s.q", DequeueOptions(wait=0.01)) == []
     assert (await s.fast_path("s.q")).remove is not None  # all of it on the fast path
     # a retention time set after the statement was cached: the message is kept PROCESSED,
     # and the session stops trying the statement on this queue
@@ -49,7 +51,7 @@ async def test_fast_remove_follows_queue_changes(conn: asyncpg.Connection) -> No
     assert m.payload == b"\x07"
     assert await conn.fetchval("SELECT msg_state FROM s.aq$qt WHERE msg_id = $1", m.msgid) == "PROCESSED"
     assert (await s.fast_path("s.q")).remove is None
-    assert await s.dequeue("s.q", DequeueOptions(wait=None)) == []
+    assert await s.dequeue("s.q", DequeueOptions(wait=0.01)) == []
 
 
 async def test_single_enqueue_checks_its_values(conn: asyncpg.Connection) -> None:

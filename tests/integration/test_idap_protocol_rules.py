@@ -333,10 +333,11 @@ async def test_exception_queue_is_given_qualified_in_upper_case(gw: Gw,  # noqa:
         await c.close()
 
 
-async def test_a_moved_message_names_the_default_exception_queue(gw: Gw,  # noqa: F811
-                                                                 conn: asyncpg.Connection) -> None:
+async def test_a_message_moved_to_the_default_exception_queue_names_none(
+        gw: Gw, conn: asyncpg.Connection) -> None:  # noqa: F811
     """Past max_retries (2) the message moves to its table's default exception queue; read
-    from there, it names that queue as Oracle does: QS.AQ$_ORDERS_QT_E."""
+    from there, its exception_queue is NULL (seed 001: "If the default exception queue is
+    used, then the parameter returns a NULL value at dequeue time"): no element."""
     url, _ = gw
     c = Client(url, "JOHN", "secret")
     on_commit = envelope(op("AQXmlReceive", "<consumer_options><destination>QS.NEW_ORDERS_QUE"
@@ -353,7 +354,7 @@ async def test_a_moved_message_names_the_default_exception_queue(gw: Gw,  # noqa
                            "dequeue => true)")
         r = await c.post(receive("QS.AQ$_ORDERS_QT_E"))
         assert r.status == 200 and len(r.text("//aq:message_id")) == 1, r.body
-        assert r.text("//aq:message_header/aq:exception_queue") == ["QS.AQ$_ORDERS_QT_E"]
+        assert r.text("//aq:message_header/aq:exception_queue") == []
     finally:
         await c.close()
 

@@ -19,7 +19,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -33,7 +33,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -47,7 +47,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -61,7 +61,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -77,7 +77,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -91,7 +91,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -105,7 +105,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -119,7 +119,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -136,7 +136,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -151,7 +151,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -166,7 +166,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -181,7 +181,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -198,7 +198,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -213,7 +213,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -228,7 +228,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -243,7 +243,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -262,7 +262,7 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT 1 )
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -276,7 +276,7 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -290,7 +290,7 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT 1 )
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -304,7 +304,7 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -320,7 +320,7 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -334,7 +334,7 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -348,7 +348,7 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -362,7 +362,7 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -382,7 +382,7 @@ AS $function$
                   FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
                   RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -400,7 +400,7 @@ AS $function$
                   FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
                   RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -418,7 +418,7 @@ AS $function$
                   FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
                   RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -436,7 +436,7 @@ AS $function$
                   FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
                   RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -456,7 +456,7 @@ AS $function$
                   FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
                   RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -474,7 +474,7 @@ AS $function$
                   FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
                   RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -492,7 +492,7 @@ AS $function$
                   FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
                   RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -510,7 +510,7 @@ AS $function$
                   FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
                   RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -529,7 +529,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -543,7 +543,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -557,7 +557,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -571,7 +571,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -587,7 +587,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -601,7 +601,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -615,7 +615,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -629,7 +629,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -646,7 +646,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -661,7 +661,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -676,7 +676,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -691,7 +691,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -710,7 +710,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -727,7 +727,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -744,7 +744,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -761,7 +761,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -778,7 +778,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -793,7 +793,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -808,7 +808,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -823,7 +823,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -842,7 +842,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -859,7 +859,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -876,7 +876,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -893,7 +893,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o

@@ -19,7 +19,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -33,7 +33,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -47,7 +47,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -61,7 +61,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -77,7 +77,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -91,7 +91,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -105,7 +105,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -119,7 +119,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -136,7 +136,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -151,7 +151,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -166,7 +166,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -181,7 +181,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -198,7 +198,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -213,7 +213,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -228,7 +228,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -243,7 +243,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -262,7 +262,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -276,7 +276,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -290,7 +290,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -304,7 +304,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -320,7 +320,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -334,7 +334,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -348,7 +348,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -362,7 +362,7 @@ AS $function$
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -379,7 +379,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -394,7 +394,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -409,7 +409,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -424,7 +424,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -443,7 +443,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -460,7 +460,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -477,7 +477,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -494,7 +494,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -511,7 +511,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -526,7 +526,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -541,7 +541,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -556,7 +556,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -575,7 +575,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -592,7 +592,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -609,7 +609,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -626,7 +626,7 @@ AS $function$
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
           FROM d m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
@@ -800,7 +800,8 @@ AS $function$
     FROM (SELECT EXISTS (SELECT 1 FROM q) AS ok) k LEFT JOIN (
       SELECT m.msgid, m.q_name::text AS queue_name, NULL::text AS consumer_name, m.corrid AS correlation,
              m.priority, m.delay, m.expiration, m.enq_time, 'PROCESSED'::text AS state,
-             m.retry_count AS attempts, m.exception_queue::text AS exception_queue, m.sender_name,
+             m.retry_count AS attempts,
+             nullif(m.exception_queue, 'aq$_t_e')::text AS exception_queue, m.sender_name,
              m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position,
              NULL::jsonb AS payload_json, m.user_data AS payload_raw
       FROM d m) o ON true;
@@ -823,7 +824,8 @@ AS $function$
     FROM (SELECT EXISTS (SELECT 1 FROM q) AS ok) k LEFT JOIN (
       SELECT m.msgid, m.q_name::text AS queue_name, NULL::text AS consumer_name, m.corrid AS correlation,
              m.priority, m.delay, m.expiration, m.enq_time, 'PROCESSED'::text AS state,
-             m.retry_count AS attempts, m.exception_queue::text AS exception_queue, m.sender_name,
+             m.retry_count AS attempts,
+             nullif(m.exception_queue, 'aq$_t_e')::text AS exception_queue, m.sender_name,
              m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position,
              NULL::jsonb AS payload_json, m.user_data AS payload_raw
       FROM d m) o ON true;
@@ -984,7 +986,8 @@ AS $function$
     FROM (SELECT EXISTS (SELECT 1 FROM q) AS ok) k LEFT JOIN (
       SELECT m.msgid, m.q_name::text AS queue_name, NULL::text AS consumer_name, m.corrid AS correlation,
              m.priority, m.delay, m.expiration, m.enq_time, 'PROCESSED'::text AS state,
-             m.retry_count AS attempts, m.exception_queue::text AS exception_queue, m.sender_name,
+             m.retry_count AS attempts,
+             nullif(m.exception_queue, 'aq$_t_e')::text AS exception_queue, m.sender_name,
              m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position,
              NULL::jsonb AS payload_json, m.user_data AS payload_raw
       FROM d m) o ON true
@@ -1008,7 +1011,8 @@ AS $function$
     FROM (SELECT EXISTS (SELECT 1 FROM q) AS ok) k LEFT JOIN (
       SELECT m.msgid, m.q_name::text AS queue_name, NULL::text AS consumer_name, m.corrid AS correlation,
              m.priority, m.delay, m.expiration, m.enq_time, 'PROCESSED'::text AS state,
-             m.retry_count AS attempts, m.exception_queue::text AS exception_queue, m.sender_name,
+             m.retry_count AS attempts,
+             nullif(m.exception_queue, 'aq$_t_e')::text AS exception_queue, m.sender_name,
              m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position,
              NULL::jsonb AS payload_json, m.user_data AS payload_raw
       FROM d m) o ON true

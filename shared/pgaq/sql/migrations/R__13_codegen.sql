@@ -52,7 +52,9 @@ BEGIN
            t.id, t.schema_name, t.table_name, t.owner, t.payload_type, t.payload_kind,
            t.sort_list, t.multiple_consumers, t.message_grouping,
            t.sort_list || CASE WHEN t.message_grouping = 'TRANSACTIONAL' THEN '+G' ELSE '' END,
-           ('aq$_' || t.table_name || '_r')::name, ('aq$_' || t.table_name || '_e')::name)::aq.queue_info;
+           ('aq$_' || t.table_name || '_r')::name,
+           -- (the queue table's own: t may be the companion of its buffered messages)
+           ('aq$_' || (SELECT x.table_name FROM aq.queue_tables x WHERE x.id = t.id) || '_e')::name)::aq.queue_info;
   outp := aq.payload_output_expr(q, NULL::aq.transformations, 'm');
   checks := aq.render('queue_table.enqueue_checks', jsonb_build_object(
     'table_id', t.id, 'schema', t.schema_name, 'owner', t.owner));

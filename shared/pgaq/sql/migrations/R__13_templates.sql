@@ -65,7 +65,9 @@ SELECT aq.define_template('enqueue.subscriber_recipients', $tpl$
 -- key as a bigint[] and order: the sort columns (aq.sort_key_expr, aq.sort_columns);
 -- lock: FOR UPDATE ... SKIP LOCKED, or nothing for BROWSE; states: the states a candidate
 -- may be in ('= 0' READY; 'IN (0, 1)' by message id, which overrides a delay; '= 3' on an
--- exception queue).
+-- exception queue); default_exception_queue: the table's, which a dequeue gives as NULL
+-- (seed 001: "If the default exception queue is used, then the parameter returns a NULL
+-- value at dequeue time").
 
 -- The candidates of a multi-consumer queue: the consumer's recipient rows
 SELECT aq.define_template('dequeue.recipients.candidates', $tpl$
@@ -99,14 +101,14 @@ SELECT aq.define_template('dequeue.recipients.remove', $tpl${{> dequeue.recipien
                   FROM c WHERE r.msgid = c.msgid AND r.consumer_name = {{consumer}} AND r.address = ''
                   RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, {{consumer}}, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', c.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', c.retry_count, nullif(m.exception_queue, {{default_exception_queue:literal}}), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, {{payload_json}}, {{payload_raw}}
           FROM c JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = c.msgid){{> dequeue.result}}$tpl$);
 
 -- BROWSE or LOCKED on a multi-consumer queue
 SELECT aq.define_template('dequeue.recipients.look', $tpl${{> dequeue.recipients.candidates}}
           , o AS (SELECT m.msgid, m.q_name, {{consumer}}, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(c.state), c.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, {{default_exception_queue:literal}}), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, {{payload_json}}, {{payload_raw}}
           FROM c JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = c.msgid){{> dequeue.result}}$tpl$);
 
@@ -114,7 +116,7 @@ SELECT aq.define_template('dequeue.recipients.look', $tpl${{> dequeue.recipients
 SELECT aq.define_template('dequeue.messages.delete', $tpl${{> dequeue.messages.candidates}}
           , d AS (DELETE FROM {{schema:ident}}.{{table:ident}} m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, {{default_exception_queue:literal}}), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, {{payload_json}}, {{payload_raw}}
           FROM d m){{> dequeue.result}}$tpl$);
 
@@ -124,14 +126,14 @@ SELECT aq.define_template('dequeue.messages.retain', $tpl${{> dequeue.messages.c
                          deq_agent = {{agent}}, deq_tid = pg_current_xact_id()::text
                   FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 'PROCESSED', m.retry_count, m.exception_queue, m.sender_name, m.sender_address,
+                 'PROCESSED', m.retry_count, nullif(m.exception_queue, {{default_exception_queue:literal}}), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, {{payload_json}}, {{payload_raw}}
           FROM d m){{> dequeue.result}}$tpl$);
 
 -- BROWSE or LOCKED on a single-consumer or exception queue
 SELECT aq.define_template('dequeue.messages.look', $tpl${{> dequeue.messages.candidates}}
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
-                 aq.state_name(m.state), m.retry_count, m.exception_queue, m.sender_name,
+                 aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, {{default_exception_queue:literal}}), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, {{payload_json}}, {{payload_raw}}
           FROM c JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = c.msgid){{> dequeue.result}}$tpl$);
 
@@ -168,7 +170,8 @@ SELECT aq.define_template('fast_remove', $tpl$-- aq.fast_remove_sql: REMOVE one 
     FROM (SELECT EXISTS (SELECT 1 FROM q) AS ok) k LEFT JOIN (
       SELECT m.msgid, m.q_name::text AS queue_name, NULL::text AS consumer_name, m.corrid AS correlation,
              m.priority, m.delay, m.expiration, m.enq_time, 'PROCESSED'::text AS state,
-             m.retry_count AS attempts, m.exception_queue::text AS exception_queue, m.sender_name,
+             m.retry_count AS attempts,
+             nullif(m.exception_queue, {{default_exception_queue:literal}})::text AS exception_queue, m.sender_name,
              m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position,
              {{payload_json}} AS payload_json, {{payload_raw}} AS payload_raw
       FROM d m) o ON true$tpl$);

@@ -40,7 +40,8 @@ BEGIN
     'after_position', CASE WHEN p_after
       THEN ' AND ' || aq.after_position_expr(q.sort_key, 'm', CASE WHEN p_acting THEN 'p_after' ELSE '$2::bigint[]' END)
       ELSE '' END,
-    'payload_json', outp[1], 'payload_raw', outp[2]));
+    'payload_json', outp[1], 'payload_raw', outp[2],
+    'default_exception_queue', q.default_exception_queue));
 END $$;
 
 -- The one-statement REMOVE for a session acting as another role (template

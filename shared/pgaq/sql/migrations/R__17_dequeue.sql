@@ -240,6 +240,9 @@ DECLARE
     'position', aq.sort_key_expr(q.sort_key, src), 'order', aq.sort_columns(q.sort_key, src),
     'filters', p_filters, 'selection', p_sel,
     'lock', CASE WHEN p_mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END,
+    -- seed 001: "If the default exception queue is used, then the parameter returns a NULL
+    -- value at dequeue time"
+    'default_exception_queue', q.default_exception_queue,
     'payload_json', CASE WHEN nodata THEN 'NULL::jsonb' ELSE p_outp[1] END,
     'payload_raw', CASE WHEN nodata THEN 'NULL::bytea' ELSE p_outp[2] END);
 BEGIN
