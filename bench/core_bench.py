@@ -30,6 +30,9 @@ CREATE SCHEMA bench;
 CREATE TABLE bench.floor_ins (id bigserial PRIMARY KEY, q_name text NOT NULL,
     priority integer NOT NULL, enq_time timestamptz NOT NULL DEFAULT now(), payload bytea);
 CREATE TABLE bench.floor_deq (LIKE bench.floor_ins INCLUDING ALL);
+-- what UNLOGGED storage itself gains (buffered messages' ceiling)
+CREATE UNLOGGED TABLE bench.floor_ins_u (LIKE bench.floor_ins INCLUDING ALL);
+CREATE UNLOGGED TABLE bench.floor_deq_u (LIKE bench.floor_ins INCLUDING ALL);
 -- RAW queues, single consumer, default sort (ENQ_TIME); one queue table each
 CALL dbms_aqadm.create_queue_table('bench.qt', 'RAW');
 CALL dbms_aqadm.create_queue('bench.q', 'bench.qt');
@@ -48,6 +51,8 @@ CALL dbms_aqadm.start_queue('bench.big');
 FLOOR_INSERT = "INSERT INTO bench.floor_ins (q_name, priority, payload) VALUES ($1, $2, $3)"
 FLOOR_DELETE = """DELETE FROM bench.floor_deq WHERE id = (
     SELECT id FROM bench.floor_deq ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING *"""
+FLOOR_INSERT_U = "INSERT INTO bench.floor_ins_u (q_name, priority, payload) VALUES ($1, $2, $3)"
+FLOOR_DELETE_U = FLOOR_DELETE.replace("bench.floor_deq", "bench.floor_deq_u")
 FLOOR_INSERT_100 = ("INSERT INTO bench.floor_ins (q_name, priority, payload) "
                     "SELECT 'q', 1, p FROM unnest($1::bytea[]) p")
 
@@ -167,11 +172,22 @@ class Core:
             self.per_session(lambda x: x.enqueue("bench.q", PAYLOAD)),
             self.per_session(lambda x: x.enqueue("bench.q", PAYLOAD, visibility="IMMEDIATE",
                                                   delivery_mode="BUFFERED")))
+        f_logged, f_unlogged = await self.pair(
+            "raw INSERT UNLOGGED vs logged",
+            self.per_conn(lambda c: c.execute(FLOOR_INSERT, "q", 1, PAYLOAD)),
+            self.per_conn(lambda c: c.execute(FLOOR_INSERT_U, "q", 1, PAYLOAD)))
+        ceiling = ratio_row("6c. raw INSERT UNLOGGED vs logged", f_unlogged, f_logged, 1.0, latency=True,
+                            note="context, not a pgaq target: what UNLOGGED storage itself gains here "
+                                 f"(pgaq buffered enqueue: "
+                                 f"{buffered.rate / f_unlogged.rate if f_unlogged.rate else 0:.2f}x "
+                                 "the UNLOGGED INSERT)")
+        ceiling["context"] = True
         rows = [
             ratio_row("6a. buffered enqueue 1 msg/call vs durable", buffered, durable, 3.0, latency=True,
                       note="floor: durable pgaq enqueue 1 msg/txn, measured interleaved"),
             ratio_row("6b. buffered enqueue 1 msg/call vs INSERT", buffered, f_ins, 1.0,
                       note="floor: durable raw INSERT 1 row/txn (bench 1)"),
+            ceiling,
         ]
         took = await self.fill_queue("bench.dq", n, 1000)
         took += await self.fill_queue("bench.dq", n, 1000, buffered=True)
@@ -188,9 +204,29 @@ class Core:
 
         d_deq, b_deq = await self.pair("buffered dequeue REMOVE", self.per_session(durable_remove),
                                        self.per_session(buffered_remove))
+        for table in ("bench.floor_deq", "bench.floor_deq_u"):
+            await self.a.execute(f"INSERT INTO {table} (q_name, priority, payload) "
+                                 "SELECT 'q', 1, $1 FROM generate_series(1, $2)", PAYLOAD, n)
+            await self.a.execute(f"VACUUM ANALYZE {table}")
+
+        async def logged_delete(c: asyncpg.Connection) -> bool:
+            return await c.fetchrow(FLOOR_DELETE) is not None
+
+        async def unlogged_delete(c: asyncpg.Connection) -> bool:
+            return await c.fetchrow(FLOOR_DELETE_U) is not None
+
+        f_ldel, f_udel = await self.pair("raw DELETE UNLOGGED vs logged", self.per_conn(logged_delete),
+                                         self.per_conn(unlogged_delete))
+        ceiling = ratio_row("7b. raw DELETE UNLOGGED vs logged", f_udel, f_ldel, 1.0, latency=True,
+                            note="context, not a pgaq target: what UNLOGGED storage itself gains here "
+                                 f"(pgaq buffered REMOVE: "
+                                 f"{b_deq.rate / f_udel.rate if f_udel.rate else 0:.2f}x "
+                                 "the UNLOGGED DELETE)")
+        ceiling["context"] = True
         rows.append(ratio_row("7. buffered dequeue REMOVE vs durable", b_deq, d_deq, 2.0, latency=True,
                               note=f"floor: durable pgaq REMOVE + commit, measured interleaved; "
                                    f"{n:,} of each pre-filled"))
+        rows.append(ceiling)
         return rows
 
     async def run(self) -> list[Row]:

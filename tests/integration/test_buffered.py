@@ -6,6 +6,11 @@ import asyncio
 
 import asyncpg
 import pytest
+from pgaq import waiting
+from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq.errors import QueueError
+
+from .waiting import until
 
 SETUP = """
 CREATE SCHEMA b;
@@ -39,10 +44,6 @@ async def test_smoke(conn: asyncpg.Connection) -> None:
 
 
 # -- the Python library -------------------------------------------------------------------
-from pgaq import waiting  # noqa: E402
-from pgaq.engine import DequeueOptions, MessageProperties, Session  # noqa: E402
-from pgaq.errors import QueueError  # noqa: E402
-
 IMM = "IMMEDIATE"
 
 
@@ -351,3 +352,20 @@ async def test_library_wait_is_woken_by_a_buffered_enqueue(conn: asyncpg.Connect
     finally:
         await other.close()
         await waiting.shutdown()  # the process's shared listening connection
+
+
+@pytest.mark.parametrize("mode", ["BUFFERED", "PERSISTENT_OR_BUFFERED"])
+async def test_sql_wait_is_woken_by_a_buffered_enqueue(conn: asyncpg.Connection, waiter: asyncpg.Connection,
+                                                       producer: asyncpg.Connection, mode: str) -> None:
+    """A blocked dbms_aq.dequeue of buffered messages (or of both kinds) looks at the
+    companion table too, and returns the buffered message once it is enqueued."""
+    await conn.execute(SETUP)
+    got = asyncio.create_task(waiter.fetchrow(
+        "CALL dbms_aq.dequeue('b.sq', dbms_aq.dequeue_options(visibility => dbms_aq.immediate(), "
+        f"delivery_mode => '{mode}', wait => dbms_aq.forever()), NULL, NULL::bytea, NULL)"))
+    await until(lambda: conn.fetchval(
+        "SELECT count(*) > 0 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE 'CALL dbms_aq.dequeue%'"),
+        "the waiter to wait")
+    await Session(producer).enqueue("b.sq", b"woken", visibility=IMM, delivery_mode="BUFFERED")
+    row = await asyncio.wait_for(got, 10)
+    assert row["payload"] == b"woken" and row["message_properties"]["delivery_mode"] == "BUFFERED"

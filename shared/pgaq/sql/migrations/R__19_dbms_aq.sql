@@ -209,9 +209,6 @@ DECLARE
   more boolean;
   classes text[] := aq.dequeue_classes(o);  -- delivery modes, R__11_buffered
   got_mode text;
-  -- what a wait looks at: a wait for both delivery modes looks at the persistent messages
-  -- (buffered ones are seen by the full dequeue the wait runs once a second)
-  wq aq.queue_info := CASE WHEN classes = ARRAY['BUFFERED'] THEN aq.buffered_info(q) ELSE q END;
 BEGIN
   PERFORM aq.check_visibility(o.visibility);
   PERFORM aq.check_wait(o.wait);
@@ -241,7 +238,7 @@ BEGIN
     EXIT WHEN d.msgid IS NOT NULL OR (q.message_grouping = 'TRANSACTIONAL' AND nav = 'NEXT_MESSAGE' AND grp IS NOT NULL);
     -- nothing yet: wait for a candidate, or for the end of the wait (R__21)
     -- (one line: the wait counts the lines of its call stack, R__21)
-    CALL aq.await_message(wq, o.consumer_name, o.msgid, o.wait, since, retry, more);
+    CALL aq.await_classes(q, classes, o.consumer_name, o.msgid, o.wait, since, retry, more);
     EXIT WHEN NOT more;
   END LOOP;
   IF d.msgid IS NULL THEN

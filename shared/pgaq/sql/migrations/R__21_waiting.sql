@@ -120,7 +120,7 @@ BEGIN
   IF coalesce(p_wait, -1) <> 0 THEN
     GET DIAGNOSTICS probe = PG_CONTEXT;
     ctx := ARRAY(SELECT l FROM unnest(string_to_array(probe, E'\n')) l
-                 WHERE l !~ '^(PL/pgSQL function |SQL statement "CALL )(aq\.)?(await_any|await_message|listen)\(');
+                 WHERE l !~ '^(PL/pgSQL function |SQL statement "CALL )(aq\.)?(await_any|await_message|await_classes|listen)\(');
     probe := NULL;
     IF cardinality(ctx) = 1 AND ctx[1] ~ '^PL/pgSQL function (dbms_aq\.)?(dequeue|dequeue_array|listen)\('
        AND pg_current_xact_id_if_assigned() IS NULL THEN
@@ -216,6 +216,23 @@ DECLARE
   found integer;
 BEGIN
   CALL aq.await_any(ARRAY[q], ARRAY[p_consumer], p_msgid, p_wait, false, p_since, p_retry, found);
+  p_found := found <> 0;
+END $$;
+
+-- The same over the delivery modes a dequeue asks for (aq.dequeue_classes): the queue's
+-- persistent messages, its buffered ones (the companion, R__11_buffered), or both.
+CREATE OR REPLACE PROCEDURE aq.await_classes(q aq.queue_info, p_classes text[], p_consumer text, p_msgid bytea,
+                                             p_wait integer, INOUT p_since timestamptz,
+                                             INOUT p_retry integer, INOUT p_found boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  found integer;
+  queues aq.queue_info[] := ARRAY(SELECT CASE WHEN c = 'BUFFERED' THEN aq.buffered_info(q) ELSE q END
+                                  FROM unnest(p_classes) c);
+  consumers text[] := array_fill(p_consumer, ARRAY[cardinality(p_classes)]);
+BEGIN
+  -- (one line: the wait reads its call stack, line by line)
+  CALL aq.await_any(queues, consumers, p_msgid, p_wait, false, p_since, p_retry, found);
   p_found := found <> 0;
 END $$;
 

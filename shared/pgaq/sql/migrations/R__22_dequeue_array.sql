@@ -67,7 +67,6 @@ DECLARE
   -- delivery modes as dbms_aq.dequeue's (R__19, R__11_buffered): buffered messages first
   classes text[] := aq.dequeue_classes(o);  -- delivery modes, R__11_buffered
   got_mode text;
-  wq aq.queue_info := CASE WHEN classes = ARRAY['BUFFERED'] THEN aq.buffered_info(q) ELSE q END;
 BEGIN
   immediate := aq.check_visibility(o.visibility) = 'IMMEDIATE';
   PERFORM aq.check_wait(o.wait);
@@ -113,7 +112,7 @@ BEGIN
     EXIT WHEN cardinality(ds) > 0
               OR (q.message_grouping = 'TRANSACTIONAL' AND nav = 'NEXT_MESSAGE' AND grp IS NOT NULL);
     -- nothing yet: wait for a candidate, or for the end of the wait (R__21)
-    CALL aq.await_message(wq, o.consumer_name, o.msgid, o.wait, since, retry, more);
+    CALL aq.await_classes(q, classes, o.consumer_name, o.msgid, o.wait, since, retry, more);
     EXIT WHEN NOT more;
   END LOOP;
   IF cardinality(ds) = 0 THEN
