@@ -23,7 +23,7 @@ import pytest
 from pgaq.engine import DequeueOptions, Session
 
 from .helpers import make_queue, subscribe
-from .waiting import connected, until
+from .waiting import connected, looked_again, until
 
 ENQ_ARRAY = ("CALL dbms_aq.enqueue_array('s.q', NULL, cardinality($1::bytea[]),"
              " array_fill(NULL::dbms_aq.message_properties_t, ARRAY[cardinality($1::bytea[])]), $1::bytea[], NULL)")
@@ -141,7 +141,8 @@ async def test_dequeue_array_waits_for_a_commit(conn: asyncpg.Connection, db_dsn
         tx = producer.transaction()
         await tx.start()
         await enqueue(producer, b"\x01", b"\x02")
-        await asyncio.sleep(0.2)  # (an uncommitted enqueue must not wake it: nothing to see)
+        # the waiter has looked since the uncommitted enqueue, and is still waiting
+        await looked_again(conn, pid)
         assert not task.done()
         await tx.commit()
         got = await asyncio.wait_for(task, 10)
