@@ -1,0 +1,101 @@
+"""JMS destinations (seed 004, "JMS Destination"): a Queue is a single-consumer queue, a
+Topic a multi-consumer one, each `schema.queue` in the database; AQjmsAgent is Oracle's
+agent (name, address, protocol) for recipient lists, remote subscribers and reply-to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..engine import Agent
+from .errors import InvalidDestinationException
+
+__all__ = ["AQjmsAgent", "Destination", "Queue", "Topic"]
+
+
+@dataclass(frozen=True)
+class Destination:
+    """A queue or topic: `owner.name`, as AQjmsSession.getQueue(owner, name) names it."""
+
+    owner: str
+    name: str
+
+    def __post_init__(self) -> None:
+        if not self.owner or not self.name or "." in self.name:
+            raise InvalidDestinationException(
+                f"invalid destination {self.owner!r}.{self.name!r}: give owner and name", "JMS-178")
+
+    @property
+    def qualified(self) -> str:
+        """"owner.name": what the engine and the SQL procedures take."""
+        return f"{self.owner}.{self.name}"
+
+    def get_owner(self) -> str:
+        return self.owner
+
+    def get_complete_name(self) -> str:
+        """AQjmsDestination.getCompleteName: "owner.name"."""
+        return self.qualified
+
+    def __str__(self) -> str:
+        return self.qualified
+
+    @classmethod
+    def parse(cls, qualified: str) -> Destination:
+        """A destination from "owner.name" (the class called on: Queue or Topic)."""
+        owner, dot, name = qualified.partition(".")
+        if not dot:
+            raise InvalidDestinationException(
+                f"invalid destination {qualified!r}: expected owner.name", "JMS-178")
+        return cls(owner, name)
+
+
+@dataclass(frozen=True)
+class Queue(Destination):
+    """A point-to-point destination: a single-consumer queue."""
+
+    def get_queue_name(self) -> str:
+        """The queue's name without its owner (AQjmsDestination.getQueueName)."""
+        return self.name
+
+    def get_queue_owner(self) -> str:
+        return self.owner
+
+
+@dataclass(frozen=True)
+class Topic(Destination):
+    """A publish/subscribe destination: a multi-consumer queue."""
+
+    def get_topic_name(self) -> str:
+        """The topic's name without its owner (AQjmsDestination.getTopicName)."""
+        return self.name
+
+    def get_topic_owner(self) -> str:
+        return self.owner
+
+
+@dataclass(frozen=True)
+class AQjmsAgent:
+    """Oracle's agent: `name` is a consumer (subscriber) name, `address` a queue or topic
+    ("schema.queue[@dblink]"); seed 004 uses it for remote subscribers, recipient lists and
+    JMSReplyTo."""
+
+    name: str | None
+    address: str | None = None
+    protocol: int = 0
+
+    def get_name(self) -> str | None:
+        return self.name
+
+    def get_address(self) -> str | None:
+        return self.address
+
+    def get_protocol(self) -> int:
+        return self.protocol
+
+    def to_engine(self) -> Agent:
+        """The engine's Agent (sys.aq$_agent)."""
+        return Agent(self.name, self.address, self.protocol)
+
+    @classmethod
+    def from_engine(cls, agent: Agent) -> AQjmsAgent:
+        return cls(agent.name, agent.address, agent.protocol)
