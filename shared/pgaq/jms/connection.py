@@ -1,0 +1,303 @@
+"""javax.jms.Connection over PostgreSQL: start/stop gating, sessions, the exception
+listener, and the one listening database connection that serves every wait of its sessions.
+
+A Connection is created stopped (seed 004: "When a Connection is created it is in stopped
+mode"): receives wait and listeners are not called until `start()`. Its sessions each take
+one pooled database connection of their own; waits (blocking receives, message listeners)
+do not hold that connection while they wait but subscribe to the Connection's LISTEN
+connection, opened on the first wait and reconnected (with a wake-up of every waiter) when
+the database comes back. The exception listener is told, once per outage, when either the
+listening connection or a session's connection is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from ..aio import TaskGroup
+from ..db import DB_ERRORS
+from ..listener import Listener
+from . import errors as jerr
+from ._support import (
+    AUTO_ACKNOWLEDGE,
+    CLIENT_ID_LATE,
+    CONNECTION_CLOSED,
+    CONNECTION_UNAVAILABLE,
+    SESSION_TRANSACTED,
+    call,
+    fail,
+    make,
+)
+
+if TYPE_CHECKING:
+    from .factory import ConnectionFactory
+    from .session import Session
+
+log = logging.getLogger("pgaq.jms")
+
+# the session whose message listener is running in this task: stop()/close() from inside a
+# listener would wait for itself (JMS 2.0 makes it an IllegalStateException)
+in_listener: contextvars.ContextVar[Session | None] = contextvars.ContextVar(
+    "pgaq_jms_in_listener", default=None)
+
+ExceptionListener = Callable[[jerr.JMSException], Any]
+
+
+@dataclass(frozen=True)
+class ConnectionMetaData:
+    """javax.jms.ConnectionMetaData."""
+
+    jms_version: str = "1.1"
+    jms_major_version: int = 1
+    jms_minor_version: int = 1
+    jms_provider_name: str = "pgaq (Oracle AQ JMS on PostgreSQL)"
+    provider_version: str = "0.1.0"
+    provider_major_version: int = 0
+    provider_minor_version: int = 1
+    jmsx_property_names: tuple[str, ...] = field(default=(
+        "JMSXUserID", "JMSXAppID", "JMSXDeliveryCount", "JMSXGroupID", "JMSXGroupSeq",
+        "JMSXRcvTimestamp", "JMSXState"))
+
+    def get_jms_version(self) -> str:
+        return self.jms_version
+
+    def get_jms_provider_name(self) -> str:
+        return self.jms_provider_name
+
+    def get_provider_version(self) -> str:
+        return self.provider_version
+
+    def get_jmsx_property_names(self) -> list[str]:
+        return list(self.jmsx_property_names)
+
+
+class _ConnectionListener(Listener):
+    """The Connection's LISTEN connection, telling it when the database goes away."""
+
+    def __init__(self, owner: Connection, connect: Callable[[], Any]) -> None:
+        super().__init__(connect=connect)
+        self._owner = owner
+
+    def _on_terminate(self, conn: Any) -> None:
+        super()._on_terminate(conn)
+        if not self._stop.is_set():
+            self._owner.database_lost(make(jerr.JMSException, CONNECTION_UNAVAILABLE,
+                                           "connection no longer available (the database "
+                                           "closed the listening connection)"))
+
+    async def _connect(self) -> None:
+        await super()._connect()
+        self._owner.database_back()
+
+
+class Connection:
+    """A JMS connection: create it with `await factory.create_connection()`."""
+
+    def __init__(self, factory: ConnectionFactory, pool: asyncpg.Pool,
+                 connect: Callable[[], Any]) -> None:
+        self._factory = factory
+        self._pool = pool
+        self._connect = connect
+        self._sessions: list[Session] = []
+        self._started = asyncio.Event()
+        self._closed = False
+        self._used = False
+        self._client_id: str | None = None
+        self._exception_listener: ExceptionListener | None = None
+        self._listener: _ConnectionListener | None = None
+        self._listener_lock = asyncio.Lock()
+        self._listener_retry_at = 0.0
+        self._outage = False
+        self._tasks = TaskGroup("pgaq-jms-connection")
+        # the name this connection's publications carry when one of its consumers is no_local
+        self.local_name = "JMS" + uuid.uuid4().hex[:20].upper()
+        self.no_local_topics: set[str] = set()
+        self.meta_data = ConnectionMetaData()
+
+    # -- state ----------------------------------------------------------------------------
+    @property
+    def pool(self) -> asyncpg.Pool:
+        return self._pool
+
+    @property
+    def factory(self) -> ConnectionFactory:
+        return self._factory
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def started(self) -> asyncio.Event:
+        """Set while the connection delivers (between start() and stop())."""
+        return self._started
+
+    def check_open(self) -> None:
+        if self._closed:
+            fail(jerr.IllegalStateException, CONNECTION_CLOSED, "Connection is closed")
+
+    # -- client id, metadata, exception listener ------------------------------------------
+    @property
+    def client_id(self) -> str | None:
+        return self._client_id
+
+    def get_client_id(self) -> str | None:
+        return self._client_id
+
+    def set_client_id(self, client_id: str) -> None:
+        """Set once, before anything else is done with the connection (JMS 1.1 4.3.2)."""
+        self.check_open()
+        if self._client_id is not None or self._used:
+            fail(jerr.IllegalStateException, CLIENT_ID_LATE,
+                 "Illegal attempt to call set_client_id after other actions")
+        if not client_id:
+            fail(jerr.InvalidClientIDException, CLIENT_ID_LATE, "a client id must not be empty")
+        self._client_id = client_id
+
+    def get_meta_data(self) -> ConnectionMetaData:
+        self.check_open()
+        return self.meta_data
+
+    @property
+    def exception_listener(self) -> ExceptionListener | None:
+        return self._exception_listener
+
+    def get_exception_listener(self) -> ExceptionListener | None:
+        return self._exception_listener
+
+    def set_exception_listener(self, listener: ExceptionListener | None) -> None:
+        """Told (a JMSException, once per outage) when the database connection is lost."""
+        self.check_open()
+        self._used = True
+        self._exception_listener = listener
+
+    def database_lost(self, exc: jerr.JMSException) -> None:
+        """Report an outage to the exception listener once, until the database is back."""
+        if self._closed or self._outage:
+            return
+        self._outage = True
+        log.warning("jms connection lost its database: %s", exc)
+        listener = self._exception_listener
+        if listener is not None:
+            self._tasks.spawn("exception-listener", self._tell(listener, exc))
+
+    def database_back(self) -> None:
+        self._outage = False
+
+    async def _tell(self, listener: ExceptionListener, exc: jerr.JMSException) -> None:
+        try:
+            await call(listener, exc)
+        except Exception:  # the application's listener failing must not end the connection
+            log.exception("the exception listener raised")
+
+    # -- sessions -------------------------------------------------------------------------
+    def create_session(self, transacted: bool = False,
+                       acknowledge_mode: int = AUTO_ACKNOWLEDGE) -> Session:
+        """A session; `transacted` wins over `acknowledge_mode` as in JMS 1.1."""
+        from .session import Session
+
+        self.check_open()
+        self._used = True
+        mode = SESSION_TRANSACTED if transacted else acknowledge_mode
+        session = Session(self, transacted, mode)
+        self._sessions.append(session)
+        return session
+
+    create_queue_session = create_session
+    create_topic_session = create_session
+
+    def forget(self, session: Session) -> None:
+        if session in self._sessions:
+            self._sessions.remove(session)
+
+    # -- start, stop, close ---------------------------------------------------------------
+    async def start(self) -> None:
+        """Start (or restart) delivery to receives and message listeners."""
+        self.check_open()
+        self._used = True
+        self._started.set()
+
+    async def stop(self) -> None:
+        """Pause delivery; returns once no message listener of this connection is running."""
+        self.check_open()
+        if in_listener.get() is not None:
+            fail(jerr.IllegalStateException, CONNECTION_CLOSED,
+                 "stop() from a message listener of this connection")
+        self._started.clear()
+        for session in list(self._sessions):
+            await session.quiesce()
+
+    async def close(self) -> None:
+        """Close every session (rolling back what is uncommitted or unacknowledged), the
+        listening connection and this connection's share of the factory's pool. Closing a
+        closed connection does nothing."""
+        if self._closed:
+            return
+        if in_listener.get() is not None:
+            fail(jerr.IllegalStateException, CONNECTION_CLOSED,
+                 "close() from a message listener of this connection")
+        self._started.clear()
+        for session in list(self._sessions):
+            try:
+                await session.close()
+            except jerr.JMSException as exc:
+                log.warning("closing a session: %s", exc)
+        self._closed = True
+        await self._tasks.close(timeout=5.0)
+        if self._listener is not None:
+            await self._listener.close()
+            self._listener = None
+        await self._factory.release(self)
+
+    async def __aenter__(self) -> Connection:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.close()
+
+    # -- waiting --------------------------------------------------------------------------
+    async def listening(self) -> Listener | None:
+        """The connection's LISTEN connection, opened on first use; None while it cannot be
+        opened (waits then poll every `safety_poll` seconds; the next wait tries again)."""
+        if self._listener is not None:
+            return self._listener
+        loop = asyncio.get_running_loop()
+        if loop.time() < self._listener_retry_at:
+            return None
+        async with self._listener_lock:
+            if self._listener is None and not self._closed:
+                listener = _ConnectionListener(self, self._connect)
+                try:
+                    await listener.start()
+                except DB_ERRORS as exc:
+                    await listener.close()
+                    self._listener_retry_at = loop.time() + self._factory.safety_poll
+                    self.database_lost(make(jerr.JMSException, CONNECTION_UNAVAILABLE,
+                                            f"cannot open the listening connection: {exc!r}"))
+                    return None
+                self._listener = listener
+        return self._listener
+
+    @asynccontextmanager
+    async def subscribe(self, channel: str) -> AsyncIterator[asyncio.Event | None]:
+        """An event set on each NOTIFY of `channel` (and after each reconnect); None when
+        the listening connection cannot be opened."""
+        listener = await self.listening()
+        if listener is None:
+            yield None
+            return
+        async with listener.subscribe(channel) as event:
+            yield event
+
+    def spawn(self, name: str, coro: Any) -> asyncio.Task[Any]:
+        """A named background task watched by the connection (closed with it)."""
+        return self._tasks.spawn(name, coro)

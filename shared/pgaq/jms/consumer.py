@@ -1,0 +1,379 @@
+"""javax.jms.MessageConsumer (QueueReceiver, TopicSubscriber, TopicReceiver): receive,
+receive(timeout), receive_no_wait, and the message listener's delivery loop.
+
+A receive looks once, then waits on the Connection's LISTEN connection (woken by the
+enqueue's NOTIFY, or by a reconnect, and every `safety_poll` seconds on its own) until a
+message it may take is there, its time is up, or the consumer closes; while the connection
+is stopped it does not look. A message listener is the same loop in a named task of the
+connection, one message at a time per session (the session's delivery lock).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from .. import engine
+from ..errors import wrap_db_error
+from . import errors as jerr
+from . import message as jmsg
+from ._support import (
+    CONSUMER_CLOSED,
+    INVALID_QUEUE,
+    INVALID_TOPIC,
+    LISTENER_SET,
+    as_jms,
+    call,
+    fail,
+    make,
+)
+from .connection import in_listener
+from .destination import Destination, Queue, Topic
+
+if TYPE_CHECKING:
+    from .session import DestinationInfo, Session
+
+log = logging.getLogger("pgaq.jms")
+
+MessageListener = Callable[[jmsg.Message], Any]
+
+
+class MessageConsumer:
+    """Made by Session.create_consumer / create_durable_subscriber / create_receiver."""
+
+    def __init__(self, session: Session, destination: Destination, message_selector: str | None,
+                 *, consumer_name: str | None = None, no_local: bool = False,
+                 durable: bool = False, temporary: bool = False) -> None:
+        self.session = session
+        self.destination = destination
+        self.message_selector = message_selector if message_selector and message_selector.strip() else None
+        self.no_local = no_local
+        self.durable = durable
+        self.temporary = temporary  # a non-durable topic subscriber: a subscriber of its own
+        if temporary:
+            import uuid
+
+            consumer_name = "TSUB_" + uuid.uuid4().hex[:24].upper()
+        self.consumer_name = consumer_name
+        # the selector is the AQ subscriber's rule (durable and temporary subscribers), or
+        # a dequeue condition (queue receivers, topic receivers)
+        self.subscribed = durable or temporary
+        self.buffered = True  # receives look at NON_PERSISTENT (buffered) messages too
+        self.closed = False
+        self._closing = asyncio.Event()
+        self._info: DestinationInfo | None = None
+        self._opening = asyncio.Lock()
+        self._listener: MessageListener | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop_listener: asyncio.Event | None = None
+
+    # -- opening --------------------------------------------------------------------------
+    def __await__(self) -> Generator[Any, None, MessageConsumer]:
+        """`consumer = await session.create_consumer(...)`: open it now."""
+        return self._awaited().__await__()
+
+    async def _awaited(self) -> MessageConsumer:
+        await self.open()
+        return self
+
+    async def open(self) -> DestinationInfo:
+        """Check the destination and selector, make the subscription (topics); once."""
+        if self._info is not None:
+            return self._info
+        async with self._opening:
+            if self._info is not None:
+                return self._info
+            self._check_open()
+            s = self.session
+            info = await s.destination_info(self.destination)
+            if isinstance(self.destination, Topic) and not info.multiple_consumers:
+                fail(jerr.InvalidDestinationException, INVALID_TOPIC,
+                     f"Invalid Topic specified: {info.qualified} is a single-consumer queue")
+            if (isinstance(self.destination, Queue) and info.multiple_consumers
+                    and self.consumer_name is None):
+                fail(jerr.InvalidDestinationException, INVALID_QUEUE,
+                     f"Invalid Queue specified: {info.qualified} is a multi-consumer queue "
+                     "(get_topic, or a topic receiver with a name)")
+            if self.subscribed:
+                await self._subscribe(info)
+            else:
+                await s.check_selector(self.destination, self.message_selector)
+            if self.no_local:
+                s.connection.no_local_topics.add(info.qualified.lower())
+            self._info = info
+            return info
+
+    async def _subscribe(self, info: DestinationInfo) -> None:
+        """The AQ subscriber behind a topic subscriber, its rule the selector (seed 004:
+        the same name with another selector alters the subscription)."""
+        from ..queries import load
+
+        try:
+            async with self.session.connection.pool.acquire() as c:
+                rule = None
+                exists = False
+                if self.durable:
+                    row = await c.fetchrow(load("jms_subscriber"), info.queue_id, self.consumer_name)
+                    exists = row is not None
+                    rule = row["rule"] if row is not None else None
+                if not exists:
+                    await c.execute(
+                        "CALL dbms_aqadm.add_subscriber(queue_name => $1, subscriber => "
+                        "sys.aq$_agent($2, NULL, NULL), rule => $3, "
+                        "delivery_mode => 'PERSISTENT_OR_BUFFERED')",
+                        info.qualified, self.consumer_name, self.message_selector)
+                elif (rule or None) != self.message_selector:
+                    await c.execute(
+                        "CALL dbms_aqadm.alter_subscriber(queue_name => $1, subscriber => "
+                        "sys.aq$_agent($2, NULL, NULL), rule => $3)",
+                        info.qualified, self.consumer_name, self.message_selector)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            err = as_jms(wrap_db_error(exc))
+            if isinstance(err, jerr.InvalidSelectorException):
+                raise err from exc
+            if err.code in (936, 904, 909, 932):
+                raise make(jerr.InvalidSelectorException, 159,
+                           f"Invalid selector {self.message_selector!r}: {err.message}", err) from exc
+            raise err from exc
+
+    def _check_open(self) -> None:
+        if self.closed:
+            fail(jerr.IllegalStateException, CONSUMER_CLOSED, "Consumer is closed")
+        self.session.check_open()
+
+    # -- JMS getters ----------------------------------------------------------------------
+    def get_message_selector(self) -> str | None:
+        self._check_open()
+        return self.message_selector
+
+    def get_destination(self) -> Destination:
+        return self.destination
+
+    def get_queue(self) -> Destination:
+        return self.destination
+
+    def get_topic(self) -> Destination:
+        return self.destination
+
+    def get_no_local(self) -> bool:
+        return self.no_local
+
+    def get_name(self) -> str | None:
+        """The durable subscription's (or topic receiver's) name."""
+        return self.consumer_name
+
+    # -- receiving ------------------------------------------------------------------------
+    async def receive(self, timeout: float | None = None) -> jmsg.Message | None:
+        """The next message: waits for ever (`timeout` None), else up to `timeout` seconds
+        (None when none came, or when the consumer closes meanwhile)."""
+        self._no_listener()
+        return await self._receive(timeout)
+
+    async def receive_no_wait(self) -> jmsg.Message | None:
+        """The next message if one is there now (None also while the connection is stopped)."""
+        self._no_listener()
+        return await self._receive(0.0)
+
+    async def receive_by_message_id(self, message_id: str,
+                                    timeout: float | None = None) -> jmsg.Message | None:
+        """AQjmsConsumer.receive by message id ("ID:<hex>" or the hex of AQ's msgid)."""
+        self._no_listener()
+        return await self._receive(timeout, msgid=message_id)
+
+    def _no_listener(self) -> None:
+        self._check_open()
+        if self._listener is not None:
+            fail(jerr.IllegalStateException, LISTENER_SET,
+                 "receive() on a consumer that has a message listener")
+
+    async def _receive(self, timeout: float | None, *, msgid: str | None = None,
+                       listener: bool = False) -> jmsg.Message | None:
+        got = await self.next(timeout, msgid=msgid, listener=listener)
+        return None if got is None else got[1]
+
+    async def next(self, timeout: float | None, *, msgid: str | None = None,
+                   listener: bool = False,
+                   stop: asyncio.Event | None = None) -> tuple[engine.Message, jmsg.Message] | None:
+        """The receive loop (see the module's doc); `timeout` 0: look once."""
+        info = await self.open()
+        conn = self.session.connection
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + max(0.0, timeout)
+        poll = conn.factory.safety_poll
+        stops = [self._closing] + ([stop] if stop is not None else [])
+        if timeout == 0:
+            if not conn.started.is_set():
+                return None
+            return await self._look(info, msgid, listener)
+        async with conn.subscribe(info.channel) as event:
+            while True:
+                if self.closed or any(s.is_set() for s in stops):
+                    return None
+                remaining = None if deadline is None else deadline - loop.time()
+                if not conn.started.is_set():
+                    if remaining is not None and remaining <= 0:
+                        return None
+                    await _wait_any([conn.started, *stops], remaining)
+                    continue
+                if event is not None:
+                    event.clear()
+                got = await self._look(info, msgid, listener)
+                if got is not None:
+                    return got
+                await self.session.idle()
+                remaining = None if deadline is None else deadline - loop.time()
+                if remaining is not None and remaining <= 0:
+                    return None
+                pause = poll if remaining is None else min(remaining, poll)
+                await _wait_any([*( [event] if event is not None else []), *stops], pause)
+
+    async def _look(self, info: DestinationInfo, msgid: str | None,
+                    listener: bool) -> tuple[engine.Message, jmsg.Message] | None:
+        while True:
+            self._check_open()
+            got = await self.session.take(self, info, listener=listener, msgid=msgid)
+            if got is False:
+                continue  # one of this connection's own publications, for a no_local consumer
+            if got is None or got is True:
+                return None
+            return got
+
+    # -- the message listener -------------------------------------------------------------
+    @property
+    def message_listener(self) -> MessageListener | None:
+        return self._listener
+
+    def get_message_listener(self) -> MessageListener | None:
+        self._check_open()
+        return self._listener
+
+    def set_message_listener(self, listener: MessageListener | None) -> None:
+        """Deliver each message to `listener` (a plain or async callable) once the
+        connection is started, one at a time per session; None stops (after the message
+        being delivered, if any)."""
+        self._check_open()
+        if self._stop_listener is not None:
+            self._stop_listener.set()
+        self._listener = listener
+        if listener is None:
+            self._task = None
+            self._stop_listener = None
+            return
+        stop = asyncio.Event()
+        self._stop_listener = stop
+        self._task = self.session.connection.spawn(
+            f"listener:{self.destination.qualified}:{self.consumer_name or ''}",
+            self._deliver(listener, stop))
+
+    async def _deliver(self, listener: MessageListener, stop: asyncio.Event) -> None:
+        """The delivery loop. A database outage (reported to the exception listener by the
+        session or the listening connection) is waited out with backoff; delivery goes on
+        after the reconnect, which wakes the loop."""
+        s = self.session
+        conn = s.connection
+        in_listener.set(s)
+        backoff = 0.05
+        while not (stop.is_set() or self._closing.is_set()):
+            try:
+                info = await self.open()
+                async with conn.subscribe(info.channel) as event:
+                    while not (stop.is_set() or self._closing.is_set()):
+                        if not conn.started.is_set():
+                            await _wait_any([conn.started, stop, self._closing], None)
+                            continue
+                        if event is not None:
+                            event.clear()
+                        if await self._deliver_one(info, listener, stop):
+                            backoff = 0.05
+                            continue
+                        await s.idle()
+                        waits = [stop, self._closing] + ([event] if event is not None else [])
+                        await _wait_any(waits, conn.factory.safety_poll)
+            except asyncio.CancelledError:
+                raise
+            except jerr.JMSException as exc:
+                if self.closed or s.closed or conn.closed or stop.is_set():
+                    return
+                log.warning("message listener of %s: %s; trying again in %.2f s",
+                            self.destination.qualified, exc, backoff)
+                await _wait_any([stop, self._closing], backoff)
+                backoff = min(backoff * 2, 5.0)
+
+    async def _deliver_one(self, info: DestinationInfo, listener: MessageListener,
+                           stop: asyncio.Event) -> bool:
+        """Take one message and hand it to the listener, holding the session's delivery
+        lock (one listener at a time per session; stop() waits for it)."""
+        s = self.session
+        async with s.delivery:
+            if stop.is_set() or self._closing.is_set() or not s.connection.started.is_set():
+                return False
+            got = await self._look(info, None, True)
+            if got is None:
+                return False
+            ok = True
+            try:
+                await call(listener, got[1])
+            except Exception:
+                ok = False
+                log.exception("the message listener of %s raised: the message comes again",
+                              self.destination.qualified)
+            await s.settle(ok)
+            return True
+
+    # -- close ----------------------------------------------------------------------------
+    async def close(self) -> None:
+        """Stop the listener (after its current message), wake a waiting receive (it
+        returns None), and remove a non-durable topic subscriber's AQ subscription."""
+        if self.closed:
+            return
+        self._closing.set()
+        if self._stop_listener is not None:
+            self._stop_listener.set()
+        task = self._task
+        if task is not None and task is not asyncio.current_task():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 30.0)
+            except (TimeoutError, asyncio.CancelledError):
+                task.cancel()
+            except Exception:  # the task's own failure was logged by its TaskGroup
+                pass
+        self.closed = True
+        if self.temporary and self._info is not None:
+            try:
+                async with self.session.connection.pool.acquire() as c:
+                    await c.execute("CALL dbms_aqadm.remove_subscriber(queue_name => $1, "
+                                    "subscriber => sys.aq$_agent($2, NULL, NULL))",
+                                    self._info.qualified, self.consumer_name)
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+                log.warning("removing the temporary subscriber %s of %s: %r",
+                            self.consumer_name, self._info.qualified, exc)
+        self.session.forget(self)
+
+    async def __aenter__(self) -> MessageConsumer:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.close()
+
+
+# JMS's domain-specific names for the same object
+QueueReceiver = MessageConsumer
+TopicSubscriber = MessageConsumer
+TopicReceiver = MessageConsumer
+
+
+async def _wait_any(events: list[asyncio.Event], timeout: float | None) -> None:
+    """Until one of `events` is set or `timeout` seconds pass."""
+    if any(e.is_set() for e in events):
+        return
+    waiters = [asyncio.ensure_future(e.wait()) for e in events]
+    try:
+        await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waiters:
+            w.cancel()

@@ -1,0 +1,174 @@
+"""javax.jms.MessageProducer (QueueSender, TopicPublisher): send/publish with the
+producer's defaults for delivery mode, priority and time to live.
+
+The message's headers are set as JMS says ("set by JMS after the Send method has
+completed", seed 004): JMSDestination, JMSDeliveryMode, JMSPriority, JMSTimestamp,
+JMSExpiration (absolute, ms; 0 = never) before the codec turns it into AQ's payload and
+properties, JMSMessageID ("ID:" + AQ's msgid) after the enqueue. A body the queue's
+payload type cannot hold is refused before anything is enqueued (MessageFormatException).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..engine import Agent
+from . import codec
+from . import errors as jerr
+from . import message as jmsg
+from ._support import (
+    DESTINATION_REQUIRED,
+    INVALID_RECIPIENTS,
+    PRODUCER_CLOSED,
+    WRONG_PAYLOAD,
+    fail,
+)
+from .destination import AQjmsAgent, Destination, Topic
+
+if TYPE_CHECKING:
+    from .session import Session
+
+PERSISTENT = jmsg.PERSISTENT
+NON_PERSISTENT = jmsg.NON_PERSISTENT
+
+
+class MessageProducer:
+    """Made by Session.create_producer / create_sender / create_publisher."""
+
+    def __init__(self, session: Session, destination: Destination | None) -> None:
+        self.session = session
+        self.destination = destination
+        self.delivery_mode = PERSISTENT
+        self.priority = jmsg.DEFAULT_PRIORITY
+        self.time_to_live = float(jmsg.DEFAULT_TIME_TO_LIVE)  # seconds; 0 = never expires
+        self.disable_message_id = False
+        self.disable_message_timestamp = False
+        self.closed = False
+
+    # -- JMS's getters and setters --------------------------------------------------------
+    def _check_open(self) -> None:
+        if self.closed:
+            fail(jerr.IllegalStateException, PRODUCER_CLOSED, "Producer is closed")
+        self.session.check_open()
+
+    def get_destination(self) -> Destination | None:
+        return self.destination
+
+    get_queue = get_destination
+    get_topic = get_destination
+
+    def set_delivery_mode(self, mode: int) -> None:
+        self._check_open()
+        if mode not in (PERSISTENT, NON_PERSISTENT):
+            fail(jerr.JMSException, 101, f"Invalid delivery mode {mode!r}")
+        self.delivery_mode = mode
+
+    def get_delivery_mode(self) -> int:
+        return self.delivery_mode
+
+    def set_priority(self, priority: int) -> None:
+        self._check_open()
+        self.priority = priority
+
+    def get_priority(self) -> int:
+        return self.priority
+
+    def set_time_to_live(self, seconds: float) -> None:
+        """Seconds (a float; JMS's milliseconds / 1000); 0 never expires."""
+        self._check_open()
+        self.time_to_live = seconds
+
+    def get_time_to_live(self) -> float:
+        return self.time_to_live
+
+    def set_disable_message_id(self, value: bool) -> None:
+        self.disable_message_id = value  # a hint JMS lets a provider ignore: AQ always has ids
+
+    def get_disable_message_id(self) -> bool:
+        return self.disable_message_id
+
+    def set_disable_message_timestamp(self, value: bool) -> None:
+        self.disable_message_timestamp = value
+
+    def get_disable_message_timestamp(self) -> bool:
+        return self.disable_message_timestamp
+
+    # -- sending --------------------------------------------------------------------------
+    async def send(self, message: jmsg.Message | Destination, delivery_mode: int | None = None,
+                   priority: int | None = None, time_to_live: float | None = None, *,
+                   destination: Destination | None = None,
+                   recipient_list: Sequence[AQjmsAgent] | None = None,
+                   message_body: jmsg.Message | None = None) -> None:
+        """send(message[, delivery_mode, priority, time_to_live]) to the producer's
+        destination, or send(destination, message, ...) / destination=... for a producer
+        made without one; `recipient_list` (topics) overrides the subscribers."""
+        if isinstance(message, Destination):  # JMS's send(Destination, Message, ...)
+            if message_body is None and isinstance(delivery_mode, jmsg.Message):
+                message_body, delivery_mode = delivery_mode, None
+            if message_body is None:
+                fail(jerr.JMSException, 133, "Message must be specified")
+            destination, message = message, message_body
+        await self._send(message, destination, delivery_mode, priority, time_to_live,
+                         recipient_list)
+
+    async def publish(self, message: jmsg.Message | Destination, delivery_mode: int | None = None,
+                      priority: int | None = None, time_to_live: float | None = None, *,
+                      topic: Topic | None = None,
+                      recipient_list: Sequence[AQjmsAgent] | None = None) -> None:
+        """TopicPublisher.publish (the same as send)."""
+        await self.send(message, delivery_mode, priority, time_to_live, destination=topic,
+                        recipient_list=recipient_list)
+
+    async def _send(self, message: jmsg.Message, destination: Destination | None,
+                    delivery_mode: int | None, priority: int | None,
+                    time_to_live: float | None,
+                    recipient_list: Sequence[AQjmsAgent] | None) -> None:
+        from .session import now_ms
+
+        self._check_open()
+        if not isinstance(message, jmsg.Message):
+            fail(jerr.MessageFormatException, 133, f"not a JMS message: {type(message).__name__}")
+        if destination is not None and self.destination is not None and destination != self.destination:
+            fail(jerr.InvalidDestinationException, DESTINATION_REQUIRED,
+                 "this producer has a destination: send to it, or make a producer without one")
+        dest = destination or self.destination
+        if dest is None:
+            fail(jerr.InvalidDestinationException, DESTINATION_REQUIRED,
+                 "Destination must be specified")
+        mode = self.delivery_mode if delivery_mode is None else delivery_mode
+        if mode not in (PERSISTENT, NON_PERSISTENT):
+            fail(jerr.JMSException, 101, f"Invalid delivery mode {mode!r}")
+        prio = self.priority if priority is None else priority
+        ttl = self.time_to_live if time_to_live is None else time_to_live
+        if recipient_list is not None and not recipient_list:
+            fail(jerr.JMSException, INVALID_RECIPIENTS, "Invalid recipient list: empty")
+        info = await self.session.destination_info(dest)
+        if not codec.payload_type_accepts(info.payload_kind, message):
+            fail(jerr.MessageFormatException, WRONG_PAYLOAD,
+                 f"Messages of type {type(message).__name__} not allowed with Destinations "
+                 f"containing payload of type {info.payload_kind}")
+        stamp = now_ms()
+        message.jms_destination = dest
+        message.jms_delivery_mode = mode
+        message.jms_priority = prio
+        message.jms_timestamp = stamp
+        message.jms_expiration = stamp + round(ttl * 1000) if ttl and ttl > 0 else 0
+        message._time_to_live = round(ttl * 1000) if ttl and ttl > 0 else 0
+        message._recipients = list(recipient_list) if recipient_list else None
+        payload, props = codec.to_engine(message, info.payload_kind)
+        conn = self.session.connection
+        if props.sender_id is None and info.qualified.lower() in conn.no_local_topics:
+            props.sender_id = Agent(conn.local_name)  # no_local consumers skip these
+        mid = await self.session.send_engine(info.qualified, payload, props, message,
+                                             persistent=mode == PERSISTENT)
+        if mid is not None:
+            message.jms_message_id = "ID:" + mid
+
+    async def close(self) -> None:
+        self.closed = True
+        self.session.forget(self)
+
+
+QueueSender = MessageProducer
+TopicPublisher = MessageProducer

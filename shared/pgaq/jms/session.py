@@ -1,0 +1,824 @@
+"""javax.jms.Session (AQjmsSession): one database connection, its transaction, and what it
+has consumed but not yet acknowledged.
+
+How each acknowledge mode maps onto AQ (the engine's Session underneath):
+
+=====================  ===================================================================
+mode                   receive / listener
+=====================  ===================================================================
+SESSION_TRANSACTED     REMOVE in the session's transaction; commit() commits it, rollback()
+                       rolls it back and AQ counts a failed attempt (redelivered with
+                       JMSRedelivered and JMSXDeliveryCount + 1, or moved to the exception
+                       queue past the queue's max_retries, after its retry_delay)
+AUTO_ACKNOWLEDGE       receive(): REMOVE in autocommit, committed before receive returns;
+                       a listener: REMOVE in a transaction committed when the listener
+                       returns and rolled back (a failed attempt) when it raises
+CLIENT_ACKNOWLEDGE     REMOVE in a transaction that acknowledge() commits (everything the
+                       session consumed) and recover() rolls back
+DUPS_OK_ACKNOWLEDGE    as CLIENT_ACKNOWLEDGE, committed by the session every
+                       `dups_ok_batch` messages, after `dups_ok_delay` seconds, or before
+                       a receive waits: fewer commits, redelivery possible after a crash
+=====================  ===================================================================
+
+Sends of a non-transacted session are committed at once (IMMEDIATE: outside any open
+acknowledge transaction). NON_PERSISTENT messages are AQ buffered messages, which AQ only
+enqueues and dequeues with IMMEDIATE visibility (ORA-25293): a transacted session keeps
+its NON_PERSISTENT sends and enqueues them right after its commit (rollback drops them),
+and a buffered message is consumed when it is received, in every mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from .. import engine
+from ..errors import ConnectionLost, PgaqError
+from ..queries import load
+from . import codec
+from . import errors as jerr
+from . import message as jmsg
+from ._support import (
+    ACK_MODES,
+    AUTO_ACKNOWLEDGE,
+    CLIENT_ACKNOWLEDGE,
+    COMMIT_NOT_TRANSACTED,
+    CONNECTION_UNAVAILABLE,
+    DUPS_OK_ACKNOWLEDGE,
+    INVALID_DESTINATION,
+    INVALID_TOPIC,
+    RECOVER_TRANSACTED,
+    ROLLBACK_NOT_TRANSACTED,
+    SESSION_CLOSED,
+    SESSION_TRANSACTED,
+    UNSUBSCRIBE_ACTIVE,
+    UNSUBSCRIBE_UNKNOWN,
+    as_jms,
+    fail,
+    make,
+)
+from .browser import QueueBrowser
+from .connection import in_listener
+from .consumer import MessageConsumer
+from .destination import AQjmsAgent, Destination, Queue, Topic
+from .producer import MessageProducer
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+log = logging.getLogger("pgaq.jms")
+
+
+@dataclass(frozen=True)
+class DestinationInfo:
+    """What the runtime needs of a queue: its id (the wake-up channel), kind, consumers."""
+
+    queue_id: int
+    qualified: str
+    payload_kind: str
+    multiple_consumers: bool
+    queue_type: str
+
+    @property
+    def channel(self) -> str:
+        return f"aq_{self.queue_id}"
+
+
+@dataclass(frozen=True)
+class QueueTable:
+    """AQQueueTable: a handle on a queue table (`owner.name`)."""
+
+    owner: str
+    name: str
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.owner}.{self.name}"
+
+
+@dataclass
+class _Deferred:
+    """A NON_PERSISTENT send of a transacted session, enqueued after its commit."""
+
+    queue: str
+    payload: engine.Payload
+    props: engine.MessageProperties
+    message: jmsg.Message
+
+
+class Session:
+    """Created by `Connection.create_session(transacted, acknowledge_mode)`."""
+
+    def __init__(self, connection: Connection, transacted: bool, acknowledge_mode: int) -> None:
+        if not transacted and acknowledge_mode not in ACK_MODES:
+            fail(jerr.JMSException, 152, f"invalid acknowledge mode {acknowledge_mode!r}")
+        self._connection = connection
+        self.transacted = transacted
+        self.acknowledge_mode = SESSION_TRANSACTED if transacted else acknowledge_mode
+        self._engine: engine.Session | None = None
+        self._db: asyncpg.Connection | None = None
+        self._lock = asyncio.Lock()  # one operation on the session's connection at a time
+        self.delivery = asyncio.Lock()  # one message listener of this session at a time
+        self._closed = False
+        self._consumers: list[MessageConsumer] = []
+        self._producers: list[MessageProducer] = []
+        self._consumed = 0  # messages taken in the open transaction, not yet acknowledged
+        self._work = False  # the open transaction holds work of the application's
+        self._tx_lost = False  # the open transaction died with the database connection
+        self._deferred: list[_Deferred] = []
+        self._destinations: dict[str, DestinationInfo] = {}
+        self._durable: dict[str, Topic] = {}
+        self._flush: asyncio.Task[None] | None = None
+        self._message_listener: Callable[..., Any] | None = None
+
+    # -- state ----------------------------------------------------------------------------
+    @property
+    def connection(self) -> Connection:
+        return self._connection
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def get_transacted(self) -> bool:
+        self.check_open()
+        return self.transacted
+
+    def get_acknowledge_mode(self) -> int:
+        self.check_open()
+        return self.acknowledge_mode
+
+    def check_open(self) -> None:
+        if self._closed:
+            fail(jerr.IllegalStateException, SESSION_CLOSED, "Session is closed")
+        self._connection.check_open()
+
+    @property
+    def holds_transaction(self) -> bool:
+        """Whether receives run in a transaction the session ends (all but AUTO receive)."""
+        return self.acknowledge_mode != AUTO_ACKNOWLEDGE
+
+    # -- the database connection ----------------------------------------------------------
+    async def _ensure(self) -> engine.Session:
+        if self._engine is None:
+            pool = self._connection.pool
+            try:
+                self._db = await pool.acquire()
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                self._connection.database_lost(make(jerr.JMSException, CONNECTION_UNAVAILABLE,
+                                                    f"connection no longer available: {exc!r}",
+                                                    exc))
+                raise make(jerr.JMSException, CONNECTION_UNAVAILABLE,
+                           f"connection no longer available: {exc!r}", exc) from exc
+            self._engine = engine.Session(self._db, pool=pool,
+                                          safety_poll=self._connection.factory.safety_poll)
+        return self._engine
+
+    async def _drop_db(self) -> None:
+        conn, self._db, self._engine = self._db, None, None
+        if conn is not None:
+            try:
+                await self._connection.pool.release(conn, timeout=5.0)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
+                conn.terminate()
+
+    async def _lost(self, exc: PgaqError) -> None:
+        """The session's connection is gone: what it held uncommitted rolled back with it."""
+        if self._engine is not None and (self._engine.in_transaction or self._consumed
+                                         or self._deferred):
+            self._tx_lost = True
+        self._consumed = 0
+        self._work = False
+        self._deferred.clear()
+        await self._drop_db()
+        self._connection.database_lost(make(jerr.JMSException, CONNECTION_UNAVAILABLE,
+                                            f"connection no longer available: {exc.message}",
+                                            exc))
+
+    @asynccontextmanager
+    async def using(self) -> AsyncIterator[engine.Session]:
+        """The engine session, alone, with library errors turned into JMS exceptions."""
+        self.check_open()
+        async with self._lock:
+            eng = await self._ensure()
+            try:
+                yield eng
+            except ConnectionLost as exc:
+                await self._lost(exc)
+                raise as_jms(exc) from exc
+            except jerr.JMSException:
+                raise
+            except PgaqError as exc:
+                raise as_jms(exc) from exc
+
+    async def get_db_connection(self) -> asyncpg.Connection:
+        """AQjmsSession.getDBConnection: the session's own connection, for SQL of yours in
+        the same transaction (a transacted session's transaction is begun)."""
+        async with self.using() as eng:
+            if self.transacted:
+                await eng.begin()
+                self._work = True
+            assert self._db is not None
+            return self._db
+
+    # -- destinations ---------------------------------------------------------------------
+    def get_queue(self, owner: str, name: str | None = None) -> Queue:
+        """AQjmsSession.getQueue(owner, name) (or "owner.name"): a single-consumer queue."""
+        self.check_open()
+        return Queue(owner, name) if name is not None else Queue(*_split(owner))
+
+    def get_topic(self, owner: str, name: str | None = None) -> Topic:
+        """AQjmsSession.getTopic(owner, name) (or "owner.name"): a multi-consumer queue."""
+        self.check_open()
+        return Topic(owner, name) if name is not None else Topic(*_split(owner))
+
+    async def destination_info(self, dest: Destination) -> DestinationInfo:
+        key = dest.qualified.lower()
+        hit = self._destinations.get(key)
+        if hit is None:
+            self.check_open()
+            try:
+                async with self._connection.pool.acquire() as c:
+                    row = await c.fetchrow(load("jms_destination"), dest.qualified)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                from ..errors import wrap_db_error
+
+                err = as_jms(wrap_db_error(exc))
+                if isinstance(dest, Topic) and isinstance(err, jerr.InvalidDestinationException):
+                    raise make(jerr.InvalidDestinationException, INVALID_TOPIC,
+                               f"Invalid Topic specified: {err.message}", err) from exc
+                raise err from exc
+            assert row is not None
+            hit = DestinationInfo(row["queue_id"], f"{row['schema_name']}.{row['queue_name']}",
+                                  row["payload_kind"], row["multiple_consumers"], row["queue_type"])
+            self._destinations[key] = hit
+        return hit
+
+    async def check_selector(self, dest: Destination, selector: str | None) -> None:
+        """A selector that does not parse or type-check: InvalidSelectorException now."""
+        if selector is None or not selector.strip():
+            return
+        try:
+            async with self._connection.pool.acquire() as c:
+                await c.fetchval(load("jms_check_selector"), selector, dest.qualified)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            from ..errors import wrap_db_error
+
+            err = as_jms(wrap_db_error(exc))
+            if isinstance(err, jerr.InvalidDestinationException):
+                raise err from exc
+            raise make(jerr.InvalidSelectorException, 159,
+                       f"Invalid selector {selector!r}: {err.message}", err) from exc
+
+    # -- message factories ----------------------------------------------------------------
+    def create_message(self) -> jmsg.Message:
+        self.check_open()
+        return jmsg.Message()
+
+    def create_text_message(self, text: str | None = None) -> jmsg.TextMessage:
+        self.check_open()
+        return jmsg.TextMessage(text)
+
+    def create_bytes_message(self, data: bytes | None = None) -> jmsg.BytesMessage:
+        self.check_open()
+        return jmsg.BytesMessage(data)
+
+    def create_map_message(self) -> jmsg.MapMessage:
+        self.check_open()
+        return jmsg.MapMessage()
+
+    def create_stream_message(self) -> jmsg.StreamMessage:
+        self.check_open()
+        return jmsg.StreamMessage()
+
+    def create_object_message(self, obj: Any = None,
+                              serializer: jmsg.Serializer | None = None) -> jmsg.ObjectMessage:
+        self.check_open()
+        return jmsg.ObjectMessage(obj, serializer)
+
+    def create_adt_message(self, payload: Any = None) -> jmsg.AdtMessage:
+        """AQjmsSession.createAdtMessage: a message for an object-typed queue."""
+        self.check_open()
+        return jmsg.AdtMessage(payload)
+
+    # -- producers, consumers, browsers ----------------------------------------------------
+    def create_producer(self, destination: Destination | None = None) -> MessageProducer:
+        self.check_open()
+        p = MessageProducer(self, destination)
+        self._producers.append(p)
+        return p
+
+    def create_sender(self, queue: Queue | None = None) -> MessageProducer:
+        """QueueSession.createSender."""
+        return self.create_producer(queue)
+
+    def create_publisher(self, topic: Topic | None = None) -> MessageProducer:
+        """TopicSession.createPublisher."""
+        return self.create_producer(topic)
+
+    def create_consumer(self, destination: Destination, message_selector: str | None = None,
+                        no_local: bool = False) -> MessageConsumer:
+        """A consumer; `await` it to have its selector checked (InvalidSelectorException)
+        and, on a topic, its subscription made now, else its first receive does. On a
+        Topic it is a non-durable subscriber: an AQ subscriber of its own, removed when it
+        closes."""
+        self.check_open()
+        if not isinstance(destination, Destination):
+            fail(jerr.InvalidDestinationException, INVALID_DESTINATION,
+                 f"Invalid Destination {destination!r}")
+        c = MessageConsumer(self, destination, message_selector, no_local=no_local,
+                            temporary=isinstance(destination, Topic))
+        self._consumers.append(c)
+        return c
+
+    def create_receiver(self, queue: Queue, message_selector: str | None = None) -> MessageConsumer:
+        """QueueSession.createReceiver."""
+        return self.create_consumer(queue, message_selector)
+
+    def create_subscriber(self, topic: Topic, message_selector: str | None = None,
+                          no_local: bool = False) -> MessageConsumer:
+        """TopicSession.createSubscriber: a non-durable subscriber."""
+        return self.create_consumer(topic, message_selector, no_local)
+
+    def create_durable_subscriber(self, topic: Topic, name: str,
+                                  message_selector: str | None = None,
+                                  no_local: bool = False) -> MessageConsumer:
+        """A durable subscriber: the AQ subscriber `name` of the topic with the selector as
+        its rule (made, or altered to this selector, when the consumer opens: `await`
+        it). It keeps receiving messages while no consumer is open, until unsubscribe."""
+        self.check_open()
+        if not name:
+            fail(jerr.JMSException, 116, "Subscriber name must be specified")
+        if not isinstance(topic, Topic):
+            fail(jerr.InvalidDestinationException, INVALID_TOPIC, f"Invalid Topic specified: {topic!r}")
+        c = MessageConsumer(self, topic, message_selector, consumer_name=name, no_local=no_local,
+                            durable=True)
+        self._consumers.append(c)
+        self._durable[name.upper()] = topic
+        return c
+
+    def create_topic_receiver(self, topic: Topic, receiver_name: str,
+                              message_selector: str | None = None) -> MessageConsumer:
+        """AQjmsSession.createTopicReceiver: receive the messages sent to `receiver_name`
+        in a recipient list (no subscription is made)."""
+        self.check_open()
+        c = MessageConsumer(self, topic, message_selector, consumer_name=receiver_name)
+        self._consumers.append(c)
+        return c
+
+    def create_browser(self, destination: Destination, message_selector: str | None = None,
+                       subscription_name: str | None = None) -> QueueBrowser:
+        """A browser (`async for m in ...`); on a topic, of a durable subscription's
+        messages (`subscription_name`), as Oracle's TopicBrowser."""
+        self.check_open()
+        if isinstance(destination, Topic) and not subscription_name:
+            fail(jerr.JMSException, 116, "a TopicBrowser needs a durable subscriber's name")
+        return QueueBrowser(self, destination, message_selector, subscription_name)
+
+    def forget(self, item: MessageConsumer | MessageProducer) -> None:
+        if isinstance(item, MessageConsumer):
+            if item in self._consumers:
+                self._consumers.remove(item)
+        elif item in self._producers:
+            self._producers.remove(item)
+
+    async def unsubscribe(self, name: str, topic: Topic | None = None) -> None:
+        """Remove the durable subscription `name` (AQ's remove_subscriber): on `topic`, on
+        the topic this session subscribed it to, or on the one topic that has it."""
+        self.check_open()
+        for c in self._connection_consumers():
+            if c.durable and (c.consumer_name or "").upper() == name.upper() and not c.closed:
+                fail(jerr.IllegalStateException, UNSUBSCRIBE_ACTIVE,
+                     "Illegal operation on durable subscription with active TopicSubscriber")
+        target = topic or self._durable.get(name.upper())
+        pool = self._connection.pool
+        try:
+            async with pool.acquire() as c:
+                if target is None:
+                    rows = await c.fetch(load("jms_subscriptions"), name)
+                    if len(rows) != 1:
+                        fail(jerr.InvalidDestinationException, UNSUBSCRIBE_UNKNOWN,
+                             f"Can not link the durable subscriber name {name!r} with a topic "
+                             f"in unsubscribe method ({len(rows)} topics have it)")
+                    target = Topic(rows[0]["schema_name"], rows[0]["queue_name"])
+                await c.execute("CALL dbms_aqadm.remove_subscriber(queue_name => $1, "
+                                "subscriber => sys.aq$_agent($2, NULL, NULL))",
+                                target.qualified, name)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            from ..errors import wrap_db_error
+
+            raise as_jms(wrap_db_error(exc)) from exc
+        self._durable.pop(name.upper(), None)
+
+    def _connection_consumers(self) -> list[MessageConsumer]:
+        out: list[MessageConsumer] = []
+        for s in list(self._connection._sessions):
+            out.extend(s._consumers)
+        return out
+
+    # -- the session-wide message listener (JMS's Session.setMessageListener) -------------
+    def get_message_listener(self) -> Callable[..., Any] | None:
+        return self._message_listener
+
+    def set_message_listener(self, listener: Callable[..., Any] | None) -> None:
+        """Every consumer of the session delivers to `listener` (those created later too)."""
+        self.check_open()
+        self._message_listener = listener
+        for c in self._consumers:
+            c.set_message_listener(listener)
+
+    # -- consuming (called by consumers and browsers) -------------------------------------
+    async def take(self, consumer: MessageConsumer, info: DestinationInfo, *, listener: bool,
+                   msgid: str | None = None) -> tuple[engine.Message, jmsg.Message] | bool | None:
+        """One look for the consumer's next message, no wait: (engine message, JMS message),
+        None when there is none, False for one of this connection's own publications that
+        a no_local consumer drops (the caller looks again)."""
+        async with self.using() as eng:
+            in_tx = self.holds_transaction or listener
+            if in_tx:
+                await eng.begin()
+            base = engine.DequeueOptions(
+                consumer_name=consumer.consumer_name, wait=0,
+                condition=None if consumer.subscribed else consumer.message_selector,
+                msgid=_engine_id(msgid) if msgid else None)
+            got: list[engine.Message] = []
+            if consumer.buffered and not msgid:
+                got = await eng.dequeue(info.qualified, _opts(base, "IMMEDIATE", "BUFFERED"))
+            if not got:
+                got = await eng.dequeue(info.qualified, _opts(
+                    base, "ON_COMMIT" if in_tx else "IMMEDIATE", "PERSISTENT"))
+            if not got:
+                if in_tx and not self._work and not self._consumed:
+                    await eng.commit()  # nothing held: no idle transaction left open
+                return None
+            m = got[0]
+            if in_tx:
+                self._consumed += 1
+                self._work = True
+            if (consumer.no_local and m.sender_id is not None
+                    and m.sender_id.name == self._connection.local_name):
+                return False
+            msg = codec.from_engine(m, info.payload_kind, consumer.destination)
+            msg._acknowledger = self._acknowledger
+        if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and not listener:
+            await self.dups_ok_consumed()
+        return m, msg
+
+    async def _acknowledger(self) -> None:
+        await self.acknowledge()
+
+    async def settle(self, ok: bool) -> None:
+        """After a message listener: AUTO commits (or rolls back, a failed attempt, when the
+        listener raised); DUPS_OK commits by batch; the others leave it to the application."""
+        if self._closed:
+            return
+        mode = self.acknowledge_mode
+        if mode == AUTO_ACKNOWLEDGE or (mode == DUPS_OK_ACKNOWLEDGE and not ok):
+            async with self.using() as eng:
+                if ok:
+                    await eng.commit()
+                else:
+                    await eng.rollback()
+                self._consumed = 0
+                self._work = False
+        elif mode == DUPS_OK_ACKNOWLEDGE:
+            await self.dups_ok_consumed()
+
+    async def dups_ok_consumed(self) -> None:
+        """DUPS_OK: commit every `dups_ok_batch` messages, or `dups_ok_delay` seconds later."""
+        if self._consumed >= self._connection.factory.dups_ok_batch:
+            await self.idle()
+        elif self._consumed and (self._flush is None or self._flush.done()):
+            self._flush = self._connection.spawn("dups-ok-flush", self._flush_later())
+
+    async def _flush_later(self) -> None:
+        await asyncio.sleep(self._connection.factory.dups_ok_delay)
+        if not self._closed:
+            try:
+                await self.idle()
+            except jerr.JMSException as exc:
+                log.warning("DUPS_OK commit failed (the messages will be redelivered): %s", exc)
+
+    async def idle(self) -> None:
+        """A receive is about to wait: DUPS_OK commits what it consumed."""
+        if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and self._consumed and not self._closed:
+            async with self.using() as eng:
+                await eng.commit()
+                self._consumed = 0
+                self._work = False
+
+    async def quiesce(self) -> None:
+        """Wait for the message listener running in this session, if any, to return."""
+        async with self.delivery:
+            pass
+
+    # -- producing (called by producers) ---------------------------------------------------
+    async def send_engine(self, queue: str, payload: engine.Payload,
+                          props: engine.MessageProperties, message: jmsg.Message,
+                          persistent: bool) -> str | None:
+        """Enqueue one message as the session's mode wants it; its id, or None for a
+        NON_PERSISTENT message a transacted session sends after its commit."""
+        if not persistent and self.transacted:
+            self.check_open()
+            self._deferred.append(_Deferred(queue, payload, props, message))
+            return None
+        async with self.using() as eng:
+            if self.transacted:
+                await eng.begin()
+                self._work = True
+                return await eng.enqueue(queue, payload, props, visibility="ON_COMMIT")
+            return await eng.enqueue(queue, payload, props, visibility="IMMEDIATE",
+                                     delivery_mode="PERSISTENT" if persistent else "BUFFERED")
+
+    # -- transactions and acknowledgement -------------------------------------------------
+    async def commit(self) -> None:
+        """Commit what the session sent and received (TransactionRolledBackException when
+        the transaction was lost with its database connection)."""
+        self.check_open()
+        if not self.transacted:
+            fail(jerr.IllegalStateException, COMMIT_NOT_TRANSACTED,
+                 "Illegal attempt to commit on a non transacted JMS Session")
+        async with self._lock:
+            if self._tx_lost:
+                self._tx_lost = False
+                raise make(jerr.TransactionRolledBackException, 207, "the transaction was "
+                           "rolled back: its database connection was lost")
+            deferred, self._deferred = self._deferred, []
+            eng = self._engine
+            try:
+                if eng is not None:
+                    await eng.commit()
+            except ConnectionLost as exc:
+                await self._lost(exc)
+                self._tx_lost = False
+                raise make(jerr.TransactionRolledBackException, 207,
+                           f"the transaction was rolled back: {exc.message}", exc) from exc
+            except PgaqError as exc:
+                await self._restart_after_failure()
+                raise make(jerr.TransactionRolledBackException, 207,
+                           f"the transaction was rolled back: {exc.message}", exc) from exc
+            finally:
+                self._consumed = 0
+                self._work = False
+        for d in deferred:  # buffered messages: IMMEDIATE, right after the commit
+            async with self.using() as e:
+                mid = await e.enqueue(d.queue, d.payload, d.props, visibility="IMMEDIATE",
+                                      delivery_mode="BUFFERED")
+            d.message.jms_message_id = "ID:" + mid
+
+    async def _restart_after_failure(self) -> None:
+        if self._engine is not None and self._engine.in_transaction:
+            try:
+                await self._engine.rollback()
+            except PgaqError:
+                await self._drop_db()
+
+    async def rollback(self) -> None:
+        """Roll back what the session sent and received: the received messages come again
+        (JMSRedelivered, JMSXDeliveryCount + 1; past max_retries to the exception queue)."""
+        self.check_open()
+        if not self.transacted:
+            fail(jerr.IllegalStateException, ROLLBACK_NOT_TRANSACTED,
+                 "Illegal attempt to rollback on a non transacted JMS Session")
+        await self._rollback()
+
+    async def _rollback(self) -> None:
+        async with self._lock:
+            self._deferred.clear()
+            self._tx_lost = False
+            self._consumed = 0
+            self._work = False
+            eng = self._engine
+            if eng is None or not eng.in_transaction:
+                return
+            try:
+                await eng.rollback()
+            except ConnectionLost as exc:
+                await self._lost(exc)
+                self._tx_lost = False
+            except PgaqError as exc:
+                raise as_jms(exc) from exc
+
+    async def recover(self) -> None:
+        """Redeliver every message consumed and not acknowledged (a rollback in AQ, so each
+        counts a failed attempt)."""
+        self.check_open()
+        if self.transacted:
+            fail(jerr.IllegalStateException, RECOVER_TRANSACTED,
+                 "Illegal attempt to recover on a transacted JMS Session")
+        await self._rollback()
+
+    async def acknowledge(self) -> None:
+        """CLIENT_ACKNOWLEDGE: acknowledge everything the session consumed so far (its
+        transaction commits); in other modes nothing to do."""
+        self.check_open()
+        if self.acknowledge_mode not in (CLIENT_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE):
+            return
+        async with self._lock:
+            if self._tx_lost:
+                self._tx_lost = False
+                raise make(jerr.JMSException, CONNECTION_UNAVAILABLE, "the messages were not "
+                           "acknowledged: the database connection was lost (they come again)")
+            eng = self._engine
+            if eng is None or not eng.in_transaction:
+                return
+            try:
+                await eng.commit()
+            except ConnectionLost as exc:
+                await self._lost(exc)
+                self._tx_lost = False
+                raise as_jms(exc) from exc
+            except PgaqError as exc:
+                raise as_jms(exc) from exc
+            finally:
+                self._consumed = 0
+                self._work = False
+
+    # -- close ----------------------------------------------------------------------------
+    async def close(self) -> None:
+        """Close consumers and producers, roll back what is uncommitted (a transacted
+        session) or unacknowledged (CLIENT_ACKNOWLEDGE: it comes again), commit what a
+        DUPS_OK session consumed, give the database connection back."""
+        if self._closed:
+            return
+        if in_listener.get() is self:
+            fail(jerr.IllegalStateException, SESSION_CLOSED,
+                 "close() of a session from its own message listener")
+        for c in list(self._consumers):
+            await c.close()
+        for p in list(self._producers):
+            p.closed = True
+        if self._flush is not None and not self._flush.done():
+            self._flush.cancel()
+        async with self._lock:
+            eng = self._engine
+            try:
+                if eng is not None and eng.in_transaction:
+                    if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE:
+                        await eng.commit()
+                    else:
+                        await eng.rollback()
+            except PgaqError as exc:
+                log.warning("closing a session: %s", exc)
+            self._closed = True
+            self._deferred.clear()
+            await self._drop_db()
+        self._connection.forget(self)
+
+    # -- Oracle's administrative extensions (dbms_aqadm) ----------------------------------
+    async def _admin(self, sql: str, *args: Any) -> None:
+        self.check_open()
+        try:
+            async with self._connection.pool.acquire() as c:
+                await c.execute(sql, *args)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            from ..errors import wrap_db_error
+
+            raise as_jms(wrap_db_error(exc)) from exc
+        self._destinations.clear()
+
+    async def create_queue_table(self, owner: str, name: str, payload_type: str = "SYS.AQ$_JMS_MESSAGE",
+                                 *, multiple_consumers: bool = False, sort_list: str | None = None,
+                                 message_grouping: str = "NONE", comment: str | None = None) -> QueueTable:
+        """AQjmsSession.createQueueTable (dbms_aqadm.create_queue_table); `payload_type`
+        e.g. SYS.AQ$_JMS_TEXT_MESSAGE or an object type."""
+        await self._admin(
+            "CALL dbms_aqadm.create_queue_table(queue_table => $1, queue_payload_type => $2, "
+            "sort_list => $3, multiple_consumers => $4, message_grouping => $5, comment => $6)",
+            f"{owner}.{name}", payload_type, sort_list, multiple_consumers, message_grouping, comment)
+        return QueueTable(owner, name)
+
+    async def get_queue_table(self, owner: str, name: str) -> QueueTable:
+        """AQjmsSession.getQueueTable: a handle on an existing queue table (ORA-24002 else)."""
+        self.check_open()
+        try:
+            async with self._connection.pool.acquire() as c:
+                await c.fetchval("SELECT (aq.resolve_queue_table($1)).id", f"{owner}.{name}")
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            from ..errors import wrap_db_error
+
+            raise as_jms(wrap_db_error(exc)) from exc
+        return QueueTable(owner, name)
+
+    async def _create_destination(self, table: QueueTable, name: str, max_retries: int | None,
+                                  retry_delay: float, retention_time: float,
+                                  comment: str | None, start: bool) -> None:
+        await self._admin(
+            "CALL dbms_aqadm.create_queue(queue_name => $1, queue_table => $2, "
+            "max_retries => $3, retry_delay => $4, retention_time => $5, comment => $6)",
+            f"{table.owner}.{name}", table.qualified, 5 if max_retries is None else max_retries,
+            retry_delay, retention_time, comment)
+        if start:
+            await self._admin("CALL dbms_aqadm.start_queue(queue_name => $1)", f"{table.owner}.{name}")
+
+    async def create_queue(self, table: QueueTable, name: str, *, max_retries: int | None = None,
+                           retry_delay: float = 0, retention_time: float = 0,
+                           comment: str | None = None, start: bool = True) -> Queue:
+        """AQjmsSession.createQueue: a queue in a single-consumer queue table, started
+        (AQjmsDestination.start) unless `start=False`."""
+        await self._create_destination(table, name, max_retries, retry_delay, retention_time,
+                                       comment, start)
+        return Queue(table.owner, name)
+
+    async def create_topic(self, table: QueueTable, name: str, *, max_retries: int | None = None,
+                           retry_delay: float = 0, retention_time: float = 0,
+                           comment: str | None = None, start: bool = True) -> Topic:
+        """AQjmsSession.createTopic: a queue in a multi-consumer queue table."""
+        await self._create_destination(table, name, max_retries, retry_delay, retention_time,
+                                       comment, start)
+        return Topic(table.owner, name)
+
+    # AQjmsDestination's methods, here on the session that runs them
+    async def start_destination(self, dest: Destination, enqueue: bool = True,
+                                dequeue: bool = True) -> None:
+        await self._admin("CALL dbms_aqadm.start_queue(queue_name => $1, enqueue => $2, dequeue => $3)",
+                          dest.qualified, enqueue, dequeue)
+
+    async def stop_destination(self, dest: Destination, enqueue: bool = True,
+                               dequeue: bool = True, wait: bool = True) -> None:
+        await self._admin("CALL dbms_aqadm.stop_queue(queue_name => $1, enqueue => $2, "
+                          "dequeue => $3, wait => $4)", dest.qualified, enqueue, dequeue, wait)
+
+    async def alter_destination(self, dest: Destination, *, max_retries: int | None = None,
+                                retry_delay: float | None = None,
+                                retention_time: float | None = None,
+                                comment: str | None = None) -> None:
+        await self._admin("CALL dbms_aqadm.alter_queue(queue_name => $1, max_retries => $2, "
+                          "retry_delay => $3, retention_time => $4, comment => $5)",
+                          dest.qualified, max_retries, retry_delay, retention_time, comment)
+
+    async def drop_destination(self, dest: Destination) -> None:
+        await self._admin("CALL dbms_aqadm.drop_queue(queue_name => $1)", dest.qualified)
+
+    async def schedule_propagation(self, dest: Destination, destination: str | None = None, *,
+                                   start_time: datetime | None = None,
+                                   duration: float | None = None, next_time: str | None = None,
+                                   latency: float = 60,
+                                   destination_queue: str | None = None) -> None:
+        """AQjmsDestination.schedulePropagation (dbms_aqadm.schedule_propagation)."""
+        await self._admin(
+            "CALL dbms_aqadm.schedule_propagation(queue_name => $1, destination => $2, "
+            "start_time => $3, duration => $4, next_time => $5, latency => $6, "
+            "destination_queue => $7)", dest.qualified, destination, start_time, duration,
+            next_time, latency, destination_queue)
+
+    async def unschedule_propagation(self, dest: Destination, destination: str | None = None,
+                                     destination_queue: str | None = None) -> None:
+        await self._admin("CALL dbms_aqadm.unschedule_propagation(queue_name => $1, "
+                          "destination => $2, destination_queue => $3)",
+                          dest.qualified, destination, destination_queue)
+
+    async def enable_propagation_schedule(self, dest: Destination, destination: str | None = None,
+                                          destination_queue: str | None = None) -> None:
+        await self._admin("CALL dbms_aqadm.enable_propagation_schedule(queue_name => $1, "
+                          "destination => $2, destination_queue => $3)",
+                          dest.qualified, destination, destination_queue)
+
+    async def disable_propagation_schedule(self, dest: Destination, destination: str | None = None,
+                                           destination_queue: str | None = None) -> None:
+        await self._admin("CALL dbms_aqadm.disable_propagation_schedule(queue_name => $1, "
+                          "destination => $2, destination_queue => $3)",
+                          dest.qualified, destination, destination_queue)
+
+    async def create_remote_subscriber(self, topic: Topic, agent: AQjmsAgent,
+                                       message_selector: str | None = None) -> None:
+        """AQjmsSession.createRemoteSubscriber: an AQ subscriber with an address."""
+        await self._admin("CALL dbms_aqadm.add_subscriber(queue_name => $1, "
+                          "subscriber => sys.aq$_agent($2, $3, $4), rule => $5)",
+                          topic.qualified, agent.name, agent.address, agent.protocol,
+                          message_selector)
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.close()
+
+
+def _split(qualified: str) -> tuple[str, str]:
+    owner, dot, name = qualified.partition(".")
+    if not dot:
+        fail(jerr.InvalidDestinationException, 178, f"Invalid Queue name {qualified!r}: owner.name")
+    return owner, name
+
+
+def _engine_id(message_id: str) -> str:
+    return message_id[3:] if message_id.upper().startswith("ID:") else message_id
+
+
+def _opts(base: engine.DequeueOptions, visibility: str, mode: str) -> engine.DequeueOptions:
+    from dataclasses import replace
+
+    return replace(base, visibility=visibility, delivery_mode=mode)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
