@@ -290,6 +290,8 @@ class MessageConsumer:
                         if await self._deliver_one(info, listener, stop):
                             backoff = 0.05
                             continue
+                        if not conn.started.is_set():
+                            continue  # stopped meanwhile: wait for start()
                         await s.idle()
                         waits = [stop, self._closing] + ([event] if event is not None else [])
                         await _wait_any(waits, conn.factory.safety_poll)
