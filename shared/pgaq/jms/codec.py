@@ -347,7 +347,8 @@ def from_engine(m: EngineMessage, payload_type: str, destination: Destination | 
         msg._provider_property("JMSXState", "int", state)
     msg._provider_property("JMS_OracleDelay", "int", m.delay)
     if m.exception_queue is not None:
-        msg._provider_property("JMS_OracleExcpQ", "string", m.exception_queue)
+        msg._provider_property("JMS_OracleExcpQ", "string",
+                               _qualified(m.exception_queue, m.queue, destination))
     msg._provider_property("JMS_OracleOriginalMessageID", "string",
                            "ID:" + (m.original_msgid or m.msgid))
     msg._engine_message = m
@@ -355,6 +356,17 @@ def from_engine(m: EngineMessage, payload_type: str, destination: Destination | 
     if isinstance(msg, (BytesMessage, StreamMessage)):
         msg.reset()
     return msg
+
+
+def _qualified(name: str, queue: str, destination: Destination | None) -> str:
+    """An exception queue as "owner.name": the engine gives its name alone (it is in the
+    queue's own queue table, so in the queue's schema)."""
+    if "." in name:
+        return name
+    schema, dot, _ = (queue or "").rpartition(".")
+    if dot and schema:
+        return f"{schema}.{name}"
+    return f"{destination.owner}.{name}" if destination is not None else name
 
 
 def _ms(t: datetime) -> int:
