@@ -8,9 +8,8 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import asyncpg
-import pytest
-
 import pgaq.jms as jms
+import pytest
 
 from .helpers import make_queue
 
@@ -218,10 +217,7 @@ async def test_listener_auto_ack_redelivers_when_it_raises(conn: asyncpg.Connect
     await connection.start()
     await asyncio.wait_for(done, 10)
     assert seen == [("a", 1), ("a", 2), ("b", 1)]
-    for _ in range(100):
-        if await count(conn) == 0:
-            break
-        await asyncio.sleep(0.01)
+    await connection.stop()  # returns once the listener's commit is done
     assert await count(conn) == 0
     with pytest.raises(jms.IllegalStateException):  # no receive on a consumer with a listener
         await c.receive_no_wait()
@@ -236,6 +232,7 @@ async def test_listeners_of_a_session_run_one_at_a_time_and_stop_waits(
     most = 0
     got: list[str | None] = []
     release = asyncio.Event()
+    entered = asyncio.Event()
     all_in = asyncio.Event()
 
     def listener(m: jms.Message) -> object:
@@ -243,6 +240,7 @@ async def test_listeners_of_a_session_run_one_at_a_time_and_stop_waits(
             nonlocal running, most
             running += 1
             most = max(most, running)
+            entered.set()
             await release.wait()
             got.append(text(m))
             running -= 1
@@ -257,8 +255,7 @@ async def test_listeners_of_a_session_run_one_at_a_time_and_stop_waits(
     for t in ("x", "y"):
         await p.send(s.create_text_message(t))
     await connection.start()
-    while running == 0:
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(entered.wait(), 10)
     stopping = asyncio.create_task(connection.stop())
     await asyncio.sleep(0.05)
     assert not stopping.done()  # stop waits for the listener in progress

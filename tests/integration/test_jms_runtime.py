@@ -8,9 +8,8 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import asyncpg
-import pytest
-
 import pgaq.jms as jms
+import pytest
 
 from .helpers import make_queue, subscribe
 
