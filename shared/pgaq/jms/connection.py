@@ -121,6 +121,9 @@ class Connection:
         # the name this connection's publications carry when one of its consumers is no_local
         self.local_name = "JMS" + uuid.uuid4().hex[:20].upper()
         self.no_local_topics: set[str] = set()
+        # ids of messages taken by transactions lost with their connection: delivered again,
+        # they carry JMSRedelivered (AQ counts no attempt for them)
+        self.maybe_delivered: set[str] = set()
         self.meta_data = ConnectionMetaData()
 
     # -- state ----------------------------------------------------------------------------

@@ -130,7 +130,8 @@ class Session:
         self._closed = False
         self._consumers: list[MessageConsumer] = []
         self._producers: list[MessageProducer] = []
-        self._consumed = 0  # messages taken in the open transaction, not yet acknowledged
+        # ids of the messages taken in the open transaction, not yet acknowledged
+        self._taken_ids: list[str] = []
         self._work = False  # the open transaction holds work of the application's
         self._tx_lost = False  # the open transaction died with the database connection
         self._deferred: list[_Deferred] = []
@@ -140,6 +141,10 @@ class Session:
         self._message_listener: Callable[..., Any] | None = None
 
     # -- state ----------------------------------------------------------------------------
+    @property
+    def _consumed(self) -> int:
+        return len(self._taken_ids)
+
     @property
     def connection(self) -> Connection:
         return self._connection
@@ -195,7 +200,8 @@ class Session:
         if self._engine is not None and (self._engine.in_transaction or self._consumed
                                          or self._deferred):
             self._tx_lost = True
-        self._consumed = 0
+        self._connection.maybe_delivered.update(self._taken_ids)
+        self._taken_ids.clear()
         self._work = False
         self._deferred.clear()
         await self._drop_db()
@@ -461,13 +467,19 @@ class Session:
                 return None
             m = got[0]
             if in_tx:
-                self._consumed += 1
+                self._taken_ids.append(m.msgid)
                 self._work = True
             if (consumer.no_local and m.sender_id is not None
                     and m.sender_id.name == self._connection.local_name):
                 return False
             msg = codec.from_engine(m, info.payload_kind, consumer.destination)
             msg._acknowledger = self._acknowledger
+            if m.msgid in self._connection.maybe_delivered and not msg.jms_redelivered:
+                # taken by a transaction that died with its connection, which AQ does not
+                # count as an attempt (seed 004): JMS wants it flagged as redelivered
+                self._connection.maybe_delivered.discard(m.msgid)
+                msg._redelivered = True
+                msg._provider_property("JMSXDeliveryCount", "int", m.attempts + 2)
         if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and not listener:
             await self.dups_ok_consumed()
         return m, msg
@@ -487,7 +499,7 @@ class Session:
                     await eng.commit()
                 else:
                     await eng.rollback()
-                self._consumed = 0
+                self._taken_ids.clear()
                 self._work = False
         elif mode == DUPS_OK_ACKNOWLEDGE:
             await self.dups_ok_consumed()
@@ -512,7 +524,7 @@ class Session:
         if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and self._consumed and not self._closed:
             async with self.using() as eng:
                 await eng.commit()
-                self._consumed = 0
+                self._taken_ids.clear()
                 self._work = False
 
     async def quiesce(self) -> None:
@@ -566,7 +578,7 @@ class Session:
                 raise make(jerr.TransactionRolledBackException, 207,
                            f"the transaction was rolled back: {exc.message}", exc) from exc
             finally:
-                self._consumed = 0
+                self._taken_ids.clear()
                 self._work = False
         for d in deferred:  # buffered messages: IMMEDIATE, right after the commit
             async with self.using() as e:
@@ -594,7 +606,7 @@ class Session:
         async with self._lock:
             self._deferred.clear()
             self._tx_lost = False
-            self._consumed = 0
+            self._taken_ids.clear()
             self._work = False
             eng = self._engine
             if eng is None or not eng.in_transaction:
@@ -639,7 +651,7 @@ class Session:
             except PgaqError as exc:
                 raise as_jms(exc) from exc
             finally:
-                self._consumed = 0
+                self._taken_ids.clear()
                 self._work = False
 
     # -- close ----------------------------------------------------------------------------
