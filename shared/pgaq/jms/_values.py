@@ -241,13 +241,16 @@ _SPECIAL_IN = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math
 
 def to_json(kind: str, value: Any) -> Any:
     """A value as the engine's JSON keeps it (pgaq.idap.payload's convention): floats'
-    special values as "NaN"/"INF"/"-INF", a float as its shortest decimal, byte[] as hex."""
+    special values as "NaN"/"INF"/"-INF" (and -0.0 as "-0.0"), a float as its shortest
+    decimal, byte[] as hex."""
     if value is None:
         return None
     if kind in ("float", "double"):
         x = float(value)
         if not math.isfinite(x):
             return _SPECIAL_OUT[repr(x)]
+        if x == 0 and math.copysign(1.0, x) < 0:
+            return "-0.0"  # jsonb's numeric has no negative zero; Java's float and double do
         return shortest_f32(x) if kind == "float" else x
     if kind == "bytes":
         return bytes(value).hex().upper()

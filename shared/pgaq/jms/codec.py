@@ -30,15 +30,17 @@ SQL unchanged:
   StreamMessage body          bytes_raw in pgaq's tagged format (message.encode_stream)
 
 Types in JSON: boolean, byte, short, int, long, float, double, string as IDAP writes them
-(float NaN and infinities as "NaN", "INF", "-INF"), plus, in maps only, char (a one-character
-string) and bytes (hex), which IDAP's schema has no element for.
+(float NaN and infinities as "NaN", "INF", "-INF", negative zero as "-0.0": jsonb's numeric
+has neither), plus, in maps only, char (a one-character string) and bytes (hex), which IDAP's
+schema has no element for. Strings the database cannot store (U+0000, a lone surrogate) are
+refused before the send.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -180,14 +182,38 @@ def _time_to_live(msg: Message) -> int | None:
     return max(msg.jms_expiration - start, 0)
 
 
-def _no_nul(payload: Any, props: MessageProperties) -> None:
-    """PostgreSQL text and jsonb hold no U+0000: refuse before anything is sent."""
-    texts = [json.dumps(payload, default=str), props.correlation or "",
-             props.exception_queue or ""]
-    if any("\\u0000" in t or "\0" in t for t in texts):
-        raise MessageFormatException("a string of the message (text, property, map item, "
-                                     "JMSType, correlation) holds U+0000, which the database "
-                                     "cannot store", "JMS-161")
+def _storable(text: str) -> bool:
+    if "\0" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield str(k)
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def _check_storable(payload: Any, props: MessageProperties) -> None:
+    """PostgreSQL text and jsonb hold neither U+0000 nor a lone UTF-16 surrogate (Java strings
+    may): refuse such a message before anything is sent. Stream and Bytes bodies are bytes,
+    so they can carry both."""
+    for text in (*_strings(payload), props.correlation or "", props.exception_queue or ""):
+        if not _storable(text):
+            raise MessageFormatException(
+                f"{text[:40]!r}: a string of the message (text, property, map item, JMSType, "
+                "correlation) holds U+0000 or a lone surrogate, which the database cannot "
+                "store", "JMS-161")
 
 
 def to_engine(msg: Message, payload_type: str) -> tuple[Payload, MessageProperties]:
@@ -227,7 +253,7 @@ def to_engine(msg: Message, payload_type: str) -> tuple[Payload, MessageProperti
         payload = {"header": _header(msg), **_generic(msg)}
     else:
         payload = {"header": _header(msg), **_body(msg, kind)}
-    _no_nul(payload, props)
+    _check_storable(payload, props)
     return payload, props
 
 
