@@ -23,7 +23,7 @@ from lxml import etree
 from pgaq.engine import DequeueOptions, Session
 from pgaq.idap.payload import xml_to_payload
 from pgaq.jms import codec
-from pgaq.jms.destination import AQjmsAgent, Queue
+from pgaq.jms.destination import AQjmsAgent, Queue, Topic
 from pgaq.jms.errors import MessageEOFException, MessageFormatException
 from pgaq.jms.message import (
     BytesMessage,
@@ -345,6 +345,22 @@ async def test_what_sql_producers_write_reads_as_jms(conn: asyncpg.Connection) -
     assert r.get_property_type("plain") == "long" and r.get_int_property("n") == 12
     assert r.get_string_property("word") == "w" and r.get_boolean_property("yes") is True
     assert r.jms_priority == 1 and r.jms_expiration == 0 and r.jms_type is None
+
+
+async def test_a_topic_reply_to(conn: asyncpg.Connection) -> None:
+    """A Topic as JMSReplyTo is stored as Oracle's agent with an address alone; it reads
+    back as a Topic where the caller tells which addresses are topics."""
+    await _queues(conn)
+    t = TextMessage("ask")
+    t.jms_reply_to = Topic("j", "answers")
+    payload, props = codec.to_engine(t, "JMS_TEXT")
+    assert payload["header"]["replyto"] == {"name": None, "address": "j.answers", "protocol": 0}  # type: ignore[index,call-overload]
+    s = Session(conn)
+    await s.enqueue("j.text_q", payload, props)
+    [e] = await s.dequeue("j.text_q")
+    assert codec.from_engine(e, "JMS_TEXT", None).jms_reply_to == Queue("j", "answers")
+    got = codec.from_engine(e, "JMS_TEXT", None, is_topic=lambda a: a == "j.answers")
+    assert got.jms_reply_to == Topic("j", "answers")
 
 
 async def test_header_only_and_nonpersistent_messages(conn: asyncpg.Connection) -> None:

@@ -40,14 +40,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..engine import Message as EngineMessage
 from ..engine import MessageProperties, Payload
 from . import _values as V
-from .destination import AQjmsAgent, Destination, Queue
+from .destination import AQjmsAgent, Destination, Queue, Topic
 from .errors import MessageFormatException
 from .message import (
     JMSX_STATE,
@@ -271,7 +271,7 @@ def _bytes(raw: Any) -> bytes | None:
                                      exc) from exc
 
 
-def _reply_to(raw: Any) -> Destination | AQjmsAgent | None:
+def _reply_to(raw: Any, is_topic: Callable[[str], bool] | None) -> Destination | AQjmsAgent | None:
     if not isinstance(raw, dict):
         return None
     name, address = raw.get("name"), raw.get("address")
@@ -281,7 +281,11 @@ def _reply_to(raw: Any) -> Destination | AQjmsAgent | None:
     if not name and protocol == 0 and isinstance(address, str):
         owner, dot, rest = address.partition(".")
         if dot and owner and rest and "." not in rest and "@" not in rest:
-            return Queue(owner, rest)  # an address alone: a destination in this database
+            # an address alone: a destination in this database (the agent has no kind:
+            # a Queue unless the caller knows the address for a multi-consumer queue)
+            if is_topic is not None and is_topic(address):
+                return Topic(owner, rest)
+            return Queue(owner, rest)
     return AQjmsAgent(name or None, address or None, int(protocol))
 
 
@@ -299,10 +303,10 @@ def _typed(spec: Any) -> tuple[str, Any]:
     return V.from_json("", spec)  # a plain JSON scalar, as a SQL producer may write one
 
 
-def _apply_header(msg: Message, header: Any) -> None:
+def _apply_header(msg: Message, header: Any, is_topic: Callable[[str], bool] | None) -> None:
     if not isinstance(header, dict):
         return
-    msg._reply_to = _reply_to(header.get("replyto"))
+    msg._reply_to = _reply_to(header.get("replyto"), is_topic)
     jtype = header.get("type")
     msg._type = None if jtype is None else str(jtype)
     props = header.get("properties")
@@ -334,10 +338,12 @@ def _fill_body(msg: Message, payload: dict[str, Any]) -> None:
         msg._data = _bytes(payload.get("bytes_raw"))
 
 
-def from_engine(m: EngineMessage, payload_type: str, destination: Destination | None) -> Message:
+def from_engine(m: EngineMessage, payload_type: str, destination: Destination | None, *,
+                is_topic: Callable[[str], bool] | None = None) -> Message:
     """The JMS message for a dequeued engine message from a queue table of kind
     `payload_type`: the class of its body, headers and JMSX/JMS_Oracle properties set,
-    properties and body read-only (Bytes and Stream bodies reset for reading)."""
+    properties and body read-only (Bytes and Stream bodies reset for reading). A reply-to
+    stored as an address alone is a Queue, or a Topic where `is_topic(address)` says so."""
     kind = payload_type.upper()
     payload = m.payload
     if kind == "JMS_MESSAGE" and isinstance(payload, dict):
@@ -355,7 +361,7 @@ def from_engine(m: EngineMessage, payload_type: str, destination: Destination | 
         assert isinstance(msg, BytesMessage)
         msg._buf = bytearray(payload if isinstance(payload, (bytes, bytearray)) else b"")
     elif isinstance(payload, dict):
-        _apply_header(msg, payload.get("header"))
+        _apply_header(msg, payload.get("header"), is_topic)
         _fill_body(msg, payload)
     msg._message_id = "ID:" + m.msgid
     stamp = _ms(m.enqueue_time)
