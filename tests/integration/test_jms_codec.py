@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import asyncpg
@@ -26,6 +28,7 @@ from pgaq.jms import codec
 from pgaq.jms.destination import AQjmsAgent, Queue, Topic
 from pgaq.jms.errors import MessageEOFException, MessageFormatException
 from pgaq.jms.message import (
+    AdtMessage,
     BytesMessage,
     MapMessage,
     Message,
@@ -470,3 +473,50 @@ def test_strings_the_database_cannot_store_are_refused() -> None:
     s.write_string("a\0b\ud800")
     payload, _ = codec.to_engine(s, "JMS_STREAM")
     assert isinstance(payload, dict) and payload["bytes_len"] == 1 + 4 + 6
+
+
+@dataclass
+class Car:
+    carno: str
+    year: int
+    price: Decimal
+
+
+async def test_adt_and_raw_queues(conn: asyncpg.Connection) -> None:
+    """AdtMessage on an object-typed queue (seed 004: "create the queue table with payload
+    type as the Oracle object type"), both ways with SQL; a BytesMessage on a RAW queue is
+    its body alone, and delay and exception queue still travel as AQ properties."""
+    await conn.execute("CREATE SCHEMA cars; CREATE TYPE cars.car_typ AS "
+                       "(carno varchar(10), year numeric, price numeric(12,2))")
+    await make_queue(conn, "cars.q", "cars.qt", "cars.car_typ")
+    s = Session(conn)
+    adt = AdtMessage(Car("C1", 2024, Decimal("45000.50")))
+    adt.set_int_property("JMS_OracleDelay", 0)
+    adt.jms_correlation_id = "car-1"
+    payload, props = codec.to_engine(adt, "OBJECT")
+    await s.enqueue("cars.q", payload, props)
+    row = await conn.fetchrow("SELECT (user_data).carno, (user_data).year, (user_data).price, corrid "
+                              "FROM cars.qt")
+    assert tuple(row) == ("C1", 2024, Decimal("45000.50"), "car-1")
+    await s.dequeue("cars.q")
+    await conn.execute("CALL dbms_aq.enqueue('cars.q', payload => ROW('C2', 2025, 9.99)::cars.car_typ,"
+                       " msgid => NULL)")
+    [e] = await s.dequeue("cars.q")
+    got = codec.from_engine(e, "OBJECT", Queue("cars", "q"))
+    assert isinstance(got, AdtMessage)
+    assert got.get_adt_payload(lambda **a: (a["carno"], int(a["year"]), str(a["price"]))) == (
+        "C2", 2025, "9.99")
+
+    await make_queue(conn, "r.q", "r.qt", "RAW")
+    b = BytesMessage()
+    b.write_int(7)
+    payload, props = codec.to_engine(b, "RAW")
+    assert payload == b"\x00\x00\x00\x07"
+    await s.enqueue("r.q", payload, props)
+    [e] = await s.dequeue("r.q")
+    r = codec.from_engine(e, "RAW", None)
+    assert isinstance(r, BytesMessage) and r.read_int() == 7
+    b2 = BytesMessage()
+    b2.set_string_property("country", "UK")
+    with pytest.raises(MessageFormatException):
+        codec.to_engine(b2, "RAW")  # a RAW queue cannot carry properties
