@@ -60,6 +60,22 @@ async def test_transacted_send_is_visible_at_commit(conn: asyncpg.Connection,
     assert await count(conn) == 1
 
 
+async def test_a_transacted_session_does_not_receive_its_own_uncommitted_sends(
+        conn: asyncpg.Connection, connection: jms.Connection) -> None:
+    await queue_with(conn)
+    await fill(connection, "before")
+    s = connection.create_session(True)
+    q = s.get_queue("shop", "orders_q")
+    c = await s.create_consumer(q, message_selector="JMSType IS NULL")
+    await connection.start()
+    await s.create_producer(q).send(s.create_text_message("mine"))
+    assert text(await c.receive_no_wait()) == "before"
+    assert await c.receive_no_wait() is None  # JMS 1.1 4.4.7: delivered after the commit
+    await s.commit()
+    assert text(await c.receive(1.0)) == "mine"
+    await s.commit()
+
+
 async def test_rollback_redelivers_then_the_exception_queue(conn: asyncpg.Connection,
                                                             connection: jms.Connection) -> None:
     await queue_with(conn, max_retries=2)

@@ -209,6 +209,11 @@ class MessageConsumer:
             if not conn.started.is_set():
                 return None
             return await self._look(info, msgid, listener)
+        if conn.started.is_set() and not any(s.is_set() for s in stops):
+            # a message already there needs no subscription (its LISTEN round trips)
+            got = await self._look(info, msgid, listener)
+            if got is not None:
+                return got
         async with conn.subscribe(info.channel) as event:
             while True:
                 if self.closed or any(s.is_set() for s in stops):

@@ -135,6 +135,9 @@ class Session:
         self._work = False  # the open transaction holds work of the application's
         self._tx_lost = False  # the open transaction died with the database connection
         self._deferred: list[_Deferred] = []
+        # ids a transacted session sent in its open transaction, per queue: its own receives
+        # must not see them before the commit (JMS 1.1 4.4.7), though the database would
+        self._sent_ids: dict[str, list[str]] = {}
         self._destinations: dict[str, DestinationInfo] = {}
         self._durable: dict[str, Topic] = {}
         self._flush: asyncio.Task[None] | None = None
@@ -202,6 +205,7 @@ class Session:
             self._tx_lost = True
         self._connection.maybe_delivered.update(self._taken_ids)
         self._taken_ids.clear()
+        self._sent_ids.clear()
         self._work = False
         self._deferred.clear()
         await self._drop_db()
@@ -451,9 +455,13 @@ class Session:
             in_tx = self.holds_transaction or listener
             if in_tx:
                 await eng.begin()
+            condition = None if consumer.subscribed else consumer.message_selector
+            own = self._sent_ids.get(info.qualified) if self.transacted else None
+            if own and info.payload_kind.startswith("JMS"):
+                mine = "JMSMessageID NOT IN (" + ", ".join(f"'ID:{i}'" for i in own) + ")"
+                condition = mine if condition is None else f"({condition}) AND {mine}"
             base = engine.DequeueOptions(
-                consumer_name=consumer.consumer_name, wait=0,
-                condition=None if consumer.subscribed else consumer.message_selector,
+                consumer_name=consumer.consumer_name, wait=0, condition=condition,
                 msgid=_engine_id(msgid) if msgid else None)
             got: list[engine.Message] = []
             if consumer.buffered and not msgid:
@@ -546,7 +554,9 @@ class Session:
             if self.transacted:
                 await eng.begin()
                 self._work = True
-                return await eng.enqueue(queue, payload, props, visibility="ON_COMMIT")
+                mid = await eng.enqueue(queue, payload, props, visibility="ON_COMMIT")
+                self._sent_ids.setdefault(queue, []).append(mid)
+                return mid
             return await eng.enqueue(queue, payload, props, visibility="IMMEDIATE",
                                      delivery_mode="PERSISTENT" if persistent else "BUFFERED")
 
@@ -561,6 +571,7 @@ class Session:
         async with self._lock:
             if self._tx_lost:
                 self._tx_lost = False
+                self._sent_ids.clear()
                 raise make(jerr.TransactionRolledBackException, 207, "the transaction was "
                            "rolled back: its database connection was lost")
             deferred, self._deferred = self._deferred, []
@@ -579,6 +590,7 @@ class Session:
                            f"the transaction was rolled back: {exc.message}", exc) from exc
             finally:
                 self._taken_ids.clear()
+                self._sent_ids.clear()
                 self._work = False
         for d in deferred:  # buffered messages: IMMEDIATE, right after the commit
             async with self.using() as e:
@@ -605,6 +617,7 @@ class Session:
     async def _rollback(self) -> None:
         async with self._lock:
             self._deferred.clear()
+            self._sent_ids.clear()
             self._tx_lost = False
             self._taken_ids.clear()
             self._work = False
