@@ -233,8 +233,8 @@ class Connection:
         """Pause delivery; returns once no message listener of this connection is running."""
         self.check_open()
         if in_listener.get() is not None:
-            fail(jerr.IllegalStateException, CONNECTION_CLOSED,
-                 "stop() from a message listener of this connection")
+            fail(jerr.IllegalStateException, 107,
+                 "Operation not allowed: stop() from a message listener of this connection")
         self._started.clear()
         for session in list(self._sessions):
             await session.quiesce()
@@ -246,8 +246,8 @@ class Connection:
         if self._closed:
             return
         if in_listener.get() is not None:
-            fail(jerr.IllegalStateException, CONNECTION_CLOSED,
-                 "close() from a message listener of this connection")
+            fail(jerr.IllegalStateException, 107,
+                 "Operation not allowed: close() from a message listener of this connection")
         self._started.clear()
         for session in list(self._sessions):
             try:

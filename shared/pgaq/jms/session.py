@@ -346,8 +346,7 @@ class Session:
                  f"Invalid Destination {destination!r}")
         c = MessageConsumer(self, destination, message_selector, no_local=no_local,
                             temporary=isinstance(destination, Topic))
-        self._consumers.append(c)
-        return c
+        return self._adopt(c)
 
     def create_receiver(self, queue: Queue, message_selector: str | None = None) -> MessageConsumer:
         """QueueSession.createReceiver."""
@@ -371,9 +370,8 @@ class Session:
             fail(jerr.InvalidDestinationException, INVALID_TOPIC, f"Invalid Topic specified: {topic!r}")
         c = MessageConsumer(self, topic, message_selector, consumer_name=name, no_local=no_local,
                             durable=True)
-        self._consumers.append(c)
         self._durable[name.upper()] = topic
-        return c
+        return self._adopt(c)
 
     def create_topic_receiver(self, topic: Topic, receiver_name: str,
                               message_selector: str | None = None) -> MessageConsumer:
@@ -381,7 +379,12 @@ class Session:
         in a recipient list (no subscription is made)."""
         self.check_open()
         c = MessageConsumer(self, topic, message_selector, consumer_name=receiver_name)
+        return self._adopt(c)
+
+    def _adopt(self, c: MessageConsumer) -> MessageConsumer:
         self._consumers.append(c)
+        if self._message_listener is not None:
+            c.set_message_listener(self._message_listener)
         return c
 
     def create_browser(self, destination: Destination, message_selector: str | None = None,
@@ -453,8 +456,6 @@ class Session:
         a no_local consumer drops (the caller looks again)."""
         async with self.using() as eng:
             in_tx = self.holds_transaction or listener
-            if in_tx:
-                await eng.begin()
             condition = None if consumer.subscribed else consumer.message_selector
             own = self._sent_ids.get(info.qualified) if self.transacted else None
             if own and info.payload_kind.startswith("JMS"):
@@ -465,7 +466,11 @@ class Session:
                 msgid=_engine_id(msgid) if msgid else None)
             got: list[engine.Message] = []
             if consumer.buffered and not msgid:
+                # before any BEGIN: on the session's own connection while no transaction is
+                # open (AQ takes buffered messages IMMEDIATE only, ORA-25293)
                 got = await eng.dequeue(info.qualified, _opts(base, "IMMEDIATE", "BUFFERED"))
+            if not got and in_tx:
+                await eng.begin()
             if not got:
                 got = await eng.dequeue(info.qualified, _opts(
                     base, "ON_COMMIT" if in_tx else "IMMEDIATE", "PERSISTENT"))
@@ -474,7 +479,7 @@ class Session:
                     await eng.commit()  # nothing held: no idle transaction left open
                 return None
             m = got[0]
-            if in_tx:
+            if in_tx and m.delivery_mode != "BUFFERED":
                 self._taken_ids.append(m.msgid)
                 self._work = True
             if (consumer.no_local and m.sender_id is not None
