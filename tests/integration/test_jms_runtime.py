@@ -472,3 +472,41 @@ async def test_oracle_admin_extensions_and_db_connection(conn: asyncpg.Connectio
         "SELECT enqueue_enabled FROM aq.queue_info WHERE queue_name = 'events'") is False
     await session.drop_destination(topic)
     assert await conn.fetchval("SELECT count(*) FROM aq.queue_info WHERE queue_name = 'events'") == 0
+
+
+async def test_a_killed_session_connection_is_reported_and_replaced(
+        conn: asyncpg.Connection, connection: jms.Connection) -> None:
+    await text_queue(conn)
+    told: asyncio.Future[jms.JMSException] = asyncio.get_running_loop().create_future()
+    connection.set_exception_listener(lambda e: told.done() or told.set_result(e))
+    session = connection.create_session()
+    producer = session.create_producer(session.get_queue("shop", "orders_q"))
+    await producer.send(session.create_text_message("one"))
+    await conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    with pytest.raises(jms.JMSException) as e:
+        await producer.send(session.create_text_message("lost"))
+    assert e.value.error_code == "JMS-220"
+    assert (await asyncio.wait_for(told, 10)).error_code == "JMS-220"
+    await producer.send(session.create_text_message("two"))  # a new connection from the pool
+    assert await conn.fetchval("SELECT count(*) FROM shop.orders_q_t") == 2
+
+
+async def test_user_and_password(conn: asyncpg.Connection, db_dsn: str) -> None:
+    await text_queue(conn)
+    await conn.execute("CREATE ROLE jmsuser LOGIN PASSWORD 'pw'")
+    await conn.execute("GRANT USAGE ON SCHEMA shop TO jmsuser")
+    await conn.execute("CALL dbms_aqadm.grant_queue_privilege('ALL', 'shop.orders_q', 'jmsuser')")
+    factory = jms.ConnectionFactory(db_dsn, safety_poll=30.0)  # (the test cluster trusts logins)
+    with pytest.raises(jms.JMSSecurityException):
+        await factory.create_connection("nosuchuser", "pw")
+    c = await factory.create_connection("jmsuser", "pw")
+    try:
+        s = c.create_session()
+        m = s.create_text_message("as jmsuser")
+        await s.create_producer(s.get_queue("shop", "orders_q")).send(m)
+        await c.start()
+        got = await (await s.create_consumer(s.get_queue("shop", "orders_q"))).receive(1.0)
+        assert got is not None and got.get_string_property("JMSXUserID") == "jmsuser"
+    finally:
+        await c.close()
