@@ -510,3 +510,32 @@ async def test_user_and_password(conn: asyncpg.Connection, db_dsn: str) -> None:
         assert got is not None and got.get_string_property("JMSXUserID") == "jmsuser"
     finally:
         await c.close()
+
+
+async def test_one_listening_connection_serves_every_wait(conn: asyncpg.Connection,
+                                                          connection: jms.Connection) -> None:
+    from pgaq import waiting
+
+    for name in ("a_q", "b_q", "c_q"):
+        await text_queue(conn, f"shop.{name}")
+    await connection.start()
+    sessions = [connection.create_session() for _ in range(3)]
+    queues = [s.get_queue("shop", n) for s, n in zip(sessions, ("a_q", "b_q", "c_q"), strict=True)]
+    got: asyncio.Queue[str] = asyncio.Queue()
+    for s, q in zip(sessions[:2], queues[:2], strict=True):
+        (await s.create_consumer(q)).set_message_listener(
+            lambda m: got.put_nowait(m.text))  # type: ignore[attr-defined]
+    waits = [asyncio.create_task((await sessions[2].create_consumer(queues[2])).receive(10.0))]
+    for _ in range(500):  # every waiter registered (the three queues), by one backend
+        if await conn.fetchval("SELECT count(*) FROM aq.waiters") == 3:
+            break
+        await asyncio.sleep(0.01)
+    assert await conn.fetchval("SELECT count(*) FROM aq.waiters") == 3
+    assert await conn.fetchval("SELECT count(DISTINCT pid) FROM aq.waiters") == 1
+    assert waiting.listening() == []  # not the process's shared one: the Connection's own
+    sender = connection.create_session()
+    for q in queues:
+        await sender.create_producer(q).send(sender.create_text_message(q.name))
+    assert sorted([await asyncio.wait_for(got.get(), 10) for _ in range(2)]) == ["a_q", "b_q"]
+    last = await asyncio.wait_for(waits[0], 10)
+    assert last is not None and last.text == "c_q"  # type: ignore[attr-defined]
