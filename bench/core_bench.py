@@ -135,6 +135,15 @@ class Core:
         log(f"{label}: pgaq {o.rate:,.0f}/s, floor {f.rate:,.0f}/s")
         return f, o
 
+    async def solo(self, label: str, ops: Sequence[Op]) -> Result:
+        """A context figure with no floor of its own: warmed up, then timed as long as a pair."""
+        await self.a.execute("CHECKPOINT")
+        if self.s.warmup > 0:
+            await run_ops(ops, self.s.warmup / 2)
+        r = await self.timed(ops, self.s.seconds, 1)
+        log(f"{label}: pgaq {r.rate:,.0f}/s")
+        return r
+
     async def timed(self, ops: Sequence[Op], seconds: float, items_per_op: int) -> Result:
         """run_ops, noting the WAL written meanwhile (by the whole cluster)."""
         before = await self.a.fetchval("SELECT pg_current_wal_insert_lsn()")
@@ -182,12 +191,25 @@ class Core:
                                  f"{buffered.rate / f_unlogged.rate if f_unlogged.rate else 0:.2f}x "
                                  "the UNLOGGED INSERT)")
         ceiling["context"] = True
+        # the same calls with grouping off (each call its own statement, pgaq.coalesce)
+        alone_sessions = [Session(c, group_buffered=False) for c in self.conns]
+        alone = await self.solo(
+            "buffered enqueue 1 msg/call, grouping off",
+            [_bind(lambda x: x.enqueue("bench.q", PAYLOAD, visibility="IMMEDIATE",
+                                           delivery_mode="BUFFERED"), s) for s in alone_sessions])
+        grouping = ratio_row("6d. buffered enqueue grouped vs one statement per call", buffered, alone, 1.0,
+                             latency=True,
+                             note="context, not a target: the 4 sessions' concurrent calls written "
+                                  "together (pgaq.coalesce) against Session(group_buffered=False)")
+        grouping["context"] = True
         rows = [
             ratio_row("6a. buffered enqueue 1 msg/call vs durable", buffered, durable, 3.0, latency=True,
-                      note="floor: durable pgaq enqueue 1 msg/txn, measured interleaved"),
+                      note="floor: durable pgaq enqueue 1 msg/txn, measured interleaved; concurrent "
+                           "buffered calls are grouped (6d)"),
             ratio_row("6b. buffered enqueue 1 msg/call vs INSERT", buffered, f_ins, 1.0,
                       note="floor: durable raw INSERT 1 row/txn (bench 1)"),
             ceiling,
+            grouping,
         ]
         took = await self.fill_queue("bench.dq", n, 1000)
         took += await self.fill_queue("bench.dq", n, 1000, buffered=True)
@@ -223,9 +245,18 @@ class Core:
                                  f"{b_deq.rate / f_udel.rate if f_udel.rate else 0:.2f}x "
                                  "the UNLOGGED DELETE)")
         ceiling["context"] = True
+        b_alone = await self.solo("buffered dequeue REMOVE, grouping off",
+                                  [_bind(buffered_remove, s) for s in alone_sessions])
+        grouping = ratio_row("7c. buffered REMOVE grouped vs one statement per call", b_deq, b_alone, 1.0,
+                             latency=True,
+                             note="context, not a target: the 4 sessions' concurrent REMOVEs taken as "
+                                  "one dequeue (pgaq.coalesce) against Session(group_buffered=False)")
+        grouping["context"] = True
         rows.append(ratio_row("7. buffered dequeue REMOVE vs durable", b_deq, d_deq, 2.0, latency=True,
                               note=f"floor: durable pgaq REMOVE + commit, measured interleaved; "
-                                   f"{n:,} of each pre-filled"))
+                                   f"{n:,} of each pre-filled; concurrent buffered REMOVEs are "
+                                   f"grouped (7c)"))
+        rows.append(grouping)
         rows.append(ceiling)
         return rows
 

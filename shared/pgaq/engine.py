@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Hashable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -21,6 +21,7 @@ import asyncpg
 
 from . import routes, waiting
 from .clock import Clock, SystemClock
+from .coalesce import Coalescer
 from .errors import ConnectionLost, PgaqError, QueueError, wrap_db_error
 from .lease import Lease
 from .listener import Listener
@@ -159,6 +160,9 @@ def _check(value: str, allowed: tuple[str, ...], what: str, code: int) -> str:
 
 # what the driver raises for a statement that failed or a connection that broke
 _DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError)
+# a process's concurrent buffered sends, written together (pgaq.coalesce)
+BUFFERED_SENDS: Coalescer[routes.Enqueue, list[str]] = Coalescer("buffered sends")
+BUFFERED_REMOVES: Coalescer[routes.Dequeue, list[asyncpg.Record]] = Coalescer("buffered REMOVEs")
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,8 @@ class FastPath:
     remove_after: str | None = None
     remove_role: str | None = None  # the same as the owner's function, for an acting role
     raw: bool = True  # the queue's payloads are RAW (bytes), not objects
+    sendn: Statement | None = None  # several simple messages, properties as arrays
+    remove_n: str | None = None  # REMOVE of up to $2 messages from the first, in queue order
 
 
 @dataclass(frozen=True)
@@ -202,6 +208,7 @@ class Session:
         clock: Clock | None = None,
         fast_cache: dict[tuple[str | None, str, bool], FastPath] | None = None,
         only_routes: Collection[str] | None = None,
+        group_buffered: bool = True,
     ) -> None:
         # the connection this session holds, if any: a caller's own (never given back by us)
         # or a pool's, lent by whoever binds it (see bind/unbind)
@@ -232,6 +239,10 @@ class Session:
             raise PgaqError(f"unknown routes {sorted(set(only_routes) - routes.ROUTE_NAMES)}")
         self.routes = None if only_routes is None else frozenset(only_routes)
         self.last_route: str | None = None
+        # buffered sends and REMOVEs written with the process's concurrent ones (pgaq.coalesce);
+        # off for a session whose settings (search_path, pgaq.buffered_max_messages) differ
+        # from the other sessions' on the same database and role
+        self.group_buffered = group_buffered
 
     @property
     def conn(self) -> asyncpg.Connection | None:
@@ -467,8 +478,39 @@ class Session:
         op = routes.Enqueue(queue, messages, visibility, transformation, self.agent,
                             mode == "BUFFERED")
         op.raw  # noqa: B018  (ORA-25215 for payloads of mixed kinds, before any round trip)
+        if op.buffered:
+            where = self._group_where()
+            if where is not None:  # written with the process's concurrent buffered sends
+                key = (where, "send", self.agent, queue, transformation, op.raw)
+                return await BUFFERED_SENDS.submit(key, op, len(messages), self._send_together)
         ids = await routes.serve(self, routes.ENQUEUE, op, queue, self.routes)
         return [i.hex().upper() for i in ids]
+
+    def _group_where(self) -> Hashable | None:
+        """Where a grouped buffered call may run (pgaq.coalesce): the database and login
+        this session's statements run on, and its role; None: not grouped (in a
+        transaction, or a session pinned to routes by a test)."""
+        if self._tx is not None or self.routes is not None or not self.group_buffered:
+            return None
+        conn = self.conn
+        if conn is None:
+            return None if self.pool is None else (self.pool, self.role)
+        params = conn._params  # (asyncpg keeps what it connected with here)
+        return (conn._addr, params.database, params.user, self.role)
+
+    async def _send_together(self, ops: Sequence[routes.Enqueue]) -> list[list[str]]:
+        """Several calls' buffered messages in one statement; each call's ids."""
+        op = ops[0] if len(ops) == 1 else routes.Enqueue(
+            ops[0].queue, [m for o in ops for m in o.messages], ops[0].visibility,
+            ops[0].transformation, self.agent, True)
+        ids = await routes.serve(self, routes.ENQUEUE, op, op.queue, self.routes)
+        out: list[list[str]] = []
+        at = 0
+        for o in ops:
+            n = len(o.messages)
+            out.append([i.hex().upper() for i in ids[at:at + n]])
+            at += n
+        return out
 
     def unsuited(self, queue: str, buffered: bool = False) -> None:
         """A queue whose settings (retention) keep it off the one-statement REMOVE: stop
@@ -476,7 +518,7 @@ class Session:
         hit = self._fast.get((self.role, queue, buffered))
         if hit is not None:
             self._fast[(self.role, queue, buffered)] = replace(hit, remove=None, remove_after=None,
-                                                               remove_role=None)
+                                                               remove_role=None, remove_n=None)
 
     def forget_fast_path(self, queue: str) -> None:
         """The queue's cached statements no longer apply (it moved): read them again."""
@@ -498,7 +540,9 @@ class Session:
                            row["remove_sql"], row["remove_after_sql"],
                            load("engine_remove_fast_role").replace("{fn}", row["remove_fn"])
                            if row["remove_fn"] is not None else None,
-                           row["payload_kind"] == "RAW")
+                           row["payload_kind"] == "RAW",
+                           Statement.make("engine_sendn_fast", row["sendn_fn"]),
+                           row["remove_n_sql"])
             if len(self._fast) > 1000:
                 self._fast.clear()
             self._fast[(self.role, queue, buffered)] = hit
@@ -631,7 +675,12 @@ class Session:
             _, pos, grp = saved
         msgid = _msgid_bytes(o.msgid) if o.msgid else None
         op = routes.Dequeue(queue, o, msgid, pos, grp, wrap, self.agent, buffered)
-        rows = await routes.serve(self, routes.DEQUEUE, op, queue, self.routes)
+        where = self._group_where() if buffered and pos is None and routes.groupable_remove(op) else None
+        if where is not None:  # taken with the process's concurrent buffered REMOVEs
+            rows = await BUFFERED_REMOVES.submit(
+                (where, "remove", self.agent, queue, key[1]), op, o.batch_size, self._remove_together)
+        else:
+            rows = await routes.serve(self, routes.DEQUEUE, op, queue, self.routes)
         if not rows:
             return []
         last = rows[-1]
@@ -652,6 +701,22 @@ class Session:
         if buffered:
             return [replace(_message(r), delivery_mode="BUFFERED") for r in rows]
         return [_message(r) for r in rows]
+
+    async def _remove_together(self, ops: Sequence[routes.Dequeue]) -> list[list[asyncpg.Record]]:
+        """Several calls' buffered REMOVEs as one dequeue of their batch sizes' sum; each
+        call's share, in queue order (a call left with none gets [] and waits, if it waits,
+        as it would alone)."""
+        first = ops[0]
+        op = first if len(ops) == 1 else replace(
+            first, options=replace(first.options, batch_size=sum(o.options.batch_size for o in ops)))
+        rows = await routes.serve(self, routes.DEQUEUE, op, op.queue, self.routes)
+        out: list[list[asyncpg.Record]] = []
+        at = 0
+        for o in ops:
+            n = o.options.batch_size
+            out.append(rows[at:at + n])
+            at += n
+        return out
 
     def role_is_set(self, visibility: str) -> bool:
         """Whether a plain statement runs as the right role in one round trip (no role, or

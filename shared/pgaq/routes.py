@@ -177,6 +177,32 @@ async def _send1(s: Session, op: Enqueue, fast: FastPath | None) -> list[bytes] 
     return [mid]
 
 
+def _sendn_admits(op: Enqueue) -> bool:
+    if len(op.messages) < 2 or not op.simple or (op.buffered and not op.undelayed):
+        return False
+    for _, p in op.messages:
+        if p is not None and not (p.sender_id is None and INT32[0] <= p.priority <= INT32[1]
+                                  and 0 <= p.delay <= INT32[1]
+                                  and (p.expiration is None or -1 <= p.expiration <= INT32[1])):
+            return False
+    return True
+
+
+async def _sendn(s: Session, op: Enqueue, fast: FastPath | None) -> list[bytes] | None:
+    """Several messages, their properties as arrays: no JSON to build or parse. NULL when
+    a value is one _send1 would refuse (the next route reports it)."""
+    assert fast is not None and fast.sendn is not None
+    sendn = fast.sendn
+    props = [p or _defaults() for _, p in op.messages]
+    raw, objs = op.payloads
+    args = (fast.name, [p.priority for p in props], [p.delay for p in props],
+            [-1 if p.expiration is None else p.expiration for p in props],
+            [p.correlation for p in props], raw, objs, op.agent)
+    ids: list[bytes] | None = await s.run(op.visibility, lambda c: c.fetchval(sendn.plain, *args),
+                                          lambda c: c.fetchval(sendn.as_role, *args, s.role))
+    return ids
+
+
 async def _send(s: Session, op: Enqueue, fast: FastPath | None) -> list[bytes] | None:
     """The table's generated send: many messages, one statement. NULL when the queue's
     subscribers have rules or there are none (the general route decides)."""
@@ -201,6 +227,8 @@ ENQUEUE: tuple[Route[Enqueue, list[bytes]], ...] = (
     # payloads of the queue's kind only: the general route checks the properties first
     Route("send1", _send1_admits, lambda op, fast: fast.send1 is not None and op.raw == fast.raw,
           _send1),
+    Route("sendn", _sendn_admits, lambda op, fast: fast.sendn is not None and op.raw == fast.raw,
+          _sendn),
     Route("send", lambda op: op.simple and (op.undelayed or not op.buffered),
           lambda op, fast: fast.send is not None and op.raw == fast.raw,
           _send),
@@ -233,6 +261,14 @@ def _unselective(op: Dequeue) -> bool:
     o = op.options
     return (op.msgid is None and o.correlation is None and o.condition is None
             and o.transformation is None and o.navigation.upper() != "NEXT_TRANSACTION")
+
+
+def groupable_remove(op: Dequeue) -> bool:
+    """A REMOVE that takes the first available messages, whoever asks: concurrent ones can
+    be one dequeue of their sum (pgaq.coalesce), given no saved position (the caller checks)."""
+    o = op.options
+    return (_unselective(op) and o.dequeue_mode.upper() == "REMOVE"
+            and o.visibility.upper() == "IMMEDIATE" and op.group is None)
 
 
 def _remove1_admits(op: Dequeue) -> bool:
@@ -269,6 +305,28 @@ async def _remove1(s: Session, op: Dequeue, fast: FastPath | None) -> list[async
     return [r for r in rows if r["msgid"] is not None]
 
 
+def _removen_admits(op: Dequeue) -> bool:
+    o = op.options
+    return (_unselective(op) and o.dequeue_mode.upper() == "REMOVE" and o.batch_size > 1
+            and o.consumer_name is None and op.start is None)
+
+
+async def _removen(s: Session, op: Dequeue, fast: FastPath | None) -> list[asyncpg.Record] | None:
+    """A batch REMOVE from the first message as one plain statement (aq.fast_remove_sql
+    with a limit); it declines as _remove1 does, and for a session acting as a role."""
+    assert fast is not None and fast.remove_n is not None
+    if not s.role_is_set(op.options.visibility):
+        return None
+    sql, n = fast.remove_n, op.options.batch_size
+    rows: list[asyncpg.Record] = await s.run(op.options.visibility,
+                                             lambda c: c.fetch(sql, fast.name, n))
+    if not rows[0]["suited"]:
+        s.unsuited(op.queue, op.buffered)
+    if not rows[0]["ok"]:
+        return None
+    return [r for r in rows if r["msgid"] is not None]
+
+
 async def _recv(s: Session, op: Dequeue, fast: FastPath | None) -> list[asyncpg.Record] | None:
     assert fast is not None and fast.recv is not None
     recv, o = fast.recv, op.options
@@ -292,6 +350,7 @@ async def _dequeue_general(s: Session, op: Dequeue, fast: FastPath | None
 
 DEQUEUE: tuple[Route[Dequeue, list[asyncpg.Record]], ...] = (
     Route("remove1", _remove1_admits, lambda op, fast: fast.remove is not None, _remove1),
+    Route("removen", _removen_admits, lambda op, fast: fast.remove_n is not None, _removen),
     Route("recv", _unselective, lambda op, fast: fast.recv is not None, _recv),
     Route(GENERAL, lambda op: True, lambda op, fast: True, _dequeue_general),
 )

@@ -1,7 +1,7 @@
 """The SQL generated for each queue table, pinned (issue 20 part 3).
 
 Creating a queue table generates its functions (aq.create_queue_table_functions and its
-helpers: _enq, _send, _send1, _deq, _recv, _rm1, _due) and the library's one-statement
+helpers: _enq, _send, _send1, _sendn, _deq, _recv, _rm1, _due) and the library's one-statement
 REMOVE (aq.fast_path). Their text is written to tests/integration/snapshots/ for a
 reference set of queue tables, so that a change to a generator shows up as a readable
 diff of what PostgreSQL runs. After a deliberate change, regenerate with

@@ -967,6 +967,68 @@ AS $function$
         RETURN id;
       END $function$
 
+-- aq$_t_sendn
+CREATE OR REPLACE FUNCTION gen."aq$_t_sendn"(p_queue name, p_priority integer[], p_delay integer[], p_expiration integer[], p_corr text[], p_raw bytea[], p_obj jsonb, p_agent text)
+ RETURNS bytea[]
+ LANGUAGE plpgsql
+AS $function$
+      DECLARE
+        qrow record;
+        qi aq.queue_info;
+        n integer := cardinality(p_priority);
+        ids bytea[];
+        now_ts timestamptz := clock_timestamp();
+        any_wait boolean;
+      BEGIN
+        IF n IS NULL OR n = 0 OR cardinality(p_delay) IS DISTINCT FROM n
+           OR cardinality(p_expiration) IS DISTINCT FROM n OR cardinality(p_corr) IS DISTINCT FROM n
+           OR EXISTS (SELECT 1 FROM unnest(p_delay, p_expiration, p_corr) u(d, e, c)
+                      WHERE d IS NULL OR d < 0 OR e < -1 OR length(c) > 128)
+           OR cardinality(p_raw) IS DISTINCT FROM n THEN
+          RETURN NULL;
+        END IF;
+        SELECT q.id, q.queue_type, q.enqueue_enabled, q.notify INTO qrow
+        FROM aq.queues q WHERE q.queue_table_id = <table id> AND q.queue_name = p_queue;
+        IF NOT FOUND OR qrow.queue_type <> 'NORMAL_QUEUE' OR NOT qrow.enqueue_enabled THEN
+          IF NOT FOUND THEN
+            PERFORM aq.err(24010, format('QUEUE %s.%s does not exist', 'gen', p_queue), '42704');
+          END IF;
+          PERFORM aq.err(25207, format('enqueue failed, queue %s.%s is disabled from enqueueing', 'gen', p_queue), '55000');
+        END IF;
+        IF current_user <> 'postgres' AND NOT pg_has_role(current_user, 'postgres', 'MEMBER') THEN
+          SELECT * INTO qi FROM aq.queue_info WHERE queue_id = qrow.id;
+          PERFORM aq.check_access(qi, 'ENQUEUE');
+        END IF;
+        -- (unnest of a parameter, not generate_series(1, n): its row estimate does not
+        -- depend on n, so PostgreSQL keeps one cached plan instead of planning every call)
+        ids := ARRAY(SELECT uuid_send(gen_random_uuid()) FROM unnest(p_priority));
+
+        INSERT INTO gen.t (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
+                               expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group,
+                               user_data)
+        SELECT p_queue, ids[i], p_corr[i], coalesce(p_priority[i], 1), CASE WHEN p_delay[i] > 0 THEN 1 ELSE 0 END,
+               p_delay[i], nullif(p_expiration[i], -1),
+               now_ts + make_interval(secs => p_delay[i]),
+               now_ts + make_interval(secs => p_delay[i]) + make_interval(secs => nullif(p_expiration[i], -1)),
+               nextval('aq.enq_seq'), now_ts, current_user, p_agent, pg_current_xact_id()::text,
+               pg_current_xact_id()::text::bigint, p_raw[i]
+        FROM unnest(ids) WITH ORDINALITY u(id, i) ORDER BY i;
+        any_wait := EXISTS (SELECT 1 FROM unnest(p_delay) d WHERE d > 0);
+        IF qrow.notify THEN
+          PERFORM aq.notify_enqueued(qrow.id, ids);
+        END IF;
+        IF any_wait THEN
+          PERFORM pg_notify('aq_time', '');
+        END IF;
+        IF EXISTS (SELECT 1 FROM unnest(p_delay) d WHERE d = 0) THEN  -- aq.wake (R__11) inline
+          PERFORM pg_advisory_xact_lock_shared(1885823345, qrow.id);
+          IF EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
+            PERFORM pg_notify('aq_' || qrow.id, '');
+          END IF;
+        END IF;
+        RETURN ids;
+      END $function$
+
 -- aq.fast_path('gen.q').remove_sql
 -- aq.fast_remove_sql: REMOVE one message from gen.t
     WITH q AS (

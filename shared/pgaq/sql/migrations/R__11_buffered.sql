@@ -96,18 +96,22 @@ END $$;
 -- refuses more with ORA-25307 until consumers catch up, instead of growing without bound.
 -- Exact but cheap: the backlog is counted (up to the limit, on the ready index) only when
 -- the companion's size could hold that many rows.
-CREATE OR REPLACE FUNCTION aq.check_buffered_backlog(p_schema name, p_table name, p_queue name) RETURNS void
+DROP FUNCTION IF EXISTS aq.check_buffered_backlog(name, name, name);
+-- p_adding: the messages the enqueue adds (all of them or none: the backlog after it must
+-- not pass the limit, whether they come one call at a time or grouped, pgaq.coalesce)
+CREATE OR REPLACE FUNCTION aq.check_buffered_backlog(p_schema name, p_table name, p_queue name,
+                                                     p_adding integer DEFAULT 1) RETURNS void
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   lim bigint := coalesce(nullif(current_setting('pgaq.buffered_max_messages', true), '')::bigint, 100000);
   n bigint;
 BEGIN
-  IF lim <= 0 OR pg_relation_size(format('%I.%I', p_schema, p_table)::regclass) < lim * 48 THEN
+  IF lim <= 0 OR pg_relation_size(format('%I.%I', p_schema, p_table)::regclass) < (lim - p_adding + 1) * 48 THEN
     RETURN;  -- a row takes more than 48 bytes: the table cannot hold that many
   END IF;
   EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE q_name = $1 AND state IN (0, 1) LIMIT $2) x',
                  p_schema, p_table) INTO n USING p_queue, lim;
-  IF n >= lim THEN
+  IF n + p_adding > lim THEN
     PERFORM aq.err(25307, format('Enqueue rate too high, flow control enabled: queue %s.%s holds %s buffered messages (pgaq.buffered_max_messages = %s)',
                                  p_schema, p_queue, n, lim), '53400');
   END IF;
@@ -181,7 +185,7 @@ DECLARE
   b aq.queue_tables := aq.buffered_table(t);
   fn text;
 BEGIN
-  FOREACH fn IN ARRAY ARRAY['_enq', '_deq', '_send', '_recv', '_send1', '_due', '_rm1'] LOOP
+  FOREACH fn IN ARRAY ARRAY['_enq', '_deq', '_send', '_recv', '_send1', '_sendn', '_due', '_rm1'] LOOP
     EXECUTE format('DROP FUNCTION IF EXISTS %I.%I', b.schema_name, 'aq$_' || b.table_name || fn);
   END LOOP;
   EXECUTE format('DROP TABLE IF EXISTS %I.%I', b.schema_name, 'aq$_' || b.table_name || '_r');

@@ -4,10 +4,10 @@
 -- inside them come from the builders the dynamic path uses (aq.enqueue_sql,
 -- aq.dequeue_sql), given the functions' parameter names instead of $n.
 --
---   table                            _enq _deq _send _send1 _recv _rm1 _due
---   single consumer, no grouping      x    x    x     x      x     x    x
---   multi-consumer, no grouping       x    x    x            x          x
---   transactionally grouped           x    x                            x
+--   table                            _enq _deq _send _send1 _sendn _recv _rm1 _due
+--   single consumer, no grouping      x    x    x     x      x      x     x    x
+--   multi-consumer, no grouping       x    x    x                   x          x
+--   transactionally grouped           x    x                                   x
 
 -- The table's generated function `fn`, dropped when its parameters were named otherwise
 -- (a release before named parameters): CREATE OR REPLACE cannot rename a parameter. Only
@@ -24,6 +24,14 @@ BEGIN
   END IF;
 END $$;
 
+-- The flow control of a buffered messages' companion (R__11_buffered) in a generated
+-- enqueue; adding: the SQL expression of how many messages the function adds.
+CREATE OR REPLACE FUNCTION aq.buffered_checks(t aq.queue_tables, p_buffered boolean, p_adding text)
+RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN p_buffered THEN aq.render('queue_table.buffered_checks', jsonb_build_object(
+           'schema', t.schema_name, 'table', t.table_name, 'adding', p_adding)) ELSE '' END
+$$;
+
 CREATE OR REPLACE FUNCTION aq.create_queue_table_functions(t aq.queue_tables) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -34,6 +42,7 @@ DECLARE
   is_raw boolean := t.payload_kind = 'RAW';
   ins text;
   checks text;       -- the enqueue functions' queue checks (queue exists, enabled, access)
+  buffered boolean;
   -- the generated functions' parameters, by what the statements call them
   enq_refs jsonb := jsonb_build_object('queue', 'p_queue', 'props', 'p_props', 'payloads', 'p_payloads',
                                        'raw', 'p_raw', 'agent', 'p_agent');
@@ -58,10 +67,9 @@ BEGIN
   outp := aq.payload_output_expr(q, NULL::aq.transformations, 'm');
   checks := aq.render('queue_table.enqueue_checks', jsonb_build_object(
     'table_id', t.id, 'schema', t.schema_name, 'owner', t.owner));
-  IF aq.is_buffered(t) THEN
-    checks := checks || aq.render('queue_table.buffered_checks', jsonb_build_object(
-      'schema', t.schema_name, 'table', t.table_name));
-  END IF;
+  -- (the buffered companion's flow control counts the messages each function adds: its
+  -- own expression, added below per function)
+  buffered := aq.is_buffered(t);
 
   -- _enq
   fn := jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_enq');
@@ -86,7 +94,8 @@ BEGIN
         'into', 'INTO ids, any_ready, any_wait, rec_rows ')
       ELSE jsonb_build_object('now', 'now_ts', 'into', 'INTO ids, any_ready, any_wait ') END);
     EXECUTE aq.render('queue_table.send', fn || jsonb_build_object(
-      'queue_checks', checks,
+      'queue_checks', checks || aq.buffered_checks(t, buffered,
+        'CASE WHEN jsonb_typeof(p_props) = ''array'' THEN jsonb_array_length(p_props) ELSE 1 END'),
       'subscribers', CASE WHEN t.multiple_consumers
                           THEN aq.render('queue_table.send.plain_subscribers') ELSE '' END,
       'payload_checks', CASE WHEN is_raw THEN aq.render('queue_table.send.raw_payloads')
@@ -146,7 +155,7 @@ BEGIN
   IF NOT t.multiple_consumers AND t.message_grouping = 'NONE' THEN
     fn := jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_send1');
     EXECUTE aq.render('queue_table.send1', fn || jsonb_build_object(
-      'queue_checks', checks,
+      'queue_checks', checks || aq.buffered_checks(t, buffered, '1'),
       'payload_check', CASE WHEN is_raw THEN ''
                             ELSE aq.render('queue_table.send1.object_payload',
                                            jsonb_build_object('payload_relid', relid)) END,
@@ -156,6 +165,24 @@ BEGIN
           'user_data', CASE WHEN is_raw THEN 'p_raw'
                             ELSE format('jsonb_populate_record(NULL::%s, p_obj)', t.payload_type) END))))));
     EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, fn ->> 'name', t.owner);
+  END IF;
+
+  -- _sendn (where _send1 is)
+  fn := jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_sendn');
+  IF NOT t.multiple_consumers AND t.message_grouping = 'NONE' THEN
+    EXECUTE aq.render('queue_table.sendn', fn || jsonb_build_object(
+      'queue_checks', checks || aq.buffered_checks(t, buffered, 'n'),
+      'payload_check', CASE WHEN is_raw THEN aq.render('queue_table.sendn.raw_payloads')
+                            ELSE aq.render('queue_table.sendn.object_payloads',
+                                           jsonb_build_object('payload_relid', relid)) END,
+      'insert', aq.render(CASE WHEN is_raw THEN 'queue_table.send.insert_raw' ELSE 'queue_table.send1.insert_object' END,
+        jsonb_build_object('insert', aq.render('queue_table.sendn.insert', jsonb_build_object(
+          'schema', t.schema_name, 'table', t.table_name,
+          'user_data', CASE WHEN is_raw THEN 'p_raw[i]'
+                            ELSE format('jsonb_populate_record(NULL::%s, p_obj -> (i - 1)::integer)', t.payload_type) END))))));
+    EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, fn ->> 'name', t.owner);
+  ELSE
+    EXECUTE format('DROP FUNCTION IF EXISTS %I.%I', t.schema_name, fn ->> 'name');
   END IF;
 
   -- _recv

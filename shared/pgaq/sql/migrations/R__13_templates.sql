@@ -162,8 +162,8 @@ SELECT aq.define_template('fast_remove', $tpl$-- aq.fast_remove_sql: REMOVE one 
     c AS (
       SELECT m.msgid, {{position}} AS pos FROM {{schema:ident}}.{{table:ident}} m
       WHERE m.q_name = {{queue}} AND m.state = 0 {{after_position}} AND EXISTS (SELECT 1 FROM q)
-      ORDER BY {{order}} LIMIT 1 FOR UPDATE OF m SKIP LOCKED),
-    d AS (DELETE FROM {{schema:ident}}.{{table:ident}} m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+      ORDER BY {{order}} LIMIT {{limit}} FOR UPDATE OF m SKIP LOCKED),
+    d AS (DELETE FROM {{schema:ident}}.{{table:ident}} m {{delete}})
     SELECT k.ok, k.ok OR NOT EXISTS (SELECT 1 FROM aq.queues x WHERE x.queue_table_id = {{table_id}}
                                        AND x.queue_name = {{queue}} AND x.retention_time <> 0) AS suited,
            o.*
@@ -174,7 +174,7 @@ SELECT aq.define_template('fast_remove', $tpl$-- aq.fast_remove_sql: REMOVE one 
              nullif(m.exception_queue, {{default_exception_queue:literal}})::text AS exception_queue, m.sender_name,
              m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position,
              {{payload_json}} AS payload_json, {{payload_raw}} AS payload_raw
-      FROM d m) o ON true$tpl$);
+      FROM d m) o ON true{{final_order}}$tpl$);
 
 -- ---------------------------------------------------------------------------------------
 -- The monitor's next due time of a queue table after {{after}} (aq.next_due_sql): the next
@@ -227,7 +227,7 @@ SELECT aq.define_template('queue_table.enqueue_checks', $tpl$SELECT q.id, q.queu
 
 -- The companion of buffered messages (R__11_buffered) adds publisher flow control.
 SELECT aq.define_template('queue_table.buffered_checks', $tpl$
-        PERFORM aq.check_buffered_backlog({{schema:literal}}, {{table:literal}}, p_queue);$tpl$);
+        PERFORM aq.check_buffered_backlog({{schema:literal}}, {{table:literal}}, p_queue, {{adding}});$tpl$);
 
 -- _send: the library's fast path, the whole enqueue of simple messages (no recipients,
 -- exception queue or transformation) on a table without message grouping. On a
@@ -392,6 +392,76 @@ SELECT aq.define_template('queue_table.send1.insert_object', $tpl$
         EXCEPTION{{> queue_table.payload_value_errors}}
             PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
         END;$tpl$);
+
+-- _sendn: several simple messages with their properties as arrays (no JSON to take
+-- apart), where _send1 serves one: a process's concurrent buffered sends written together
+-- (pgaq.coalesce), and any array enqueue of simple messages. A value _send1 would refuse
+-- (a negative delay or expiration, a correlation over 128 characters, a payload not of
+-- the queue's type, arrays of different lengths) makes it return NULL before touching
+-- anything: the next route reports it, in the general route's order and codes.
+SELECT aq.define_template('queue_table.sendn', $tpl$
+      CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_queue name, p_priority integer[], p_delay integer[],
+                                           p_expiration integer[], p_corr text[], p_raw bytea[],
+                                           p_obj jsonb, p_agent text)
+      RETURNS bytea[] LANGUAGE plpgsql AS $body$
+      DECLARE
+        qrow record;
+        qi aq.queue_info;
+        n integer := cardinality(p_priority);
+        ids bytea[];
+        now_ts timestamptz := clock_timestamp();
+        any_wait boolean;
+      BEGIN
+        IF n IS NULL OR n = 0 OR cardinality(p_delay) IS DISTINCT FROM n
+           OR cardinality(p_expiration) IS DISTINCT FROM n OR cardinality(p_corr) IS DISTINCT FROM n
+           OR EXISTS (SELECT 1 FROM unnest(p_delay, p_expiration, p_corr) u(d, e, c)
+                      WHERE d IS NULL OR d < 0 OR e < -1 OR length(c) > 128){{payload_check}} THEN
+          RETURN NULL;
+        END IF;
+        {{queue_checks}}
+        -- (unnest of a parameter, not generate_series(1, n): its row estimate does not
+        -- depend on n, so PostgreSQL keeps one cached plan instead of planning every call)
+        ids := ARRAY(SELECT uuid_send(gen_random_uuid()) FROM unnest(p_priority));
+        {{insert}}
+        any_wait := EXISTS (SELECT 1 FROM unnest(p_delay) d WHERE d > 0);
+        IF qrow.notify THEN
+          PERFORM aq.notify_enqueued(qrow.id, ids);
+        END IF;
+        IF any_wait THEN
+          PERFORM pg_notify('aq_time', '');
+        END IF;
+        IF EXISTS (SELECT 1 FROM unnest(p_delay) d WHERE d = 0) THEN  -- aq.wake (R__11) inline
+          PERFORM pg_advisory_xact_lock_shared(1885823345, qrow.id);
+          IF EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
+            PERFORM pg_notify('aq_' || qrow.id, '');
+          END IF;
+        END IF;
+        RETURN ids;
+      END $body$
+    $tpl$);
+
+-- RAW: one payload per message
+SELECT aq.define_template('queue_table.sendn.raw_payloads', $tpl$
+           OR cardinality(p_raw) IS DISTINCT FROM n$tpl$);
+
+-- objects: an array of one object per message, of the payload type's attributes
+SELECT aq.define_template('queue_table.sendn.object_payloads', $tpl$
+           OR p_obj IS NULL OR jsonb_typeof(p_obj) <> 'array' OR jsonb_array_length(p_obj) <> n
+           OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_obj) x WHERE jsonb_typeof(x) <> 'object')
+           OR EXISTS (SELECT 1 FROM jsonb_array_elements(p_obj) x, jsonb_object_keys(x) k
+                      WHERE k NOT IN (SELECT a.attname FROM pg_attribute a
+                                      WHERE a.attrelid = {{payload_relid}} AND a.attnum > 0 AND NOT a.attisdropped))$tpl$);
+
+SELECT aq.define_template('queue_table.sendn.insert', $tpl$INSERT INTO {{schema:ident}}.{{table:ident}} (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
+                               expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group,
+                               user_data)
+        SELECT p_queue, ids[i], p_corr[i], coalesce(p_priority[i], 1), CASE WHEN p_delay[i] > 0 THEN 1 ELSE 0 END,
+               p_delay[i], nullif(p_expiration[i], -1),
+               now_ts + make_interval(secs => p_delay[i]),
+               now_ts + make_interval(secs => p_delay[i]) + make_interval(secs => nullif(p_expiration[i], -1)),
+               nextval('aq.enq_seq'), now_ts, current_user, p_agent, pg_current_xact_id()::text,
+               pg_current_xact_id()::text::bigint, {{user_data}}
+        FROM unnest(ids) WITH ORDINALITY u(id, i) ORDER BY i$tpl$);
 
 -- _deq: the dequeue without selection criteria, every case of it compiled once as static
 -- SQL so PostgreSQL caches its plans: (exception | multi | single) x mode x (delete | keep)

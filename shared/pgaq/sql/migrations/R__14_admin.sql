@@ -125,8 +125,8 @@ BEGIN
   EXECUTE format('DROP TABLE IF EXISTS %I.%I', t.schema_name, t.table_name);
   -- by name, whatever their arguments (the due function takes one now): generated code of
   -- a dropped table must not outlive it
-  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I, %I.%I', t.schema_name, 'aq$_' || t.table_name || '_due',
-                 t.schema_name, 'aq$_' || t.table_name || '_rm1');
+  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I, %I.%I, %I.%I', t.schema_name, 'aq$_' || t.table_name || '_due',
+                 t.schema_name, 'aq$_' || t.table_name || '_rm1', t.schema_name, 'aq$_' || t.table_name || '_sendn');
   DELETE FROM aq.queue_tables WHERE id = t.id;
 END $$;
 

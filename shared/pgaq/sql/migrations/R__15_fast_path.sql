@@ -26,13 +26,27 @@ END $$;
 -- stop_queue takes effect at once.
 -- p_acting: the role to check is p_role instead of current_user (the definer function
 -- below), whose parameters p_queue and p_after are then the references.
+-- p_limit: how many messages (SQL text: '1', or '(SELECT $2::integer)' for a REMOVE of up
+-- to $2 messages from the first, returned in queue order: the library's batches and
+-- grouped buffered REMOVEs, pgaq.coalesce). (A subquery, not $2 itself: a plan for a known
+-- limit looks cheaper than the generic one, so PostgreSQL would plan every execution
+-- again; a subquery's value is unknown to both, and the prepared statement keeps one plan.)
 DROP FUNCTION IF EXISTS aq.fast_remove_sql(aq.queue_info, boolean);
-CREATE OR REPLACE FUNCTION aq.fast_remove_sql(q aq.queue_info, p_after boolean, p_acting boolean DEFAULT false)
+DROP FUNCTION IF EXISTS aq.fast_remove_sql(aq.queue_info, boolean, boolean);
+CREATE OR REPLACE FUNCTION aq.fast_remove_sql(q aq.queue_info, p_after boolean, p_acting boolean DEFAULT false,
+                                              p_limit text DEFAULT '1')
 RETURNS text LANGUAGE plpgsql STABLE AS $$
 DECLARE
   outp text[] := aq.payload_output_expr(q, NULL::aq.transformations, 'm');
 BEGIN
   RETURN aq.render('fast_remove', jsonb_build_object(
+    'limit', p_limit,
+    'final_order', CASE WHEN p_limit = '1' THEN '' ELSE E'\n    ORDER BY o.position' END,
+    -- several: by the ids (an index scan on the primary key whatever their number), not a
+    -- join whose plan would follow the limit's estimate
+    'delete', CASE WHEN p_limit = '1' THEN 'USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos'
+                   ELSE format('WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, %s AS pos',
+                               aq.sort_key_expr(q.sort_key, 'm')) END,
     'schema', q.table_schema, 'table', q.table_name, 'table_id', q.table_id, 'owner', q.owner,
     'queue', CASE WHEN p_acting THEN 'p_queue' ELSE '$1::name' END,
     'acting', CASE WHEN p_acting THEN 'p_role' ELSE 'current_user' END,
@@ -65,11 +79,18 @@ BEGIN
 END $$;
 
 DROP FUNCTION IF EXISTS aq.fast_path(text);
+-- (sendn_fn and remove_n_sql added: a new result column needs the old function gone)
+DO $$ BEGIN
+  IF EXISTS (SELECT 1 FROM pg_proc WHERE oid = to_regprocedure('aq.fast_path(text, boolean)')
+               AND NOT 'remove_n_sql' = ANY (proargnames)) THEN
+    DROP FUNCTION aq.fast_path(text, boolean);
+  END IF;
+END $$;
 -- p_buffered: the statements of the queue table's companion of buffered messages (R__11_buffered)
 CREATE OR REPLACE FUNCTION aq.fast_path(p_queue text, p_buffered boolean DEFAULT false)
 RETURNS TABLE (queue_id integer, queue_name text, multiple_consumers boolean, payload_kind text,
                send_fn text, recv_fn text, send1_fn text, remove_sql text, remove_after_sql text,
-               remove_fn text)
+               remove_fn text, sendn_fn text, remove_n_sql text)
 LANGUAGE sql STABLE AS $$
   SELECT q.queue_id, q.queue_name::text, q.multiple_consumers, q.payload_kind,
          CASE WHEN q.queue_type = 'NORMAL_QUEUE' AND q.message_grouping = 'NONE'
@@ -85,7 +106,13 @@ LANGUAGE sql STABLE AS $$
          CASE WHEN NOT q.multiple_consumers AND q.queue_type = 'NORMAL_QUEUE' AND q.message_grouping = 'NONE'
                    AND to_regprocedure(format('%I.%I(name,bigint[])', q.table_schema,
                                               'aq$_' || q.table_name || '_rm1')) IS NOT NULL
-              THEN format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_rm1') END
+              THEN format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_rm1') END,
+         CASE WHEN NOT q.multiple_consumers AND q.queue_type = 'NORMAL_QUEUE' AND q.message_grouping = 'NONE'
+                   AND to_regprocedure(format('%I.%I(name,integer[],integer[],integer[],text[],bytea[],jsonb,text)',
+                                              q.table_schema, 'aq$_' || q.table_name || '_sendn')) IS NOT NULL
+              THEN format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_sendn') END,
+         CASE WHEN NOT q.multiple_consumers AND q.queue_type = 'NORMAL_QUEUE' AND q.message_grouping = 'NONE'
+              THEN aq.fast_remove_sql(q, false, false, '(SELECT $2::integer)') END
   FROM (SELECT (CASE WHEN p_buffered THEN aq.buffered_info(r) ELSE r END).*
         FROM aq.resolve_queue(p_queue) r) q
 $$;

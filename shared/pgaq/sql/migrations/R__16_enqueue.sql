@@ -272,7 +272,7 @@ BEGIN
   IF buffered THEN
     PERFORM aq.check_buffered_enqueue(q, props);
     q := aq.buffered_info(q);
-    PERFORM aq.check_buffered_backlog(q.table_schema, q.table_name, q.queue_name);
+    PERFORM aq.check_buffered_backlog(q.table_schema, q.table_name, q.queue_name, n);
   END IF;
 
   BEGIN

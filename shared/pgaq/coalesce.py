@@ -1,0 +1,163 @@
+"""Group writes for buffered messages: concurrent calls of one process, one statement.
+
+A buffered enqueue or REMOVE (delivery mode BUFFERED, IMMEDIATE visibility, outside any
+transaction) is not part of a transaction (seed 002, "Buffered Messaging"): it takes effect
+when the call returns. So the calls that arrive while another call for the same queue is
+being written can be written together, as one statement, the way PostgreSQL groups
+commits: the first caller (the leader) runs its statement at once on its own connection;
+calls arriving meanwhile wait, and when the statement returns, the next waiter leads the
+next statement for all of them, on its own connection. No timer: an idle queue's call is
+written at once, and each statement carries what arrived during the previous one.
+
+Each call still gets exactly its own result: its own message ids (all of its messages or
+none), or its own share of the removed messages in queue order. If a combined statement
+fails, its calls are run again one by one, so one bad call (a wrong payload, a full
+backlog) cannot fail the others; a lost connection fails them all (the database is away).
+The leader's statement is shielded from the leader's cancellation: the others' results
+do not depend on whether their leader is still waiting.
+
+What may be grouped is keyed by everything a statement runs as: the database and login
+(or the pool), the role, the agent, the queue and the operation's own options. A grouped
+call runs under the leader's connection: calls of one key must not differ in session
+settings that change an outcome (the buffered backlog limit pgaq.buffered_max_messages,
+search_path): docs/architecture.md, "Buffered messages".
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from .errors import ConnectionLost
+
+T = TypeVar("T")  # what one call hands in (its messages, or its batch size)
+R = TypeVar("R")  # what one call gets back (its ids, or its messages)
+
+# runs the calls of one group as one statement; returns each call's result, in order
+Runner = Callable[[Sequence[T]], Awaitable[list[R]]]
+
+
+@dataclass(eq=False)
+class _Call(Generic[T, R]):
+    work: T
+    size: int
+    run: Runner[T, R]  # the caller's own runner: its session, its connection
+    turn: asyncio.Future[bool] | None = None  # True: lead the next statement
+    result: list[R] = field(default_factory=list)
+    error: BaseException | None = None
+    done: bool = False
+
+
+@dataclass(eq=False)
+class _Group(Generic[T, R]):
+    waiting: list[_Call[T, R]] = field(default_factory=list)
+    writing: int = 0  # statements in flight
+
+
+class Coalescer(Generic[T, R]):
+    """Leader-follower grouping of concurrent calls per key (see the module docstring)."""
+
+    def __init__(self, name: str, max_size: int = 1000, max_inflight: int = 1) -> None:
+        self.name = name
+        self.max_size = max_size
+        self.max_inflight = max_inflight
+        self._groups: dict[Hashable, _Group[T, R]] = {}
+        self.statements = 0  # for tests and metrics
+        self.calls = 0
+
+    async def submit(self, key: Hashable, work: T, size: int, run: Runner[T, R]) -> R:
+        """This call's result, written alone or with the calls that arrived meanwhile."""
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = _Group()
+        call: _Call[T, R] = _Call(work, size, run)
+        if group.writing >= self.max_inflight:
+            call.turn = asyncio.get_running_loop().create_future()
+            group.waiting.append(call)
+            try:
+                lead = await call.turn
+            except asyncio.CancelledError:
+                if call in group.waiting:
+                    group.waiting.remove(call)
+                elif call.turn.done() and not call.turn.cancelled() and call.turn.result():
+                    self._hand_over(key, group)  # it was our turn: pass it on
+                raise
+            if not lead:
+                return self._outcome(call)
+        else:
+            group.writing += 1
+        batch = [call]
+        size = call.size
+        while group.waiting and size + group.waiting[0].size <= self.max_size:
+            other = group.waiting.pop(0)
+            batch.append(other)
+            size += other.size
+        task = asyncio.ensure_future(self._write(batch))
+        try:
+            await asyncio.shield(task)
+        finally:
+            # the next statement's leader goes on once this one is written, even if this
+            # leader was cancelled meanwhile (the shielded write finishes on its own)
+            if task.done():
+                self._hand_over(key, group)
+            else:
+                task.add_done_callback(lambda _t: self._hand_over(key, group))
+        return self._outcome(call)
+
+    def _outcome(self, call: _Call[T, R]) -> R:
+        assert call.done
+        if call.error is not None:
+            raise call.error
+        return call.result[0]
+
+    def _hand_over(self, key: Hashable, group: _Group[T, R]) -> None:
+        """The first live waiter leads next; none: the group is idle."""
+        while group.waiting:
+            nxt = group.waiting.pop(0)
+            assert nxt.turn is not None
+            if not nxt.turn.done():
+                nxt.turn.set_result(True)
+                return
+        group.writing -= 1
+        if group.writing == 0 and self._groups.get(key) is group:
+            del self._groups[key]
+
+    async def _write(self, batch: list[_Call[T, R]]) -> None:
+        """One statement for the batch (the leader's runner); on failure, one per call."""
+        leader = batch[0]
+        try:
+            results = await leader.run([c.work for c in batch])
+        except Exception as exc:
+            if len(batch) == 1 or isinstance(exc, ConnectionLost):
+                self._settle(batch, None, exc)
+                return
+            for c in batch:  # each call's own outcome, on the leader's connection
+                try:
+                    self._settle([c], await leader.run([c.work]), None)
+                except Exception as one:
+                    self._settle([c], None, one)
+                except BaseException as stop:
+                    self._settle([x for x in batch if not x.done], None, stop)
+                    raise
+            return
+        except BaseException as stop:
+            self._settle(batch, None, stop)
+            raise
+        self.statements += 1
+        self.calls += len(batch)
+        self._settle(batch, results, None)
+
+    def _settle(self, batch: list[_Call[T, R]], results: list[R] | None,
+                error: BaseException | None) -> None:
+        for i, c in enumerate(batch):
+            if results is not None:
+                c.result = [results[i]]
+            c.error = error
+            c.done = True
+            if c.turn is not None and not c.turn.done():
+                c.turn.set_result(False)
+
+    def stats(self) -> dict[str, Any]:
+        return {"statements": self.statements, "calls": self.calls}
