@@ -4,7 +4,7 @@ Each pgaq figure stands beside a floor measured in the same run, on the same dat
 with the same concurrency. Environment: BENCH_SECONDS (per figure, default 5),
 BENCH_WARMUP (1), BENCH_CONCURRENCY (4), BENCH_BIG (1,000,000), BENCH_SMALL (1,000),
 BENCH_PREFILL (0 = sized from the insert rate), BENCH_FILL_CHUNK (10,000),
-BENCH_SUITES (core,peers,gateway,notify,propagation,monitor,stats), BENCH_STATS_ROWS
+BENCH_SUITES (core,peers,jms,gateway,notify,propagation,monitor,stats), BENCH_STATS_ROWS
 (1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (10,000 messages
 each for procrastinate, PgQueuer, pgaq and the floor).
 The run ends with one table: every figure beside its floor and, where comparable
@@ -57,6 +57,11 @@ async def main() -> int:
             peer_rows, extra["peers"] = await run_peers(db.dsn, settings.peers_n,
                                                         settings.concurrency)
             rows.extend(peer_rows)
+        if "jms" in settings.suites:
+            from .jms_bench import run as run_jms
+
+            core_bench.log("jms ...")
+            rows.extend(await run_jms(db.dsn, settings, extra.get("peers")))
         if "gateway" in settings.suites:
             from .gateway_bench import run as run_gateway
 
