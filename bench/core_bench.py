@@ -191,25 +191,13 @@ class Core:
                                  f"{buffered.rate / f_unlogged.rate if f_unlogged.rate else 0:.2f}x "
                                  "the UNLOGGED INSERT)")
         ceiling["context"] = True
-        # the same calls with grouping off (each call its own statement, pgaq.coalesce)
         alone_sessions = [Session(c, group_buffered=False) for c in self.conns]
-        alone = await self.solo(
-            "buffered enqueue 1 msg/call, grouping off",
-            [_bind(lambda x: x.enqueue("bench.q", PAYLOAD, visibility="IMMEDIATE",
-                                           delivery_mode="BUFFERED"), s) for s in alone_sessions])
-        grouping = ratio_row("6d. buffered enqueue grouped vs one statement per call", buffered, alone, 1.0,
-                             latency=True,
-                             note="context, not a target: the 4 sessions' concurrent calls written "
-                                  "together (pgaq.coalesce) against Session(group_buffered=False)")
-        grouping["context"] = True
         rows = [
             ratio_row("6a. buffered enqueue 1 msg/call vs durable", buffered, durable, 3.0, latency=True,
-                      note="floor: durable pgaq enqueue 1 msg/txn, measured interleaved; concurrent "
-                           "buffered calls are grouped (6d)"),
+                      note="floor: durable pgaq enqueue 1 msg/txn, measured interleaved"),
             ratio_row("6b. buffered enqueue 1 msg/call vs INSERT", buffered, f_ins, 1.0,
                       note="floor: durable raw INSERT 1 row/txn (bench 1)"),
             ceiling,
-            grouping,
         ]
         took = await self.fill_queue("bench.dq", n, 1000)
         took += await self.fill_queue("bench.dq", n, 1000, buffered=True)

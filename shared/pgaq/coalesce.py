@@ -1,26 +1,26 @@
-"""Group writes for buffered messages: concurrent calls of one process, one statement.
+"""Grouped buffered REMOVEs: concurrent calls of one process, one statement.
 
-A buffered enqueue or REMOVE (delivery mode BUFFERED, IMMEDIATE visibility, outside any
-transaction) is not part of a transaction (seed 002, "Buffered Messaging"): it takes effect
-when the call returns. So the calls that arrive while another call for the same queue is
-being written can be written together, as one statement, the way PostgreSQL groups
-commits: the first caller (the leader) runs its statement at once on its own connection;
-calls arriving meanwhile wait, and when the statement returns, the next waiter leads the
-next statement for all of them, on its own connection. No timer: an idle queue's call is
-written at once, and each statement carries what arrived during the previous one.
+A buffered REMOVE (delivery mode BUFFERED, IMMEDIATE visibility, outside any transaction)
+is not part of a transaction (seed 002, "Buffered Messaging"): it takes effect when the
+call returns. So the REMOVEs that arrive while another one for the same queue is running
+can be taken together, as one dequeue of the sum of their batch sizes, the way PostgreSQL
+groups commits: the first caller (the leader) runs its statement at once on its own
+connection; calls arriving meanwhile wait, and when the statement returns, the next
+waiter leads the next statement for all of them, on its own connection. No timer: an
+idle queue's call runs at once, and each statement carries what arrived during the
+previous one. (Buffered enqueues are not grouped: measured, one statement per call was
+as fast, bench rows 6 and 7c, docs/architecture.md "Buffered messages".)
 
-Each call still gets exactly its own result: its own message ids (all of its messages or
-none), or its own share of the removed messages in queue order. If a combined statement
-fails, its calls are run again one by one, so one bad call (a wrong payload, a full
-backlog) cannot fail the others; a lost connection fails them all (the database is away).
+Each call still gets exactly its own result: its own share of the removed messages, in
+queue order. If a combined statement fails, its calls are run again one by one, so a
+call's own error stays its own; a lost connection fails them all (the database is away).
 The leader's statement is shielded from the leader's cancellation: the others' results
 do not depend on whether their leader is still waiting.
 
 What may be grouped is keyed by everything a statement runs as: the database and login
-(or the pool), the role, the agent, the queue and the operation's own options. A grouped
-call runs under the leader's connection: calls of one key must not differ in session
-settings that change an outcome (the buffered backlog limit pgaq.buffered_max_messages,
-search_path): docs/architecture.md, "Buffered messages".
+(or the pool), the role, the agent, the queue and the consumer. A grouped call runs on the
+leader's connection: sessions of one key must not differ in a setting that changes what
+a queue name means (search_path); see docs/architecture.md, "Buffered messages".
 """
 
 from __future__ import annotations

@@ -160,8 +160,7 @@ def _check(value: str, allowed: tuple[str, ...], what: str, code: int) -> str:
 
 # what the driver raises for a statement that failed or a connection that broke
 _DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError)
-# a process's concurrent buffered sends, written together (pgaq.coalesce)
-BUFFERED_SENDS: Coalescer[routes.Enqueue, list[str]] = Coalescer("buffered sends")
+# a process's concurrent buffered REMOVEs, taken together (pgaq.coalesce)
 BUFFERED_REMOVES: Coalescer[routes.Dequeue, list[asyncpg.Record]] = Coalescer("buffered REMOVEs")
 
 
@@ -239,9 +238,9 @@ class Session:
             raise PgaqError(f"unknown routes {sorted(set(only_routes) - routes.ROUTE_NAMES)}")
         self.routes = None if only_routes is None else frozenset(only_routes)
         self.last_route: str | None = None
-        # buffered sends and REMOVEs written with the process's concurrent ones (pgaq.coalesce);
-        # off for a session whose settings (search_path, pgaq.buffered_max_messages) differ
-        # from the other sessions' on the same database and role
+        # buffered REMOVEs taken with the process's concurrent ones (pgaq.coalesce); off for
+        # a session whose search_path differs from the other sessions' on the same database
+        # and role
         self.group_buffered = group_buffered
 
     @property
@@ -478,16 +477,11 @@ class Session:
         op = routes.Enqueue(queue, messages, visibility, transformation, self.agent,
                             mode == "BUFFERED")
         op.raw  # noqa: B018  (ORA-25215 for payloads of mixed kinds, before any round trip)
-        if op.buffered:
-            where = self._group_where()
-            if where is not None:  # written with the process's concurrent buffered sends
-                key = (where, "send", self.agent, queue, transformation, op.raw)
-                return await BUFFERED_SENDS.submit(key, op, len(messages), self._send_together)
         ids = await routes.serve(self, routes.ENQUEUE, op, queue, self.routes)
         return [i.hex().upper() for i in ids]
 
     def _group_where(self) -> Hashable | None:
-        """Where a grouped buffered call may run (pgaq.coalesce): the database and login
+        """Where a grouped buffered REMOVE may run (pgaq.coalesce): the database and login
         this session's statements run on, and its role; None: not grouped (in a
         transaction, or a session pinned to routes by a test)."""
         if self._tx is not None or self.routes is not None or not self.group_buffered:
@@ -497,20 +491,6 @@ class Session:
             return None if self.pool is None else (self.pool, self.role)
         params = conn._params  # (asyncpg keeps what it connected with here)
         return (conn._addr, params.database, params.user, self.role)
-
-    async def _send_together(self, ops: Sequence[routes.Enqueue]) -> list[list[str]]:
-        """Several calls' buffered messages in one statement; each call's ids."""
-        op = ops[0] if len(ops) == 1 else routes.Enqueue(
-            ops[0].queue, [m for o in ops for m in o.messages], ops[0].visibility,
-            ops[0].transformation, self.agent, True)
-        ids = await routes.serve(self, routes.ENQUEUE, op, op.queue, self.routes)
-        out: list[list[str]] = []
-        at = 0
-        for o in ops:
-            n = len(o.messages)
-            out.append([i.hex().upper() for i in ids[at:at + n]])
-            at += n
-        return out
 
     def unsuited(self, queue: str, buffered: bool = False) -> None:
         """A queue whose settings (retention) keep it off the one-statement REMOVE: stop
