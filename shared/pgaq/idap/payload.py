@@ -31,6 +31,9 @@ JMS_BODY = {"JMS_TEXT": "text_data", "JMS_BYTES": "bytes_data", "JMS_MAP": "map_
             "JMS_OBJECT": "ser_object_data"}
 VALUE_TYPES = ("int", "string", "long", "double", "boolean", "float", "short", "byte")
 INT_BITS = {"byte": 8, "short": 16, "int": 32, "long": 64}
+# JMS types IDAP's schema has no <kind_value> element for (pgaq.jms map items; what SQL
+# producers may write anywhere): written as <string_value>, see _no_element_text
+NO_ELEMENT_TYPES = ("char", "bytes")
 SQL_INT_BITS = {"int2": 16, "int4": 32, "int8": 64}
 SQL_FLOAT = {"float4": "float", "float8": "double"}
 SQL_DATES = ("date", "timestamp", "timestamptz")
@@ -545,12 +548,31 @@ def _place(entry: tuple[str, Any]) -> tuple[int, int, str]:
     return 1, 0, entry[0]
 
 
+def _no_element_text(kind: str, value: Any) -> str | None:
+    """A char or byte[] value as the <string_value> that carries it (docs/gateway.md, "JMS
+    payloads and IDAP"): aq_access.xsd's <property> and <item> choose among eight typed
+    elements and none is char or byte[], so the type cannot cross. A Fault instead would
+    come after the REMOVE and lose the message; the value crosses whole: a char as its one
+    character (what JMS's getString reads of a char), a byte[] as upper-case hex, as IDAP
+    writes every binary value (<raw>, <bytes_data>)."""
+    if value is None:
+        return None
+    if kind == "char":
+        return str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).hex().upper()
+    text = str(value)
+    return (text[2:] if text.startswith("\\x") else text).upper()
+
+
 def _write_typed(parent: etree._Element, ns: str | None, item: str, values: Any) -> None:
     # user properties in the order they were sent (their "seq"); map items, which have no
     # order of their own, and entries SQL producers wrote without a seq, by name after them
     for key, spec in sorted(_stored_object(values, item).items(), key=_place):
         if isinstance(spec, dict) and spec.get("type") in VALUE_TYPES:
             kind, value = str(spec["type"]), spec.get("value")
+        elif isinstance(spec, dict) and spec.get("type") in NO_ELEMENT_TYPES:
+            kind, value = "string", _no_element_text(str(spec["type"]), spec.get("value"))
         else:  # a plain JSON scalar, as SQL users may write one
             value = spec
             kind = ("boolean" if isinstance(value, bool) else "long" if isinstance(value, int)
