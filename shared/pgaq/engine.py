@@ -179,6 +179,7 @@ class FastPath:
     raw: bool = True  # the queue's payloads are RAW (bytes), not objects
     sendn: Statement | None = None  # several simple messages, properties as arrays
     remove_n: str | None = None  # REMOVE of up to $2 messages from the first, in queue order
+    send_sql: str | None = None  # ENQUEUE of one undelayed RAW message, no PL/pgSQL
 
 
 @dataclass(frozen=True)
@@ -522,7 +523,7 @@ class Session:
                            if row["remove_fn"] is not None else None,
                            row["payload_kind"] == "RAW",
                            Statement.make("engine_sendn_fast", row["sendn_fn"]),
-                           row["remove_n_sql"])
+                           row["remove_n_sql"], row["send_sql"])
             if len(self._fast) > 1000:
                 self._fast.clear()
             self._fast[(self.role, queue, buffered)] = hit

@@ -177,6 +177,22 @@ async def _send1(s: Session, op: Enqueue, fast: FastPath | None) -> list[bytes] 
     return [mid]
 
 
+async def _send1sql(s: Session, op: Enqueue, fast: FastPath | None) -> list[bytes] | None:
+    """One undelayed RAW message as one plain statement (aq.fast_send_sql): no PL/pgSQL
+    around the INSERT. No row: a case it leaves to _send1 (and to that route's errors)."""
+    assert fast is not None and fast.send_sql is not None
+    p = op.first
+    if p.delay != 0 or not s.role_is_set(op.visibility):
+        return None
+    sql = fast.send_sql
+    raw, _ = op.payloads
+    assert raw is not None
+    args = (fast.name, p.priority, -1 if p.expiration is None else p.expiration, p.correlation,
+            op.agent, raw[0])
+    row: asyncpg.Record | None = await s.run(op.visibility, lambda c: c.fetchrow(sql, *args))
+    return None if row is None else [row["msgid"]]
+
+
 def _sendn_admits(op: Enqueue) -> bool:
     if len(op.messages) < 2 or not op.simple or (op.buffered and not op.undelayed):
         return False
@@ -225,6 +241,8 @@ async def _enqueue_general(s: Session, op: Enqueue, fast: FastPath | None) -> li
 
 ENQUEUE: tuple[Route[Enqueue, list[bytes]], ...] = (
     # payloads of the queue's kind only: the general route checks the properties first
+    Route("send1sql", _send1_admits, lambda op, fast: fast.send_sql is not None and op.raw and fast.raw,
+          _send1sql),
     Route("send1", _send1_admits, lambda op, fast: fast.send1 is not None and op.raw == fast.raw,
           _send1),
     Route("sendn", _sendn_admits, lambda op, fast: fast.sendn is not None and op.raw == fast.raw,

@@ -38,6 +38,7 @@ T = TypeVar("T")
 VARIANTS: dict[str, frozenset[str] | None] = {
     "general": frozenset(),
     "send1": frozenset({"send1"}),
+    "send1sql": frozenset({"send1sql"}),
     "send": frozenset({"send"}),
     "sendn": frozenset({"sendn"}),
     "remove1": frozenset({"remove1"}),
@@ -60,11 +61,11 @@ class Config:
 
 
 CONFIGS = [
-    Config("single-raw", "RAW", expect=frozenset({"send1", "sendn", "send", "remove1", "removen", "recv"})),
+    Config("single-raw", "RAW", expect=frozenset({"send1", "send1sql", "sendn", "send", "remove1", "removen", "recv"})),
     Config("single-object", "re.obj", expect=frozenset({"send1", "sendn", "send", "remove1", "removen", "recv"})),
     Config("single-raw-granted", "RAW", granted=True,  # (removen declines for an acting role)
            expect=frozenset({"send1", "sendn", "send", "remove1", "recv"})),
-    Config("single-retention", "RAW", retention=3600, expect=frozenset({"send1", "sendn", "send", "recv"})),
+    Config("single-retention", "RAW", retention=3600, expect=frozenset({"send1", "send1sql", "sendn", "send", "recv"})),
     Config("single-grouped", "RAW", grouping="TRANSACTIONAL"),
     Config("multi-raw", "RAW", multiple=True, expect=frozenset({"send", "recv"})),
     Config("multi-rule-granted", "RAW", multiple=True, rule_b="priority > 2", granted=True,

@@ -703,3 +703,9 @@ NULL
 
 -- aq.fast_path('gen.q').remove_after_sql
 NULL
+
+-- aq.fast_path('gen.q').remove_n_sql
+NULL
+
+-- aq.fast_path('gen.q').send_sql
+NULL

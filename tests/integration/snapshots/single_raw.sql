@@ -1078,3 +1078,48 @@ AS $function$
              m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position,
              NULL::jsonb AS payload_json, m.user_data AS payload_raw
       FROM d m) o ON true
+
+-- aq.fast_path('gen.q').remove_n_sql
+-- aq.fast_remove_sql: REMOVE one message from gen.t
+    WITH q AS (
+      SELECT x.id FROM aq.queues x
+      WHERE x.queue_table_id = <table id> AND x.queue_name = $1::name AND x.queue_type = 'NORMAL_QUEUE'
+        AND x.dequeue_enabled AND x.retention_time = 0
+        AND (current_user = 'postgres' OR pg_has_role(current_user, 'postgres', 'MEMBER')
+             OR aq.may_access(x.id, 'DEQUEUE', current_user))),
+    c AS (
+      SELECT m.msgid, ARRAY[m.enq_seq] AS pos FROM gen.t m
+      WHERE m.q_name = $1::name AND m.state = 0  AND EXISTS (SELECT 1 FROM q)
+      ORDER BY m.enq_seq LIMIT (SELECT $2::integer) FOR UPDATE OF m SKIP LOCKED),
+    d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.enq_seq] AS pos)
+    SELECT k.ok, k.ok OR NOT EXISTS (SELECT 1 FROM aq.queues x WHERE x.queue_table_id = <table id>
+                                       AND x.queue_name = $1::name AND x.retention_time <> 0) AS suited,
+           o.*
+    FROM (SELECT EXISTS (SELECT 1 FROM q) AS ok) k LEFT JOIN (
+      SELECT m.msgid, m.q_name::text AS queue_name, NULL::text AS consumer_name, m.corrid AS correlation,
+             m.priority, m.delay, m.expiration, m.enq_time, 'PROCESSED'::text AS state,
+             m.retry_count AS attempts,
+             nullif(m.exception_queue, 'aq$_t_e')::text AS exception_queue, m.sender_name,
+             m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position,
+             NULL::jsonb AS payload_json, m.user_data AS payload_raw
+      FROM d m) o ON true
+    ORDER BY o.position
+
+-- aq.fast_path('gen.q').send_sql
+-- aq.fast_send_sql: ENQUEUE one message into gen.t
+    WITH q AS (
+      SELECT x.id FROM aq.queues x
+      WHERE x.queue_table_id = <table id> AND x.queue_name = $1::name AND x.queue_type = 'NORMAL_QUEUE'
+        AND x.enqueue_enabled AND NOT x.notify
+        AND $3::integer >= -1 AND coalesce(length($4::text), 0) <= 128
+        AND (current_user = 'postgres' OR pg_has_role(current_user, 'postgres', 'MEMBER')
+             OR aq.may_access(x.id, 'ENQUEUE', current_user))),
+    m AS (
+      INSERT INTO gen.t (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
+                               expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group, user_data)
+      SELECT $1::name, uuid_send(gen_random_uuid()), $4::text, $2::integer, 0, 0, nullif($3::integer, -1), t.now_ts,
+             t.now_ts + make_interval(secs => nullif($3::integer, -1)), nextval('aq.enq_seq'), t.now_ts,
+             current_user, $5::text, pg_current_xact_id()::text, pg_current_xact_id()::text::bigint, $6::bytea
+      FROM q, (SELECT clock_timestamp() AS now_ts) t
+      RETURNING msgid)
+    SELECT m.msgid, aq.wake(q.id) IS NULL AS woken FROM m, q

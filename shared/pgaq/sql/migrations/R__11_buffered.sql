@@ -117,6 +117,14 @@ BEGIN
   END IF;
 END $$;
 
+-- aq.check_buffered_backlog as a condition (the plain-SQL enqueue, aq.fast_send_sql)
+CREATE OR REPLACE FUNCTION aq.buffered_room(p_schema name, p_table name, p_queue name) RETURNS boolean
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  PERFORM aq.check_buffered_backlog(p_schema, p_table, p_queue, 1);
+  RETURN true;
+END $$;
+
 -- Expired buffered messages (the monitor moved them to state 3 in the companion, as it
 -- does in any queue table) go to their exception queue as persistent messages (seed 002),
 -- with their recipient rows, in the monitor's transaction.

@@ -176,6 +176,35 @@ SELECT aq.define_template('fast_remove', $tpl$-- aq.fast_remove_sql: REMOVE one 
              {{payload_json}} AS payload_json, {{payload_raw}} AS payload_raw
       FROM d m) o ON true{{final_order}}$tpl$);
 
+-- One ENQUEUE of one undelayed RAW message as a plain statement (aq.fast_send_sql; $1
+-- queue name, $2 priority, $3 expiration (-1: none), $4 correlation, $5 agent, $6 payload):
+-- no PL/pgSQL around the INSERT. It returns no row, having touched nothing, when the queue
+-- is not a normal queue of this table enabled for enqueue, the caller may not enqueue to
+-- it, the queue has notification registrations, or a value is one the generated _send1
+-- refuses: the client then takes _send1, which raises the proper error. The wake-up
+-- (aq.wake) runs after the INSERT, in its own snapshot, as _send1's does.
+SELECT aq.define_template('fast_send', $tpl$-- aq.fast_send_sql: ENQUEUE one message into {{schema:ident}}.{{table:ident}}
+    WITH q AS (
+      SELECT x.id FROM aq.queues x
+      WHERE x.queue_table_id = {{table_id}} AND x.queue_name = $1::name AND x.queue_type = 'NORMAL_QUEUE'
+        AND x.enqueue_enabled AND NOT x.notify
+        AND $3::integer >= -1 AND coalesce(length($4::text), 0) <= 128
+        AND (current_user = {{owner:literal}} OR pg_has_role(current_user, {{owner:literal}}, 'MEMBER')
+             OR aq.may_access(x.id, 'ENQUEUE', current_user)){{room}}),
+    m AS (
+      INSERT INTO {{schema:ident}}.{{table:ident}} (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
+                               expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group, user_data)
+      SELECT $1::name, uuid_send(gen_random_uuid()), $4::text, $2::integer, 0, 0, nullif($3::integer, -1), t.now_ts,
+             t.now_ts + make_interval(secs => nullif($3::integer, -1)), nextval('aq.enq_seq'), t.now_ts,
+             current_user, $5::text, pg_current_xact_id()::text, pg_current_xact_id()::text::bigint, $6::bytea
+      FROM q, (SELECT clock_timestamp() AS now_ts) t
+      RETURNING msgid)
+    SELECT m.msgid, aq.wake(q.id) IS NULL AS woken FROM m, q$tpl$);
+
+-- the buffered companion's flow control in aq.fast_send_sql (its own error, ORA-25307)
+SELECT aq.define_template('fast_send.room', $tpl$
+        AND aq.buffered_room({{schema:literal}}, {{table:literal}}, $1::name)$tpl$);
+
 -- ---------------------------------------------------------------------------------------
 -- The monitor's next due time of a queue table after {{after}} (aq.next_due_sql): the next
 -- delay that ends, the next expiration, the next end of a retention; recipients: the

@@ -58,6 +58,17 @@ BEGIN
     'default_exception_queue', q.default_exception_queue));
 END $$;
 
+-- The plain-SQL ENQUEUE of one RAW message (template fast_send), for single-consumer
+-- tables without grouping; the buffered companion's adds its flow control.
+CREATE OR REPLACE FUNCTION aq.fast_send_sql(q aq.queue_info) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT aq.render('fast_send', jsonb_build_object(
+    'schema', q.table_schema, 'table', q.table_name, 'table_id', q.table_id, 'owner', q.owner,
+    'room', CASE WHEN aq.is_buffered_info(q)
+                 THEN aq.render('fast_send.room', jsonb_build_object('schema', q.table_schema, 'table', q.table_name))
+                 ELSE '' END))
+$$;
+
 -- The one-statement REMOVE for a session acting as another role (template
 -- queue_table.rm1 says how), on single-consumer tables without message grouping.
 CREATE OR REPLACE FUNCTION aq.create_fast_remove_function(t aq.queue_tables, q aq.queue_info) RETURNS void
@@ -79,10 +90,10 @@ BEGIN
 END $$;
 
 DROP FUNCTION IF EXISTS aq.fast_path(text);
--- (sendn_fn and remove_n_sql added: a new result column needs the old function gone)
+-- (sendn_fn, remove_n_sql and send_sql added: a new result column needs the old function gone)
 DO $$ BEGIN
   IF EXISTS (SELECT 1 FROM pg_proc WHERE oid = to_regprocedure('aq.fast_path(text, boolean)')
-               AND NOT 'remove_n_sql' = ANY (proargnames)) THEN
+               AND NOT 'send_sql' = ANY (proargnames)) THEN
     DROP FUNCTION aq.fast_path(text, boolean);
   END IF;
 END $$;
@@ -90,7 +101,7 @@ END $$;
 CREATE OR REPLACE FUNCTION aq.fast_path(p_queue text, p_buffered boolean DEFAULT false)
 RETURNS TABLE (queue_id integer, queue_name text, multiple_consumers boolean, payload_kind text,
                send_fn text, recv_fn text, send1_fn text, remove_sql text, remove_after_sql text,
-               remove_fn text, sendn_fn text, remove_n_sql text)
+               remove_fn text, sendn_fn text, remove_n_sql text, send_sql text)
 LANGUAGE sql STABLE AS $$
   SELECT q.queue_id, q.queue_name::text, q.multiple_consumers, q.payload_kind,
          CASE WHEN q.queue_type = 'NORMAL_QUEUE' AND q.message_grouping = 'NONE'
@@ -112,7 +123,10 @@ LANGUAGE sql STABLE AS $$
                                               q.table_schema, 'aq$_' || q.table_name || '_sendn')) IS NOT NULL
               THEN format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_sendn') END,
          CASE WHEN NOT q.multiple_consumers AND q.queue_type = 'NORMAL_QUEUE' AND q.message_grouping = 'NONE'
-              THEN aq.fast_remove_sql(q, false, false, '(SELECT $2::integer)') END
+              THEN aq.fast_remove_sql(q, false, false, '(SELECT $2::integer)') END,
+         CASE WHEN NOT q.multiple_consumers AND q.queue_type = 'NORMAL_QUEUE' AND q.message_grouping = 'NONE'
+                   AND q.payload_kind = 'RAW'
+              THEN aq.fast_send_sql(q) END
   FROM (SELECT (CASE WHEN p_buffered THEN aq.buffered_info(r) ELSE r END).*
         FROM aq.resolve_queue(p_queue) r) q
 $$;
