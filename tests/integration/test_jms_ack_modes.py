@@ -331,3 +331,45 @@ async def test_non_persistent_in_a_transaction_is_sent_at_commit(
     await p.send(s.create_text_message("dropped"), delivery_mode=jms.NON_PERSISTENT)
     await s.rollback()
     assert await c.receive(0.2) is None
+
+
+async def test_dups_ok_batch_comes_again_when_a_listener_raises_or_a_consumer_closes(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    await queue_with(conn)
+    factory = jms.ConnectionFactory(db_dsn, dups_ok_batch=10, dups_ok_delay=3600.0)
+    connection = await factory.create_connection()
+    try:
+        await fill(connection, *[str(i) for i in range(4)])
+        s = connection.create_session(False, jms.DUPS_OK_ACKNOWLEDGE)
+        q = s.get_queue("shop", "orders_q")
+        c = await s.create_consumer(q)
+        await connection.start()
+        assert text(await c.receive_no_wait()) == "0"  # the batch of 4 is taken, 1 handed out
+        await c.close()  # its 3 others are not lost: the batch is rolled back
+        c2 = await s.create_consumer(q)
+        got = [text(await c2.receive(1.0)) for _ in range(4)]
+        assert got == ["0", "1", "2", "3"]
+        seen: list[tuple[str | None, bool]] = []
+        done = asyncio.Event()
+
+        def on_message(m: jms.Message) -> None:
+            seen.append((text(m), m.jms_redelivered))
+            if len(seen) == 2:
+                raise RuntimeError("fails: the batch comes again")
+            if len(seen) == 6:
+                done.set()
+
+        await fill(connection, "4", "5", "6", "7")
+        s2 = connection.create_session(False, jms.DUPS_OK_ACKNOWLEDGE)
+        (await s2.create_consumer(q)).set_message_listener(on_message)
+        await asyncio.wait_for(done.wait(), 10)
+        await connection.stop()
+        # the whole batch was rolled back, 6 and 7 with it before they were handed out: AQ
+        # counted an attempt for each, so they come flagged too
+        assert seen == [("4", False), ("5", False), ("4", True), ("5", True), ("6", True),
+                        ("7", True)]
+        await s.close()
+        await s2.close()
+        assert await count(conn) == 0
+    finally:
+        await connection.close()

@@ -63,6 +63,7 @@ class MessageConsumer:
         # a dequeue condition (queue receivers, topic receivers)
         self.subscribed = durable or temporary
         self.buffered = True  # receives look at NON_PERSISTENT (buffered) messages too
+        self.looks = 0
         self.closed = False
         self._closing = asyncio.Event()
         self._info: DestinationInfo | None = None
@@ -349,6 +350,10 @@ class MessageConsumer:
             except Exception:  # the task's own failure was logged by its TaskGroup
                 pass
         self.closed = True
+        try:
+            await self.session.release(self)
+        except jerr.JMSException as exc:
+            log.warning("closing a consumer of %s: %s", self.destination.qualified, exc)
         if self.temporary and self._info is not None:
             try:
                 async with self.session.connection.pool.acquire() as c:

@@ -15,9 +15,11 @@ AUTO_ACKNOWLEDGE       receive(): REMOVE in autocommit, committed before receive
                        returns and rolled back (a failed attempt) when it raises
 CLIENT_ACKNOWLEDGE     REMOVE in a transaction that acknowledge() commits (everything the
                        session consumed) and recover() rolls back
-DUPS_OK_ACKNOWLEDGE    as CLIENT_ACKNOWLEDGE, committed by the session every
-                       `dups_ok_batch` messages, after `dups_ok_delay` seconds, or before
-                       a receive waits: fewer commits, redelivery possible after a crash
+DUPS_OK_ACKNOWLEDGE    `dups_ok_batch` messages REMOVEd by one dequeue in a transaction
+                       and handed out one by one; committed once all are handed out (at
+                       the next dequeue, before a receive waits, or `dups_ok_delay` seconds
+                       later); a listener that raises, a close before the batch is handed
+                       out, or a crash redelivers the batch (the duplicates DUPS_OK allows)
 =====================  ===================================================================
 
 Sends of a non-transacted session are committed at once (IMMEDIATE: outside any open
@@ -34,7 +36,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +77,8 @@ if TYPE_CHECKING:
     from .connection import Connection
 
 log = logging.getLogger("pgaq.jms")
+
+BUFFERED_EVERY = 16  # a receive looks at buffered messages first once every so many looks
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,8 @@ class Session:
         # ids a transacted session sent in its open transaction, per queue: its own receives
         # must not see them before the commit (JMS 1.1 4.4.7), though the database would
         self._sent_ids: dict[str, list[str]] = {}
+        # DUPS_OK: messages dequeued in the open transaction, not yet handed to a consumer
+        self._prefetched: dict[MessageConsumer, list[engine.Message]] = {}
         self._destinations: dict[str, DestinationInfo] = {}
         self._durable: dict[str, Topic] = {}
         self._flush: asyncio.Task[None] | None = None
@@ -205,6 +211,7 @@ class Session:
             self._tx_lost = True
         self._connection.maybe_delivered.update(self._taken_ids)
         self._taken_ids.clear()
+        self._prefetched.clear()
         self._sent_ids.clear()
         self._work = False
         self._deferred.clear()
@@ -400,6 +407,7 @@ class Session:
         if isinstance(item, MessageConsumer):
             if item in self._consumers:
                 self._consumers.remove(item)
+            self._prefetched.pop(item, None)
         elif item in self._producers:
             self._producers.remove(item)
 
@@ -431,6 +439,13 @@ class Session:
             raise as_jms(wrap_db_error(exc)) from exc
         self._durable.pop(name.upper(), None)
 
+    async def release(self, consumer: MessageConsumer) -> None:
+        """A consumer closes: DUPS_OK rolls back a batch it had not handed out whole (the
+        rest of it would hold the commit back for ever; the batch comes again, as the
+        duplicates DUPS_OK allows)."""
+        if self._prefetched.get(consumer) and not self._closed:
+            await self._rollback()
+
     def _connection_consumers(self) -> list[MessageConsumer]:
         out: list[MessageConsumer] = []
         for s in list(self._connection._sessions):
@@ -453,35 +468,24 @@ class Session:
                    msgid: str | None = None) -> tuple[engine.Message, jmsg.Message] | bool | None:
         """One look for the consumer's next message, no wait: (engine message, JMS message),
         None when there is none, False for one of this connection's own publications that
-        a no_local consumer drops (the caller looks again)."""
+        a no_local consumer drops (the caller looks again).
+
+        Persistent messages are looked at first and buffered ones when there is none (or
+        every BUFFERED_EVERY looks, so a steady persistent flow does not starve them): AQ
+        orders each class on its own (seed 004), and a buffered look in an open transaction
+        costs a borrowed connection. DUPS_OK takes `dups_ok_batch` messages per dequeue and
+        hands them out one by one, committing when every consumer has handed out its share."""
         async with self.using() as eng:
-            in_tx = self.holds_transaction or listener
-            condition = None if consumer.subscribed else consumer.message_selector
-            own = self._sent_ids.get(info.qualified) if self.transacted else None
-            if own and info.payload_kind.startswith("JMS"):
-                mine = "JMSMessageID NOT IN (" + ", ".join(f"'ID:{i}'" for i in own) + ")"
-                condition = mine if condition is None else f"({condition}) AND {mine}"
-            base = engine.DequeueOptions(
-                consumer_name=consumer.consumer_name, wait=0, condition=condition,
-                msgid=_engine_id(msgid) if msgid else None)
-            got: list[engine.Message] = []
-            if consumer.buffered and not msgid:
-                # before any BEGIN: on the session's own connection while no transaction is
-                # open (AQ takes buffered messages IMMEDIATE only, ORA-25293)
-                got = await eng.dequeue(info.qualified, _opts(base, "IMMEDIATE", "BUFFERED"))
-            if not got and in_tx:
-                await eng.begin()
-            if not got:
-                got = await eng.dequeue(info.qualified, _opts(
-                    base, "ON_COMMIT" if in_tx else "IMMEDIATE", "PERSISTENT"))
-            if not got:
-                if in_tx and not self._work and not self._consumed:
-                    await eng.commit()  # nothing held: no idle transaction left open
-                return None
-            m = got[0]
-            if in_tx and m.delivery_mode != "BUFFERED":
-                self._taken_ids.append(m.msgid)
-                self._work = True
+            queued = self._prefetched.get(consumer)
+            if queued:
+                m = queued.pop(0)
+            else:
+                got = await self._dequeue(eng, consumer, info, listener, msgid)
+                if not got:
+                    return None
+                m = got[0]
+                if len(got) > 1:
+                    self._prefetched[consumer] = got[1:]
             if (consumer.no_local and m.sender_id is not None
                     and m.sender_id.name == self._connection.local_name):
                 return False
@@ -493,9 +497,61 @@ class Session:
                 self._connection.maybe_delivered.discard(m.msgid)
                 msg._redelivered = True
                 msg._provider_property("JMSXDeliveryCount", "int", m.attempts + 2)
-        if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and not listener:
+        if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE:
             await self.dups_ok_consumed()
         return m, msg
+
+    async def _dequeue(self, eng: engine.Session, consumer: MessageConsumer,
+                       info: DestinationInfo, listener: bool,
+                       msgid: str | None) -> list[engine.Message]:
+        in_tx = self.holds_transaction or listener
+        condition = None if consumer.subscribed else consumer.message_selector
+        own = self._sent_ids.get(info.qualified) if self.transacted else None
+        if own and info.payload_kind.startswith("JMS"):
+            mine = "JMSMessageID NOT IN (" + ", ".join(f"'ID:{i}'" for i in own) + ")"
+            condition = mine if condition is None else f"({condition}) AND {mine}"
+        base = engine.DequeueOptions(
+            consumer_name=consumer.consumer_name, wait=0, condition=condition,
+            msgid=_engine_id(msgid) if msgid else None)
+        buffered = consumer.buffered and not msgid
+        consumer.looks += 1
+        got: list[engine.Message] = []
+        if buffered and consumer.looks % BUFFERED_EVERY == 0:
+            got = await self._buffered(eng, info, base)
+            if got:
+                return got
+        batch = 1
+        if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and not msgid:
+            batch = self._connection.factory.dups_ok_batch
+            if self._consumed and not any(self._prefetched.values()):
+                await self._commit_consumed(eng)  # the last batch was handed out whole
+        if in_tx:
+            await eng.begin()
+        got = await eng.dequeue(info.qualified, replace(
+            base, visibility="ON_COMMIT" if in_tx else "IMMEDIATE", delivery_mode="PERSISTENT",
+            batch_size=batch))
+        if got:
+            if in_tx:
+                self._taken_ids.extend(m.msgid for m in got)
+                self._work = True
+            return got
+        if in_tx and not self._work and not self._consumed:
+            await eng.commit()  # nothing held: no idle transaction left open
+        if buffered:
+            got = await self._buffered(eng, info, base)
+        return got
+
+    async def _buffered(self, eng: engine.Session, info: DestinationInfo,
+                        base: engine.DequeueOptions) -> list[engine.Message]:
+        """A NON_PERSISTENT (AQ buffered) message: IMMEDIATE only (ORA-25293), so it is
+        consumed when received, in every mode."""
+        return await eng.dequeue(info.qualified, replace(base, visibility="IMMEDIATE",
+                                                         delivery_mode="BUFFERED"))
+
+    async def _commit_consumed(self, eng: engine.Session) -> None:
+        await eng.commit()
+        self._taken_ids.clear()
+        self._work = False
 
     async def _acknowledger(self) -> None:
         await self.acknowledge()
@@ -511,6 +567,7 @@ class Session:
                 if ok:
                     await eng.commit()
                 else:
+                    self._prefetched.clear()  # rolled back with the rest of the batch
                     await eng.rollback()
                 self._taken_ids.clear()
                 self._work = False
@@ -518,10 +575,9 @@ class Session:
             await self.dups_ok_consumed()
 
     async def dups_ok_consumed(self) -> None:
-        """DUPS_OK: commit every `dups_ok_batch` messages, or `dups_ok_delay` seconds later."""
-        if self._consumed >= self._connection.factory.dups_ok_batch:
-            await self.idle()
-        elif self._consumed and (self._flush is None or self._flush.done()):
+        """DUPS_OK: what was handed out is committed by the next batch's dequeue, before a
+        receive waits, or `dups_ok_delay` seconds later, whichever comes first."""
+        if self._consumed and (self._flush is None or self._flush.done()):
             self._flush = self._connection.spawn("dups-ok-flush", self._flush_later())
 
     async def _flush_later(self) -> None:
@@ -533,12 +589,13 @@ class Session:
                 log.warning("DUPS_OK commit failed (the messages will be redelivered): %s", exc)
 
     async def idle(self) -> None:
-        """A receive is about to wait: DUPS_OK commits what it consumed."""
-        if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and self._consumed and not self._closed:
+        """A receive is about to wait (or the DUPS_OK delay passed): DUPS_OK commits what it
+        handed out, unless some of its batch is still to be handed out."""
+        if (self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and self._consumed and not self._closed
+                and not any(self._prefetched.values())):
             async with self.using() as eng:
-                await eng.commit()
-                self._taken_ids.clear()
-                self._work = False
+                if not any(self._prefetched.values()):
+                    await self._commit_consumed(eng)
 
     async def quiesce(self) -> None:
         """Wait for the message listener running in this session, if any, to return."""
@@ -623,6 +680,7 @@ class Session:
         async with self._lock:
             self._deferred.clear()
             self._sent_ids.clear()
+            self._prefetched.clear()
             self._tx_lost = False
             self._taken_ids.clear()
             self._work = False
@@ -650,7 +708,7 @@ class Session:
         """CLIENT_ACKNOWLEDGE: acknowledge everything the session consumed so far (its
         transaction commits); in other modes nothing to do."""
         self.check_open()
-        if self.acknowledge_mode not in (CLIENT_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE):
+        if self.acknowledge_mode != CLIENT_ACKNOWLEDGE:
             return
         async with self._lock:
             if self._tx_lost:
@@ -692,7 +750,8 @@ class Session:
             eng = self._engine
             try:
                 if eng is not None and eng.in_transaction:
-                    if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE:
+                    if (self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE
+                            and not any(self._prefetched.values())):
                         await eng.commit()
                     else:
                         await eng.rollback()
