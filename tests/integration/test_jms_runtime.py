@@ -545,3 +545,36 @@ async def test_one_listening_connection_serves_every_wait(conn: asyncpg.Connecti
     assert sorted([await asyncio.wait_for(got.get(), 10) for _ in range(2)]) == ["a_q", "b_q"]
     last = await asyncio.wait_for(waits[0], 10)
     assert last is not None and last.text == "c_q"  # type: ignore[attr-defined]
+
+
+async def test_seed_java_flow_ported_line_for_line(conn: asyncpg.Connection,
+                                                   connection: jms.Connection) -> None:
+    """Seed 004's JMS snippet (its AQjmsBytesMessage send and AQjmsConsumer receive, the
+    stream set by setInputStream there written with write_bytes here), one Python line per
+    Java line."""
+    await make_queue(conn, "shop.queueName", "shop.queueName_t", "SYS.AQ$_JMS_BYTES_MESSAGE")
+    data = bytes(range(256)) * 4
+    # Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+    session = connection.create_session(False, jms.CLIENT_ACKNOWLEDGE)
+    # Destination destination = session.createQueue("queueName");
+    destination = await session.create_queue("shop.queueName")
+    # MessageProducer producer = session.createProducer(destination);
+    producer = session.create_producer(destination)
+    # AQjmsBytesMessage bytesMessage = (AQjmsBytesMessage)session.createBytesMessage();
+    bytes_message = session.create_bytes_message()
+    # bytesMessage.setInputStream(input);
+    bytes_message.write_bytes(data)
+    # producer.send(bytesMessage);
+    await producer.send(bytes_message)
+    # AQjmsConsumer consumer = (AQjmsConsumer) session.createConsumer(destination);
+    consumer = await session.create_consumer(destination)
+    await connection.start()
+    # Message message = consumer.receive(10000);
+    message = await consumer.receive(10.0)
+    assert isinstance(message, jms.BytesMessage)
+    buffer = bytearray(message.get_body_length())
+    assert message.read_bytes(buffer) == len(data) and bytes(buffer) == data
+    await message.acknowledge()
+    assert await conn.fetchval("SELECT count(*) FROM shop.queueName_t") == 0
+    with pytest.raises(jms.InvalidDestinationException):
+        await session.create_queue("shop.nothere")

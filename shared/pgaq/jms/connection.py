@@ -256,9 +256,10 @@ class Connection:
                 log.warning("closing a session: %s", exc)
         self._closed = True
         await self._tasks.close(timeout=5.0)
-        if self._listener is not None:
-            await self._listener.close()
-            self._listener = None
+        async with self._listener_lock:  # a listener being opened now is closed too
+            if self._listener is not None:
+                await self._listener.close()
+                self._listener = None
         await self._factory.release(self)
 
     async def __aenter__(self) -> Connection:
@@ -286,6 +287,9 @@ class Connection:
                     self._listener_retry_at = loop.time() + self._factory.safety_poll
                     self.database_lost(make(jerr.JMSException, CONNECTION_UNAVAILABLE,
                                             f"cannot open the listening connection: {exc!r}"))
+                    return None
+                if self._closed:  # closed while it connected
+                    await listener.close()
                     return None
                 self._listener = listener
         return self._listener

@@ -235,7 +235,8 @@ class MessageConsumer:
                 if remaining is not None and remaining <= 0:
                     return None
                 pause = poll if remaining is None else min(remaining, poll)
-                await _wait_any([*( [event] if event is not None else []), *stops], pause)
+                waits = [*stops] if event is None else [event, *stops]
+                await _wait_any(waits, pause)
 
     async def _look(self, info: DestinationInfo, msgid: str | None,
                     listener: bool) -> tuple[engine.Message, jmsg.Message] | None:

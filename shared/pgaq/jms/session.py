@@ -808,19 +808,39 @@ class Session:
         if start:
             await self._admin("CALL dbms_aqadm.start_queue(queue_name => $1)", f"{table.owner}.{name}")
 
-    async def create_queue(self, table: QueueTable, name: str, *, max_retries: int | None = None,
-                           retry_delay: float = 0, retention_time: float = 0,
-                           comment: str | None = None, start: bool = True) -> Queue:
-        """AQjmsSession.createQueue: a queue in a single-consumer queue table, started
-        (AQjmsDestination.start) unless `start=False`."""
+    async def create_queue(self, table: QueueTable | str, name: str | None = None, *,
+                           max_retries: int | None = None, retry_delay: float = 0,
+                           retention_time: float = 0, comment: str | None = None,
+                           start: bool = True) -> Queue:
+        """AQjmsSession.createQueue(table, name): a queue in a single-consumer queue table,
+        started (AQjmsDestination.start) unless `start=False`; or JMS's
+        Session.createQueue("owner.name"): the identity of an existing queue (nothing is
+        created; InvalidDestinationException when there is no such queue)."""
+        if isinstance(table, str):
+            queue = Queue(*_split(table)) if name is None else Queue(table, name)
+            await self.destination_info(queue)
+            return queue
+        if name is None:
+            fail(jerr.JMSException, 134, "Name must be specified")
         await self._create_destination(table, name, max_retries, retry_delay, retention_time,
                                        comment, start)
         return Queue(table.owner, name)
 
-    async def create_topic(self, table: QueueTable, name: str, *, max_retries: int | None = None,
-                           retry_delay: float = 0, retention_time: float = 0,
-                           comment: str | None = None, start: bool = True) -> Topic:
-        """AQjmsSession.createTopic: a queue in a multi-consumer queue table."""
+    async def create_topic(self, table: QueueTable | str, name: str | None = None, *,
+                           max_retries: int | None = None, retry_delay: float = 0,
+                           retention_time: float = 0, comment: str | None = None,
+                           start: bool = True) -> Topic:
+        """AQjmsSession.createTopic(table, name): a queue in a multi-consumer queue table;
+        or JMS's Session.createTopic("owner.name"): an existing topic's identity."""
+        if isinstance(table, str):
+            topic = Topic(*_split(table)) if name is None else Topic(table, name)
+            info = await self.destination_info(topic)
+            if not info.multiple_consumers:
+                fail(jerr.InvalidDestinationException, INVALID_TOPIC,
+                     f"Invalid Topic specified: {info.qualified} is a single-consumer queue")
+            return topic
+        if name is None:
+            fail(jerr.JMSException, 134, "Name must be specified")
         await self._create_destination(table, name, max_retries, retry_delay, retention_time,
                                        comment, start)
         return Topic(table.owner, name)
