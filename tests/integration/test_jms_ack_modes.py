@@ -373,3 +373,33 @@ async def test_dups_ok_batch_comes_again_when_a_listener_raises_or_a_consumer_cl
         assert await count(conn) == 0
     finally:
         await connection.close()
+
+
+async def test_close_waits_for_the_listener_in_progress(conn: asyncpg.Connection,
+                                                        db_dsn: str) -> None:
+    await queue_with(conn)
+    connection = await jms.ConnectionFactory(db_dsn, safety_poll=30.0).create_connection()
+    await fill(connection, "a", "b")
+    s = connection.create_session()
+    entered = asyncio.Event()
+    release = asyncio.Event()
+    refused: list[str] = []
+
+    async def on_message(m: jms.Message) -> None:
+        try:
+            await connection.close()  # from its own listener: refused, it would wait for itself
+        except jms.IllegalStateException as e:
+            refused.append(e.error_code)
+        entered.set()
+        await release.wait()
+
+    (await s.create_consumer(s.get_queue("shop", "orders_q"))).set_message_listener(on_message)
+    await connection.start()
+    await asyncio.wait_for(entered.wait(), 10)
+    closing = asyncio.create_task(connection.close())
+    await asyncio.sleep(0.05)
+    assert not closing.done()  # the message being delivered is finished first
+    release.set()
+    await asyncio.wait_for(closing, 10)
+    assert refused == ["JMS-107"]
+    assert await count(conn) == 1  # a acknowledged when its listener returned; b never delivered
