@@ -578,3 +578,23 @@ async def test_seed_java_flow_ported_line_for_line(conn: asyncpg.Connection,
     assert await conn.fetchval("SELECT count(*) FROM shop.queueName_t") == 0
     with pytest.raises(jms.InvalidDestinationException):
         await session.create_queue("shop.nothere")
+
+
+async def test_a_session_beyond_the_pool_gets_resource_allocation_exception(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    await text_queue(conn)
+    factory = jms.ConnectionFactory(db_dsn, max_pool_size=1, acquire_timeout=0.2)
+    connection = await factory.create_connection()
+    try:
+        first = connection.create_session()
+        queue = first.get_queue("shop", "orders_q")
+        await first.create_producer(queue).send(first.create_text_message("holds the pool"))
+        second = connection.create_session()
+        with pytest.raises(jms.ResourceAllocationException) as e:
+            await second.create_producer(queue).send(second.create_text_message("none left"))
+        assert e.value.error_code == "JMS-221"
+        await first.close()  # its connection back: the second session may go on
+        await second.create_producer(queue).send(second.create_text_message("now"))
+        assert await conn.fetchval("SELECT count(*) FROM shop.orders_q_t") == 2
+    finally:
+        await connection.close()

@@ -55,7 +55,7 @@ class QueueBrowser:
             fail(jerr.InvalidDestinationException, INVALID_QUEUE,
                  f"Invalid Queue specified: {info.qualified} is a multi-consumer queue")
         await s.check_selector(self.destination, self.message_selector)
-        eng = engine.Session(None, pool=s.connection.pool)
+        eng = engine.Session(None, pool=s.connection.pool.for_engine)
         navigation = "FIRST_MESSAGE"
         for mode in ("BUFFERED", "PERSISTENT"):
             navigation = "FIRST_MESSAGE"

@@ -19,7 +19,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import asyncpg
 
@@ -80,6 +80,41 @@ class ConnectionMetaData:
         return list(self.jmsx_property_names)
 
 
+class BoundedPool:
+    """The factory's pool with a bound on the wait for a connection: each session holds one
+    for its life, so a session beyond `max_pool_size` would wait for ever; after
+    `acquire_timeout` seconds it gets ResourceAllocationException (JMS-221) instead."""
+
+    def __init__(self, pool: asyncpg.Pool, timeout: float) -> None:
+        self.raw = pool
+        self.timeout = timeout
+
+    async def take(self) -> asyncpg.Connection:
+        try:
+            return await self.raw.acquire(timeout=self.timeout)
+        except TimeoutError as exc:
+            raise make(jerr.ResourceAllocationException, 221,
+                       "Free physical database connection unavailable in connection pool "
+                       f"(none within {self.timeout:g} s: raise max_pool_size, or close "
+                       "sessions)", exc) from exc
+
+    async def release(self, conn: asyncpg.Connection, *, timeout: float | None = None) -> None:
+        await self.raw.release(conn, timeout=timeout)
+
+    @asynccontextmanager
+    async def acquire(self) -> AsyncIterator[asyncpg.Connection]:
+        conn = await self.take()
+        try:
+            yield conn
+        finally:
+            await self.raw.release(conn)
+
+    @property
+    def for_engine(self) -> asyncpg.Pool:
+        """This, for the engine's Session (it only calls `acquire()` as a context manager)."""
+        return cast(asyncpg.Pool, self)
+
+
 class _ConnectionListener(Listener):
     """The Connection's LISTEN connection, telling it when the database goes away."""
 
@@ -105,7 +140,7 @@ class Connection:
     def __init__(self, factory: ConnectionFactory, pool: asyncpg.Pool,
                  connect: Callable[[], Any]) -> None:
         self._factory = factory
-        self._pool = pool
+        self._pool = BoundedPool(pool, factory.acquire_timeout)
         self._connect = connect
         self._sessions: list[Session] = []
         self._started = asyncio.Event()
@@ -128,7 +163,7 @@ class Connection:
 
     # -- state ----------------------------------------------------------------------------
     @property
-    def pool(self) -> asyncpg.Pool:
+    def pool(self) -> BoundedPool:
         return self._pool
 
     @property

@@ -185,14 +185,14 @@ class Session:
         if self._engine is None:
             pool = self._connection.pool
             try:
-                self._db = await pool.acquire()
+                self._db = await pool.take()
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                 self._connection.database_lost(make(jerr.JMSException, CONNECTION_UNAVAILABLE,
                                                     f"connection no longer available: {exc!r}",
                                                     exc))
                 raise make(jerr.JMSException, CONNECTION_UNAVAILABLE,
                            f"connection no longer available: {exc!r}", exc) from exc
-            self._engine = engine.Session(self._db, pool=pool,
+            self._engine = engine.Session(self._db, pool=pool.for_engine,
                                           safety_poll=self._connection.factory.safety_poll)
         return self._engine
 
