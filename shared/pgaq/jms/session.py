@@ -345,8 +345,9 @@ class Session:
                         no_local: bool = False) -> MessageConsumer:
         """A consumer; `await` it to have its selector checked (InvalidSelectorException)
         and, on a topic, its subscription made now, else its first receive does. On a
-        Topic it is a non-durable subscriber: an AQ subscriber of its own, removed when it
-        closes."""
+        Topic it is a non-durable subscriber: an AQ subscriber of its own ("TSUB_<hex>",
+        the selector its rule), removed when it closes; a process that dies without
+        closing it leaves it behind (dbms_aqadm.remove_subscriber removes it)."""
         self.check_open()
         if not isinstance(destination, Destination):
             fail(jerr.InvalidDestinationException, INVALID_DESTINATION,
