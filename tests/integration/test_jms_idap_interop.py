@@ -176,7 +176,7 @@ async def test_every_body_and_property_type_both_ways(gateway: str, db_dsn: str)
 
             # pgaq.jms -> IDAP AQXmlReceive
             sent = _jms_message(session, body)
-            await session.create_producer(queue).send(sent, priority=3)
+            await session.create_producer(queue).send(sent, priority=3, time_to_live=3600.0)
             r = await client.post(envelope(op("AQXmlReceive",
                 f"<consumer_options><destination>{dest}</destination><wait_time>0</wait_time>"
                 "</consumer_options><AQXmlCommit/>")))
@@ -186,6 +186,7 @@ async def test_every_body_and_property_type_both_ways(gateway: str, db_dsn: str)
             assert r.text("//aq:message_id") == [str(sent.jms_message_id)[3:]]
             assert r.text("//aq:message_header/aq:correlation") == [f"corr-{body}"]
             assert r.text("//aq:message_header/aq:priority") == ["3"]
+            assert r.text("//aq:message_header/aq:expiration") == ["3600"]
             assert r.text("//aq:oracle_jms_properties/aq:type") == [f"type-{body}"]
             assert r.text("//aq:reply_to/aq:agent_name") == ["REPLIER"]
             assert r.text("//aq:reply_to/aq:address") == ["interop.replies_q"]
@@ -220,7 +221,8 @@ async def test_every_body_and_property_type_both_ways(gateway: str, db_dsn: str)
             r = await client.post(envelope(op("AQXmlSend",
                 f"<producer_options><destination>{dest}</destination></producer_options>"
                 "<message_set><message><message_header>"
-                f"<correlation>corr-{body}</correlation><priority>3</priority>"
+                f"<correlation>corr-{body}</correlation><expiration>3600</expiration>"
+                "<priority>3</priority>"
                 "<sender_id><agent_name>JOHN</agent_name></sender_id></message_header>"
                 f"<message_payload>{_idap_payload(body)}</message_payload></message>"
                 "</message_set><AQXmlCommit/>")))
@@ -231,6 +233,7 @@ async def test_every_body_and_property_type_both_ways(gateway: str, db_dsn: str)
             _check_jms(received, body)
             assert received is not None
             assert received.jms_message_id == "ID:" + mid and received.jms_priority == 3
+            assert received.jms_expiration == received.jms_timestamp + 3600 * 1000
             await consumer.close()
         # and the char / byte[] items IDAP has no element for stay typed between pgaq.jms
         # clients: only IDAP's view of them is a string
