@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# the benchmark's peers (procrastinate, PgQueuer): only `make bench` needs them
+# the benchmark's Python peers (procrastinate, PgQueuer, pgmq, pgque-py): only `make bench` needs them
 $(BENCH_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev,stats,bench]'
 	touch $(BENCH_STAMP)
@@ -49,7 +49,14 @@ unit: $(STAMP)
 fuzz: $(STAMP) test-deps
 	PGAQ_FUZZ_EXAMPLES=$${PGAQ_FUZZ_EXAMPLES:-5000} $(BIN)/python -m pytest -q -o timeout=7200 tests/fuzz
 
+# the Node.js peers (graphile-worker, pg-boss) from bench/node's lockfile, when missing or
+# older than it; a failed install leaves them reported as missing in the table
 bench: $(BENCH_STAMP) system-deps
+	@if [ ! -f bench/node/node_modules/.package-lock.json ] || \
+	    [ bench/node/package-lock.json -nt bench/node/node_modules/.package-lock.json ]; then \
+	  npm ci --prefix bench/node --no-audit --no-fund || \
+	    echo "bench: npm ci --prefix bench/node failed: graphile-worker, pg-boss reported missing"; \
+	fi
 	$(BIN)/python -m bench
 
 # Load through every path while services are SIGKILLed, PostgreSQL restarts, the remote

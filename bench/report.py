@@ -43,7 +43,7 @@ def _num(v: Any, unit: str) -> str:
 
 def with_peers(rows: list[Row]) -> list[Row]:
     """Rows with peers' figures beside every comparable pgaq figure: a row that says what
-    it compares as (enqueue, consume) and has none of its own borrows those of the peers
+    it compares as (enqueue, consume, consume_batch) and has none of its own borrows those of the peers
     suite's row of that kind, from the same run. Its pgaq/peer ratios are the peers
     row's, where pgaq and the peers did the same work: a time-boxed figure measured at
     another moment of a shared machine is no fair numerator. Inputs are left as they are."""
@@ -57,7 +57,8 @@ def with_peers(rows: list[Row]) -> list[Row]:
             r = {**r, "peers": dict(src["peers"]),
                  "peers_ratio": {name: round(ours / theirs, 3)
                                  for name, theirs in src["peers"].items()
-                                 if isinstance(ours, int | float) and theirs},
+                                 if isinstance(ours, int | float)
+                                 and isinstance(theirs, int | float) and theirs},
                  "peers_from": str(src["benchmark"]).split(" ", 1)[0].rstrip(".")}
         out.append(r)
     return out
@@ -91,6 +92,8 @@ def _cells(r: Row, peers: list[str]) -> list[str]:
                 peer_cells.append(f"{borrowed[name]:.2f}x")
             else:
                 peer_cells.append(f"{ours / theirs:.2f}x" if isinstance(ours, int | float) else "-")
+        elif isinstance(theirs, str):  # a peer that is missing or failed in this run
+            peer_cells += [theirs, "-"]
         else:
             peer_cells += ["-", "-"]
     notes = []
