@@ -6,9 +6,11 @@ BENCH_WARMUP (1), BENCH_CONCURRENCY (4), BENCH_BIG (1,000,000), BENCH_SMALL (1,0
 BENCH_PREFILL (0 = sized from the insert rate), BENCH_FILL_CHUNK (10,000),
 BENCH_SUITES (core,peers,jms,gateway,notify,propagation,monitor,stats), BENCH_STATS_ROWS
 (1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (10,000 messages
-each for procrastinate, PgQueuer, pgaq and the floor).
+each for pgaq, the floor and the peers procrastinate, PgQueuer, pgmq, PgQue, graphile-worker,
+pg-boss), BENCH_PEERS_BATCH (100: the batch of pgaq's array dequeue and of the batch-ack
+peers), BENCH_PGQUE_SQL (a pgque.sql to install PgQue from; without it PgQue is missing).
 The run ends with one table: every figure beside its floor and, where comparable
-(enqueue, consume), the peers' figures, with ratios.
+(enqueue, consume per-message ack, consume batch ack), the peers' figures, with ratios.
 Always exits 0: it is a report; the SUMMARY line says which targets failed.
 """
 
