@@ -395,12 +395,12 @@ def pgmq_sql_version() -> str:
 
 def _pgque_sync(dsn: str, n: int, c: int, sql_path: str) -> Figures:
     """PgQue through pgque-py (synchronous psycopg: run in a thread of its own)."""
-    import pgque
+    import pgque  # type: ignore[import-untyped]
     import psycopg
 
     queue, name = "bench", "bench_worker"
     with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute(Path(sql_path).read_text())  # type: ignore[arg-type]
+        admin.execute(Path(sql_path).read_text().encode())
         admin.execute("SELECT pgque.create_queue(%s)", (queue,))
     setup = pgque.connect(dsn, autocommit=True)
     try:
