@@ -68,7 +68,8 @@ said):
 - PgQue (pgque-py, bench extra): `pgque.create_queue`, one logical consumer with C
   cooperative subconsumers registered before the enqueue (`subscribe_subconsumer`);
   `PgqueClient.send` per message (autocommit); the ticker driven every 100 ms by the
-  bench (`PgqueClient.ticker`; no pg_cron), as its docs allow; consume: C
+  bench (`PgqueClient.ticker`; no pg_cron), as its docs allow, and `force_next_tick`
+  after the enqueue (so the last events need not wait out the ticker's lag); consume: C
   `pgque.Consumer(subconsumer=...)` threads (LISTEN/NOTIFY wake-up, `receive_coop` of a
   whole batch, handlers, then `ack(batch_id)` in one transaction). Batch acknowledgement.
   PgQue's schema (`pgque.sql`) ships in no registry package (pgque-py is the client
@@ -443,27 +444,40 @@ def _pgque_sync(dsn: str, n: int, c: int, sql_path: str) -> Figures:
         for t in producers:
             t.join()
         enq = time.perf_counter() - started
+        with pgque.connect(dsn, autocommit=True) as client:
+            client.force_next_tick(queue)  # the last events' tick without the max-lag wait
 
         handled = [0]
+        counts = [0] * c
+        ended = [0.0] * c
         consumers = [pgque.Consumer(dsn=dsn, queue=queue, name=name, subconsumer=f"w{i}",
                                     poll_interval=1) for i in range(c)]
 
-        def handle(msg: Any) -> None:
-            with lock:
-                handled[0] += 1
-                if handled[0] >= n:
-                    for x in consumers:
-                        x.stop()
+        def handler(i: int) -> Callable[[Any], None]:
+            def handle(msg: Any) -> None:
+                with lock:
+                    handled[0] += 1
+                    counts[i] += 1
+                    if handled[0] >= n:
+                        for x in consumers:
+                            x.stop()
+            return handle
 
-        for x in consumers:
-            x.on("*")(handle)
+        def consume(i: int) -> None:
+            consumers[i].start()  # returns after its batch in hand is acknowledged
+            ended[i] = time.perf_counter()
+
+        for i, x in enumerate(consumers):
+            x.on("*")(handler(i))
         started = time.perf_counter()
-        threads = [threading.Thread(target=x.start) for x in consumers]
+        threads = [threading.Thread(target=consume, args=(i,)) for i in range(c)]
         for t in threads:
             t.start()
         for t in threads:
             t.join(timeout=600)
-        deq = time.perf_counter() - started
+        # the clock stops at the last acknowledgement: when the last consumer that took
+        # messages returned (an idle one notices stop() up to 0.5 s later)
+        deq = max((e for e, k in zip(ended, counts, strict=True) if k), default=started) - started
     finally:
         stop_ticker.set()
         ticking.join(timeout=5)
