@@ -128,6 +128,10 @@ def same(a: Any, b: Any) -> bool:
                            "</reply_to></oracle_jms_properties><text_data>t</text_data></jms_text_message>"))
 @example(case=("JMS_MAP", "<jms_map_message><oracle_jms_properties><reply_to><agent_name></agent_name>"
                           "</reply_to></oracle_jms_properties><map_data></map_data></jms_map_message>"))
+@example(case=("JMS_MAP", "<jms_map_message><user_properties>"
+                          "<property><name>p</name><int_value>0</int_value></property>"
+                          "<property><name>p</name><int_value>0</int_value></property>"
+                          "</user_properties><map_data></map_data></jms_map_message>"))
 @given(jms_documents())
 def test_jms_read_then_write_round_trips(case: tuple[str, str]) -> None:
     kind, inner = case

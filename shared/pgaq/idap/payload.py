@@ -273,7 +273,7 @@ def _typed_values(el: etree._Element | None, item: str, what: str) -> dict[str, 
     out: dict[str, Any] = {}
     if el is None:
         return out
-    for seq, p in enumerate(children(el), start=1):
+    for p in children(el):
         if local(p) != item:
             raise _err(f"{what} holds an unexpected element <{_tag(local(p))}>")
         name: str | None = None
@@ -291,8 +291,10 @@ def _typed_values(el: etree._Element | None, item: str, what: str) -> dict[str, 
         if not name or typed is None:
             raise _err(f"every <{item}> in {what} needs a <name> and one typed value")
         out.pop(name, None)  # a repeated name: the last one, at its own place
-        out[name] = ({"type": typed[0], "value": typed[1], "seq": seq} if item == "property"
-                     else {"type": typed[0], "value": typed[1]})
+        out[name] = {"type": typed[0], "value": typed[1]}
+    if item == "property":  # places counted after repeats collapse, so a re-read agrees
+        for seq, spec in enumerate(out.values(), start=1):
+            spec["seq"] = seq
     return out
 
 
