@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -179,9 +180,8 @@ class LocalPostgres:
 def install(harness: Path, pg: LocalPostgres, results: Path) -> Any:
     """Import the harness in place and point it at `pg`; returns its orchestrator."""
     sys.path.insert(0, str(harness))
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:  # the plots only: stand their module in with one that draws nothing
+    if importlib.util.find_spec("matplotlib") is None:
+        # the plots only: stand their module in with one that draws nothing
         import types
 
         plots = types.ModuleType("bench_harness.plots")
