@@ -176,7 +176,10 @@ class Connection(_Wrapper):
 
 class Session(_Wrapper):
     def _open(self, consumer: _consumer.MessageConsumer) -> MessageConsumer:
-        self._loop.run(consumer.open())  # the selector is checked now, the subscription made
+        async def opened() -> _consumer.MessageConsumer:
+            return await consumer  # checked now, the subscription made (or nothing left)
+
+        self._loop.run(opened())
         return MessageConsumer(consumer, self._loop)
 
     def create_consumer(self, destination: Any, message_selector: str | None = None,

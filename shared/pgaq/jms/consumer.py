@@ -78,7 +78,13 @@ class MessageConsumer:
         return self._awaited().__await__()
 
     async def _awaited(self) -> MessageConsumer:
-        await self.open()
+        try:
+            await self.open()
+        except jerr.JMSException:
+            # `consumer = await session.create_consumer(...)` raised: no one holds the
+            # consumer, so it leaves nothing behind in its session (no partial effect)
+            await self.close()
+            raise
         return self
 
     async def open(self) -> DestinationInfo:
@@ -134,9 +140,8 @@ class MessageConsumer:
                         info.qualified, self.consumer_name, self.message_selector)
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             err = as_jms(wrap_db_error(exc))
-            if isinstance(err, jerr.InvalidSelectorException):
-                raise err from exc
-            if err.code in (936, 904, 909, 932):
+            if isinstance(err, jerr.InvalidSelectorException) or err.code in (936, 904, 909, 932):
+                # as Session.check_selector says it: JMS-159, the ORA error linked
                 raise make(jerr.InvalidSelectorException, 159,
                            f"Invalid selector {self.message_selector!r}: {err.message}", err) from exc
             raise err from exc

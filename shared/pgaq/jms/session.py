@@ -72,6 +72,7 @@ from .connection import in_listener
 from .consumer import MessageConsumer
 from .destination import AQjmsAgent, Destination, Queue, Topic
 from .producer import MessageProducer
+from .selector import check_syntax
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -343,8 +344,10 @@ class Session:
 
     def create_consumer(self, destination: Destination, message_selector: str | None = None,
                         no_local: bool = False) -> MessageConsumer:
-        """A consumer; `await` it to have its selector checked (InvalidSelectorException)
-        and, on a topic, its subscription made now, else its first receive does. On a
+        """A consumer. A selector that does not parse raises InvalidSelectorException
+        here (selector.check_syntax, no database); `await` the consumer to have the database
+        check the rest now (the destination, the selector's types and names) and, on a
+        topic, its subscription made, else its first receive does. On a
         Topic it is a non-durable subscriber: an AQ subscriber of its own ("TSUB_<hex>",
         the selector its rule), removed when it closes; a process that dies without
         closing it leaves it behind (dbms_aqadm.remove_subscriber removes it)."""
@@ -352,6 +355,7 @@ class Session:
         if not isinstance(destination, Destination):
             fail(jerr.InvalidDestinationException, INVALID_DESTINATION,
                  f"Invalid Destination {destination!r}")
+        check_syntax(message_selector)
         c = MessageConsumer(self, destination, message_selector, no_local=no_local,
                             temporary=isinstance(destination, Topic))
         return self._adopt(c)
@@ -376,6 +380,7 @@ class Session:
             fail(jerr.JMSException, 116, "Subscriber name must be specified")
         if not isinstance(topic, Topic):
             fail(jerr.InvalidDestinationException, INVALID_TOPIC, f"Invalid Topic specified: {topic!r}")
+        check_syntax(message_selector)
         c = MessageConsumer(self, topic, message_selector, consumer_name=name, no_local=no_local,
                             durable=True)
         self._durable[name.upper()] = topic
@@ -386,6 +391,11 @@ class Session:
         """AQjmsSession.createTopicReceiver: receive the messages sent to `receiver_name`
         in a recipient list (no subscription is made)."""
         self.check_open()
+        if not isinstance(topic, Topic):
+            fail(jerr.InvalidDestinationException, INVALID_TOPIC, f"Invalid Topic specified: {topic!r}")
+        if not receiver_name:
+            fail(jerr.JMSException, 116, "Subscriber name must be specified")
+        check_syntax(message_selector)
         c = MessageConsumer(self, topic, message_selector, consumer_name=receiver_name)
         return self._adopt(c)
 
@@ -400,8 +410,12 @@ class Session:
         """A browser (`async for m in ...`); on a topic, of a durable subscription's
         messages (`subscription_name`), as Oracle's TopicBrowser."""
         self.check_open()
+        if not isinstance(destination, Destination):
+            fail(jerr.InvalidDestinationException, INVALID_DESTINATION,
+                 f"Invalid Destination {destination!r}")
         if isinstance(destination, Topic) and not subscription_name:
             fail(jerr.JMSException, 116, "a TopicBrowser needs a durable subscriber's name")
+        check_syntax(message_selector)
         return QueueBrowser(self, destination, message_selector, subscription_name)
 
     def forget(self, item: MessageConsumer | MessageProducer) -> None:
