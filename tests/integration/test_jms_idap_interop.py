@@ -253,24 +253,40 @@ async def test_every_body_and_property_type_both_ways(gateway: str, db_dsn: str)
         await client.close()
 
 
-@pytest.mark.xfail(strict=True, reason="pgaq.idap.payload bug: a JMS reply-to that is a queue "
-                   "(an agent with only an address, as pgaq.jms stores a Queue) is written as "
-                   "<reply_to><address>..</address></reply_to>, and aq_access.xsd requires "
-                   "<agent_name> first: the AQXmlReceive response does not validate")
 async def test_a_queue_as_reply_to_crosses_to_idap_valid(gateway: str, db_dsn: str) -> None:
+    """A reply-to that is a Queue is the agent aq$_agent(NULL, 'owner.queue', 0): IDAP writes
+    it with the <agent_name> aq_access.xsd requires, empty (the NULL name), and reads that
+    back as the same agent, so the message sent back over IDAP reaches pgaq.jms with the
+    same Queue as its reply-to."""
     client = Client(gateway, "JOHN", "secret")
     connection = await jms.ConnectionFactory(db_dsn, safety_poll=30.0).create_connection()
     try:
         session = connection.create_session(False, jms.AUTO_ACKNOWLEDGE)
+        queue = session.get_queue("interop", "text_q")
         m = session.create_text_message("reply to a queue")
         m.jms_reply_to = jms.Queue("interop", "text_q")
-        await session.create_producer(session.get_queue("interop", "text_q")).send(m)
+        await session.create_producer(queue).send(m)
         r = await client.post(envelope(op("AQXmlReceive",
             "<consumer_options><destination>INTEROP.TEXT_Q</destination><wait_time>0</wait_time>"
             "</consumer_options><AQXmlCommit/>")))
         assert r.status == 200 and r.fault is None and r.doc is not None, r.body
-        assert r.text("//aq:reply_to/aq:address") == ["interop.text_q"]
         load_schemas().validate(r.doc)
+        assert r.text("//aq:reply_to/aq:agent_name") == [""]
+        assert r.text("//aq:reply_to/aq:address") == ["interop.text_q"]
+        # the document IDAP gave, sent back as it is
+        [payload] = r.doc.xpath("//aq:jms_text_message", namespaces=NS)
+        r = await client.post(envelope(op("AQXmlSend",
+            "<producer_options><destination>INTEROP.TEXT_Q</destination></producer_options>"
+            "<message_set><message><message_header><sender_id><agent_name>JOHN</agent_name>"
+            "</sender_id></message_header><message_payload>"
+            + etree.tostring(payload).decode() + "</message_payload></message></message_set>"
+            "<AQXmlCommit/>")))
+        assert r.status == 200 and r.fault is None, r.body
+        consumer = await session.create_consumer(queue)
+        await connection.start()
+        back = await consumer.receive(5.0)
+        assert isinstance(back, jms.TextMessage) and back.text == "reply to a queue"
+        assert back.jms_reply_to == jms.Queue("interop", "text_q")
     finally:
         await connection.close()
         await client.close()

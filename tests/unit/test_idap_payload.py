@@ -474,3 +474,26 @@ def test_reply_to_alias_is_left_for_the_directory() -> None:
     with pytest.raises(PayloadError):
         xml_to_payload("JMS_TEXT", wrap(msg("<agent_name>a</agent_name><agent_alias>cn=x</agent_alias>")),
                        None)
+
+
+@pytest.mark.parametrize("agent", [
+    {"name": None, "address": "s.reply_q", "protocol": 0},  # a JMS Queue or Topic
+    {"name": "R", "address": "s.reply_q", "protocol": 0},   # an AQjmsAgent
+    {"name": "R", "address": None, "protocol": 0},
+    {"name": None, "address": "s.remote@dblink", "protocol": 100},
+])
+def test_reply_to_is_written_as_the_schema_says_and_reads_back(agent: dict[str, Any]) -> None:
+    """aq_access.xsd's reply_to: <agent_name> first and required (empty for an agent that is
+    a bare address, as Oracle has a NULL name), then <address> and <protocol>."""
+    from pgaq.idap.schema import load_schemas
+
+    payload = {"header": {"replyto": agent, "type": None, "userid": None, "appid": None,
+                          "groupid": None, "groupseq": None, "properties": {}},
+               "text_vc": "t", "text_len": 1}
+    out = to_xml("JMS_TEXT", payload)
+    [rt] = out.iter(f"{{{AQ}}}reply_to")
+    assert etree.QName(rt[0]).localname == "agent_name"
+    assert rt.findtext(f"{{{AQ}}}agent_name") == (agent["name"] or "")
+    load_schemas().validate(out[0])  # the jms_text_message element, a global declaration
+    again = xml_to_payload("JMS_TEXT", parse(etree.tostring(out)), None)
+    assert again["header"]["replyto"] == agent

@@ -600,10 +600,12 @@ def _write_jms(kind: str, payload: dict[str, Any], parent: etree._Element, ns: s
     if header.get("type") is not None:
         _sub(props, ns, "type", str(header["type"]))
     rt = _stored_object(header.get("replyto"), "reply_to")
-    if rt.get("name") or rt.get("address"):  # an agent may be a bare address (a queue)
+    if rt.get("name") or rt.get("address"):
+        # aq_access.xsd: <agent_name> comes first and is required; an agent that is a bare
+        # address (a JMS Queue or Topic as reply-to: aq$_agent(NULL, 'owner.queue', 0)) has
+        # it empty, the NULL name, as the reader reads an empty <agent_name> back
         r = _sub(props, ns, "reply_to")
-        if rt.get("name"):
-            _sub(r, ns, "agent_name", str(rt["name"]))
+        _sub(r, ns, "agent_name", str(rt["name"]) if rt.get("name") else "")
         if rt.get("address"):
             _sub(r, ns, "address", str(rt["address"]))
         if rt.get("protocol"):
