@@ -54,6 +54,19 @@ _CLOSED = ("connection is closed", "connection was closed", "underlying connecti
            "released back to the pool", "connection has been closed")
 
 
+# the server ended the session (pg_terminate_backend or a fast shutdown mid-statement;
+# another backend crashed): a lost connection, to retry, never a refused operation. No
+# code of its own, as every lost connection: the gateway answers ORA-03113, JMS JMS-220
+_SESSION_ENDED = ("57P01", "57P02")
+# the server will not start a session: lost connections too, with Oracle's code
+_NO_SESSION = {
+    # starting up, shutting down or in recovery
+    "57P03": (1033, "ORA-01033: initialization or shutdown in progress"),
+    # max_connections (or a role's, a database's CONNECTION LIMIT) reached
+    "53300": (18, "ORA-00018: maximum number of sessions exceeded"),
+}
+
+
 def ora_code(message: str) -> int | None:
     m = _ORA.search(message)
     return int(m.group(1)) if m else None
@@ -78,6 +91,11 @@ def wrap_db_error(exc: BaseException) -> PgaqError:
         code, message = 1482, f"ORA-01482: a string holds a character text cannot store ({message})"
     elif code is None and sqlstate == "42883" and "aq$_" in message:
         code, message = 24010, f"ORA-24010: the queue's table is gone ({message})"
+    elif code is None and sqlstate in _NO_SESSION:
+        code, text = _NO_SESSION[sqlstate]
+        if sqlstate == "53300" and "for role" in message:
+            code, text = 2391, "ORA-02391: exceeded simultaneous SESSIONS_PER_USER limit"
+        message = f"{text} ({message})"
 
     err: PgaqError
     lowered = message.lower()
@@ -85,6 +103,7 @@ def wrap_db_error(exc: BaseException) -> PgaqError:
         err = EndOfFetch(message, code, sqlstate)
     elif isinstance(exc, (asyncpg.PostgresConnectionError, ConnectionError, OSError,
                           asyncpg.InternalClientError, asyncpg.ConnectionDoesNotExistError)) or (
+        sqlstate in _SESSION_ENDED or sqlstate in _NO_SESSION) or (
         # InternalClientError: the protocol of a connection the server dropped mid-operation;
         # a pool takes back a connection the server closed (pgaq's own holders reach theirs
         # through a Lease, which refuses before asyncpg is asked: see lease.py)
