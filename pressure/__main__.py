@@ -1,0 +1,22 @@
+"""`python -m pressure` (`make pressure`): PRESSURE_CELLS, PRESSURE_RATE, PRESSURE_STRICT and
+the cells' durations; `python -m pressure --settings` lists every knob (docs/chaos.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from .driver import Settings, run
+
+
+def main(argv: list[str]) -> int:
+    if "--settings" in argv:
+        for name, default, what in Settings.doc():
+            print(f"{name:<26} {default:<32} {what}")
+        return 0
+    cells = asyncio.run(run(Settings.from_env()))
+    return 0 if cells and all(c.passed for c in cells) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

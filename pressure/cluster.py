@@ -1,0 +1,81 @@
+"""The private PostgreSQL cluster of a run (in a temporary directory, removed at the end),
+its `pressure` database migrated, one RAW queue per cell and the ledger the consumers
+write in the transaction of each dequeue."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import asyncpg
+from pgaq.embedded import Cluster
+from pgaq.migrate import migrate_dsn
+
+DATABASE = "pressure"
+DRIVER_APP = "pressure-driver"  # the driver's own connections: never a fault's target
+# few connections, none kept for superusers: the exhaustion cell fills every one of them
+MAX_CONNECTIONS = 40
+LEDGER = """
+CREATE SCHEMA IF NOT EXISTS pressure;
+CREATE TABLE IF NOT EXISTS pressure.ledger (cell text NOT NULL, id bigint NOT NULL);
+"""
+
+
+class PrivateCluster:
+    def __init__(self, workdir: Path | None) -> None:
+        self.base = workdir or Path(tempfile.mkdtemp(prefix="pgaq-pressure-"))
+        self.base.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.base, 0o755)  # as root the server runs as `postgres` and must reach it
+        self.cluster = Cluster(self.base / "cluster", durable=False, settings={
+            "max_connections": str(MAX_CONNECTIONS), "superuser_reserved_connections": "0",
+            # autovacuum looks every 10 s rather than 60 s: the idle cell's reclaim shows sooner
+            "autovacuum_naptime": "10s"})
+        self.dsn = self.cluster.dsn(DATABASE)
+
+    async def start(self) -> None:
+        await asyncio.to_thread(self.cluster.init)
+        await asyncio.to_thread(self.cluster.start)
+        admin = await asyncpg.connect(self.cluster.dsn())
+        try:
+            await admin.execute(f"CREATE DATABASE {DATABASE}")
+        finally:
+            await admin.close()
+        await migrate_dsn(self.dsn)
+        conn = await self.connect()
+        try:
+            await conn.execute(LEDGER)
+        finally:
+            await conn.close()
+
+    async def connect(self, app: str = DRIVER_APP) -> asyncpg.Connection:
+        return await asyncpg.connect(self.dsn, server_settings={"application_name": app})
+
+    async def stop(self) -> None:
+        await asyncio.to_thread(self.cluster.destroy)
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+async def make_queue(conn: asyncpg.Connection, cell: str) -> tuple[str, str]:
+    """A fresh RAW queue for `cell`: (queue, queue table), both schema-qualified."""
+    queue, table = f"pressure.{cell}", f"pressure.{cell}_qt"
+    await conn.execute(f"CALL dbms_aqadm.create_queue_table('{table}', 'RAW')")
+    await conn.execute(f"CALL dbms_aqadm.create_queue('{queue}', '{table}')")
+    await conn.execute(f"CALL dbms_aqadm.start_queue('{queue}')")
+    return queue, table
+
+
+async def table_bytes(conn: asyncpg.Connection, table: str) -> tuple[int, int]:
+    """(heap, indexes) bytes of a queue table, TOAST with the heap."""
+    row = await conn.fetchrow("SELECT pg_table_size($1::regclass), pg_indexes_size($1::regclass)", table)
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+async def dead_tuples(conn: asyncpg.Connection, table: str) -> tuple[int, int]:
+    """(live, dead) tuples of a table, as the statistics collector last saw them."""
+    row = await conn.fetchrow("SELECT n_live_tup, n_dead_tup FROM pg_stat_user_tables "
+                              "WHERE relid = $1::regclass", table)
+    return (0, 0) if row is None else (int(row[0]), int(row[1]))

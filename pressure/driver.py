@@ -1,0 +1,82 @@
+"""The run: a private cluster, then each cell in turn on a queue of its own (the load
+started, warmed up, the cell's clean phase, fault and recovery, the backlog drained, every
+id accounted for), then one line per cell and the verdict."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+from pgaq import waiting
+
+from . import exhaust, idle, kill, readers, surge
+from .cluster import PrivateCluster, make_queue
+from .figures import Cell, Context, account, drain, reconnected
+from .load import Load
+from .settings import Settings
+
+__all__ = ["Settings", "run"]
+
+
+async def run_cell(ctx: Context, name: str) -> Cell:
+    s = ctx.s
+    cell = Cell(name, ctx.say)
+    queue, table = await make_queue(ctx.admin, name)
+    load = Load(ctx.cluster.dsn, queue, name, s)
+    load.start()
+    try:
+        if await reconnected(load, 60) is None:
+            cell.rule("the load connected", False)
+            return cell
+        await asyncio.sleep(s.warmup)  # the warm-up's length
+        if name == "kill":
+            await kill.run(ctx, load, cell)
+        elif name == "exhaust":
+            await exhaust.run(ctx, load, cell)
+        elif name == "idle":
+            await idle.run(ctx, load, cell, table)
+        elif name == "readers":
+            await readers.run(ctx, load, cell, table)
+        else:
+            await surge.run(ctx, load, cell, table)
+        took = await drain(ctx, load, table, s.drain_timeout)
+        cell.say(f"pressure {name}: drained in {'-' if took is None else f'{took:.1f}'} s "
+                 "after the producers stopped")
+    finally:
+        await load.stop()
+    await account(ctx, load, table, cell)
+    cell.say(f"pressure {name}: {'PASS' if cell.passed else 'FAIL'}")
+    return cell
+
+
+async def run(s: Settings) -> list[Cell]:
+    t0 = time.monotonic()
+    cluster = PrivateCluster(s.workdir)
+    cells: list[Cell] = []
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    try:
+        await cluster.start()
+        admin = await cluster.connect()
+        try:
+            ctx = Context(s, cluster, admin, say, random.Random(s.seed))
+            say(f"pressure: cells {', '.join(s.cells)}; {s.rate:g} msg/s from {s.producers} producers, "
+                f"{s.consumers} consumers, {s.payload} B payloads; strict {s.strict}")
+            for name in s.cells:
+                cells.append(await run_cell(ctx, name))
+                await waiting.shutdown()
+        finally:
+            await admin.close()
+    finally:
+        await cluster.stop()
+    say("pressure: cell     verdict  figures")
+    for c in cells:
+        figs = ", ".join(f"{k}={v}" for k, v in c.figures.items() if k != "probes")
+        say(f"pressure: {c.name:<8} {'PASS' if c.passed else 'FAIL':<8} {figs}")
+    failed = [c.name for c in cells if not c.passed]
+    verdict = "PASS" if not failed else f"FAIL ({', '.join(failed)})"
+    say(f"pressure: {verdict} in {time.monotonic() - t0:.0f} s")
+    return cells

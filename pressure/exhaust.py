@@ -1,0 +1,132 @@
+"""Cell `exhaust`: another client holds every connection the server allows. It opens
+connections until refused, then takes over the load's as they go: each load backend is
+terminated and its slot taken at once, for `PRESSURE_HOLD` s. Meanwhile every pgaq client
+that needs a connection (the load's clients reconnecting, a new `pgaq.db.create_pool`, a
+pooled `Session`'s first call) must get an error with an Oracle code within its configured
+timeout (`PRESSURE_CONNECT_TIMEOUT`), not hang; when the connections are released, every
+client is back and the throughput is back to ≥ 95 % of clean within `PRESSURE_RECOVERY` s."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+
+import asyncpg
+from pgaq.db import create_pool
+from pgaq.engine import Session
+from pgaq.errors import PgaqError
+
+from .figures import Cell, Context, clean_phase, reconnected, recovery, until
+from .kill import targets
+from .load import Load, connect
+
+HOG = "pressure-fault-hog"
+
+
+async def _grab(ctx: Context) -> asyncpg.Connection | None:
+    try:
+        return await asyncpg.connect(ctx.cluster.dsn, timeout=ctx.s.connect_timeout,
+                                     server_settings={"application_name": HOG})
+    except asyncpg.TooManyConnectionsError:
+        return None
+
+
+Probe = tuple[str, str | None, float]
+
+
+async def probe(ctx: Context, what: str, attempt: Callable[[], Awaitable[object]]) -> Probe:
+    """A pgaq client that needs a connection now: (what, the ORA code it got, seconds)."""
+    t0 = time.monotonic()
+    try:
+        # a bound on the hang, well past the client's own timeout: a hang is the failure
+        await asyncio.wait_for(attempt(), ctx.s.connect_timeout * 3 + 5)
+        code: str | None = "connected"
+    except PgaqError as exc:
+        code = exc.ora
+        ctx.say(f"pressure exhaust: {what}: {type(exc).__name__}: {exc}")
+    except TimeoutError:
+        code = "hung"
+    return what, code, time.monotonic() - t0
+
+
+async def run(ctx: Context, load: Load, cell: Cell) -> None:
+    s = ctx.s
+    clean = await clean_phase(ctx, load, cell)
+    hog: list[asyncpg.Connection] = []
+    while (c := await _grab(ctx)) is not None:
+        hog.append(c)
+    t0 = time.monotonic()
+    taken = 0
+    probes: list[Probe] = []
+    # take over the load's connections as they go (the server keeps no slot for anyone)
+    at = t0
+    while at < t0 + s.hold:
+        for pid in await targets(ctx):
+            if time.monotonic() >= t0 + s.hold:
+                break
+            await ctx.admin.fetchval("SELECT pg_terminate_backend($1, 5000)", pid)
+            # the slot frees a moment after the pid is gone: try for 0.2 s, before the
+            # client's reconnect (it backs off 50 ms) gets it
+            for _ in range(40):
+                c = await _grab(ctx)
+                if c is not None:
+                    hog.append(c)
+                    taken += 1
+                    break
+                await asyncio.sleep(0.005)  # the fault's own pacing
+        at += 1.0
+        await until(min(at, t0 + s.hold))  # the fault's own pacing
+        if at >= t0 + s.hold / 2 and not probes:
+            probes += await _probes(ctx, load.queue)
+    t1 = time.monotonic()
+    left = await targets(ctx)
+    for c in hog:
+        await c.close()
+    refused = [r for r in load.stats.refusals if t0 <= r.at < t1]
+    codes = Counter(r.code or "no code" for r in refused)
+    slowest = max((r.seconds for r in refused), default=0.0)
+    cell.figure("held", len(hog), f"{len(hog)} connections held for {t1 - t0:.0f} s ({taken} taken over "
+                f"from the load; load backends left at the end {len(left)}); "
+                f"under exhaustion {load.rate_between(t0, t1):.1f} msg/s")
+    cell.figure("refusals", len(refused), f"the load's clients refused {len(refused)} times, codes "
+                f"{dict(codes)}, slowest refusal {slowest:.2f} s (timeout {s.connect_timeout:g} s)")
+    cell.figure("probes", len(probes), "probes while held: " + "; ".join(
+        f"{w}: {c} in {t:.2f} s" for w, c, t in probes))
+    back = await reconnected(load, s.connect_timeout + s.recovery)
+    rec = await recovery(load, t1, clean.rate, 0.95, s.recovery)
+    cell.figure("recovery_s", -1 if rec is None else rec,
+                f"released: every client connected again {'never' if back is None else f'{back:.1f} s'} "
+                f"after, throughput back to ≥ 95 % of clean "
+                f"{'never' if rec is None else f'{rec:.1f} s'} after")
+    probes_ok = bool(probes) and all((c or "").startswith("ORA-") and t <= s.connect_timeout + 1
+                                     for _, c, t in probes)
+    cell.rule("the load's clients were refused, each with an ORA code",
+              bool(refused) and "no code" not in codes)
+    cell.rule(f"no refusal took longer than the timeout ({s.connect_timeout:g} s) + 1 s",
+              slowest <= s.connect_timeout + 1)
+    cell.rule("new pgaq clients refused with an ORA code within the timeout, none hung", probes_ok)
+    cell.rule("every client back after the release", back is not None)
+    cell.rule(f"back to ≥ 95 % of clean within {s.recovery:g} s",
+              rec is not None and rec <= s.recovery, s.strict)
+
+
+async def _probes(ctx: Context, queue: str) -> list[Probe]:
+    """Three pgaq clients that need a connection while none is left."""
+    timeout = ctx.s.connect_timeout
+    pool = await create_pool(ctx.cluster.dsn, min_size=0, max_size=1, timeout=timeout)
+    pooled = Session(None, pool=pool)
+    try:
+        return [
+            await probe(ctx, "pgaq.db.create_pool", lambda: _open_pool(ctx)),
+            await probe(ctx, "a pooled Session's enqueue", lambda: pooled.enqueue(queue, b"probe")),
+            await probe(ctx, "a new client's connection", lambda: connect(ctx.cluster.dsn, timeout)),
+        ]
+    finally:
+        await pool.close()
+
+
+async def _open_pool(ctx: Context) -> None:
+    pool = await create_pool(ctx.cluster.dsn, min_size=1, max_size=1, timeout=ctx.s.connect_timeout)
+    await pool.close()

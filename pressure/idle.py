@@ -1,0 +1,81 @@
+"""Cell `idle`: a session `BEGIN; SELECT txid_current();` then idle in transaction for
+`PRESSURE_IDLE_SECONDS`, pinning the xmin horizon: vacuum can remove none of the rows the
+consumers delete meanwhile. Rules: throughput ≥ 70 % of clean, dequeue transaction p99
+≤ 50 ms, the queue table's growth reported; once the session ends, autovacuum (or, after
+`PRESSURE_VACUUM_WAIT` s, a VACUUM) reclaims the dead rows and the table stops growing."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from .cluster import dead_tuples, table_bytes
+from .figures import Cell, Context, clean_phase, ratio, recovery
+from .load import Load
+
+MIB = 1024 * 1024
+
+
+async def run(ctx: Context, load: Load, cell: Cell, table: str) -> None:
+    s = ctx.s
+    clean = await clean_phase(ctx, load, cell)
+    h0, i0 = await table_bytes(ctx.admin, table)
+    holder = await ctx.cluster.connect("pressure-fault-idle")
+    try:
+        await holder.execute("BEGIN")
+        xid = await holder.fetchval("SELECT txid_current()")
+        pinned = await ctx.admin.fetchval(
+            "SELECT backend_xmin IS NOT NULL OR backend_xid IS NOT NULL FROM pg_stat_activity "
+            "WHERE application_name = 'pressure-fault-idle'")
+        t0 = time.monotonic()
+        cell.figure("xid", int(xid), f"idle in transaction (xid {xid}, horizon pinned: {pinned}) "
+                    f"for {s.idle_seconds:g} s; table {h0 / MIB:.2f} MiB + indexes {i0 / MIB:.2f} MiB")
+        peak = 0
+        while time.monotonic() < t0 + s.idle_seconds:
+            await asyncio.sleep(min(10.0, t0 + s.idle_seconds - time.monotonic()))  # the pin's length
+            _, dead = await dead_tuples(ctx.admin, table)
+            peak = max(peak, dead)
+        t1 = time.monotonic()
+        h1, i1 = await table_bytes(ctx.admin, table)
+        await holder.execute("ROLLBACK")
+    finally:
+        await holder.close()
+    under = load.rate_between(t0, t1)
+    r = ratio(under, clean.rate)
+    p99 = load.p99(load.stats.txn, t0, t1)
+    cell.figure("under_ratio", round(r, 3),
+                f"pinned: {under:.1f} msg/s = {r:.1%} of clean; dequeue transaction p99 {p99:.1f} ms, "
+                f"pickup p99 {load.p99(load.stats.pickup, t0, t1):.1f} ms; "
+                f"dead rows up to {peak} (statistics)")
+    cell.figure("growth_mib", round((h1 + i1 - h0 - i0) / MIB, 2),
+                f"growth while pinned: table {h0 / MIB:.2f} -> {h1 / MIB:.2f} MiB, indexes "
+                f"{i0 / MIB:.2f} -> {i1 / MIB:.2f} MiB")
+    cell.figure("txn_p99_ms", round(p99, 1), f"dequeue p99 while pinned {p99:.1f} ms")
+    rec = await recovery(load, t1, clean.rate, 0.95, s.recovery)
+    # reclaimed: the dead rows counted down by autovacuum (by our VACUUM if it has not come)
+    t2 = time.monotonic()
+    by = "autovacuum"
+    goal = max(1, peak // 4)
+    while (await dead_tuples(ctx.admin, table))[1] > goal:
+        if time.monotonic() - t2 > s.vacuum_wait:
+            by = "VACUUM (autovacuum had not come)"
+            await ctx.admin.execute(f"VACUUM {table}")
+            break
+        await asyncio.sleep(1.0)  # a statistics query polled
+    reclaimed = time.monotonic() - t2
+    _, dead = await dead_tuples(ctx.admin, table)
+    h2, i2 = await table_bytes(ctx.admin, table)
+    # the same load for as long again: the reclaimed space is reused, the table grows no more
+    await asyncio.sleep(min(60.0, max(10.0, s.clean)))  # a measurement's length
+    h3, i3 = await table_bytes(ctx.admin, table)
+    cell.figure("reclaim_s", round(reclaimed, 1),
+                f"after the pin: back to ≥ 95 % of clean {'never' if rec is None else f'{rec:.1f} s'}; "
+                f"reclaimed by {by} {reclaimed:.0f} s later, {dead} dead rows left; size then "
+                f"{(h2 + i2) / MIB:.2f} MiB, {min(60.0, max(10.0, s.clean)):g} s of load later "
+                f"{(h3 + i3) / MIB:.2f} MiB")
+    cell.rule("throughput while pinned ≥ 70 % of clean", r >= 0.70, s.strict)
+    cell.rule("dequeue p99 while pinned ≤ 50 ms", p99 <= 50, s.strict)
+    cell.rule(f"back to ≥ 95 % of clean within {s.recovery:g} s after the pin",
+              rec is not None and rec <= s.recovery, s.strict)
+    cell.rule("recovered: throughput back, dead rows reclaimed, the table grows no more",
+              rec is not None and dead <= goal and h3 + i3 <= (h1 + i1) * 1.05 + MIB)

@@ -1,0 +1,66 @@
+"""Cell `surge`: the producers offer `PRESSURE_SURGE_FACTOR` times the sustained rate for
+`PRESSURE_SURGE_SECONDS`, then `PRESSURE_BURST` messages arrive at once (array enqueues)
+while the sustained rate goes on. Rules: the backlog drains (within
+`PRESSURE_DRAIN_TIMEOUT`), latency recovers (dequeue transaction p99 over the 10 s after
+the drain within max(50 ms, 2x clean), pickup p99 within max(50 ms, 2x clean)),
+nothing lost."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from .figures import Cell, Context, clean_phase
+from .load import Load
+
+
+async def run(ctx: Context, load: Load, cell: Cell, table: str) -> None:
+    s = ctx.s
+    clean = await clean_phase(ctx, load, cell)
+    load.rate = s.rate * s.surge_factor
+    t0 = time.monotonic()
+    peak = 0
+    while time.monotonic() < t0 + s.surge_seconds:
+        await asyncio.sleep(min(1.0, t0 + s.surge_seconds - time.monotonic()))  # the surge's length
+        peak = max(peak, load.backlog())
+    t1 = time.monotonic()
+    load.rate = s.rate
+    consumed = load.rate_between(t0, t1)
+    cell.figure("surge_rate", round(consumed, 1),
+                f"surge: offered {s.rate * s.surge_factor:g} msg/s for {s.surge_seconds:g} s, consumed "
+                f"{consumed:.1f} msg/s, backlog up to {peak}; dequeue transaction p99 "
+                f"{load.p99(load.stats.txn, t0, t1):.1f} ms, "
+                f"pickup p99 {load.p99(load.stats.pickup, t0, t1):.1f} ms")
+    took = await load.burst(s.burst)
+    t2 = time.monotonic()
+    cell.figure("burst_s", round(took, 1), f"burst: {s.burst} messages enqueued in {took:.1f} s "
+                f"({s.burst / took if took else 0:.0f} msg/s), backlog then {load.backlog()}")
+    # drained: the backlog back to what the sustained rate keeps in flight
+    drained: float | None = None
+    while time.monotonic() - t2 < s.drain_timeout:
+        left = int(await ctx.admin.fetchval(f"SELECT count(*) FROM {table}"))
+        if left <= max(10, s.rate * 0.2):
+            drained = time.monotonic() - t2
+            break
+        await asyncio.sleep(0.5)  # a query polled: the backlog's size
+    t3 = time.monotonic()
+    if drained is not None:
+        cell.figure("drain_s", round(drained, 1),
+                    f"drained {drained:.1f} s after the burst: "
+                    f"{load.rate_between(t2, t3):.0f} msg/s consumed meanwhile")
+        await asyncio.sleep(10.0)  # the window latency is measured over
+    else:
+        cell.figure("drain_s", -1, f"NOT drained within {s.drain_timeout:g} s")
+    t4 = time.monotonic()
+    txn = load.p99(load.stats.txn, t3, t4)
+    pickup = load.p99(load.stats.pickup, t3, t4)
+    txn_bound = max(50.0, 2 * clean.txn_p99)
+    pickup_bound = max(50.0, 2 * clean.pickup_p99)
+    cell.figure("after_pickup_p99_ms", round(pickup, 1),
+                f"10 s after the drain: {load.rate_between(t3, t4):.1f} msg/s, dequeue transaction p99 "
+                f"{txn:.1f} ms (clean {clean.txn_p99:.1f}), pickup p99 {pickup:.1f} ms "
+                f"(clean {clean.pickup_p99:.1f})")
+    cell.rule("the backlog drained", drained is not None)
+    cell.rule(f"latency recovered: dequeue p99 ≤ {txn_bound:.0f} ms and pickup p99 ≤ "
+              f"{pickup_bound:.0f} ms after the drain",
+              drained is not None and txn <= txn_bound and pickup <= pickup_bound, s.strict)
