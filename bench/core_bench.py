@@ -17,7 +17,7 @@ import asyncpg
 from pgaq.engine import DequeueOptions, Session
 
 from . import sql_wait_bench
-from .harness import Op, Result, run_ops
+from .measure import Op, Result, run_ops
 from .report import Row, ratio_row
 from .settings import Settings
 

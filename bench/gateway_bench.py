@@ -18,7 +18,7 @@ import asyncpg
 from pgaq.engine import Session
 from pgaq_services.gateway.settings import workers_for
 
-from .harness import Result, run_for, start_gateway
+from .measure import Result, run_for, start_gateway
 
 CLIENTS = int(os.environ.get("BENCH_HTTP_CLIENTS", "16"))
 ROUNDS = max(1, int(os.environ.get("BENCH_GATEWAY_ROUNDS", "3")))  # floor/pgaq/floor rounds

@@ -52,7 +52,7 @@ from pgaq import waiting
 from pgaq.engine import DequeueOptions, MessageProperties, Payload, Session
 from pgaq.jms import codec
 
-from .harness import Op, Result, run_ops
+from .measure import Op, Result, run_ops
 from .report import Row, ratio_row
 from .settings import Settings
 

@@ -15,7 +15,7 @@ import asyncpg
 from pgaq.engine import DequeueOptions, Session
 from pgaq.listener import Listener
 
-from .harness import Result, start_gateway
+from .measure import Result, start_gateway
 
 
 def _pct(xs: list[float], p: float) -> float:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .harness import Result
+from .measure import Result
 
 Row = dict[str, Any]
 RESULTS = Path(__file__).resolve().parent / "results"
