@@ -160,8 +160,11 @@ class Listener:
             self.connected.clear()
             while not self._stop.is_set():
                 try:
-                    if self._conn is not None and not self._conn.is_closed():
-                        await self._conn.close()
+                    # not while a waiter's (UN)REGISTER runs on it: asyncpg refuses a
+                    # second operation, and that statement would fail for nothing
+                    async with self._lock:
+                        if self._conn is not None and not self._conn.is_closed():
+                            await self._conn.close()
                 except DB_ERRORS:
                     pass
                 try:
