@@ -9,6 +9,7 @@ LANGUAGE sql STABLE AS $$
     WHEN p_type = 'sys.aq$_jms_map_message'::regtype THEN 'JMS_MAP'
     WHEN p_type = 'sys.aq$_jms_object_message'::regtype THEN 'JMS_OBJECT'
     WHEN p_type = 'sys.aq$_jms_stream_message'::regtype THEN 'JMS_STREAM'
+    WHEN p_type = 'sys.aq$_jms_message'::regtype THEN 'JMS_MESSAGE'  -- every body (V0016)
     WHEN (SELECT typtype FROM pg_type WHERE oid = p_type) = 'c' THEN 'OBJECT'
   END
 $$;
