@@ -16,11 +16,13 @@ from pgaq.migrate import migrate_dsn
 
 DATABASE = "pressure"
 DRIVER_APP = "pressure-driver"  # the driver's own connections: never a fault's target
-# few connections, none kept for superusers: the exhaustion cell fills every one of them
-MAX_CONNECTIONS = 40
-LEDGER = """
+APP_ROLE = "pressure_app"  # the exhaustion cell's load logs in as this role (its CONNECTION LIMIT)
+LEDGER = f"""
 CREATE SCHEMA IF NOT EXISTS pressure;
 CREATE TABLE IF NOT EXISTS pressure.ledger (cell text NOT NULL, id bigint NOT NULL);
+CREATE ROLE {APP_ROLE} LOGIN;
+GRANT USAGE ON SCHEMA pressure TO {APP_ROLE};
+GRANT INSERT ON pressure.ledger TO {APP_ROLE};
 """
 
 
@@ -30,7 +32,7 @@ class PrivateCluster:
         self.base.mkdir(parents=True, exist_ok=True)
         os.chmod(self.base, 0o755)  # as root the server runs as `postgres` and must reach it
         self.cluster = Cluster(self.base / "cluster", durable=False, settings={
-            "max_connections": str(MAX_CONNECTIONS), "superuser_reserved_connections": "0",
+            "max_connections": "100",
             # autovacuum looks every 10 s rather than 60 s: the idle cell's reclaim shows sooner
             "autovacuum_naptime": "10s"})
         self.dsn = self.cluster.dsn(DATABASE)
@@ -64,6 +66,7 @@ async def make_queue(conn: asyncpg.Connection, cell: str) -> tuple[str, str]:
     await conn.execute(f"CALL dbms_aqadm.create_queue_table('{table}', 'RAW')")
     await conn.execute(f"CALL dbms_aqadm.create_queue('{queue}', '{table}')")
     await conn.execute(f"CALL dbms_aqadm.start_queue('{queue}')")
+    await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('ALL', '{queue}', '{APP_ROLE}')")
     return queue, table
 
 

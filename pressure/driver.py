@@ -11,7 +11,7 @@ import time
 from pgaq import waiting
 
 from . import exhaust, idle, kill, readers, surge
-from .cluster import PrivateCluster, make_queue
+from .cluster import APP_ROLE, PrivateCluster, make_queue
 from .figures import Cell, Context, account, drain, reconnected
 from .load import Load
 from .settings import Settings
@@ -23,7 +23,7 @@ async def run_cell(ctx: Context, name: str) -> Cell:
     s = ctx.s
     cell = Cell(name, ctx.say)
     queue, table = await make_queue(ctx.admin, name)
-    load = Load(ctx.cluster.dsn, queue, name, s)
+    load = Load(ctx.cluster.dsn, queue, name, s, APP_ROLE if name == "exhaust" else None)
     load.start()
     try:
         if await reconnected(load, 60) is None:

@@ -1,10 +1,12 @@
-"""Cell `exhaust`: another client holds every connection the server allows. It opens
-connections until refused, then takes over the load's as they go: each load backend is
-terminated and its slot taken at once, for `PRESSURE_HOLD` s. Meanwhile every pgaq client
-that needs a connection (the load's clients reconnecting, a new `pgaq.db.create_pool`, a
-pooled `Session`'s first call) must get an error with an Oracle code within its configured
-timeout (`PRESSURE_CONNECT_TIMEOUT`), not hang; when the connections are released, every
-client is back and the throughput is back to ≥ 95 % of clean within `PRESSURE_RECOVERY` s."""
+"""Cell `exhaust`: another client holds every connection the load's role may have. The
+load logs in as `pressure_app`; another client opens `PRESSURE_HOG` connections as that role
+and the role's CONNECTION LIMIT becomes what it holds, then the load's connections are
+ended (pg_terminate_backend), for `PRESSURE_HOLD` s. Every pgaq client that needs a
+connection meanwhile (the load's clients reconnecting, a new `pgaq.db.create_pool`, a pooled
+`Session`'s first call) must get an error with an Oracle code within its configured timeout
+(`PRESSURE_CONNECT_TIMEOUT`), not hang; when the connections are released (and the limit
+lifted), every client is back and the throughput back to >= 95 % of clean within
+`PRESSURE_RECOVERY` s."""
 
 from __future__ import annotations
 
@@ -18,22 +20,18 @@ from pgaq.db import create_pool
 from pgaq.engine import Session
 from pgaq.errors import PgaqError
 
+from .cluster import APP_ROLE
 from .figures import Cell, Context, clean_phase, reconnected, recovery, until
 from .kill import targets
 from .load import Load, connect
 
 HOG = "pressure-fault-hog"
+Probe = tuple[str, str | None, float]  # what, the ORA code it got, seconds
 
 
-async def _grab(ctx: Context) -> asyncpg.Connection | None:
-    try:
-        return await asyncpg.connect(ctx.cluster.dsn, timeout=ctx.s.connect_timeout,
-                                     server_settings={"application_name": HOG})
-    except asyncpg.TooManyConnectionsError:
-        return None
-
-
-Probe = tuple[str, str | None, float]
+async def _grab(ctx: Context) -> asyncpg.Connection:
+    return await asyncpg.connect(ctx.cluster.dsn, user=APP_ROLE, timeout=ctx.s.connect_timeout,
+                                 server_settings={"application_name": HOG})
 
 
 async def probe(ctx: Context, what: str, attempt: Callable[[], Awaitable[object]]) -> Probe:
@@ -54,41 +52,29 @@ async def probe(ctx: Context, what: str, attempt: Callable[[], Awaitable[object]
 async def run(ctx: Context, load: Load, cell: Cell) -> None:
     s = ctx.s
     clean = await clean_phase(ctx, load, cell)
-    hog: list[asyncpg.Connection] = []
-    while (c := await _grab(ctx)) is not None:
-        hog.append(c)
+    hog = [await _grab(ctx) for _ in range(s.hog)]
+    await ctx.admin.execute(f"ALTER ROLE {APP_ROLE} CONNECTION LIMIT {len(hog)}")
     t0 = time.monotonic()
-    taken = 0
+    ended = 0
     probes: list[Probe] = []
-    # take over the load's connections as they go (the server keeps no slot for anyone)
     at = t0
-    while at < t0 + s.hold:
+    while at < t0 + s.hold:  # the load's connections ended as they come back (none should)
         for pid in await targets(ctx):
-            if time.monotonic() >= t0 + s.hold:
-                break
-            await ctx.admin.fetchval("SELECT pg_terminate_backend($1, 5000)", pid)
-            # the slot frees a moment after the pid is gone: try for 0.2 s, before the
-            # client's reconnect (it backs off 50 ms) gets it
-            for _ in range(40):
-                c = await _grab(ctx)
-                if c is not None:
-                    hog.append(c)
-                    taken += 1
-                    break
-                await asyncio.sleep(0.005)  # the fault's own pacing
+            ended += bool(await ctx.admin.fetchval("SELECT pg_terminate_backend($1, 5000)", pid))
         at += 1.0
         await until(min(at, t0 + s.hold))  # the fault's own pacing
         if at >= t0 + s.hold / 2 and not probes:
             probes += await _probes(ctx, load.queue)
     t1 = time.monotonic()
     left = await targets(ctx)
+    await ctx.admin.execute(f"ALTER ROLE {APP_ROLE} CONNECTION LIMIT -1")
     for c in hog:
         await c.close()
     refused = [r for r in load.stats.refusals if t0 <= r.at < t1]
     codes = Counter(r.code or "no code" for r in refused)
     slowest = max((r.seconds for r in refused), default=0.0)
-    cell.figure("held", len(hog), f"{len(hog)} connections held for {t1 - t0:.0f} s ({taken} taken over "
-                f"from the load; load backends left at the end {len(left)}); "
+    cell.figure("held", len(hog), f"{len(hog)} connections held for {t1 - t0:.0f} s, the role's limit; "
+                f"{ended} load backends ended, {len(left)} back at the end; "
                 f"under exhaustion {load.rate_between(t0, t1):.1f} msg/s")
     cell.figure("refusals", len(refused), f"the load's clients refused {len(refused)} times, codes "
                 f"{dict(codes)}, slowest refusal {slowest:.2f} s (timeout {s.connect_timeout:g} s)")
@@ -115,18 +101,20 @@ async def run(ctx: Context, load: Load, cell: Cell) -> None:
 async def _probes(ctx: Context, queue: str) -> list[Probe]:
     """Three pgaq clients that need a connection while none is left."""
     timeout = ctx.s.connect_timeout
-    pool = await create_pool(ctx.cluster.dsn, min_size=0, max_size=1, timeout=timeout)
+    pool = await create_pool(ctx.cluster.dsn, user=APP_ROLE, min_size=0, max_size=1, timeout=timeout)
     pooled = Session(None, pool=pool)
     try:
         return [
             await probe(ctx, "pgaq.db.create_pool", lambda: _open_pool(ctx)),
             await probe(ctx, "a pooled Session's enqueue", lambda: pooled.enqueue(queue, b"probe")),
-            await probe(ctx, "a new client's connection", lambda: connect(ctx.cluster.dsn, timeout)),
+            await probe(ctx, "a new client's connection",
+                        lambda: connect(ctx.cluster.dsn, timeout, APP_ROLE)),
         ]
     finally:
         await pool.close()
 
 
 async def _open_pool(ctx: Context) -> None:
-    pool = await create_pool(ctx.cluster.dsn, min_size=1, max_size=1, timeout=ctx.s.connect_timeout)
+    pool = await create_pool(ctx.cluster.dsn, user=APP_ROLE, min_size=1, max_size=1,
+                             timeout=ctx.s.connect_timeout)
     await pool.close()

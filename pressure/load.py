@@ -49,17 +49,19 @@ def _code(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-async def connect(dsn: str, timeout: float) -> asyncpg.Connection:
+async def connect(dsn: str, timeout: float, user: str | None = None) -> asyncpg.Connection:
     """A load client's connection, any failure as pgaq's error (with its ORA code)."""
     try:
-        return await asyncpg.connect(dsn, timeout=timeout, server_settings={"application_name": LOAD_APP})
+        return await asyncpg.connect(dsn, timeout=timeout, user=user,
+                                     server_settings={"application_name": LOAD_APP})
     except DB_ERRORS as exc:
         raise wrap_db_error(exc) from exc
 
 
 class Load:
-    def __init__(self, dsn: str, queue: str, cell: str, s: Settings) -> None:
+    def __init__(self, dsn: str, queue: str, cell: str, s: Settings, user: str | None = None) -> None:
         self.dsn = dsn
+        self.user = user  # the login role (None: the cluster's superuser)
         self.queue = queue
         self.cell = cell
         self.s = s
@@ -101,7 +103,7 @@ class Load:
         while not stop.is_set():
             t0 = time.monotonic()
             try:
-                conn = await connect(self.dsn, self.s.connect_timeout)
+                conn = await connect(self.dsn, self.s.connect_timeout, self.user)
             except PgaqError as exc:
                 self.stats.refusals.append(Refusal(t0, exc.ora, time.monotonic() - t0))
                 self.stats.errors[_code(exc)] += 1
@@ -156,7 +158,7 @@ class Load:
         left = n
         while left > 0:
             try:
-                conn = await connect(self.dsn, self.s.connect_timeout)
+                conn = await connect(self.dsn, self.s.connect_timeout, self.user)
             except PgaqError:
                 await asyncio.sleep(BACKOFF)
                 continue

@@ -33,6 +33,7 @@ class Settings:
     kill_seconds: float = _env("PRESSURE_KILL_SECONDS", "seconds the kills go on", 60.0)
     recovery: float = _env("PRESSURE_RECOVERY", "seconds allowed to get back to 95 % of clean", 10.0)
     hold: float = _env("PRESSURE_HOLD", "seconds another client holds every connection", 20.0)
+    hog: int = _env("PRESSURE_HOG", "connections that client holds (the role's limit)", 20)
     connect_timeout: float = _env("PRESSURE_CONNECT_TIMEOUT", "the clients' connect timeout, s", 5.0)
     idle_seconds: float = _env("PRESSURE_IDLE_SECONDS", "seconds an idle transaction pins xmin", 600.0)
     vacuum_wait: float = _env("PRESSURE_VACUUM_WAIT",
