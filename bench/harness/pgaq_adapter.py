@@ -27,9 +27,10 @@ pgaq is driven through its documented Python API only (README "From Python"):
   acknowledgement, the contract the harness runs pgque in);
 - queue depth: READY in `gv$aq` for the queue.
 
-Faults: any error on a connection closes it, and the worker or producer reconnects with
-backoff (0.1 s doubling to 2 s); a producer batch that failed is not retried (the offered
-load it stood for is dropped and counted in the log, never counted as enqueued).
+Faults: any error on a connection closes it, and the worker or producer connects again at
+once; only failing to connect backs off (0.1 s doubling to 2 s, reset by a connection
+made). A producer batch that failed is not retried (the offered load it stood for is
+dropped and counted in the log, never counted as enqueued).
 
 High load: the harness's high-load phase writes the raised rate to
 PRODUCER_RATE_CONTROL_FILE. Under harness pacing the tokens still come at the base rate,
@@ -363,6 +364,7 @@ async def producer(st: State) -> None:
                 if conn is None or conn.is_closed():
                     conn = await connect(cfg.dsn)
                     session = Session(conn)
+                    backoff = 0.0
                 assert session is not None
                 await session.enqueue_array(
                     QUEUE, [(make_payload(cfg, first + i), None) for i in range(n)])
@@ -372,9 +374,8 @@ async def producer(st: State) -> None:
                 await close_quietly(conn)
                 conn = session = None
                 await sleep_or_stop(st, backoff)
-                backoff = min(2.0, backoff * 2)
+                backoff = min(2.0, max(0.1, backoff * 2))
                 continue
-            backoff = 0.1
             st.enqueued += n
             if cfg.trace:
                 emit({"kind": "pgaq_enqueued",
@@ -398,6 +399,7 @@ async def worker(st: State, idx: int) -> None:
                 if conn is None or conn.is_closed():
                     conn = await connect(cfg.dsn)
                     session = Session(conn)
+                    backoff = 0.0  # connected: a lost connection is retried at once
                 assert session is not None
                 await session.begin()
                 jobs = await session.dequeue(QUEUE, options)
@@ -419,9 +421,8 @@ async def worker(st: State, idx: int) -> None:
                 await close_quietly(conn)
                 conn = session = None
                 await sleep_or_stop(st, backoff)
-                backoff = min(2.0, backoff * 2)
+                backoff = min(2.0, max(0.1, backoff * 2))
                 continue
-            backoff = 0.1
             st.completed += len(jobs)
             if cfg.trace:
                 emit({"kind": "pgaq_acked", "ids": ids})

@@ -31,6 +31,7 @@ import importlib.util
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -287,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pgdata", default=None, help="its data directory (for the postgres-restart cell)")
     ap.add_argument("--results", default=None)
     args = ap.parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C: the adapter is stopped and the private cluster removed
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
     harness = Path(args.harness).resolve()
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
