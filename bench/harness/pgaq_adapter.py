@@ -37,9 +37,15 @@ PRODUCER_RATE_CONTROL_FILE. Under harness pacing the tokens still come at the ba
 so this adapter scales each token by control-file rate / PRODUCER_RATE (carrying the
 fraction), so a high-load phase offers 1.5x in either pacing mode.
 
+PGAQ_ADAPTER_AUDIT=1 records, for an exact count of lost and duplicated jobs across
+replicas and killed processes, each job's id in `pgaq_bench.audit_enqueued` in the
+enqueue's transaction and in `pgaq_bench.audit_acked` in its acknowledgement's transaction
+(one more INSERT per transaction; off by default, so the measured work is pgaq's alone).
+A job's id is "<instance>.<pid>:<seq>", unique across restarts.
+
 PGAQ_ADAPTER_TRACE=1 also writes `{"kind":"pgaq_enqueued","ids":[...]}` after each enqueue
 commit and `{"kind":"pgaq_acked","ids":[...]}` after each acknowledgement commit (ids:
-"<instance>:<seq>"); the harness ignores these kinds, the test of this adapter counts them.
+"<instance>.<pid>:<seq>"); the harness ignores these kinds, the test of this adapter counts them.
 """
 
 from __future__ import annotations
@@ -82,6 +88,12 @@ BEGIN
   CALL dbms_aqadm.start_queue(queue_name => '{QUEUE}');
 END $$;
 """
+AUDIT_SQL = f"""
+CREATE TABLE IF NOT EXISTS {OWNER}.audit_enqueued (job text NOT NULL);
+CREATE TABLE IF NOT EXISTS {OWNER}.audit_acked (job text NOT NULL);
+"""
+AUDIT_ENQUEUED = f"INSERT INTO {OWNER}.audit_enqueued SELECT unnest($1::text[])"
+AUDIT_ACKED = f"INSERT INTO {OWNER}.audit_acked SELECT unnest($1::text[])"
 DEPTH_SQL = "SELECT coalesce(sum(ready), 0) FROM gv$aq WHERE queue_schema = $1 AND queue_name = $2"
 WINDOW_S = 30
 
@@ -118,6 +130,7 @@ class Config:
     instance: int
     dequeue_batch: int
     trace: bool
+    audit: bool
 
     @classmethod
     def from_env(cls) -> Config:
@@ -141,6 +154,7 @@ class Config:
             instance=env_int("BENCH_INSTANCE_ID", 0),
             dequeue_batch=max(1, env_int("PGAQ_DEQUEUE_BATCH", 1)),
             trace=os.environ.get("PGAQ_ADAPTER_TRACE", "") not in ("", "0"),
+            audit=os.environ.get("PGAQ_ADAPTER_AUDIT", "") not in ("", "0"),
         )
 
 
@@ -248,6 +262,8 @@ async def setup(cfg: Config) -> str:
         try:
             await migrate(conn)
             await conn.execute(SETUP_SQL)
+            if cfg.audit:
+                await conn.execute(AUDIT_SQL)
         finally:
             await conn.execute("SELECT pg_advisory_unlock($1)", SETUP_LOCK)
         return str(await conn.fetchval("SHOW server_version"))
@@ -264,21 +280,25 @@ def pgaq_version() -> str:
         return "unknown"
 
 
+def job_id(cfg: Config, seq: int) -> str:
+    return f"{cfg.instance}.{os.getpid()}:{seq}"
+
+
 def make_payload(cfg: Config, seq: int) -> bytes:
-    head = f"{cfg.instance}:{seq}:{time.time_ns()}:".encode()
+    head = f"{job_id(cfg, seq)}:{time.time_ns()}:".encode()
     return head + b"x" * max(0, cfg.payload_bytes - len(head))
 
 
 def parse_payload(payload: Any) -> tuple[str, int] | None:
-    """("<instance>:<seq>", enqueue time in ns) from a job's payload."""
+    """("<instance>.<pid>:<seq>", enqueue time in ns) from a job's payload."""
     if not isinstance(payload, (bytes, bytearray, memoryview)):
         return None
-    parts = bytes(payload[:64]).split(b":", 3)
+    parts = bytes(payload[:80]).split(b":", 3)
     if len(parts) < 4:
         return None
     try:
-        return f"{int(parts[0])}:{int(parts[1])}", int(parts[2])
-    except ValueError:
+        return f"{parts[0].decode()}:{int(parts[1])}", int(parts[2])
+    except (ValueError, UnicodeDecodeError):
         return None
 
 
@@ -366,8 +386,16 @@ async def producer(st: State) -> None:
                     session = Session(conn)
                     backoff = 0.0
                 assert session is not None
-                await session.enqueue_array(
-                    QUEUE, [(make_payload(cfg, first + i), None) for i in range(n)])
+                if cfg.audit:
+                    assert conn is not None
+                    await session.begin()
+                    await session.enqueue_array(
+                        QUEUE, [(make_payload(cfg, first + i), None) for i in range(n)])
+                    await conn.execute(AUDIT_ENQUEUED, [job_id(cfg, first + i) for i in range(n)])
+                    await session.commit()
+                else:
+                    await session.enqueue_array(
+                        QUEUE, [(make_payload(cfg, first + i), None) for i in range(n)])
             except Exception as exc:
                 st.error("enqueue", exc)
                 st.dropped += n
@@ -379,7 +407,7 @@ async def producer(st: State) -> None:
             st.enqueued += n
             if cfg.trace:
                 emit({"kind": "pgaq_enqueued",
-                      "ids": [f"{cfg.instance}:{first + i}" for i in range(n)]})
+                      "ids": [job_id(cfg, first + i) for i in range(n)]})
     finally:
         if reader is not None:
             reader.cancel()
@@ -415,6 +443,8 @@ async def worker(st: State, idx: int) -> None:
                         st.latency.record((held - parsed[1]) / 1e6)
                     if work_s:
                         await asyncio.sleep(work_s)  # the job's work
+                if cfg.audit:
+                    await conn.execute(AUDIT_ACKED, ids)
                 await session.commit()  # the acknowledgement
             except Exception as exc:
                 st.error("worker", exc)

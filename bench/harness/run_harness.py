@@ -207,6 +207,7 @@ def install(harness: Path, pg: LocalPostgres, results: Path) -> Any:
     def launch(manifest: Any, overrides: dict[str, str]) -> Any:
         env = adapters._base_env(manifest, overrides)
         env["PYTHONPATH"] = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+        env.update({k: v for k, v in os.environ.items() if k.startswith("PGAQ_ADAPTER_")})
         return adapters.LaunchSpec(argv=[sys.executable, "-m", "bench.harness.pgaq_adapter"],
                                    env=env, cwd=str(REPO))
 
@@ -267,15 +268,36 @@ def env(values: dict[str, str]) -> Iterator[None]:
                 os.environ[k] = v
 
 
-def queue_left(pg: LocalPostgres) -> int | None:
+AUDIT = """SELECT (SELECT count(*) FROM pgaq_bench.jobs_qt) AS left_in_queue,
+  (SELECT count(DISTINCT job) FROM pgaq_bench.audit_enqueued) AS enqueued,
+  (SELECT count(*) FROM pgaq_bench.audit_acked) AS acknowledgements,
+  (SELECT count(*) FROM (SELECT job FROM pgaq_bench.audit_acked GROUP BY job
+                         HAVING count(*) > 1) d) AS acknowledged_twice,
+  (SELECT count(*) FROM pgaq_bench.audit_enqueued e WHERE NOT EXISTS
+     (SELECT 1 FROM pgaq_bench.audit_acked a WHERE a.job = e.job)) AS not_acknowledged"""
+
+
+def accounting(pg: LocalPostgres) -> dict[str, Any]:
+    """What is left in the queue; with PGAQ_ADAPTER_AUDIT=1, the exact count of jobs
+    enqueued, acknowledged twice, and neither acknowledged nor left (lost)."""
     import psycopg
 
+    out: dict[str, Any] = {}
     try:
         with psycopg.connect(pg.url("pgaq_bench"), autocommit=True) as conn:
             row = conn.execute("SELECT count(*) FROM pgaq_bench.jobs_qt").fetchone()
-            return int(row[0]) if row else None
-    except psycopg.Error:
-        return None
+            out["left_in_queue"] = int(row[0]) if row else None
+            if conn.execute("SELECT to_regclass('pgaq_bench.audit_acked')").fetchone() != (None,):
+                cur = conn.execute(AUDIT)
+                names = [d.name for d in cur.description or []]
+                values = cur.fetchone() or ()
+                audit = dict(zip(names, (int(v) for v in values), strict=True))
+                # a job neither acknowledged nor still queued is lost
+                audit["lost"] = audit["not_acknowledged"] - audit["left_in_queue"]
+                out["audit"] = audit
+    except psycopg.Error as exc:
+        out["accounting_error"] = str(exc)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -332,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
             except Exception as exc:  # a cell that fails is reported, the next one runs
                 entry.update(rc=1, error=f"{type(exc).__name__}: {exc}")
                 print(f"[pgaq-harness] {cell.name} failed: {exc}", file=sys.stderr, flush=True)
-            entry["left_in_queue"] = queue_left(pg)
+            entry.update(accounting(pg))
             entry["seconds"] = round(time.time() - started, 1)
             report.append(entry)
             out_file.write_text(json.dumps(report, indent=2, default=str))

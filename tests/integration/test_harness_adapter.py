@@ -1,6 +1,7 @@
 """bench/harness/pgaq_adapter.py over the harness's JSONL protocol: a few hundred jobs paced
-by `ENQUEUE <n>` lines on stdin, each acknowledged exactly once, the samples and the
-descriptor as the harness reads them, and a clean exit on SIGTERM."""
+by `ENQUEUE <n>` lines on stdin, each acknowledged exactly once (as the adapter reports it
+and as its audit tables record it), the samples and the descriptor as the harness reads
+them, and a clean exit on SIGTERM."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ async def test_every_job_is_acknowledged_once(db_dsn: str) -> None:
            "PRODUCER_MODE": "fixed", "PRODUCER_PACING": "harness", "PRODUCER_RATE": "300",
            "PRODUCER_BATCH_MAX": "64", "WORKER_COUNT": "8", "JOB_WORK_MS": "1",
            "JOB_PAYLOAD_BYTES": "256", "SAMPLE_EVERY_S": "1", "BENCH_INSTANCE_ID": "0",
-           "PGAQ_ADAPTER_TRACE": "1",
+           "PGAQ_ADAPTER_TRACE": "1", "PGAQ_ADAPTER_AUDIT": "1",
            "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bench.harness.pgaq_adapter", cwd=REPO, env=env,
@@ -96,5 +97,9 @@ async def test_every_job_is_acknowledged_once(db_dsn: str) -> None:
     conn = await asyncpg.connect(db_dsn)
     try:
         assert await conn.fetchval("SELECT count(*) FROM pgaq_bench.jobs_qt") == 0
+        # the audit the launcher counts: the same jobs, each recorded once on each side
+        for table in ("audit_enqueued", "audit_acked"):
+            jobs = [r["job"] for r in await conn.fetch(f"SELECT job FROM pgaq_bench.{table}")]
+            assert sorted(jobs) == sorted(enqueued), table
     finally:
         await conn.close()
