@@ -81,6 +81,12 @@ def test_no_selector_is_none(text: str | None) -> None:
     selector.check_syntax(text)
 
 
+def test_a_selector_that_is_no_string_is_invalid() -> None:
+    with pytest.raises(jms.InvalidSelectorException) as e:
+        _session().create_consumer(QUEUE, message_selector=5)  # type: ignore[arg-type]
+    assert e.value.error_code == "JMS-159"
+
+
 def test_factories_refuse_a_bad_selector_before_any_database_use() -> None:
     s = _session()
     bad = "country = "

@@ -270,7 +270,12 @@ def syntax_error(selector: str) -> str | None:
 def check_syntax(selector: str | None) -> None:
     """InvalidSelectorException (JMS-159, its linked exception the ORA-00936 the database
     would raise) when `selector` does not parse; a None or blank selector is no selector."""
-    if selector is None or not selector.strip():
+    if selector is None:
+        return
+    if not isinstance(selector, str):
+        raise make(jerr.InvalidSelectorException, INVALID_SELECTOR,
+                   f"Invalid selector {selector!r}: a selector is a string")
+    if not selector.strip():
         return
     message = syntax_error(selector)
     if message is None:
