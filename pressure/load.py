@@ -184,7 +184,7 @@ class Load:
     async def _consume(self, s: Session, stop: asyncio.Event) -> None:
         conn = s.conn
         assert conn is not None
-        opts = DequeueOptions(wait=0)
+        opts = DequeueOptions(wait=0, batch_size=self.s.batch)
         agent = [Agent(None, self.queue)]
         while not stop.is_set():
             t0 = time.monotonic()

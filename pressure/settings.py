@@ -26,6 +26,7 @@ class Settings:
     rate: float = _env("PRESSURE_RATE", "the sustained rate the producers offer, messages/s", 250.0)
     producers: int = _env("PRESSURE_PRODUCERS", "producer sessions sharing the rate", 2)
     consumers: int = _env("PRESSURE_CONSUMERS", "consumer sessions (REMOVE + ledger row + commit)", 4)
+    batch: int = _env("PRESSURE_BATCH", "messages a consumer's dequeue takes at most per transaction", 1)
     payload: int = _env("PRESSURE_PAYLOAD", "payload bytes", 256)
     warmup: float = _env("PRESSURE_WARMUP", "seconds of load before the clean phase", 5.0)
     clean: float = _env("PRESSURE_CLEAN", "seconds of the clean phase measured before each fault", 20.0)
