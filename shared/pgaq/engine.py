@@ -180,6 +180,7 @@ class FastPath:
     sendn: Statement | None = None  # several simple messages, properties as arrays
     remove_n: str | None = None  # REMOVE of up to $2 messages from the first, in queue order
     send_sql: str | None = None  # ENQUEUE of one undelayed RAW message, no PL/pgSQL
+    remove_ids: str | None = None  # REMOVE of the messages $2 the transaction holds LOCKED
 
 
 @dataclass(frozen=True)
@@ -523,7 +524,7 @@ class Session:
                            if row["remove_fn"] is not None else None,
                            row["payload_kind"] == "RAW",
                            Statement.make("engine_sendn_fast", row["sendn_fn"]),
-                           row["remove_n_sql"], row["send_sql"])
+                           row["remove_n_sql"], row["send_sql"], row["remove_ids_sql"])
             if len(self._fast) > 1000:
                 self._fast.clear()
             self._fast[(self.role, queue, buffered)] = hit
@@ -682,6 +683,40 @@ class Session:
         if buffered:
             return [replace(_message(r), delivery_mode="BUFFERED") for r in rows]
         return [_message(r) for r in rows]
+
+    def forget_position(self, queue: str, consumer: str | None) -> None:
+        """NEXT_MESSAGE starts from the first available message again (a caller that looked
+        LOCKED and does not navigate from there)."""
+        self._positions.pop((queue.lower(), (consumer or "").upper() or None), None)
+
+    def hold(self, queue: str, consumer: str | None, msgid: str) -> None:
+        """A message this transaction took LOCKED and handed out, to be removed by
+        `remove_held`: a rollback counts it as a failed attempt, as a rolled-back REMOVE."""
+        self._removed.setdefault((queue, consumer), []).append(_msgid_bytes(msgid))
+
+    async def remove_held(self, queue: str, consumer: str | None, msgids: Sequence[str], *,
+                          committing: bool = False) -> int:
+        """REMOVE_NODATA, by id, of messages this transaction holds LOCKED: one statement for
+        them all. `committing`: the commit follows at once, so a failure ends the transaction
+        whatever happens and no savepoint is needed to protect it."""
+        ids = [_msgid_bytes(i) for i in msgids]
+
+        fast = None if consumer is not None else await self.fast_path(queue)
+
+        async def fn(c: asyncpg.Connection) -> int:
+            if fast is not None and fast.remove_ids is not None:
+                rows = await c.fetch(fast.remove_ids, fast.name, ids)
+                if rows and rows[0]["ok"]:  # else the queue's retention or state: the function
+                    return sum(1 for r in rows if r["msgid"] is not None)
+            return int(await c.fetchval(load("engine_remove_held"), queue, consumer, ids,
+                                        self.agent))
+
+        if not committing or self._tx is None or self.conn is None:
+            return await self.run("ON_COMMIT", fn)
+        try:
+            return await fn(self.conn)
+        except _DRIVER_ERRORS as exc:
+            raise wrap_db_error(exc) from exc
 
     async def _remove_together(self, ops: Sequence[routes.Dequeue]) -> list[list[asyncpg.Record]]:
         """Several calls' buffered REMOVEs as one dequeue of their batch sizes' sum; each

@@ -40,8 +40,9 @@ async def _generated(conn: asyncpg.Connection) -> str:
             " JOIN pg_namespace n ON n.oid = p.pronamespace"
             " WHERE n.nspname = 'gen' AND p.proname LIKE 'aq$\\_t\\_%' ORDER BY p.proname"):
         parts.append(f"-- {r['proname']}\n{r['def'].rstrip()}\n")
-    fast = await conn.fetchrow("SELECT remove_sql, remove_after_sql, remove_n_sql, send_sql FROM aq.fast_path('gen.q')")
-    for k in ("remove_sql", "remove_after_sql", "remove_n_sql", "send_sql"):
+    fast = await conn.fetchrow("SELECT remove_sql, remove_after_sql, remove_n_sql, send_sql, remove_ids_sql "
+                               "FROM aq.fast_path('gen.q')")
+    for k in ("remove_sql", "remove_after_sql", "remove_n_sql", "send_sql", "remove_ids_sql"):
         parts.append(f"-- aq.fast_path('gen.q').{k}\n{(fast[k] or 'NULL').rstrip()}\n")
     text = "\n".join(parts)
     # what differs between databases: the table's id and the payload type's relation oid

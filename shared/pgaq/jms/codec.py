@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -185,6 +185,8 @@ def _time_to_live(msg: Message) -> int | None:
 def _storable(text: str) -> bool:
     if "\0" in text:
         return False
+    if text.isascii():
+        return True
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -192,23 +194,32 @@ def _storable(text: str) -> bool:
     return True
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield str(k)
-            yield from _strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
+def _strings(value: Any) -> list[str]:
+    """Every string in a JSON-shaped value, keys too (a loop, not recursion: once a send)."""
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            out.extend(map(str, v))
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+    return out
 
 
 def _check_storable(payload: Any, props: MessageProperties) -> None:
     """PostgreSQL text and jsonb hold neither U+0000 nor a lone UTF-16 surrogate (Java strings
     may): refuse such a message before anything is sent. Stream and Bytes bodies are bytes,
     so they can carry both."""
-    for text in (*_strings(payload), props.correlation or "", props.exception_queue or ""):
+    texts = _strings(payload)
+    texts.append(props.correlation or "")
+    texts.append(props.exception_queue or "")
+    if _storable("".join(texts)):  # one look at them all; the culprit only when one is bad
+        return
+    for text in texts:
         if not _storable(text):
             raise MessageFormatException(
                 f"{text[:40]!r}: a string of the message (text, property, map item, JMSType, "

@@ -31,14 +31,16 @@ class ConnectionFactory:
     `max_pool_size` (the sessions that may be open at once per login, plus one for
     IMMEDIATE work), `safety_poll` (seconds between looks of a waiting receive besides its
     wake-ups), `dups_ok_batch`/`dups_ok_delay` (how many messages, or how many seconds,
-    a DUPS_OK_ACKNOWLEDGE session consumes before committing), `acquire_timeout` (seconds
+    a DUPS_OK_ACKNOWLEDGE session consumes before committing), `transacted_prefetch` (at
+    most how many messages a transacted session locks ahead per look, sized by what its
+    last transaction took), `acquire_timeout` (seconds
     a session waits for a pooled connection before ResourceAllocationException JMS-221),
     and any further asyncpg connect arguments."""
 
     def __init__(self, dsn: str | None = None, *, user: str | None = None,
                  password: str | None = None, min_pool_size: int = 1, max_pool_size: int = 10,
                  safety_poll: float = 5.0, dups_ok_batch: int = 50, dups_ok_delay: float = 0.1,
-                 acquire_timeout: float = 5.0,
+                 transacted_prefetch: int = 32, acquire_timeout: float = 5.0,
                  **connect_kwargs: Any) -> None:
         self.dsn = dsn
         self.user = user
@@ -48,6 +50,7 @@ class ConnectionFactory:
         self.safety_poll = safety_poll
         self.dups_ok_batch = max(1, dups_ok_batch)
         self.dups_ok_delay = dups_ok_delay
+        self.transacted_prefetch = max(1, transacted_prefetch)
         self.acquire_timeout = acquire_timeout
         self.connect_kwargs = connect_kwargs
         self._pools: dict[tuple[str | None, str | None], _Pool] = {}

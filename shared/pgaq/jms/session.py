@@ -143,8 +143,16 @@ class Session:
         # ids a transacted session sent in its open transaction, per queue: its own receives
         # must not see them before the commit (JMS 1.1 4.4.7), though the database would
         self._sent_ids: dict[str, list[str]] = {}
-        # DUPS_OK: messages dequeued in the open transaction, not yet handed to a consumer
+        # DUPS_OK: messages dequeued in the open transaction, not yet handed to a consumer;
+        # transacted: messages it locked (LOCKED), not yet handed out
         self._prefetched: dict[MessageConsumer, list[engine.Message]] = {}
+        # transacted: per (queue, consumer name), the messages the open transaction holds
+        # LOCKED (handed out or prefetched) and those of them handed out, which its commit
+        # removes in one statement; `_last_tx` messages the last transaction took
+        self._locked: dict[tuple[str, str | None], set[str]] = {}
+        self._held: dict[tuple[str, str | None], list[str]] = {}
+        self._tx_taken = 0
+        self._last_tx = 0
         self._destinations: dict[str, DestinationInfo] = {}
         self._durable: dict[str, Topic] = {}
         self._flush: asyncio.Task[None] | None = None
@@ -213,6 +221,7 @@ class Session:
         self._connection.maybe_delivered.update(self._taken_ids)
         self._taken_ids.clear()
         self._prefetched.clear()
+        self._end_locked()
         self._sent_ids.clear()
         self._work = False
         self._deferred.clear()
@@ -458,7 +467,9 @@ class Session:
         """A consumer closes: DUPS_OK rolls back a batch it had not handed out whole (the
         rest of it would hold the commit back for ever; the batch comes again, as the
         duplicates DUPS_OK allows)."""
-        if self._prefetched.get(consumer) and not self._closed:
+        if self.transacted:  # its locked messages stay so until the transaction ends
+            self._prefetched.pop(consumer, None)
+        elif self._prefetched.get(consumer) and not self._closed:
             await self._rollback()
 
     def _connection_consumers(self) -> list[MessageConsumer]:
@@ -492,15 +503,24 @@ class Session:
         hands them out one by one, committing when every consumer has handed out its share."""
         async with self.using() as eng:
             queued = self._prefetched.get(consumer)
-            if queued:
+            key = (info.qualified, consumer.consumer_name)
+            if queued and msgid is None:
                 m = queued.pop(0)
             else:
-                got = await self._dequeue(eng, consumer, info, listener, msgid)
+                got = self._prefetched_by_id(key, _engine_id(msgid)) if msgid else []
+                got = got or await self._dequeue(eng, consumer, info, listener, msgid)
                 if not got:
                     return None
                 m = got[0]
                 if len(got) > 1:
                     self._prefetched[consumer] = got[1:]
+            if m.msgid in self._locked.get(key, ()):
+                self._held.setdefault(key, []).append(m.msgid)  # removed by the commit
+                eng.hold(info.qualified, consumer.consumer_name, m.msgid)
+                self._taken_ids.append(m.msgid)
+                self._work = True
+            if self.transacted:
+                self._tx_taken += 1
             if (consumer.no_local and m.sender_id is not None
                     and m.sender_id.name == self._connection.local_name):
                 return False
@@ -535,6 +555,16 @@ class Session:
             got = await self._buffered(eng, info, base)
             if got:
                 return got
+        key = (info.qualified, consumer.consumer_name)
+        if msgid and _engine_id(msgid).upper() in self._locked.get(key, ()):
+            return []  # this transaction has it locked and handed it out already
+        ahead = min(self._connection.factory.transacted_prefetch,
+                    max(self._last_tx, self._tx_taken))
+        if self.transacted and not msgid and (ahead > 1 or self._locked.get(key)):
+            got = await self._lock_ahead(eng, key, base, ahead)
+            if got or not buffered:
+                return got
+            return await self._buffered(eng, info, base)
         batch = 1
         if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and not msgid:
             batch = self._connection.factory.dups_ok_batch
@@ -550,11 +580,64 @@ class Session:
                 self._taken_ids.extend(m.msgid for m in got)
                 self._work = True
             return got
-        if in_tx and not self._work and not self._consumed:
+        if in_tx and not self._work and not self._consumed and not self._holds_locks():
             await eng.commit()  # nothing held: no idle transaction left open
         if buffered:
             got = await self._buffered(eng, info, base)
         return got
+
+    async def _lock_ahead(self, eng: engine.Session, key: tuple[str, str | None],
+                          base: engine.DequeueOptions, ahead: int) -> list[engine.Message]:
+        """A transacted session's look: up to `ahead` messages LOCKED in its transaction (AQ's
+        LOCKED dequeue mode), handed out one by one and removed together by the commit, so a
+        transaction of n messages costs one look and one removal instead of n savepointed
+        REMOVEs; a rollback leaves them in the queue, each handed-out one a failed attempt.
+        FIRST_MESSAGE each time: rows this transaction locked are not skipped by its own
+        SKIP LOCKED, so it asks for as many more as it holds and leaves those out."""
+        mine = self._locked.setdefault(key, set())
+        await eng.begin()
+        got = await eng.dequeue(key[0], replace(
+            base, dequeue_mode="LOCKED", navigation="FIRST_MESSAGE", visibility="ON_COMMIT",
+            delivery_mode="PERSISTENT", batch_size=len(mine) + ahead))
+        eng.forget_position(*key)  # a later REMOVE starts from the head, as receive does
+        fresh = [m for m in got if m.msgid not in mine]
+        mine.update(m.msgid for m in fresh)
+        if not fresh and not self._work and not self._consumed and not self._holds_locks():
+            await eng.commit()  # nothing held: no idle transaction left open
+            self._locked.clear()
+        return fresh
+
+    def _holds_locks(self) -> bool:
+        return any(self._locked.values())
+
+    def _prefetched_by_id(self, key: tuple[str, str | None], msgid: str) -> list[engine.Message]:
+        """A receive by message id of a message the open transaction already took ahead
+        (locked, or a DUPS_OK batch's): that one, not another dequeue (which would find
+        the row the transaction holds and hand it out twice, or not find a removed one)."""
+        for consumer, queued in self._prefetched.items():
+            if self._destination_key(consumer) == key:
+                for i, m in enumerate(queued):
+                    if m.msgid.upper() == msgid.upper():
+                        del queued[i]
+                        return [m]
+        return []
+
+    def _destination_key(self, consumer: MessageConsumer) -> tuple[str, str | None] | None:
+        info = self._destinations.get(consumer.destination.qualified.lower())
+        return None if info is None else (info.qualified, consumer.consumer_name)
+
+    def _end_locked(self) -> None:
+        """The transaction ended: what it locked is free again (or removed)."""
+        for consumer in [c for c in self._prefetched if self._destination_key(c) in self._locked]:
+            self._prefetched.pop(consumer, None)
+        self._locked.clear()
+        self._held.clear()
+        self._last_tx, self._tx_taken = self._tx_taken, 0
+
+    async def _remove_held(self, eng: engine.Session) -> None:
+        for (queue, consumer), ids in self._held.items():
+            if ids:
+                await eng.remove_held(queue, consumer, ids, committing=True)
 
     async def _buffered(self, eng: engine.Session, info: DestinationInfo,
                         base: engine.DequeueOptions) -> list[engine.Message]:
@@ -655,6 +738,7 @@ class Session:
             eng = self._engine
             try:
                 if eng is not None:
+                    await self._remove_held(eng)
                     await eng.commit()
             except ConnectionLost as exc:
                 await self._lost(exc)
@@ -669,6 +753,7 @@ class Session:
                 self._taken_ids.clear()
                 self._sent_ids.clear()
                 self._work = False
+                self._end_locked()
         for d in deferred:  # buffered messages: IMMEDIATE, right after the commit
             async with self.using() as e:
                 mid = await e.enqueue(d.queue, d.payload, d.props, visibility="IMMEDIATE",
@@ -696,6 +781,7 @@ class Session:
             self._deferred.clear()
             self._sent_ids.clear()
             self._prefetched.clear()
+            self._end_locked()
             self._tx_lost = False
             self._taken_ids.clear()
             self._work = False

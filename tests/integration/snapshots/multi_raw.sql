@@ -1135,3 +1135,6 @@ NULL
 
 -- aq.fast_path('gen.q').send_sql
 NULL
+
+-- aq.fast_path('gen.q').remove_ids_sql
+NULL

@@ -1154,3 +1154,29 @@ AS $function$
 
 -- aq.fast_path('gen.q').send_sql
 NULL
+
+-- aq.fast_path('gen.q').remove_ids_sql
+-- aq.fast_remove_sql: REMOVE one message from gen.t
+    WITH q AS (
+      SELECT x.id FROM aq.queues x
+      WHERE x.queue_table_id = <table id> AND x.queue_name = $1::name AND x.queue_type = 'NORMAL_QUEUE'
+        AND x.dequeue_enabled AND x.retention_time = 0
+        AND (current_user = 'postgres' OR pg_has_role(current_user, 'postgres', 'MEMBER')
+             OR aq.may_access(x.id, 'DEQUEUE', current_user))),
+    c AS (
+      SELECT m.msgid, ARRAY[m.priority::bigint, m.enq_seq] AS pos FROM gen.t m
+      WHERE m.q_name = $1::name AND m.state = 0  AND m.msgid = ANY ($2::bytea[]) AND EXISTS (SELECT 1 FROM q)
+      ORDER BY m.msgid LIMIT (SELECT cardinality($2::bytea[])) FOR UPDATE OF m SKIP LOCKED),
+    d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.priority::bigint, m.enq_seq] AS pos)
+    SELECT k.ok, k.ok OR NOT EXISTS (SELECT 1 FROM aq.queues x WHERE x.queue_table_id = <table id>
+                                       AND x.queue_name = $1::name AND x.retention_time <> 0) AS suited,
+           o.*
+    FROM (SELECT EXISTS (SELECT 1 FROM q) AS ok) k LEFT JOIN (
+      SELECT m.msgid, m.q_name::text AS queue_name, NULL::text AS consumer_name, m.corrid AS correlation,
+             m.priority, m.delay, m.expiration, m.enq_time, 'PROCESSED'::text AS state,
+             m.retry_count AS attempts,
+             nullif(m.exception_queue, 'aq$_t_e')::text AS exception_queue, m.sender_name,
+             m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position,
+             NULL::jsonb AS payload_json, NULL::bytea AS payload_raw
+      FROM d m) o ON true
+    ORDER BY o.position

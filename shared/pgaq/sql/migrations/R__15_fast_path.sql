@@ -58,6 +58,30 @@ BEGIN
     'default_exception_queue', q.default_exception_queue));
 END $$;
 
+-- REMOVE of messages the calling transaction holds LOCKED, by their ids ($2, bytea[]), in
+-- one plain statement (template fast_remove): a transacted JMS session's commit. A held
+-- message is READY (a LOCKED dequeue took it so, and the lock keeps it so), so the
+-- template's state = 0 holds; SKIP LOCKED never skips the caller's own locks.
+CREATE OR REPLACE FUNCTION aq.fast_remove_ids_sql(q aq.queue_info) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  outp text[] := aq.payload_output_expr(q, NULL::aq.transformations, 'm');
+BEGIN
+  RETURN aq.render('fast_remove', jsonb_build_object(
+    'limit', '(SELECT cardinality($2::bytea[]))',
+    'final_order', E'\n    ORDER BY o.position',
+    'delete', format('WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, %s AS pos',
+                     aq.sort_key_expr(q.sort_key, 'm')),
+    'schema', q.table_schema, 'table', q.table_name, 'table_id', q.table_id, 'owner', q.owner,
+    'queue', '$1::name', 'acting', 'current_user',
+    -- by id: the primary key finds them (in the queue's order the planner would walk the
+    -- queue to find a few), and the transaction has their locks already, so order is moot
+    'position', aq.sort_key_expr(q.sort_key, 'm'), 'order', 'm.msgid',
+    'after_position', ' AND m.msgid = ANY ($2::bytea[])',
+    'payload_json', 'NULL::jsonb', 'payload_raw', 'NULL::bytea',
+    'default_exception_queue', q.default_exception_queue));
+END $$;
+
 -- The plain-SQL ENQUEUE of one RAW message (template fast_send), for single-consumer
 -- tables without grouping; the buffered companion's adds its flow control.
 CREATE OR REPLACE FUNCTION aq.fast_send_sql(q aq.queue_info) RETURNS text
@@ -90,10 +114,11 @@ BEGIN
 END $$;
 
 DROP FUNCTION IF EXISTS aq.fast_path(text);
--- (sendn_fn, remove_n_sql and send_sql added: a new result column needs the old function gone)
+-- (sendn_fn, remove_n_sql, send_sql and remove_ids_sql added: a new result column needs the
+-- old function gone)
 DO $$ BEGIN
   IF EXISTS (SELECT 1 FROM pg_proc WHERE oid = to_regprocedure('aq.fast_path(text, boolean)')
-               AND NOT 'send_sql' = ANY (proargnames)) THEN
+               AND NOT 'remove_ids_sql' = ANY (proargnames)) THEN
     DROP FUNCTION aq.fast_path(text, boolean);
   END IF;
 END $$;
@@ -101,7 +126,7 @@ END $$;
 CREATE OR REPLACE FUNCTION aq.fast_path(p_queue text, p_buffered boolean DEFAULT false)
 RETURNS TABLE (queue_id integer, queue_name text, multiple_consumers boolean, payload_kind text,
                send_fn text, recv_fn text, send1_fn text, remove_sql text, remove_after_sql text,
-               remove_fn text, sendn_fn text, remove_n_sql text, send_sql text)
+               remove_fn text, sendn_fn text, remove_n_sql text, send_sql text, remove_ids_sql text)
 LANGUAGE sql STABLE AS $$
   SELECT q.queue_id, q.queue_name::text, q.multiple_consumers, q.payload_kind,
          CASE WHEN q.queue_type = 'NORMAL_QUEUE' AND q.message_grouping = 'NONE'
@@ -126,7 +151,9 @@ LANGUAGE sql STABLE AS $$
               THEN aq.fast_remove_sql(q, false, false, '(SELECT $2::integer)') END,
          CASE WHEN NOT q.multiple_consumers AND q.queue_type = 'NORMAL_QUEUE' AND q.message_grouping = 'NONE'
                    AND q.payload_kind = 'RAW'
-              THEN aq.fast_send_sql(q) END
+              THEN aq.fast_send_sql(q) END,
+         CASE WHEN NOT q.multiple_consumers AND q.queue_type = 'NORMAL_QUEUE' AND q.message_grouping = 'NONE'
+              THEN aq.fast_remove_ids_sql(q) END
   FROM (SELECT (CASE WHEN p_buffered THEN aq.buffered_info(r) ELSE r END).*
         FROM aq.resolve_queue(p_queue) r) q
 $$;

@@ -440,3 +440,47 @@ BEGIN
   END IF;
   RETURN QUERY SELECT * FROM unnest(result);
 END $$;
+
+-- REMOVE_NODATA of messages the calling transaction holds LOCKED (a LOCKED dequeue took
+-- them), by their ids, in one statement: what dequeue_array does for each id, with one
+-- rendered statement for all of them. A transacted JMS session that locks messages ahead
+-- removes the ones it handed out this way at its commit. Returns how many were removed.
+CREATE OR REPLACE FUNCTION aq.remove_held(p_queue text, p_consumer text, p_ids bytea[],
+                                          p_agent text DEFAULT NULL)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_queue(p_queue);
+  consumer text := aq.agent_name(p_consumer);
+  is_exc boolean := q.queue_type = 'EXCEPTION_QUEUE';
+  multi boolean := q.multiple_consumers AND NOT is_exc;
+  result aq.dequeued[];
+BEGIN
+  IF p_ids IS NULL OR cardinality(p_ids) = 0 THEN RETURN 0; END IF;
+  IF cardinality(p_ids) > 10000 THEN
+    PERFORM aq.err(25240, 'batch size must be between 1 and 10000', '22023');
+  END IF;
+  IF NOT q.dequeue_enabled THEN
+    PERFORM aq.err(25226, format('dequeue failed, queue %s.%s is not enabled for dequeue',
+                                 q.schema_name, q.queue_name), '55000');
+  END IF;
+  IF multi AND consumer IS NULL THEN
+    PERFORM aq.err(25231, format('cannot dequeue because CONSUMER_NAME not specified for multi-consumer queue %s.%s',
+                                 q.schema_name, q.queue_name), '22023');
+  ELSIF NOT q.multiple_consumers AND consumer IS NOT NULL THEN
+    PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: CONSUMER_NAME not allowed',
+                                 q.schema_name, q.queue_name), '22023');
+  END IF;
+  PERFORM aq.check_access(q, 'DEQUEUE');
+  -- as a dequeue by message id: the ids are $3 (an array here), a WAITING message counts
+  EXECUTE aq.dequeue_sql(q, 'REMOVE_NODATA', multi, is_exc, ' AND m.msgid = ANY($3)', '',
+                         ARRAY['NULL::jsonb', 'NULL::bytea'], is_exc OR q.retention_time = 0,
+                         CASE WHEN NOT is_exc THEN '{"states": "IN (0, 1)"}' ELSE '{}' END::jsonb)
+    INTO result
+    USING q.queue_name, CASE WHEN is_exc THEN 3 ELSE 0 END, p_ids, NULL::text, NULL::bigint[],
+          NULL::bigint, cardinality(p_ids), NULL::text[], consumer, clock_timestamp(), p_agent;
+  IF result IS NULL THEN RETURN 0; END IF;
+  IF multi THEN
+    PERFORM aq.finish_messages(q, ARRAY(SELECT (x).msgid FROM unnest(result) x));
+  END IF;
+  RETURN cardinality(result);
+END $$;
