@@ -68,7 +68,7 @@ chaos: $(STAMP)
 # The fault classes chaos has not: backends terminated at 2/s, every connection taken,
 # xmin pinned by an idle transaction, REPEATABLE READ readers, a 1.5x surge then a burst of
 # 100,000; each cell's figure against its pass rule, every id accounted for (docs/chaos.md,
-# "Pressure cells"). PRESSURE_CELLS, PRESSURE_RATE (250 msg/s), PRESSURE_STRICT (1) and the
+# "Pressure cells"). PRESSURE_CELLS, PRESSURE_RATE (150 msg/s), PRESSURE_STRICT (1) and the
 # durations: `python -m pressure --settings` lists them all. About 30 minutes.
 pressure: $(STAMP)
 	$(BIN)/python -m pressure

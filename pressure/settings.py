@@ -23,7 +23,7 @@ def _env(name: str, doc: str, default: T) -> T:
 @dataclass
 class Settings:
     cells: tuple[str, ...] = _env("PRESSURE_CELLS", "the cells to run, comma-separated, in order", CELLS)
-    rate: float = _env("PRESSURE_RATE", "the sustained rate the producers offer, messages/s", 250.0)
+    rate: float = _env("PRESSURE_RATE", "the sustained rate the producers offer, messages/s", 150.0)
     producers: int = _env("PRESSURE_PRODUCERS", "producer sessions sharing the rate", 2)
     consumers: int = _env("PRESSURE_CONSUMERS", "consumer sessions (REMOVE + ledger row + commit)", 4)
     batch: int = _env("PRESSURE_BATCH", "messages a consumer's dequeue takes at most per transaction", 1)
