@@ -96,6 +96,7 @@ AUDIT_ENQUEUED = f"INSERT INTO {OWNER}.audit_enqueued SELECT unnest($1::text[])"
 AUDIT_ACKED = f"INSERT INTO {OWNER}.audit_acked SELECT unnest($1::text[])"
 DEPTH_SQL = "SELECT coalesce(sum(ready), 0) FROM gv$aq WHERE queue_schema = $1 AND queue_name = $2"
 WINDOW_S = 30
+BACKLOG_S = 10.0  # seconds of offered load the producer may fall behind before dropping
 
 
 def env_int(name: str, default: int) -> int:
@@ -312,13 +313,43 @@ def read_rate(cfg: Config) -> float:
     return float(cfg.producer_rate)
 
 
-async def stdin_tokens(st: State, tokens: asyncio.Queue[int]) -> None:
+class Backlog:
+    """Jobs the harness's pacer has offered and the producer has not enqueued yet. The
+    producer takes up to PRODUCER_BATCH_MAX of them a call, so a producer behind the
+    pacer (each commit slower than a token's period) catches up in bigger calls instead of
+    one call per token; more than BACKLOG_S seconds of offered load behind (its database
+    away), the excess is dropped and counted."""
+
+    def __init__(self, st: State) -> None:
+        self.st = st
+        self.jobs = 0.0
+        self.ready = asyncio.Event()
+
+    def offer(self, n: float) -> None:
+        self.jobs += n
+        cap = max(float(self.st.cfg.batch_max), BACKLOG_S * read_rate(self.st.cfg))
+        if self.jobs > cap:
+            self.st.dropped += int(self.jobs - cap)
+            self.jobs = cap
+        if self.jobs >= 1:
+            self.ready.set()
+
+    async def take(self, most: int, timeout: float) -> int:
+        if self.jobs < 1:
+            self.ready.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.ready.wait(), timeout)
+        n = min(int(self.jobs), most)
+        self.jobs -= n
+        return n
+
+
+async def stdin_tokens(st: State, backlog: Backlog) -> None:
     """`ENQUEUE <n>` lines from the harness's pacer. Scaled by the control file's rate
-    over the base rate (the high-load phase), the fraction carried to the next token."""
+    over the base rate (the high-load phase)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    carry = 0.0
     while not st.stop.is_set():
         raw = await reader.readline()
         if not raw:
@@ -330,26 +361,17 @@ async def stdin_tokens(st: State, tokens: asyncio.Queue[int]) -> None:
             n = int(line.split(" ", 1)[1])
         except ValueError:
             continue
-        base = float(st.cfg.producer_rate) or 1.0
-        carry += n * (read_rate(st.cfg) / base if st.cfg.producer_rate > 0 else 1.0)
-        whole = int(carry)
-        carry -= whole
-        while whole > 0:
-            k = min(whole, st.cfg.batch_max)
-            whole -= k
-            if tokens.full():  # the producer is behind (its database is away): drop
-                st.dropped += k
-            else:
-                tokens.put_nowait(k)
+        base = float(st.cfg.producer_rate)
+        backlog.offer(n * (read_rate(st.cfg) / base if base > 0 else 1.0))
 
 
 async def producer(st: State) -> None:
     cfg = st.cfg
-    tokens: asyncio.Queue[int] = asyncio.Queue(maxsize=256)
+    backlog = Backlog(st)
     reader: asyncio.Task[None] | None = None
     harness_paced = cfg.pacing == "harness" and cfg.producer_mode == "fixed"
     if harness_paced:
-        reader = asyncio.create_task(stdin_tokens(st, tokens), name="stdin")
+        reader = asyncio.create_task(stdin_tokens(st, backlog), name="stdin")
     conn: asyncpg.Connection | None = None
     session: Session | None = None
     backoff = 0.1
@@ -358,9 +380,8 @@ async def producer(st: State) -> None:
         while not st.stop.is_set():
             if harness_paced:
                 st.target_rate = read_rate(cfg)
-                try:
-                    n = await asyncio.wait_for(tokens.get(), 0.5)
-                except TimeoutError:
+                n = await backlog.take(cfg.batch_max, 0.5)
+                if n == 0:
                     continue
             elif cfg.producer_mode == "depth-target":
                 st.target_rate = 0.0
@@ -374,6 +395,10 @@ async def producer(st: State) -> None:
                 now = time.monotonic()
                 credit += rate * (now - last)
                 last = now
+                if credit > max(cfg.batch_max, BACKLOG_S * rate):  # as Backlog.offer
+                    cap = max(cfg.batch_max, BACKLOG_S * rate)
+                    st.dropped += int(credit - cap)
+                    credit = cap
                 n = min(int(credit), cfg.batch_max)
                 if n <= 0:
                     continue
