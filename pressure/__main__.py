@@ -1,12 +1,21 @@
 """`python -m pressure` (`make pressure`): PRESSURE_CELLS, PRESSURE_RATE, PRESSURE_STRICT and
-the cells' durations; `python -m pressure --settings` lists every knob (docs/chaos.md)."""
+the cells' durations; `python -m pressure --settings` lists every knob (docs/chaos.md).
+SIGTERM (or Ctrl-C) stops the run and removes its cluster."""
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 
-from .driver import Settings, run
+from .driver import Cell, Settings, run
+
+
+async def _run(s: Settings) -> list[Cell]:
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    return await run(s)
 
 
 def main(argv: list[str]) -> int:
@@ -14,7 +23,11 @@ def main(argv: list[str]) -> int:
         for name, default, what in Settings.doc():
             print(f"{name:<26} {default:<32} {what}")
         return 0
-    cells = asyncio.run(run(Settings.from_env()))
+    try:
+        cells = asyncio.run(_run(Settings.from_env()))
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        print("pressure: stopped", flush=True)
+        return 1
     return 0 if cells and all(c.passed for c in cells) else 1
 
 

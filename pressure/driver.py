@@ -16,7 +16,7 @@ from .figures import Cell, Context, account, drain, reconnected
 from .load import Load
 from .settings import Settings
 
-__all__ = ["Settings", "run"]
+__all__ = ["Cell", "Settings", "run"]
 
 
 async def run_cell(ctx: Context, name: str) -> Cell:
@@ -71,6 +71,7 @@ async def run(s: Settings) -> list[Cell]:
         finally:
             await admin.close()
     finally:
+        await waiting.shutdown()  # the shared listening connection, before its server goes
         await cluster.stop()
     say("pressure: cell     verdict  figures")
     for c in cells:
