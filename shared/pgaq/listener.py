@@ -160,11 +160,12 @@ class Listener:
             self.connected.clear()
             while not self._stop.is_set():
                 try:
-                    # not while a waiter's (UN)REGISTER runs on it: asyncpg refuses a
-                    # second operation, and that statement would fail for nothing
+                    # not while a waiter's (UN)REGISTER runs on it (asyncpg refuses a
+                    # second operation, and that statement would fail for nothing); at
+                    # once, not a polite close a broken link may hold up with waiters behind
                     async with self._lock:
                         if self._conn is not None and not self._conn.is_closed():
-                            await self._conn.close()
+                            self._conn.terminate()
                 except DB_ERRORS:
                     pass
                 try:
