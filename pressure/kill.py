@@ -45,8 +45,10 @@ async def run(ctx: Context, load: Load, cell: Cell) -> None:
                 f"{load.stats.reconnects} client reconnects; errors seen {dict(load.stats.errors)}")
     cell.figure("under_ratio", round(r, 3),
                 f"under the kills {under:.1f} msg/s = {r:.1%} of clean; dequeue transaction p99 "
-                f"{load.p99(load.stats.txn, t0, t1):.1f} ms, pickup p99 "
-                f"{load.p99(load.stats.pickup, t0, t1):.1f} ms")
+                f"{load.p99(load.stats.txn, t0, t1):.1f} ms, pickup p50 "
+                f"{load.p99(load.stats.pickup, t0, t1, 0.5):.1f} ms, p99 "
+                f"{load.p99(load.stats.pickup, t0, t1):.1f} ms, max "
+                f"{load.p99(load.stats.pickup, t0, t1, 1.0):.0f} ms")
     rec = await recovery(load, t1, clean.rate, 0.95, s.recovery)
     back = await reconnected(load, s.recovery)
     cell.figure("recovery_s", -1 if rec is None else rec,

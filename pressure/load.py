@@ -44,6 +44,10 @@ class Stats:
 
 
 def _code(exc: BaseException) -> str:
+    """How an error is counted: its ORA code, else its class as pgaq classifies it (the
+    ledger INSERT is the load's own asyncpg call)."""
+    if isinstance(exc, DB_ERRORS):
+        exc = wrap_db_error(exc)
     if isinstance(exc, PgaqError) and exc.ora:
         return exc.ora
     return type(exc).__name__
@@ -218,10 +222,11 @@ class Load:
         d = self.stats.done
         return slice(bisect.bisect_left(d, a), bisect.bisect_left(d, b))
 
-    def p99(self, series: list[float], a: float, b: float) -> float:
-        """The 99th percentile of `series` (txn or pickup) over completions in [a, b), ms."""
+    def p99(self, series: list[float], a: float, b: float, q: float = 0.99) -> float:
+        """The `q` quantile (99th percentile by default) of `series` (txn or pickup) over
+        completions in [a, b), ms."""
         vals = sorted(series[self.window(a, b)])
-        return vals[min(len(vals) - 1, int(len(vals) * 0.99))] * 1000 if vals else float("nan")
+        return vals[min(len(vals) - 1, int(len(vals) * q))] * 1000 if vals else float("nan")
 
     def backlog(self) -> int:
         """Messages acknowledged to producers and not yet consumed (as far as we saw)."""
