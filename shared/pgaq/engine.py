@@ -304,16 +304,36 @@ class Session:
                 pass
         await self.begin()
 
-    async def commit(self) -> None:
+    async def commit(self, *, begin_next: bool = False) -> None:
+        """Commit; `begin_next`: and begin the next transaction in the same round trip (a
+        consumer that goes on at once saves the BEGIN's)."""
         tx, self._tx = self._tx, None
         self._removed.clear()
         self._taken.clear()
         if tx is None:
+            if begin_next:
+                await self.begin()
+            return
+        if begin_next and not self.role and self.conn is not None:
+            try:
+                # one simple-query round trip; the driver's transaction object stays the
+                # open one (it only ever sends COMMIT or ROLLBACK for it)
+                await self.conn.execute("COMMIT; BEGIN")
+            except _DRIVER_ERRORS as exc:
+                try:  # a failed COMMIT ended the transaction: the driver's object with it
+                    await tx.rollback()
+                except _DRIVER_ERRORS:
+                    pass
+                raise wrap_db_error(exc) from exc
+            self._tx = tx
+            self._dirty = False
             return
         try:
             await tx.commit()
         except _DRIVER_ERRORS as exc:
             raise wrap_db_error(exc) from exc
+        if begin_next:
+            await self.begin()
 
     async def rollback(self) -> None:
         """Roll back, then count the rolled-back REMOVE dequeues as failed attempts."""

@@ -569,7 +569,8 @@ class Session:
         if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and not msgid:
             batch = self._connection.factory.dups_ok_batch
             if self._consumed and not any(self._prefetched.values()):
-                await self._commit_consumed(eng)  # the last batch was handed out whole
+                # the last batch was handed out whole; this look's BEGIN rides on the COMMIT
+                await self._commit_consumed(eng, begin_next=True)
         if in_tx:
             await eng.begin()
         got = await eng.dequeue(info.qualified, replace(
@@ -646,8 +647,8 @@ class Session:
         return await eng.dequeue(info.qualified, replace(base, visibility="IMMEDIATE",
                                                          delivery_mode="BUFFERED"))
 
-    async def _commit_consumed(self, eng: engine.Session) -> None:
-        await eng.commit()
+    async def _commit_consumed(self, eng: engine.Session, *, begin_next: bool = False) -> None:
+        await eng.commit(begin_next=begin_next)
         self._taken_ids.clear()
         self._work = False
 
@@ -663,7 +664,8 @@ class Session:
         if mode == AUTO_ACKNOWLEDGE or (mode == DUPS_OK_ACKNOWLEDGE and not ok):
             async with self.using() as eng:
                 if ok:
-                    await eng.commit()
+                    # the listener's next look follows at once: its BEGIN rides on the COMMIT
+                    await eng.commit(begin_next=self._connection.started.is_set())
                 else:
                     self._prefetched.clear()  # rolled back with the rest of the batch
                     await eng.rollback()
@@ -739,7 +741,9 @@ class Session:
             try:
                 if eng is not None:
                     await self._remove_held(eng)
-                    await eng.commit()
+                    # a listener's session looks again at once: its BEGIN rides on the COMMIT
+                    await eng.commit(begin_next=in_listener.get() is self
+                                     and self._connection.started.is_set())
             except ConnectionLost as exc:
                 await self._lost(exc)
                 self._tx_lost = False
