@@ -335,7 +335,7 @@ class MessageConsumer:
                 ok = False
                 log.exception("the message listener of %s raised: the message comes again",
                               self.destination.qualified)
-            await s.settle(ok)
+            await s.settle(ok, self)
             return True
 
     # -- close ----------------------------------------------------------------------------

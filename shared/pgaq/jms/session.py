@@ -655,7 +655,7 @@ class Session:
     async def _acknowledger(self) -> None:
         await self.acknowledge()
 
-    async def settle(self, ok: bool) -> None:
+    async def settle(self, ok: bool, consumer: MessageConsumer | None = None) -> None:
         """After a message listener: AUTO commits (or rolls back, a failed attempt, when the
         listener raised); DUPS_OK commits by batch; the others leave it to the application."""
         if self._closed:
@@ -665,7 +665,10 @@ class Session:
             async with self.using() as eng:
                 if ok:
                     # the listener's next look follows at once: its BEGIN rides on the COMMIT
-                    await eng.commit(begin_next=self._connection.started.is_set())
+                    # (unless that look is first at buffered messages, which is autocommit)
+                    await eng.commit(begin_next=self._connection.started.is_set() and not (
+                        consumer is not None and consumer.buffered
+                        and (consumer.looks + 1) % BUFFERED_EVERY == 0))
                 else:
                     self._prefetched.clear()  # rolled back with the rest of the batch
                     await eng.rollback()
