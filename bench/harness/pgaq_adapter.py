@@ -519,7 +519,8 @@ def sample(st: State, dt: float, enq: int, done: int) -> None:
         metrics.append(("queue_depth", float(st.depth), 0.0))
     for metric, value, window in metrics:
         emit({"t": t, "system": SYSTEM, "kind": "adapter", "subject_kind": "adapter",
-              "subject": "", "metric": metric, "value": round(value, 3), "window_s": window})
+              "subject": "", "metric": metric, "value": round(value, 3), "window_s": window,
+              "instance_id": st.cfg.instance})  # the harness sums replicas by this
 
 
 async def sampler(st: State) -> None:
