@@ -130,6 +130,14 @@ def _hex(b: bytes | None) -> str | None:
     return b.hex().upper() if b is not None else None
 
 
+async def _quiet_rollback(tx: asyncpg.transaction.Transaction) -> None:
+    """Roll back what may be gone already (the error being reported is the first one)."""
+    try:
+        await tx.rollback()
+    except _DRIVER_ERRORS:
+        pass
+
+
 def _msgid_bytes(text: str) -> bytes:
     clean = "".join(text.split())
     try:
@@ -287,10 +295,7 @@ class Session:
             if self.role:
                 await self.conn.execute(load("engine_set_role"), self.role)
         except _DRIVER_ERRORS as exc:
-            try:
-                await tx.rollback()
-            except _DRIVER_ERRORS:
-                pass
+            await _quiet_rollback(tx)
             raise wrap_db_error(exc) from exc
         self._tx = tx
         self._dirty = False
@@ -298,10 +303,7 @@ class Session:
     async def _restart(self) -> None:
         tx, self._tx = self._tx, None
         if tx is not None:
-            try:
-                await tx.rollback()
-            except _DRIVER_ERRORS:
-                pass
+            await _quiet_rollback(tx)
         await self.begin()
 
     async def commit(self, *, begin_next: bool = False) -> None:
@@ -320,11 +322,8 @@ class Session:
                 # open one (it only ever sends COMMIT or ROLLBACK for it)
                 await self.conn.execute("COMMIT; BEGIN")
             except _DRIVER_ERRORS as exc:
-                try:  # a failed COMMIT ended the transaction: the driver's object with it
-                    await tx.rollback()
-                except _DRIVER_ERRORS:
-                    pass
-                raise wrap_db_error(exc) from exc
+                await _quiet_rollback(tx)  # a failed COMMIT ended the transaction: end the
+                raise wrap_db_error(exc) from exc  # driver's object with it
             self._tx = tx
             self._dirty = False
             return

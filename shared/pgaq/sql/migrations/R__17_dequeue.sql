@@ -255,6 +255,42 @@ BEGIN
     ELSE aq.render_dequeue_messages_look(args) END;
 END $$;
 
+-- Whether `q` may be dequeued now by `consumer` (a folded agent name or NULL), as dequeue
+-- and remove_held both check it: enabled for dequeue, a consumer name exactly where the
+-- queue needs one, the caller's right. Returns whether the dequeue goes by recipient rows
+-- (a multi-consumer queue; an exception queue never).
+CREATE OR REPLACE FUNCTION aq.dequeue_target(q aq.queue_info, consumer text, p_by_id boolean)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  multi boolean;
+BEGIN
+  IF NOT q.dequeue_enabled THEN
+    PERFORM aq.err(25226, format('dequeue failed, queue %s.%s is not enabled for dequeue',
+                                 q.schema_name, q.queue_name), '55000');
+  END IF;
+  IF q.queue_type = 'EXCEPTION_QUEUE' THEN
+    IF consumer IS NOT NULL AND q.multiple_consumers AND NOT p_by_id THEN
+      PERFORM aq.err(25231, format('exception queue %s.%s is dequeued with a NULL consumer name',
+                                   q.schema_name, q.queue_name), '22023');
+    END IF;
+    multi := false;
+  ELSIF q.multiple_consumers THEN
+    IF consumer IS NULL THEN
+      PERFORM aq.err(25231, format('cannot dequeue because CONSUMER_NAME not specified for multi-consumer queue %s.%s',
+                                   q.schema_name, q.queue_name), '22023');
+    END IF;
+    multi := true;
+  ELSE
+    IF consumer IS NOT NULL THEN
+      PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: CONSUMER_NAME not allowed',
+                                   q.schema_name, q.queue_name), '22023');
+    END IF;
+    multi := false;
+  END IF;
+  PERFORM aq.check_access(q, 'DEQUEUE');
+  RETURN multi;
+END $$;
+
 -- (the form before buffered messages: one more argument now, p_delivery_mode)
 DROP FUNCTION IF EXISTS aq.dequeue_array(text, text, text, text, bytea, text, text, integer, bigint[], boolean,
                                          text, text, bigint);
@@ -327,30 +363,7 @@ BEGIN
   IF coalesce(p_batch, 1) < 1 OR p_batch > 10000 THEN
     PERFORM aq.err(25240, 'batch size must be between 1 and 10000', '22023');
   END IF;
-  IF NOT q.dequeue_enabled THEN
-    PERFORM aq.err(25226, format('dequeue failed, queue %s.%s is not enabled for dequeue',
-                                 q.schema_name, q.queue_name), '55000');
-  END IF;
-  IF is_exc THEN
-    IF consumer IS NOT NULL AND q.multiple_consumers AND p_msgid IS NULL THEN
-      PERFORM aq.err(25231, format('exception queue %s.%s is dequeued with a NULL consumer name',
-                                   q.schema_name, q.queue_name), '22023');
-    END IF;
-    multi := false;
-  ELSIF q.multiple_consumers THEN
-    IF consumer IS NULL THEN
-      PERFORM aq.err(25231, format('cannot dequeue because CONSUMER_NAME not specified for multi-consumer queue %s.%s',
-                                   q.schema_name, q.queue_name), '22023');
-    END IF;
-    multi := true;
-  ELSE
-    IF consumer IS NOT NULL THEN
-      PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: CONSUMER_NAME not allowed',
-                                   q.schema_name, q.queue_name), '22023');
-    END IF;
-    multi := false;
-  END IF;
-  PERFORM aq.check_access(q, 'DEQUEUE');
+  multi := aq.dequeue_target(q, consumer, p_msgid IS NOT NULL);
 
   tr := aq.resolve_transformation(p_transformation);
   IF tr.id IS NULL AND multi THEN
@@ -452,25 +465,14 @@ DECLARE
   q aq.queue_info := aq.resolve_queue(p_queue);
   consumer text := aq.agent_name(p_consumer);
   is_exc boolean := q.queue_type = 'EXCEPTION_QUEUE';
-  multi boolean := q.multiple_consumers AND NOT is_exc;
+  multi boolean;
   result aq.dequeued[];
 BEGIN
   IF p_ids IS NULL OR cardinality(p_ids) = 0 THEN RETURN 0; END IF;
   IF cardinality(p_ids) > 10000 THEN
     PERFORM aq.err(25240, 'batch size must be between 1 and 10000', '22023');
   END IF;
-  IF NOT q.dequeue_enabled THEN
-    PERFORM aq.err(25226, format('dequeue failed, queue %s.%s is not enabled for dequeue',
-                                 q.schema_name, q.queue_name), '55000');
-  END IF;
-  IF multi AND consumer IS NULL THEN
-    PERFORM aq.err(25231, format('cannot dequeue because CONSUMER_NAME not specified for multi-consumer queue %s.%s',
-                                 q.schema_name, q.queue_name), '22023');
-  ELSIF NOT q.multiple_consumers AND consumer IS NOT NULL THEN
-    PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers: CONSUMER_NAME not allowed',
-                                 q.schema_name, q.queue_name), '22023');
-  END IF;
-  PERFORM aq.check_access(q, 'DEQUEUE');
+  multi := aq.dequeue_target(q, consumer, true);
   -- as a dequeue by message id: the ids are $3 (an array here), a WAITING message counts
   EXECUTE aq.dequeue_sql(q, 'REMOVE_NODATA', multi, is_exc, ' AND m.msgid = ANY($3)', '',
                          ARRAY['NULL::jsonb', 'NULL::bytea'], is_exc OR q.retention_time = 0,
