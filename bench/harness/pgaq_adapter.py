@@ -37,6 +37,10 @@ PRODUCER_RATE_CONTROL_FILE. Under harness pacing the tokens still come at the ba
 so this adapter scales each token by control-file rate / PRODUCER_RATE (carrying the
 fraction), so a high-load phase offers 1.5x in either pacing mode.
 
+PGAQ_ADAPTER_WAIT_OUTSIDE_TX=1: a worker waits for a job outside any transaction
+(`Session.listen([Agent(None, queue)], wait=1)`), then takes it in one (`begin()`,
+`dequeue(wait=0)`, work, `commit()`), so it holds a transaction only while it holds a job.
+
 PGAQ_ADAPTER_AUDIT=1 records, for an exact count of lost and duplicated jobs across
 replicas and killed processes, each job's id in `pgaq_bench.audit_enqueued` in the
 enqueue's transaction and in `pgaq_bench.audit_acked` in its acknowledgement's transaction
@@ -64,7 +68,7 @@ from typing import Any
 
 import asyncpg
 from pgaq import waiting
-from pgaq.engine import DequeueOptions, Session
+from pgaq.engine import Agent, DequeueOptions, Session
 from pgaq.migrate import migrate
 
 SYSTEM = "pgaq"
@@ -132,6 +136,7 @@ class Config:
     dequeue_batch: int
     trace: bool
     audit: bool
+    wait_outside: bool
 
     @classmethod
     def from_env(cls) -> Config:
@@ -156,6 +161,7 @@ class Config:
             dequeue_batch=max(1, env_int("PGAQ_DEQUEUE_BATCH", 1)),
             trace=os.environ.get("PGAQ_ADAPTER_TRACE", "") not in ("", "0"),
             audit=os.environ.get("PGAQ_ADAPTER_AUDIT", "") not in ("", "0"),
+            wait_outside=os.environ.get("PGAQ_ADAPTER_WAIT_OUTSIDE_TX", "") not in ("", "0"),
         )
 
 
@@ -441,7 +447,9 @@ async def producer(st: State) -> None:
 
 async def worker(st: State, idx: int) -> None:
     cfg = st.cfg
-    options = DequeueOptions(wait=1.0, batch_size=cfg.dequeue_batch)
+    options = DequeueOptions(wait=0.0 if cfg.wait_outside else 1.0,
+                             batch_size=cfg.dequeue_batch)
+    agents = [Agent(None, QUEUE)]
     conn: asyncpg.Connection | None = None
     session: Session | None = None
     backoff = 0.1
@@ -454,6 +462,8 @@ async def worker(st: State, idx: int) -> None:
                     session = Session(conn)
                     backoff = 0.0  # connected: a lost connection is retried at once
                 assert session is not None
+                if cfg.wait_outside and not await session.listen(agents, wait=1.0):
+                    continue  # nothing READY within 1 s: wait again, no transaction held
                 await session.begin()
                 jobs = await session.dequeue(QUEUE, options)
                 if not jobs:
