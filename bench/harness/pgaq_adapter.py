@@ -540,9 +540,10 @@ async def sampler(st: State) -> None:
     while True:
         stopping = st.stop.is_set()
         now = time.monotonic()
-        if now - last >= 0.5 or stopping:
+        if now - last >= 0.5 or stopping:  # a wake-up too soon after the last sample (a
+            # late one's alignment) leaves its counts to the next: none is dropped
             sample(st, max(now - last, 0.001), st.enqueued - enq, st.completed - done)
-        last, enq, done = now, st.enqueued, st.completed
+            last, enq, done = now, st.enqueued, st.completed
         if stopping:
             return
         await sleep_or_stop(st, every - (time.time() % every))
