@@ -535,8 +535,9 @@ def sample(st: State, dt: float, enq: int, done: int) -> None:
 
 async def sampler(st: State) -> None:
     every = st.cfg.sample_every_s
-    await sleep_or_stop(st, every - (time.time() % every))  # align to the wall clock
+    # counted from the start: jobs done before the first aligned tick are in its sample
     last, enq, done = time.monotonic(), st.enqueued, st.completed
+    await sleep_or_stop(st, every - (time.time() % every))  # align to the wall clock
     while True:
         stopping = st.stop.is_set()
         now = time.monotonic()
