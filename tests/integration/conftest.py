@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import asyncpg
+import pgaq.jms as jms
 import pytest
 from pgaq import waiting
 
@@ -32,3 +33,14 @@ async def _no_shared_listener_outlives_its_test() -> AsyncIterator[None]:
     none."""
     yield
     await waiting.shutdown()
+
+
+@pytest.fixture
+async def connection(db_dsn: str) -> AsyncIterator[jms.Connection]:
+    """A pgaq.jms Connection to the test's database, not started (its waits poll slowly:
+    only a NOTIFY wakes them, so a test that relies on one is not rescued by the poll)."""
+    c = await jms.ConnectionFactory(db_dsn, safety_poll=30.0).create_connection()
+    try:
+        yield c
+    finally:
+        await c.close()

@@ -5,22 +5,12 @@ move a message on (seed 004, "Retry with Delay Interval" and "Exception Queues")
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import asyncpg
 import pgaq.jms as jms
 import pytest
 
 from .helpers import make_queue
-
-
-@pytest.fixture
-async def connection(db_dsn: str) -> AsyncIterator[jms.Connection]:
-    c = await jms.ConnectionFactory(db_dsn, safety_poll=30.0).create_connection()
-    try:
-        yield c
-    finally:
-        await c.close()
 
 
 async def queue_with(conn: asyncpg.Connection, **kw: object) -> None:

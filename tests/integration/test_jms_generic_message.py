@@ -19,15 +19,6 @@ from .helpers import make_queue
 NS = {"aq": "http://ns.oracle.com/AQ/schemas/access"}
 
 
-@pytest.fixture
-async def connection(db_dsn: str) -> AsyncIterator[jms.Connection]:
-    c = await jms.ConnectionFactory(db_dsn, safety_poll=30.0).create_connection()
-    try:
-        yield c
-    finally:
-        await c.close()
-
-
 def _messages(session: jms.Session) -> list[jms.Message]:
     text = session.create_text_message("héllo")
     data = session.create_bytes_message()

@@ -5,23 +5,12 @@ JMS header fields and typed properties."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
 import pgaq.jms as jms
-import pytest
 
 from .helpers import make_queue
-
-
-@pytest.fixture
-async def connection(db_dsn: str) -> AsyncIterator[jms.Connection]:
-    c = await jms.ConnectionFactory(db_dsn, safety_poll=30.0).create_connection()
-    try:
-        yield c
-    finally:
-        await c.close()
 
 
 def _json(v: Any) -> Any:

@@ -8,7 +8,6 @@ error) is said at the await, and leaves nothing behind either."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import asyncpg
 import pgaq.jms as jms
@@ -18,15 +17,6 @@ from pgaq.jms import blocking
 from .helpers import make_queue
 
 BAD = ("country = ", "country IN ()", "price >>> 3", "a = 'x' AND", "x = = 1", "a = 'open")
-
-
-@pytest.fixture
-async def connection(db_dsn: str) -> AsyncIterator[jms.Connection]:
-    c = await jms.ConnectionFactory(db_dsn, safety_poll=30.0).create_connection()
-    try:
-        yield c
-    finally:
-        await c.close()
 
 
 async def _destinations(conn: asyncpg.Connection) -> None:
