@@ -12,6 +12,7 @@ import pgaq.jms as jms
 import pytest
 
 from .helpers import make_queue, subscribe
+from .waiting import until
 
 
 @pytest.fixture
@@ -114,7 +115,8 @@ async def test_closed_objects_raise_illegal_state(conn: asyncpg.Connection,
     consumer = await session.create_consumer(queue)
     await connection.start()
     waiting = asyncio.create_task(consumer.receive())
-    await asyncio.sleep(0.05)
+    await until(lambda: conn.fetchval("SELECT EXISTS (SELECT 1 FROM aq.waiters)"),
+                "the receive waiting on the queue")
     await connection.close()
     # a receive in progress returns None when its consumer closes (JMS 1.1 4.11)
     assert await asyncio.wait_for(waiting, 10) is None
@@ -133,14 +135,9 @@ async def test_closed_objects_raise_illegal_state(conn: asyncpg.Connection,
     await connection.close()  # closing again does nothing
     # nothing left open in the database by the closed connection (a backend whose client
     # closed exits a moment later)
-    left = -1
-    for _ in range(500):
-        left = await conn.fetchval("SELECT count(*) FROM pg_stat_activity WHERE "
-                                   "datname = current_database() AND pid <> pg_backend_pid()")
-        if left == 0:
-            break
-        await asyncio.sleep(0.01)
-    assert left == 0
+    await until(lambda: conn.fetchval("SELECT count(*) = 0 FROM pg_stat_activity WHERE "
+                                      "datname = current_database() AND pid <> pg_backend_pid()"),
+                "no backend of the closed connection left")
 
 
 async def test_client_id_and_metadata(connection: jms.Connection,
@@ -532,11 +529,8 @@ async def test_one_listening_connection_serves_every_wait(conn: asyncpg.Connecti
         (await s.create_consumer(q)).set_message_listener(
             lambda m: got.put_nowait(m.text))  # type: ignore[attr-defined]
     waits = [asyncio.create_task((await sessions[2].create_consumer(queues[2])).receive(10.0))]
-    for _ in range(500):  # every waiter registered (the three queues), by one backend
-        if await conn.fetchval("SELECT count(*) FROM aq.waiters") == 3:
-            break
-        await asyncio.sleep(0.01)
-    assert await conn.fetchval("SELECT count(*) FROM aq.waiters") == 3
+    await until(lambda: conn.fetchval("SELECT count(*) = 3 FROM aq.waiters"),
+                "every waiter registered (the three queues)")
     assert await conn.fetchval("SELECT count(DISTINCT pid) FROM aq.waiters") == 1
     assert waiting.listening() == []  # not the process's shared one: the Connection's own
     sender = connection.create_session()
