@@ -195,3 +195,26 @@ async def test_other_queue_kinds_remove_at_commit(conn: asyncpg.Connection,
     await c2.close()
     if not topic:  # kept as PROCESSED for the retention time
         assert await conn.fetchval("SELECT count(*) FROM shop.orders_t WHERE state = 2") == 30
+
+
+async def test_an_admin_call_mid_transaction_leaves_no_stale_prefetch(
+        conn: asyncpg.Connection, factory: jms.ConnectionFactory) -> None:
+    """An administrative call between receives (it forgets the session's destinations)
+    must not leave messages locked ahead of the ended transaction to be handed out
+    later, outside any lock: each message is still received exactly once."""
+    await setup(conn, factory, 20)
+    c = await factory.create_connection()
+    await c.start()
+    s = c.create_session(transacted=True)
+    consumer = await s.create_consumer(s.get_queue("shop", "orders_q"))
+    seen = [text(await consumer.receive_no_wait()) for _ in range(6)]
+    await s.commit()  # the session now locks 6 ahead
+    seen.append(text(await consumer.receive_no_wait()))
+    await s.create_queue_table("shop", "other_t", "SYS.AQ$_JMS_TEXT_MESSAGE")
+    await s.commit()  # 5 locked ahead, not handed out: free again
+    while (m := await consumer.receive_no_wait()) is not None:
+        seen.append(text(m))
+    await s.commit()
+    assert seen == [f"m{i}" for i in range(20)]
+    assert not await left(conn)
+    await c.close()

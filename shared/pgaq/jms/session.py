@@ -507,7 +507,7 @@ class Session:
             if queued and msgid is None:
                 m = queued.pop(0)
             else:
-                got = self._prefetched_by_id(key, _engine_id(msgid)) if msgid else []
+                got = self._prefetched_by_id(consumer, _engine_id(msgid)) if msgid else []
                 got = got or await self._dequeue(eng, consumer, info, listener, msgid)
                 if not got:
                     return None
@@ -551,7 +551,7 @@ class Session:
         buffered = consumer.buffered and not msgid
         consumer.looks += 1
         got: list[engine.Message] = []
-        if buffered and consumer.looks % BUFFERED_EVERY == 0:
+        if buffered and _buffered_turn(consumer, consumer.looks):
             got = await self._buffered(eng, info, base)
             if got:
                 return got
@@ -611,26 +611,25 @@ class Session:
     def _holds_locks(self) -> bool:
         return any(self._locked.values())
 
-    def _prefetched_by_id(self, key: tuple[str, str | None], msgid: str) -> list[engine.Message]:
+    def _prefetched_by_id(self, consumer: MessageConsumer, msgid: str) -> list[engine.Message]:
         """A receive by message id of a message the open transaction already took ahead
-        (locked, or a DUPS_OK batch's): that one, not another dequeue (which would find
-        the row the transaction holds and hand it out twice, or not find a removed one)."""
-        for consumer, queued in self._prefetched.items():
-            if self._destination_key(consumer) == key:
+        (locked, or a DUPS_OK batch's) for this consumer's queue and name: that one, not
+        another dequeue (which would find the row the transaction holds and hand it out
+        twice, or not find a removed one)."""
+        where = (consumer.destination.qualified.lower(), consumer.consumer_name)
+        for other, queued in self._prefetched.items():
+            if (other.destination.qualified.lower(), other.consumer_name) == where:
                 for i, m in enumerate(queued):
                     if m.msgid.upper() == msgid.upper():
                         del queued[i]
                         return [m]
         return []
 
-    def _destination_key(self, consumer: MessageConsumer) -> tuple[str, str | None] | None:
-        info = self._destinations.get(consumer.destination.qualified.lower())
-        return None if info is None else (info.qualified, consumer.consumer_name)
-
     def _end_locked(self) -> None:
-        """The transaction ended: what it locked is free again (or removed)."""
-        for consumer in [c for c in self._prefetched if self._destination_key(c) in self._locked]:
-            self._prefetched.pop(consumer, None)
+        """The transaction ended: what it locked is free again (or removed), and a
+        transacted session's prefetched messages are all locked ones."""
+        if self.transacted:
+            self._prefetched.clear()
         self._locked.clear()
         self._held.clear()
         self._last_tx, self._tx_taken = self._tx_taken, 0
@@ -667,8 +666,7 @@ class Session:
                     # the listener's next look follows at once: its BEGIN rides on the COMMIT
                     # (unless that look is first at buffered messages, which is autocommit)
                     await eng.commit(begin_next=self._connection.started.is_set() and not (
-                        consumer is not None and consumer.buffered
-                        and (consumer.looks + 1) % BUFFERED_EVERY == 0))
+                        consumer is not None and _buffered_turn(consumer, consumer.looks + 1)))
                 else:
                     self._prefetched.clear()  # rolled back with the rest of the batch
                     await eng.rollback()
@@ -1025,6 +1023,11 @@ def _split(qualified: str) -> tuple[str, str]:
     if not dot:
         fail(jerr.InvalidDestinationException, 178, f"Invalid Queue name {qualified!r}: owner.name")
     return owner, name
+
+
+def _buffered_turn(consumer: MessageConsumer, look: int) -> bool:
+    """Whether the consumer's look number `look` is at buffered messages first."""
+    return consumer.buffered and look % BUFFERED_EVERY == 0
 
 
 def _engine_id(message_id: str) -> str:
