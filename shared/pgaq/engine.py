@@ -713,27 +713,21 @@ class Session:
         `remove_held`: a rollback counts it as a failed attempt, as a rolled-back REMOVE."""
         self._removed.setdefault((queue, consumer), []).append(_msgid_bytes(msgid))
 
-    async def remove_held(self, queue: str, consumer: str | None, msgids: Sequence[str], *,
-                          committing: bool = False) -> int:
-        """REMOVE_NODATA, by id, of messages this transaction holds LOCKED: one statement for
-        them all. `committing`: the commit follows at once, so a failure ends the transaction
-        whatever happens and no savepoint is needed to protect it."""
+    async def remove_held(self, queue: str, consumer: str | None, msgids: Sequence[str]) -> int:
+        """REMOVE_NODATA, by id, of messages this transaction holds LOCKED, in one statement,
+        just before its commit: a failure ends the transaction whatever happens, so no
+        savepoint protects it."""
+        if self._tx is None or self.conn is None:
+            raise PgaqError("remove_held needs the transaction that holds the messages")
         ids = [_msgid_bytes(i) for i in msgids]
-
         fast = None if consumer is not None else await self.fast_path(queue)
-
-        async def fn(c: asyncpg.Connection) -> int:
+        try:
             if fast is not None and fast.remove_ids is not None:
-                rows = await c.fetch(fast.remove_ids, fast.name, ids)
+                rows = await self.conn.fetch(fast.remove_ids, fast.name, ids)
                 if rows and rows[0]["ok"]:  # else the queue's retention or state: the function
                     return sum(1 for r in rows if r["msgid"] is not None)
-            return int(await c.fetchval(load("engine_remove_held"), queue, consumer, ids,
-                                        self.agent))
-
-        if not committing or self._tx is None or self.conn is None:
-            return await self.run("ON_COMMIT", fn)
-        try:
-            return await fn(self.conn)
+            return int(await self.conn.fetchval(load("engine_remove_held"), queue, consumer, ids,
+                                                self.agent))
         except _DRIVER_ERRORS as exc:
             raise wrap_db_error(exc) from exc
 

@@ -637,7 +637,7 @@ class Session:
     async def _remove_held(self, eng: engine.Session) -> None:
         for (queue, consumer), ids in self._held.items():
             if ids:
-                await eng.remove_held(queue, consumer, ids, committing=True)
+                await eng.remove_held(queue, consumer, ids)
 
     async def _buffered(self, eng: engine.Session, info: DestinationInfo,
                         base: engine.DequeueOptions) -> list[engine.Message]:
