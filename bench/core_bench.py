@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import asyncpg
 from pgaq.engine import DequeueOptions, Session
 
-from . import sql_wait_bench
+from . import pickup_bench, sql_wait_bench
 from .measure import Op, Result, run_ops
 from .report import Row, ratio_row
 from .settings import Settings
@@ -310,6 +310,10 @@ class Core:
         # 5b. the library's wait, no Listener wired, woken by the enqueue's NOTIFY
         rows.append(await sql_wait_bench.run_library(self.dsn))
         log(f"library dequeue wait: woken p50 {rows[-1]['pgaq']} ms, p99 {rows[-1]['pgaq_p99_ms']} ms")
+        # 8. pickup latency while a steady stream flows (commit -> a waiting consumer holds it)
+        rows.append(await pickup_bench.run(self.dsn, e_enq.rate, s.seconds, s.concurrency))
+        log(f"pickup under load: p50 {rows[-1]['pgaq']} ms, p99 {rows[-1]['pgaq_p99_ms']} ms at "
+            f"{rows[-1]['offered_rate']:,.0f} msg/s")
         self.facts.update({"prefill": n, "prefill_seconds": round(took, 2)})
         self.floors = {"insert": f_ins, "delete": f_del}
         self.rows = sorted(rows, key=lambda r: str(r["benchmark"]))  # 1. 2. 3. 4. 5.
