@@ -43,6 +43,9 @@ CALL dbms_aqadm.start_queue('bench.dq');
 CALL dbms_aqadm.create_queue_table('bench.small_qt', 'RAW');
 CALL dbms_aqadm.create_queue('bench.small', 'bench.small_qt');
 CALL dbms_aqadm.start_queue('bench.small');
+-- the shape of a message row alone: raw INSERTs into a queue table of no queue (context rows
+-- 1b and 3b: what pgaq's row and indexes cost before any of pgaq's work)
+CALL dbms_aqadm.create_queue_table('bench.shape_qt', 'RAW');
 CALL dbms_aqadm.create_queue_table('bench.big_qt', 'RAW');
 CALL dbms_aqadm.create_queue('bench.big', 'bench.big_qt');
 CALL dbms_aqadm.start_queue('bench.big');
@@ -55,6 +58,13 @@ FLOOR_INSERT_U = "INSERT INTO bench.floor_ins_u (q_name, priority, payload) VALU
 FLOOR_DELETE_U = FLOOR_DELETE.replace("bench.floor_deq", "bench.floor_deq_u")
 FLOOR_INSERT_100 = ("INSERT INTO bench.floor_ins (q_name, priority, payload) "
                     "SELECT 'q', 1, p FROM unnest($1::bytea[]) p")
+# a message row as pgaq's enqueue writes it (the columns it sets, both indexes it feeds),
+# written by a bare INSERT: no queue lookup, privilege check, id generation or wake-up
+SHAPE_INSERT = """INSERT INTO bench.shape_qt (q_name, msgid, priority, state, delay, ready_time, enq_seq,
+    enq_time, enq_uid, enq_agent, enq_tid, txn_group, user_data)
+  SELECT 'q', int8send(x.s) || '\\x0000000000000000'::bytea, 1, 0, 0, now(), x.s, now(), current_user,
+         NULL, pg_current_xact_id()::text, pg_current_xact_id()::text::bigint, x.p
+  FROM (SELECT p, nextval('aq.enq_seq') AS s FROM unnest($1::bytea[]) p) x"""
 
 PROFILE = """
 SELECT calls, plans, round(total_exec_time::numeric, 1) AS total_ms,
@@ -170,6 +180,33 @@ class Core:
         return time.perf_counter() - started
 
     # -- the benchmarks -------------------------------------------------------------------
+    async def shape(self, e_enq: Result, e_arr: Result) -> list[Row]:
+        """Context rows 1b and 3b: bare INSERTs of pgaq's message row against the floors'
+        INSERTs, interleaved: how much of rows 1 and 3's gap to their floors is the row and
+        its two indexes (AQ's message model), and how much is pgaq's work around them."""
+        one, hundred = [PAYLOAD], [PAYLOAD] * 100
+        f1, s1 = await self.pair("raw INSERT of a message row, 1/txn",
+                                 self.per_conn(lambda c: c.execute(FLOOR_INSERT, "q", 1, PAYLOAD)),
+                                 self.per_conn(lambda c: c.execute(SHAPE_INSERT, one)))
+        f100, s100 = await self.pair("raw INSERT of 100 message rows/stmt",
+                                     self.per_conn(lambda c: c.execute(FLOOR_INSERT_100, hundred)),
+                                     self.per_conn(lambda c: c.execute(SHAPE_INSERT, hundred)),
+                                     items_per_op=100, floor_items=100)
+        rows = []
+        for name, shape, floor, ours, row in (("1b. raw INSERT of a message row, 1/txn", s1, f1, e_enq, "1"),
+                                              ("3b. raw INSERT of 100 message rows/stmt", s100, f100,
+                                               e_arr, "3")):
+            r = ratio_row(name, shape, floor, 1.0, latency=row == "1",
+                          note=f"context, not a pgaq target: a bare INSERT of the rows pgaq's "
+                               f"enqueue writes (its columns and both indexes) into a queue table, "
+                               f"no queue lookup, privilege check, id generation or wake-up, against "
+                               f"row {row}'s floor; pgaq's enqueue (row {row}): "
+                               f"{ours.rate / shape.rate if shape.rate else 0:.2f}x of it")
+            r["context"] = True
+            rows.append(r)
+        await self.a.execute("TRUNCATE bench.shape_qt")
+        return rows
+
     async def buffered(self, f_ins: Result, n: int) -> list[Row]:
         """Buffered messages (delivery_mode BUFFERED, IMMEDIATE: each call its own
         transaction) against durable pgaq doing the same, measured interleaved."""
@@ -274,6 +311,7 @@ class Core:
                               note=f"floor: single-row INSERT rate (bench 1); raw INSERT of "
                                    f"100 rows/stmt: {f_arr.rate:,.0f} msg/s, pgaq "
                                    f"{e_arr.rate / f_arr.rate if f_arr.rate else 0:.2f}x of it"))
+        rows.extend(await self.shape(e_enq, e_arr))
 
         # 2. REMOVE dequeue with commit, on pre-filled, vacuumed tables of equal size
         n = s.prefill or max(20_000, int(f_ins.rate * (s.warmup + s.seconds) * 2))

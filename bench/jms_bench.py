@@ -58,7 +58,7 @@ from .settings import Settings
 
 TEXT = "x" * 100
 KIND = "SYS.AQ$_JMS_TEXT_MESSAGE"
-QUEUES = ("send", "send_floor", "auto", "auto_floor", "dups", "tx", "wake", "wake_floor")
+QUEUES = ("send", "send_floor", "auto", "auto_floor", "auto_tx", "dups", "tx", "wake", "wake_floor")
 SCHEMA = "CREATE SCHEMA jmsb;\n" + "".join(
     f"CALL dbms_aqadm.create_queue_table('jmsb.{q}_t', '{KIND}');\n"
     f"CALL dbms_aqadm.create_queue('jmsb.{q}', 'jmsb.{q}_t');\n"
@@ -192,11 +192,12 @@ class JmsBench:
         return row, f
 
     # -- J2 ---------------------------------------------------------------------------
-    async def auto_listener(self, enqueue_rate: float) -> Row:
+    async def auto_listener(self, enqueue_rate: float) -> list[Row]:
         s = self.s
         n = s.prefill or max(20_000, int(enqueue_rate * (s.warmup + s.seconds) * 3))
-        took = await self.fill("jmsb.auto", n) + await self.fill("jmsb.auto_floor", n)
-        log(f"pre-filled {n:,} messages in each of two queues ({took:.1f} s)")
+        took = (await self.fill("jmsb.auto", n) + await self.fill("jmsb.auto_floor", n)
+                + await self.fill("jmsb.auto_tx", n))
+        log(f"pre-filled {n:,} messages in each of three queues ({took:.1f} s)")
 
         async def removes(x: Session) -> bool:
             return bool(await x.dequeue("jmsb.auto_floor"))
@@ -232,9 +233,51 @@ class JmsBench:
             f, o = await self.pair("jms listener AUTO_ACKNOWLEDGE", floor, ours)
         finally:
             await conn.close()
-        return ratio_row(f"J2. jms listener AUTO_ACK, {s.concurrency} sessions", o, f, 0.9,
-                         note=f"time-boxed conn.start()..stop(); floor: engine REMOVE 1 msg/txn on "
-                              f"{s.concurrency} connections; {n:,} pre-filled in each queue")
+        row = ratio_row(f"J2. jms listener AUTO_ACK, {s.concurrency} sessions", o, f, 0.9,
+                        note=f"time-boxed conn.start()..stop(); floor: engine REMOVE 1 msg/txn on "
+                             f"{s.concurrency} connections; {n:,} pre-filled in each queue")
+        return [row, await self.auto_ceiling(floor, o, n)]
+
+    async def auto_ceiling(self, floor: Callable[[float], Awaitable[Result]], listener: Result,
+                           n: int) -> Row:
+        """Context row J2b: what AUTO_ACKNOWLEDGE's contract costs before any JMS code. A
+        listener's message may be gone only once the listener returned, so it is removed in
+        a transaction committed after the listener: two round trips (the REMOVE, then
+        COMMIT with the next BEGIN) where the floor's autocommit REMOVE takes one. The
+        engine doing exactly that, no JMS layer, against the same floor."""
+        conns = [await asyncpg.connect(self.dsn) for _ in range(self.s.concurrency)]
+        try:
+            sessions = [Session(c) for c in conns]
+            for x in sessions:
+                await x.begin()
+            opts = DequeueOptions(visibility="ON_COMMIT")
+
+            async def remove_then_commit(x: Session) -> bool:
+                got = await x.dequeue("jmsb.auto_tx", opts)
+                await x.commit(begin_next=True)
+                return bool(got)
+
+            ops = [(lambda x=x: remove_then_commit(x)) for x in sessions]
+
+            async def ours(t: float) -> Result:
+                r = await run_ops(ops, t)
+                r.latencies = []
+                return r
+
+            f, o = await self.pair("engine REMOVE in a transaction, then COMMIT", floor, ours)
+            for x in sessions:
+                await x.rollback()
+        finally:
+            for c in conns:
+                await c.close()
+        row = ratio_row(f"J2b. engine REMOVE in a transaction + COMMIT, {self.s.concurrency} "
+                        "connections", o, f, 0.9,
+                        note=f"context, not a target: AUTO_ACKNOWLEDGE's two round trips per "
+                             f"message (REMOVE in a transaction, then COMMIT and the next BEGIN in "
+                             f"one), no JMS code, against J2's floor; the J2 listener: "
+                             f"{listener.rate / o.rate if o.rate else 0:.2f}x of it; {n:,} pre-filled")
+        row["context"] = True
+        return row
 
     # -- J3, J4 -----------------------------------------------------------------------
     async def drain(self, queue: str, n: int, mode: int) -> Result:
@@ -370,7 +413,7 @@ async def run(dsn: str, settings: Settings, peers: dict[str, Any] | None = None)
         log(f"jms: {settings.concurrency} sessions, {settings.seconds:g} s per figure "
             f"(+{settings.warmup:g} s warm-up)")
         send_row, f_enq = await b.send()
-        rows: Sequence[Row] = [send_row, await b.auto_listener(f_enq.rate),
+        rows: Sequence[Row] = [send_row, *await b.auto_listener(f_enq.rate),
                                *await b.batched_listeners(peers), await b.wake_up()]
     finally:
         await b.close()
