@@ -176,15 +176,7 @@ def _parse(toks: list[_Token], i: int, min_prec: int, depth: int) -> int:
             if parts > 1 or first_quoted:
                 raise _SyntaxError(toks[i].pos, 'unexpected "("')
             i += 1
-            if not _is(toks[i], "operator", ")"):
-                while True:
-                    i = _parse(toks, i, 1, depth + 1)
-                    if not _is(toks[i], "operator", ","):
-                        break
-                    i += 1
-                if not _is(toks[i], "operator", ")"):
-                    raise _SyntaxError(toks[i].pos, 'expected ")", found ' + _describe(toks[i]))
-            i += 1
+            i = i + 1 if _is(toks[i], "operator", ")") else _items(toks, i, 1, depth + 1)
     else:
         raise _SyntaxError(tok.pos, "expected an operand, found " + _describe(tok))
 
@@ -237,19 +229,24 @@ def _parse(toks: list[_Token], i: int, min_prec: int, depth: int) -> int:
         elif op == "IN":
             if not _is(toks[i], "operator", "("):
                 raise _SyntaxError(toks[i].pos, 'expected "(", found ' + _describe(toks[i]))
-            i += 1
-            while True:
-                i = _parse(toks, i, 5, depth + 1)
-                if not _is(toks[i], "operator", ","):
-                    break
-                i += 1
-            if not _is(toks[i], "operator", ")"):
-                raise _SyntaxError(toks[i].pos, 'expected ")", found ' + _describe(toks[i]))
-            i += 1
+            i = _items(toks, i + 1, 5, depth + 1)
         else:
             i = _parse(toks, i, 5 if prec == 4 else prec + 1, depth + 1)
         if prec == 4:
             comparison_seen = True
+
+
+def _items(toks: list[_Token], i: int, min_prec: int, depth: int) -> int:
+    """Comma-separated operands from `i` up to the closing ")" (a call's arguments, an IN
+    list); the index after it."""
+    while True:
+        i = _parse(toks, i, min_prec, depth)
+        if not _is(toks[i], "operator", ","):
+            break
+        i += 1
+    if not _is(toks[i], "operator", ")"):
+        raise _SyntaxError(toks[i].pos, 'expected ")", found ' + _describe(toks[i]))
+    return i + 1
 
 
 def syntax_error(selector: str) -> str | None:
