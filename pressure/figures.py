@@ -74,6 +74,20 @@ async def clean_phase(ctx: Context, load: Load, cell: Cell) -> Clean:
     return c
 
 
+def under_fault(cell: Cell, load: Load, clean: Clean, t0: float, t1: float, during: str,
+                what: str, extra: str = "") -> tuple[float, float]:
+    """The fault phase's figures against the clean ones: its rate as a share of clean
+    (`under_ratio`) and its dequeue p99 (`txn_p99_ms`); returns both for the cell's rules."""
+    under = load.rate_between(t0, t1)
+    r = ratio(under, clean.rate)
+    p99 = load.p99(load.stats.txn, t0, t1)
+    cell.figure("under_ratio", round(r, 3),
+                f"{what}{under:.1f} msg/s = {r:.1%} of clean; dequeue transaction p99 {p99:.1f} ms, "
+                f"pickup p99 {load.p99(load.stats.pickup, t0, t1):.1f} ms{extra}")
+    cell.figure("txn_p99_ms", round(p99, 1), f"dequeue p99 {during} {p99:.1f} ms")
+    return r, p99
+
+
 async def until(deadline: float) -> None:
     delay = deadline - time.monotonic()
     if delay > 0:

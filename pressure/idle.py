@@ -10,7 +10,7 @@ import asyncio
 import time
 
 from .cluster import dead_tuples, table_bytes
-from .figures import Cell, Context, clean_phase, ratio, recovery
+from .figures import Cell, Context, clean_phase, recovery, under_fault
 from .load import Load
 
 MIB = 1024 * 1024
@@ -40,17 +40,11 @@ async def run(ctx: Context, load: Load, cell: Cell, table: str) -> None:
         await holder.execute("ROLLBACK")
     finally:
         await holder.close()
-    under = load.rate_between(t0, t1)
-    r = ratio(under, clean.rate)
-    p99 = load.p99(load.stats.txn, t0, t1)
-    cell.figure("under_ratio", round(r, 3),
-                f"pinned: {under:.1f} msg/s = {r:.1%} of clean; dequeue transaction p99 {p99:.1f} ms, "
-                f"pickup p99 {load.p99(load.stats.pickup, t0, t1):.1f} ms; "
-                f"dead rows up to {peak} (statistics)")
+    r, p99 = under_fault(cell, load, clean, t0, t1, "while pinned", "pinned: ",
+                         f"; dead rows up to {peak} (statistics)")
     cell.figure("growth_mib", round((h1 + i1 - h0 - i0) / MIB, 2),
                 f"growth while pinned: table {h0 / MIB:.2f} -> {h1 / MIB:.2f} MiB, indexes "
                 f"{i0 / MIB:.2f} -> {i1 / MIB:.2f} MiB")
-    cell.figure("txn_p99_ms", round(p99, 1), f"dequeue p99 while pinned {p99:.1f} ms")
     rec = await recovery(load, t1, clean.rate, 0.95, s.recovery)
     # reclaimed: the dead rows counted down by autovacuum (by our VACUUM if it has not come)
     t2 = time.monotonic()

@@ -12,7 +12,7 @@ import time
 
 import asyncpg
 
-from .figures import Cell, Context, clean_phase, ratio, reconnected, recovery
+from .figures import Cell, Context, clean_phase, reconnected, recovery, under_fault
 from .load import Load
 
 SNAPSHOT = 5.0  # seconds each reader keeps one snapshot
@@ -50,14 +50,8 @@ async def run(ctx: Context, load: Load, cell: Cell, table: str) -> None:
     t1 = time.monotonic()
     stop.set()
     await asyncio.gather(*tasks)
-    under = load.rate_between(t0, t1)
-    r = ratio(under, clean.rate)
-    p99 = load.p99(load.stats.txn, t0, t1)
-    cell.figure("under_ratio", round(r, 3),
-                f"{s.readers} REPEATABLE READ readers, {scans[0]} scans in {t1 - t0:.0f} s: "
-                f"{under:.1f} msg/s = {r:.1%} of clean; dequeue transaction p99 {p99:.1f} ms, "
-                f"pickup p99 {load.p99(load.stats.pickup, t0, t1):.1f} ms")
-    cell.figure("txn_p99_ms", round(p99, 1), f"dequeue p99 under the readers {p99:.1f} ms")
+    r, p99 = under_fault(cell, load, clean, t0, t1, "under the readers",
+                         f"{s.readers} REPEATABLE READ readers, {scans[0]} scans in {t1 - t0:.0f} s: ")
     rec = await recovery(load, t1, clean.rate, 0.95, s.recovery)
     back = await reconnected(load, s.recovery)
     cell.figure("recovery_s", -1 if rec is None else rec,
