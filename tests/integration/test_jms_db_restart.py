@@ -75,7 +75,7 @@ async def test_restart_under_a_listener_loses_and_doubles_nothing(
                 except jms.JMSException:
                     if attempt == 49:
                         raise
-                    await asyncio.sleep(0.1)
+                    await asyncio.sleep(0.1)  # the application's own retry, as a user's would
         await asyncio.wait_for(finished.wait(), 60)
         await connection.stop()
         assert sorted(acked) == sorted(f"m{i}" for i in range(2 * N))  # each exactly once

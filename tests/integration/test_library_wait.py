@@ -137,7 +137,7 @@ async def test_one_listening_connection_serves_every_waiter_of_the_process(
         for q in queues:
             await registered(conn, q)
         [listener] = waiting.listening()
-        await until(lambda: asyncio.sleep(0, listener.waiters == 11), "every waiter subscribed")
+        await until(lambda: listener.waiters == 11, "every waiter subscribed")
         # one LISTEN connection for the eleven waiters: registered on every queue, and the
         # database's only backend beyond the sessions' own, the pool's and this one
         [pid] = await listener_pids(conn)

@@ -21,6 +21,7 @@ from pgaq.propagation.settings import PropagatorSettings
 from pgaq.queries import load as load_query
 
 from .helpers import make_queue, subscribe
+from .waiting import until
 
 
 @dataclass
@@ -281,12 +282,10 @@ async def test_two_propagators_share_the_schedules(conn: asyncpg.Connection, sta
         await conn.execute(f"CALL dbms_aqadm.schedule_propagation('oe.src{i}', latency => 0)")
     a = await start_propagator(max_schedules=3)
     b = await start_propagator(max_schedules=3)
-    for _ in range(200):
-        owners = await conn.fetch("SELECT coalesce(lease_owner, '-') AS lease_owner, count(*) FROM aq.schedules GROUP BY 1")
-        if sorted((r["lease_owner"], r["count"]) for r in owners) == [("prop-0", 3), ("prop-1", 3)]:
-            break
-        await asyncio.sleep(0.05)
-    assert sorted((r["lease_owner"], r["count"]) for r in owners) == [("prop-0", 3), ("prop-1", 3)]
+    # each propagator leases its share of the schedules (the server's state shows it)
+    await _until(conn, """SELECT array_agg(o ORDER BY o) = ARRAY['prop-0 3', 'prop-1 3']
+                          FROM (SELECT coalesce(lease_owner, '-') || ' ' || count(*) AS o
+                                FROM aq.schedules GROUP BY lease_owner) x""")
     for i in range(6):
         for j in range(10):
             await Session(conn).enqueue(f"oe.src{i}", bytes([i, j]))
@@ -652,11 +651,7 @@ async def test_verify_queue_types_through_a_database_link(conn: asyncpg.Connecti
 
 async def _until(conn: asyncpg.Connection, sql: str, *args: Any, timeout: float = 15.0) -> None:
     """Until the query returns true: a window's end has no event of its own to wait for."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not await conn.fetchval(sql, *args):
-        assert loop.time() < deadline, sql
-        await asyncio.sleep(0.05)
+    await until(lambda: conn.fetchval(sql, *args), sql, timeout)
 
 
 async def test_dba_queue_schedules_columns_in_each_state(conn: asyncpg.Connection,

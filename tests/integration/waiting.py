@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
@@ -12,13 +13,19 @@ from datetime import datetime
 import asyncpg
 
 
-async def until(check: Callable[[], Awaitable[object]], what: str, timeout: float = 10.0) -> None:
-    """Look again until the server shows what is awaited (its state, not the time)."""
+async def until(check: Callable[[], Awaitable[object] | object], what: str,
+                timeout: float = 10.0) -> None:
+    """Look again until the server (or a library object's own state, `check` returning a
+    plain value) shows what is awaited: its state, not the time."""
     deadline = time.monotonic() + timeout
-    while not await check():
+    while not await _value(check()):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.002)
+
+
+async def _value(got: Awaitable[object] | object) -> object:
+    return await got if inspect.isawaitable(got) else got
 
 
 @contextlib.asynccontextmanager
