@@ -52,7 +52,7 @@ from pgaq import waiting
 from pgaq.engine import DequeueOptions, MessageProperties, Payload, Session
 from pgaq.jms import codec
 
-from .measure import Op, Result, run_ops
+from .measure import Op, Result, percentile, run_ops
 from .report import Row, ratio_row
 from .settings import Settings
 
@@ -79,11 +79,6 @@ def _message(session: jms.Session) -> jms.TextMessage:
 def _join(a: Result, b: Result) -> Result:
     return Result(a.ops + b.ops, a.seconds + b.seconds, a.latencies + b.latencies,
                   a.items_per_op, a.dry or b.dry)
-
-
-def _pct(xs: list[float], p: float) -> float:
-    ys = sorted(xs)
-    return ys[min(len(ys) - 1, int(p / 100 * len(ys)))] if ys else 0.0
 
 
 async def _until_registered(admin: asyncpg.Connection, qid: int) -> None:
@@ -399,8 +394,8 @@ class JmsBench:
             await conn.close()
             await sender_conn.close()
             await waiter.close()
-        p50, p99 = statistics.median(woken), _pct(woken, 99)
-        f50, f99 = statistics.median(floor), _pct(floor, 99)
+        p50, p99 = statistics.median(woken), percentile(woken, 99)
+        f50, f99 = statistics.median(floor), percentile(floor, 99)
         log(f"jms listener wake-up: p50 {p50:.2f} ms, p99 {p99:.2f} ms; "
             f"library wait: p50 {f50:.2f} ms, p99 {f99:.2f} ms")
         return {"benchmark": "J5. jms listener woken (ms p50)", "pgaq": round(p50, 2),

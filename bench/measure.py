@@ -11,6 +11,13 @@ from dataclasses import dataclass
 import asyncpg
 
 
+def percentile(xs: list[float], p: float) -> float:
+    """The p-th percentile of `xs` (the nearest rank below; 0 for none), as every figure
+    of the benchmarks reports it."""
+    ys = sorted(xs)
+    return ys[min(len(ys) - 1, int(p / 100 * len(ys)))] if ys else 0.0
+
+
 @dataclass
 class Result:
     ops: int
@@ -30,10 +37,7 @@ class Result:
 
     def pct(self, p: float) -> float:
         """The p-th percentile latency per operation, in ms."""
-        if not self.latencies:
-            return 0.0
-        xs = sorted(self.latencies)
-        return xs[min(len(xs) - 1, int(p / 100 * len(xs)))] * 1000
+        return percentile(self.latencies, p) * 1000
 
     @property
     def p50(self) -> float:

@@ -20,12 +20,9 @@ from aiosmtpd.controller import Controller
 from pgaq.embedded import free_port
 from pgaq.engine import Session
 
+from .measure import percentile
+
 MSGID = re.compile(rb"<message_id>([0-9A-F]{32})</message_id>")
-
-
-def _pct(xs: list[float], p: float) -> float:
-    ys = sorted(xs)
-    return ys[min(len(ys) - 1, int(p / 100 * len(ys)))] if ys else 0.0
 
 
 class _Arrivals:
@@ -190,9 +187,9 @@ async def run(dsn: str, service_dsn: str, seconds: float) -> list[dict[str, Any]
             await asyncio.sleep(0.05)
         lat = [(arrivals.at[m] - t) * 1000 for m, t in commits.items() if m in arrivals.at]
         floor = await _notify_floor(dsn, 200)
-        p50, p99 = _pct(lat, 50), _pct(lat, 99)
+        p50, p99 = percentile(lat, 50), percentile(lat, 99)
         rows.append({"benchmark": "notification commit -> HTTP arrival at 200/s (ms p50)",
-                     "pgaq": round(p50, 2), "floor": round(_pct(floor, 50), 2), "unit": "ms",
+                     "pgaq": round(p50, 2), "floor": round(percentile(floor, 50), 2), "unit": "ms",
                      "target": "p50 <= 20, p99 <= 100", "pass": p50 <= 20 and p99 <= 100 and len(lat) == n,
                      "pgaq_p99_ms": round(p99, 2),
                      "note": f"p99 {p99:.1f} ms; {len(lat)}/{n} arrived; floor: a bare NOTIFY to a listener"})
@@ -213,10 +210,10 @@ async def run(dsn: str, service_dsn: str, seconds: float) -> list[dict[str, Any]
             t = time.perf_counter()
             await aiosmtplib.send(msg, hostname="127.0.0.1", port=smtp_port)
             direct.append((await asyncio.wait_for(box.got.get(), 10) - t) * 1000)
-        p50 = _pct(mail, 50)
+        p50 = percentile(mail, 50)
         rows.append({"benchmark": "e-mail notification handed to SMTP (ms p50)", "pgaq": round(p50, 2),
-                     "floor": round(_pct(direct, 50), 2), "unit": "ms", "target": "p50 <= 100",
-                     "pass": p50 <= 100, "pgaq_p99_ms": round(_pct(mail, 99), 2),
+                     "floor": round(percentile(direct, 50), 2), "unit": "ms", "target": "p50 <= 100",
+                     "pass": p50 <= 100, "pgaq_p99_ms": round(percentile(mail, 99), 2),
                      "note": "floor: aiosmtplib sending the same way directly"})
     finally:
         if proc is not None and proc.returncode is None:

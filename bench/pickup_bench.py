@@ -27,6 +27,7 @@ import asyncpg
 from pgaq import waiting
 from pgaq.engine import DequeueOptions, Session
 
+from .measure import percentile
 from .report import Row
 
 SETUP = """
@@ -39,11 +40,6 @@ CALL dbms_aqadm.create_queue('pickup.fq', 'pickup.fqt');
 CALL dbms_aqadm.start_queue('pickup.fq');
 """
 PAD = b"x" * 92  # 8-byte number + pad: the 100-byte payload of the other core rows
-
-
-def _pct(xs: list[float], p: float) -> float:
-    ys = sorted(xs)
-    return ys[min(len(ys) - 1, int(p / 100 * len(ys)))] if ys else 0.0
 
 
 async def _stream(dsn: str, queue: str, rate: float, seconds: float, producers: int,
@@ -131,13 +127,13 @@ async def run(dsn: str, enqueue_rate: float, seconds: float, consumers: int) -> 
     await waiting.shutdown()
     floor = await _stream(dsn, "pickup.fq", rate, seconds, consumers, consumers, 0)
     lat, flat = ours["latencies"], floor["latencies"]
-    p50, p99 = (statistics.median(lat), _pct(lat, 99)) if lat else (float("inf"), float("inf"))
+    p50, p99 = (statistics.median(lat), percentile(lat, 99)) if lat else (float("inf"), float("inf"))
     ok = p50 <= 2.0 and p99 <= 10.0 and ours["missing"] == 0
     missing = f", {ours['missing']} NOT TAKEN" if ours["missing"] else ""
     return {"benchmark": "8. pickup latency under load (ms p50)", "pgaq": round(p50, 2),
             "floor": round(statistics.median(flat), 2) if flat else 0.0, "unit": "ms",
             "target": "p50 <= 2, p99 <= 10", "pass": ok, "pgaq_p99_ms": round(p99, 2),
-            "floor_p99_ms": round(_pct(flat, 99), 2), "offered_rate": round(ours["rate"], 1),
+            "floor_p99_ms": round(percentile(flat, 99), 2), "offered_rate": round(ours["rate"], 1),
             "note": f"producer's commit returned -> consumer's Session.dequeue(wait=30) returned "
                     f"the message; {consumers} producers offering {rate:,.0f} msg/s, 1 msg/txn "
                     f"(BENCH_PICKUP_RATE; default half of row 1's rate), {ours['rate']:,.0f} msg/s "
@@ -145,4 +141,4 @@ async def run(dsn: str, enqueue_rate: float, seconds: float, consumers: int) -> 
                     f"{len(lat):,} messages, p99 {p99:.2f} ms"
                     f"{missing}; floor: the same stream taken by sessions polling with "
                     f"wait 0 in a loop "
-                    f"(p99 {_pct(flat, 99):.2f} ms)"}
+                    f"(p99 {percentile(flat, 99):.2f} ms)"}

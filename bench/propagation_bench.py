@@ -15,12 +15,7 @@ import asyncpg
 from pgaq.engine import DequeueOptions, Session
 from pgaq.listener import Listener
 
-from .measure import Result, start_gateway
-
-
-def _pct(xs: list[float], p: float) -> float:
-    ys = sorted(xs)
-    return ys[min(len(ys) - 1, int(p / 100 * len(ys)))] if ys else 0.0
+from .measure import Result, percentile, start_gateway
 
 
 async def _floor(dsn: str, remote_dsn: str, n: int) -> tuple[float, float]:
@@ -168,7 +163,7 @@ async def run(dsn: str, service_dsn: str, remote_dsn: str, seconds: float) -> li
     row("propagation, this database", local, floor_local, 5000)
     row("propagation, remote PostgreSQL", remote, floor_remote, 3000)
     row("propagation, HTTP to a remote gateway", web, floor_remote, 1000)
-    p50, p99 = _pct(lat, 50), _pct(lat, 99)
+    p50, p99 = percentile(lat, 50), percentile(lat, 99)
     rows.append({"benchmark": "propagation commit -> dequeued at destination (ms p50)", "pgaq": round(p50, 2),
                  "floor": "-", "unit": "ms", "target": "p50 <= 50", "pass": p50 <= 50,
                  "pgaq_p99_ms": round(p99, 2), "note": f"latency 0; p99 {p99:.1f} ms"})

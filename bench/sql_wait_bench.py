@@ -22,6 +22,8 @@ import asyncpg
 from pgaq import waiting
 from pgaq.engine import DequeueOptions, Session
 
+from .measure import percentile
+
 SETUP = """
 CREATE SCHEMA IF NOT EXISTS sqlwait;
 CALL dbms_aqadm.create_queue_table('sqlwait.qt', 'RAW');
@@ -32,11 +34,6 @@ DEQ = ("CALL dbms_aq.dequeue(queue_name => 'sqlwait.q', dequeue_options => "
        "dbms_aq.dequeue_options(wait => $1), payload => NULL::bytea, msgid => NULL)")
 ENQ = "CALL dbms_aq.enqueue(queue_name => 'sqlwait.q', payload => '\\x01'::bytea, msgid => NULL)"
 SLEEPING = "SELECT wait_event = 'PgSleep' FROM pg_stat_activity WHERE pid = $1"
-
-
-def _pct(xs: list[float], p: float) -> float:
-    ys = sorted(xs)
-    return ys[min(len(ys) - 1, int(p / 100 * len(ys)))] if ys else 0.0
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -85,7 +82,7 @@ async def run(dsn: str, n: int = 60, idle_seconds: float = 10.0) -> dict[str, An
     finally:
         for c in (admin, waiter, enqueuer):
             await c.close()
-    p50, p99 = statistics.median(woken), _pct(woken, 99)
+    p50, p99 = statistics.median(woken), percentile(woken, 99)
     return {"benchmark": "5. SQL dequeue wait woken (ms p50)", "pgaq": round(p50, 2),
             "floor": round(statistics.median(floor), 2), "unit": "ms", "target": "p50 <= 20",
             "pass": p50 <= 20, "pgaq_p99_ms": round(p99, 2), "wait_cpu_percent": round(share, 3),
@@ -131,7 +128,7 @@ async def run_library(dsn: str, n: int = 60) -> dict[str, Any]:
     finally:
         for c in (admin, waiter, enqueuer):
             await c.close()
-    p50, p99 = statistics.median(woken), _pct(woken, 99)
+    p50, p99 = statistics.median(woken), percentile(woken, 99)
     return {"benchmark": "5b. library dequeue wait woken (ms p50)", "pgaq": round(p50, 2),
             "floor": round(statistics.median(floor), 2), "unit": "ms", "target": "p50 <= 20",
             "pass": p50 <= 20, "pgaq_p99_ms": round(p99, 2),
