@@ -8,7 +8,8 @@ BENCH_SUITES (core,peers,jms,gateway,notify,propagation,monitor,stats), BENCH_ST
 (1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (10,000 messages
 each for pgaq, the floor and the peers procrastinate, PgQueuer, pgmq, PgQue, graphile-worker,
 pg-boss), BENCH_PEERS_BATCH (100: the batch of pgaq's array dequeue and of the batch-ack
-peers), BENCH_PGQUE_SQL (a pgque.sql to install PgQue from; without it PgQue is missing).
+peers), BENCH_PGQUE_SQL (a pgque.sql to install PgQue from; without it PgQue is missing),
+BENCH_PICKUP_RATE (row 8's offered msg/s; 0 = half of row 1's enqueue rate).
 The run ends with one table: every figure beside its floor and, where comparable
 (enqueue, consume per-message ack, consume batch ack), the peers' figures, with ratios.
 Always exits 0: it is a report; the SUMMARY line says which targets failed.

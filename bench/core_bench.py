@@ -349,7 +349,7 @@ class Core:
         rows.append(await sql_wait_bench.run_library(self.dsn))
         log(f"library dequeue wait: woken p50 {rows[-1]['pgaq']} ms, p99 {rows[-1]['pgaq_p99_ms']} ms")
         # 8. pickup latency while a steady stream flows (commit -> a waiting consumer holds it)
-        rows.append(await pickup_bench.run(self.dsn, e_enq.rate, s.seconds, s.concurrency))
+        rows.append(await pickup_bench.run(self.dsn, e_enq.rate, s))
         log(f"pickup under load: p50 {rows[-1]['pgaq']} ms, p99 {rows[-1]['pgaq_p99_ms']} ms at "
             f"{rows[-1]['offered_rate']:,.0f} msg/s")
         self.facts.update({"prefill": n, "prefill_seconds": round(took, 2)})

@@ -17,7 +17,6 @@ Floor: the same stream consumed by as many sessions that never wait, each pollin
 from __future__ import annotations
 
 import asyncio
-import os
 import statistics
 import struct
 import time
@@ -29,6 +28,7 @@ from pgaq.engine import DequeueOptions, Session
 
 from .measure import percentile
 from .report import Row
+from .settings import Settings
 
 SETUP = """
 CREATE SCHEMA pickup;
@@ -116,13 +116,14 @@ async def _stream(dsn: str, queue: str, rate: float, seconds: float, producers: 
             "rate": offered / seconds, "elapsed": elapsed}
 
 
-async def run(dsn: str, enqueue_rate: float, seconds: float, consumers: int) -> Row:
+async def run(dsn: str, enqueue_rate: float, settings: Settings) -> Row:
+    seconds, consumers = settings.seconds, settings.concurrency
     admin = await asyncpg.connect(dsn)
     try:
         await admin.execute(SETUP)
     finally:
         await admin.close()
-    rate = float(os.environ.get("BENCH_PICKUP_RATE", 0)) or max(100.0, round(enqueue_rate / 2, -1))
+    rate = settings.pickup_rate or max(100.0, round(enqueue_rate / 2, -1))
     ours = await _stream(dsn, "pickup.q", rate, seconds, consumers, consumers, 30)
     await waiting.shutdown()
     floor = await _stream(dsn, "pickup.fq", rate, seconds, consumers, consumers, 0)

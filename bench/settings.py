@@ -33,6 +33,8 @@ class Settings:
         if s.strip()))
     # messages each contender of the peers suite enqueues and then consumes
     peers_n: int = field(default_factory=lambda: _int("BENCH_PEERS_N", 10_000))
+    # row 8's offered rate, msg/s; 0 = half of the measured single-message enqueue rate
+    pickup_rate: float = field(default_factory=lambda: _float("BENCH_PICKUP_RATE", 0.0))
     # pg_stat_statements in the cluster, and a statement profile after the core suite
     stats: bool = field(default_factory=lambda: os.environ.get("BENCH_STATS", "") not in ("", "0"))
 
@@ -40,4 +42,4 @@ class Settings:
         return {"seconds": self.seconds, "warmup": self.warmup, "concurrency": self.concurrency,
                 "big": self.big, "small": self.small, "prefill": self.prefill,
                 "fill_chunk": self.fill_chunk, "suites": list(self.suites), "stats": self.stats,
-                "peers_n": self.peers_n}
+                "peers_n": self.peers_n, "pickup_rate": self.pickup_rate}

@@ -9,6 +9,7 @@ import asyncpg
 import pytest
 
 from bench import pickup_bench
+from bench.settings import Settings
 
 
 async def _setup(db_dsn: str) -> None:
@@ -34,8 +35,10 @@ async def test_a_stream_is_taken_whole_by_waiting_consumers(db_dsn: str) -> None
 
 
 async def test_the_row_reports_its_target(db_dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BENCH_PICKUP_RATE", "150")
-    row = await pickup_bench.run(db_dsn, 10_000.0, 1.0, 2)
+    monkeypatch.setenv("BENCH_PICKUP_RATE", "150")  # read once, by bench.settings
+    monkeypatch.setenv("BENCH_SECONDS", "1")
+    monkeypatch.setenv("BENCH_CONCURRENCY", "2")
+    row = await pickup_bench.run(db_dsn, 10_000.0, Settings())
     assert row["benchmark"].startswith("8. pickup latency")
     assert row["target"] == "p50 <= 2, p99 <= 10"
     assert row["offered_rate"] > 50
