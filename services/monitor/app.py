@@ -27,6 +27,7 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> tuple[str, Monito
         attempt_waiters=e.integer("PGAQ_ATTEMPT_WAITERS"),
         attempt_wait=e.number("PGAQ_ATTEMPT_WAIT"),
         busy_retry=e.number("PGAQ_MONITOR_BUSY_RETRY"),
+        scan_floor_period=e.number("PGAQ_SCAN_FLOOR_PERIOD"),
     )
 
 
@@ -37,6 +38,8 @@ def families(m: Monitor) -> Iterator[Metric]:
                   m.busy_passes)
     yield counter("pgaq_monitor_done", "messages made ready, expired or settled", m.done)
     yield counter("pgaq_monitor_attempts_settled", "dequeue attempts settled", m.attempts_settled)
+    yield counter("pgaq_monitor_scan_floor_rounds", "rounds raising the queue tables' scan floors",
+                  m.floor_rounds)
     yield counter("pgaq_monitor_history_pruned", "propagation log and snapshot rows pruned",
                   m.history_pruned)
 

@@ -7,11 +7,18 @@ a rollback creates something due sooner; a slow safety poll covers lost notifica
 An item that is due but held by a transaction is retried after `busy_retry` (the pass
 skips locked rows), so a long transaction never makes the loop spin; meanwhile one
 connection waits for that transaction to end and wakes the loop at once when it does.
+
+Beside it, a second loop raises the queue tables' scan floors every `scan_floor_period`
+(aq.advance_scan_floors, R__12_scan_floor.sql): the lower bound a dequeue's scan starts at,
+which keeps dequeues fast while a long transaction pins the xmin horizon. Each round
+carries what the previous one saw, so the state lives here, in memory: a restarted
+monitor begins again with one round that raises nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from dataclasses import dataclass
@@ -40,6 +47,7 @@ class MonitorSettings:
     history_keep: float = 7 * 86400.0  # propagation log and queue snapshots
     attempt_waiters: int = 1  # connections waiting for noted transactions to end
     attempt_wait: float = 60.0  # longest wait for one; the safety poll settles later ones
+    scan_floor_period: float = 1.0  # between rounds of aq.advance_scan_floors (0: none)
 
 
 def sleep_for(next_due_in: float | None, safety_poll: float) -> float:
@@ -69,6 +77,25 @@ class Monitor:
         self._waiting: set[asyncio.Task[None]] = set()
         self._wake: asyncio.Event | None = None  # the loop's wake-up (aq_time)
         self._row_waiter: asyncio.Task[None] | None = None
+        self.floor_rounds = 0
+        self._floors: str | None = None  # the previous round's state (JSON), for the next
+
+    async def advance_floors(self) -> None:
+        """One round of the scan floors."""
+        async with self.pool.acquire() as c:
+            self._floors = await c.fetchval(load("monitor_scan_floors"), self._floors)
+        self.floor_rounds += 1
+
+    async def raise_floors(self, stop: asyncio.Event) -> None:
+        period = self.settings.scan_floor_period
+        while period > 0 and not stop.is_set():
+            try:
+                await self.advance_floors()
+            except DB_ERRORS as exc:
+                log.warning("raising the scan floors failed: %r", wrap_db_error(exc))
+                self._floors = None  # start again: a round's state is only good for the next
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), period)  # the period between rounds
 
     async def run_once(self) -> float:
         """One pass; returns how long to sleep before the next."""
@@ -168,13 +195,15 @@ class Monitor:
             self._awaited.discard(xid)
 
     async def run(self, stop: asyncio.Event) -> None:
-        watcher = asyncio.create_task(self.watch_attempts(stop))
+        watcher = asyncio.create_task(self.watch_attempts(stop), name="monitor-attempts")
+        floors = asyncio.create_task(self.raise_floors(stop), name="monitor-scan-floors")
         try:
             await self._run(stop)
         finally:
             watcher.cancel()
+            floors.cancel()
             row_waiter = self._row_waiter
-            tasks = [*self._waiting, *([row_waiter] if row_waiter is not None else [])]
+            tasks = [floors, *self._waiting, *([row_waiter] if row_waiter is not None else [])]
             for task in tasks:
                 task.cancel()
             await asyncio.gather(watcher, *tasks, return_exceptions=True)

@@ -160,6 +160,8 @@ DECLARED: tuple[Setting, ...] = (
     _s("PGAQ_ATTEMPT_WAITERS", "integer", "1", "connections", ("monitor",),
        "connections waiting for SQL dequeuers' transactions to end"),
     _s("PGAQ_ATTEMPT_WAIT", "number", "60", "s", ("monitor",), "longest wait for one such transaction"),
+    _s("PGAQ_SCAN_FLOOR_PERIOD", "number", "1", "s", ("monitor",),
+       "between raises of the scan floors dequeues start at (0: never; docs/chaos.md, `idle`)"),
     # -- notifier ------------------------------------------------------------------------
     _s("PGAQ_NOTIFY_MAX_ATTEMPTS", "integer", "10", "", ("notifier",), "then the notification is FAILED"),
     _s("PGAQ_NOTIFY_BACKOFF_BASE", "number", "1", "s", ("notifier",),

@@ -258,7 +258,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)
           ORDER BY m.enq_seq
           LIMIT 1 )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -272,7 +272,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)
           ORDER BY m.enq_seq
           LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -286,7 +286,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT 1 )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -300,7 +300,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT p_batch )
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -316,7 +316,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -330,7 +330,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -344,7 +344,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -358,7 +358,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -374,7 +374,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
@@ -389,7 +389,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
@@ -404,7 +404,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
@@ -419,7 +419,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
@@ -436,7 +436,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -453,7 +453,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -470,7 +470,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -487,7 +487,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -506,7 +506,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
@@ -521,7 +521,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
@@ -536,7 +536,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
@@ -551,7 +551,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
@@ -568,7 +568,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -585,7 +585,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -602,7 +602,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -619,7 +619,7 @@ AS $function$
         WITH c AS (
           SELECT m.msgid, ARRAY[m.enq_seq] AS pos
           FROM gen.t m
-          WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
+          WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -791,7 +791,7 @@ AS $function$
              OR aq.may_access(x.id, 'DEQUEUE', p_role))),
     c AS (
       SELECT m.msgid, ARRAY[m.enq_seq] AS pos FROM gen.t m
-      WHERE m.q_name = p_queue AND m.state = 0  AND EXISTS (SELECT 1 FROM q)
+      WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)  AND EXISTS (SELECT 1 FROM q)
       ORDER BY m.enq_seq LIMIT 1 FOR UPDATE OF m SKIP LOCKED),
     d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
     SELECT k.ok, k.ok OR NOT EXISTS (SELECT 1 FROM aq.queues x WHERE x.queue_table_id = <table id>
@@ -815,7 +815,7 @@ AS $function$
              OR aq.may_access(x.id, 'DEQUEUE', p_role))),
     c AS (
       SELECT m.msgid, ARRAY[m.enq_seq] AS pos FROM gen.t m
-      WHERE m.q_name = p_queue AND m.state = 0  AND (m.enq_seq) > ((p_after)[1]) AND EXISTS (SELECT 1 FROM q)
+      WHERE m.q_name = p_queue AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)  AND (m.enq_seq) > ((p_after)[1]) AND EXISTS (SELECT 1 FROM q)
       ORDER BY m.enq_seq LIMIT 1 FOR UPDATE OF m SKIP LOCKED),
     d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
     SELECT k.ok, k.ok OR NOT EXISTS (SELECT 1 FROM aq.queues x WHERE x.queue_table_id = <table id>
@@ -1039,7 +1039,7 @@ AS $function$
              OR aq.may_access(x.id, 'DEQUEUE', current_user))),
     c AS (
       SELECT m.msgid, ARRAY[m.enq_seq] AS pos FROM gen.t m
-      WHERE m.q_name = $1::name AND m.state = 0  AND EXISTS (SELECT 1 FROM q)
+      WHERE m.q_name = $1::name AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)  AND EXISTS (SELECT 1 FROM q)
       ORDER BY m.enq_seq LIMIT 1 FOR UPDATE OF m SKIP LOCKED),
     d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
     SELECT k.ok, k.ok OR NOT EXISTS (SELECT 1 FROM aq.queues x WHERE x.queue_table_id = <table id>
@@ -1064,7 +1064,7 @@ AS $function$
              OR aq.may_access(x.id, 'DEQUEUE', current_user))),
     c AS (
       SELECT m.msgid, ARRAY[m.enq_seq] AS pos FROM gen.t m
-      WHERE m.q_name = $1::name AND m.state = 0  AND (m.enq_seq) > (($2::bigint[])[1]) AND EXISTS (SELECT 1 FROM q)
+      WHERE m.q_name = $1::name AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)  AND (m.enq_seq) > (($2::bigint[])[1]) AND EXISTS (SELECT 1 FROM q)
       ORDER BY m.enq_seq LIMIT 1 FOR UPDATE OF m SKIP LOCKED),
     d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
     SELECT k.ok, k.ok OR NOT EXISTS (SELECT 1 FROM aq.queues x WHERE x.queue_table_id = <table id>
@@ -1089,7 +1089,7 @@ AS $function$
              OR aq.may_access(x.id, 'DEQUEUE', current_user))),
     c AS (
       SELECT m.msgid, ARRAY[m.enq_seq] AS pos FROM gen.t m
-      WHERE m.q_name = $1::name AND m.state = 0  AND EXISTS (SELECT 1 FROM q)
+      WHERE m.q_name = $1::name AND m.state = 0 AND m.enq_seq >= (SELECT f.last_value FROM gen."aq$_t_sf" f)  AND EXISTS (SELECT 1 FROM q)
       ORDER BY m.enq_seq LIMIT (SELECT $2::integer) FOR UPDATE OF m SKIP LOCKED),
     d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.enq_seq] AS pos)
     SELECT k.ok, k.ok OR NOT EXISTS (SELECT 1 FROM aq.queues x WHERE x.queue_table_id = <table id>

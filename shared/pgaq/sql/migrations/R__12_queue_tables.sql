@@ -97,6 +97,7 @@ BEGIN
     EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', s, rt, t.owner);
   END IF;
   EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', s, qt, t.owner);
+  PERFORM aq.create_scan_floor(t);  -- R__12_scan_floor
   IF t.sort_list = 'COMMIT_TIME' THEN
     EXECUTE format('CREATE CONSTRAINT TRIGGER %I AFTER INSERT ON %I.%I DEFERRABLE INITIALLY DEFERRED
                     FOR EACH ROW EXECUTE FUNCTION aq.stamp_commit_seq(%L)',

@@ -63,7 +63,8 @@ SELECT aq.define_template('enqueue.subscriber_recipients', $tpl$
 -- queue, consumer, batch, now, agent: references; filters and selection: fragments the
 -- engine built from fixed text and compiled conditions (or nothing); position: the sort
 -- key as a bigint[] and order: the sort columns (aq.sort_key_expr, aq.sort_columns);
--- lock: FOR UPDATE ... SKIP LOCKED, or nothing for BROWSE; states: the states a candidate
+-- lock: FOR UPDATE ... SKIP LOCKED, or nothing for BROWSE; floor: where a READY scan starts
+-- (aq.scan_floor_expr, R__12_scan_floor), or nothing; states: the states a candidate
 -- may be in ('= 0' READY; 'IN (0, 1)' by message id, which overrides a delay; '= 3' on an
 -- exception queue); default_exception_queue: the table's, which a dequeue gives as NULL
 -- (seed 001: "If the default exception queue is used, then the parameter returns a NULL
@@ -84,7 +85,7 @@ SELECT aq.define_template('dequeue.messages.candidates', $tpl$
         WITH c AS (
           SELECT m.msgid, {{position}} AS pos
           FROM {{schema:ident}}.{{table:ident}} m
-          WHERE m.q_name = {{queue}} AND m.state {{states}} {{filters}} {{selection}}
+          WHERE m.q_name = {{queue}} AND m.state {{states}}{{floor}} {{filters}} {{selection}}
           ORDER BY {{order}}
           LIMIT {{batch}} {{lock}})$tpl$);
 
@@ -151,7 +152,8 @@ SELECT aq.define_template('dequeue.first_group', $tpl$ AND {{alias}}.txn_group =
 -- retention 0, and the acting role may dequeue it); suited = false says the queue's
 -- retention keeps it on the general path. queue and after: references to the queue name
 -- and the position to start after (when after_position is not empty); acting: the role
--- whose rights are checked.
+-- whose rights are checked; floor: where the READY scan starts (aq.scan_floor_expr), or
+-- nothing.
 SELECT aq.define_template('fast_remove', $tpl$-- aq.fast_remove_sql: REMOVE one message from {{schema:ident}}.{{table:ident}}
     WITH q AS (
       SELECT x.id FROM aq.queues x
@@ -161,7 +163,7 @@ SELECT aq.define_template('fast_remove', $tpl$-- aq.fast_remove_sql: REMOVE one 
              OR aq.may_access(x.id, 'DEQUEUE', {{acting}}))),
     c AS (
       SELECT m.msgid, {{position}} AS pos FROM {{schema:ident}}.{{table:ident}} m
-      WHERE m.q_name = {{queue}} AND m.state = 0 {{after_position}} AND EXISTS (SELECT 1 FROM q)
+      WHERE m.q_name = {{queue}} AND m.state = 0{{floor}} {{after_position}} AND EXISTS (SELECT 1 FROM q)
       ORDER BY {{order}} LIMIT {{limit}} FOR UPDATE OF m SKIP LOCKED),
     d AS (DELETE FROM {{schema:ident}}.{{table:ident}} m {{delete}})
     SELECT k.ok, k.ok OR NOT EXISTS (SELECT 1 FROM aq.queues x WHERE x.queue_table_id = {{table_id}}

@@ -51,6 +51,7 @@ BEGIN
     'queue', CASE WHEN p_acting THEN 'p_queue' ELSE '$1::name' END,
     'acting', CASE WHEN p_acting THEN 'p_role' ELSE 'current_user' END,
     'position', aq.sort_key_expr(q.sort_key, 'm'), 'order', aq.sort_columns(q.sort_key, 'm'),
+    'floor', aq.scan_floor_expr(q, 'm'),
     'after_position', CASE WHEN p_after
       THEN ' AND ' || aq.after_position_expr(q.sort_key, 'm', CASE WHEN p_acting THEN 'p_after' ELSE '$2::bigint[]' END)
       ELSE '' END,
@@ -77,7 +78,7 @@ BEGIN
     -- by id: the primary key finds them (in the queue's order the planner would walk the
     -- queue to find a few), and the transaction has their locks already, so order is moot
     'position', aq.sort_key_expr(q.sort_key, 'm'), 'order', 'm.msgid',
-    'after_position', ' AND m.msgid = ANY ($2::bytea[])',
+    'after_position', ' AND m.msgid = ANY ($2::bytea[])', 'floor', '',
     'payload_json', 'NULL::jsonb', 'payload_raw', 'NULL::bytea',
     'default_exception_queue', q.default_exception_queue));
 END $$;

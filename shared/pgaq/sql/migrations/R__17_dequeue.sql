@@ -239,6 +239,7 @@ DECLARE
     'schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
     'position', aq.sort_key_expr(q.sort_key, src), 'order', aq.sort_columns(q.sort_key, src),
     'filters', p_filters, 'selection', p_sel,
+    'floor', CASE WHEN p_multi OR p_exc THEN '' ELSE aq.scan_floor_expr(q, src) END,
     'lock', CASE WHEN p_mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END,
     -- seed 001: "If the default exception queue is used, then the parameter returns a NULL
     -- value at dequeue time"

@@ -38,8 +38,10 @@ BEGIN
     RETURN format('SELECT EXISTS (SELECT 1 FROM %I.%I x WHERE x.q_name = $1 AND x.consumer_name = $2'
                   ' AND x.address = '''' AND x.state = 0%s)', q.table_schema, q.recipients_table, by_id);
   END IF;
-  RETURN format('SELECT EXISTS (SELECT 1 FROM %I.%I x WHERE x.q_name = $1 AND x.state = %s%s)',
-                q.table_schema, q.table_name, CASE WHEN is_exc THEN 3 ELSE 0 END, by_id);
+  RETURN format('SELECT EXISTS (SELECT 1 FROM %I.%I x WHERE x.q_name = $1 AND x.state = %s%s%s)',
+                q.table_schema, q.table_name, CASE WHEN is_exc THEN 3 ELSE 0 END,
+                -- by id: a WAITING message may lie below the floor
+                CASE WHEN is_exc OR p_by_id THEN '' ELSE aq.scan_floor_expr(q, 'x') END, by_id);
 END $$;
 
 -- Waits until the caller's next try is worth making (p_found > 0) or the wait has run out

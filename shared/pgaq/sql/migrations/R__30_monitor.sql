@@ -27,6 +27,7 @@ DECLARE
   free bytea[];
   q aq.queue_info;
   nd timestamptz;
+  lowest bigint;
 BEGIN
   -- nothing due yet (the common case): one look, no work
   nd := aq.table_next_due(t);
@@ -43,9 +44,12 @@ BEGIN
     WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state = 1 AND ready_time <= $1
                  ORDER BY ready_time LIMIT $2 FOR UPDATE SKIP LOCKED),
          u AS (UPDATE %1$I.%2$I m SET state = 0 FROM due WHERE m.msgid = due.msgid
-               RETURNING m.q_name)
-    SELECT count(*), array_agg(DISTINCT q_name) FROM u
-  $f$, s, qt) INTO n, woke USING p_now, p_limit;
+               RETURNING m.q_name, m.enq_seq)
+    SELECT count(*), array_agg(DISTINCT q_name), min(enq_seq) FROM u
+  $f$, s, qt) INTO n, woke, lowest USING p_now, p_limit;
+  IF n > 0 THEN
+    PERFORM aq.lower_scan_floor(t, lowest);  -- READY again below the scan floor (R__12_scan_floor)
+  END IF;
   total := total + n;
   IF t.multiple_consumers THEN
     EXECUTE format($f$

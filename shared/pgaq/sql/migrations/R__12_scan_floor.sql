@@ -1,0 +1,186 @@
+-- The scan floor: a lower bound the engine keeps for the READY messages of a queue table,
+-- so that a dequeue's scan starts at it rather than at the start of the READY index.
+--
+-- Why: a REMOVE deletes its row (or moves it out of READY), and while any snapshot may
+-- still see that row (an idle transaction pinning the xmin horizon) its entry in the
+-- partial READY index cannot be marked dead. Every dequeue would walk, and visit the heap
+-- for, every message consumed since the horizon was pinned: minutes of a pin made each
+-- dequeue milliseconds slower (docs/chaos.md, the pressure cell `idle`). A scan that
+-- starts at the floor skips them in the index itself.
+--
+-- The invariant: every READY message of the table has enq_seq >= its floor. Only tables
+-- whose READY index is (q_name, enq_seq) have one: single-consumer, sort order ENQ_TIME,
+-- no message grouping (and their buffered companions). The floor is a sequence of its
+-- own (aq$_<table>_sf), read with SELECT last_value: a sequence is not versioned, so
+-- moving the floor leaves no dead row behind, whatever the horizon.
+--
+-- How it moves:
+--  * up, by the monitor (aq.advance_scan_floors, every PGAQ_SCAN_FLOOR_PERIOD): to the
+--    lowest READY position, but never above positions a transaction still running may yet
+--    commit. A position is drawn from aq.enq_seq inside an INSERT into the table, so its
+--    transaction holds RowExclusiveLock on the table from before the draw to its end. Each
+--    round reads the sequence (V) and then the transactions holding that lock (W); the
+--    next round raises the floor to at most V + 1, and only when none of W still holds it:
+--    every position <= V is then committed (visible) or gone. A REMOVE still running keeps
+--    its row visible to the look, so a rollback puts back nothing below the floor.
+--  * down, by whatever makes an older message READY: the monitor's end of a delay or retry
+--    delay (aq.monitor_table). It lowers the floor in the same transaction.
+-- A per-table advisory lock orders the two: the raise takes it with try (and skips the
+-- round when busy), a lowering waits for it, so a raise computed before a lowering
+-- committed is never written after it.
+
+-- The floor sequence's name (NULL: the table has none)
+CREATE OR REPLACE FUNCTION aq.scan_floor_name(p_table name, p_sort_key text, p_multi boolean) RETURNS name
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN p_sort_key = 'ENQ_TIME' AND NOT p_multi THEN ('aq$_' || p_table || '_sf')::name END
+$$;
+
+CREATE OR REPLACE FUNCTION aq.scan_floor_name(t aq.queue_tables) RETURNS name
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT aq.scan_floor_name(t.table_name,
+                            t.sort_list || CASE WHEN t.message_grouping = 'TRANSACTIONAL' THEN '+G' ELSE '' END,
+                            t.multiple_consumers)
+$$;
+
+-- The fragment a READY scan of `q`'s message rows (alias p_alias) adds: the floor as the
+-- start of its index range. Empty where the table has no floor.
+CREATE OR REPLACE FUNCTION aq.scan_floor_expr(q aq.queue_info, p_alias text) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN f IS NULL THEN ''
+              ELSE format(' AND %s.enq_seq >= (SELECT f.last_value FROM %I.%I f)', p_alias, q.table_schema, f) END
+  FROM (SELECT aq.scan_floor_name(q.table_name, q.sort_key, q.multiple_consumers) AS f) x
+$$;
+
+-- Made with the table (aq.create_queue_table_objects) and, for tables made before floors,
+-- by R__99. Dropped with it (OWNED BY). At 0 until the monitor raises it.
+CREATE OR REPLACE FUNCTION aq.create_scan_floor(t aq.queue_tables) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  f name := aq.scan_floor_name(t);
+BEGIN
+  IF f IS NULL OR to_regclass(format('%I.%I', t.schema_name, f)) IS NOT NULL THEN
+    RETURN;
+  END IF;
+  EXECUTE format('CREATE SEQUENCE %I.%I AS bigint MINVALUE 0 START 0 CACHE 1', t.schema_name, f);
+  EXECUTE format('COMMENT ON SEQUENCE %I.%I IS %L', t.schema_name, f,
+                 format('pgaq scan floor of %s.%s: no READY message lies below last_value', t.schema_name, t.table_name));
+  EXECUTE format('ALTER SEQUENCE %I.%I OWNER TO %I', t.schema_name, f, t.owner);
+  EXECUTE format('ALTER SEQUENCE %I.%I OWNED BY %I.%I.enq_seq', t.schema_name, f, t.schema_name, t.table_name);
+  -- everyone's dequeues read it; the monitor (an administrator, as for its other work on
+  -- the queue tables) moves it
+  EXECUTE format('GRANT SELECT ON SEQUENCE %I.%I TO PUBLIC', t.schema_name, f);
+  EXECUTE format('GRANT UPDATE ON SEQUENCE %I.%I TO aq_administrator_role', t.schema_name, f);
+END $$;
+
+-- Lowers t's floor to p_seq (a message at p_seq has just been made READY in the calling
+-- transaction). Waits for a raise in progress, so the raise cannot overwrite this. A caller
+-- who may not move the floor (UPDATE on the sequence: the table's owner and
+-- aq_administrator_role) gets the error, and its message stays WAITING rather than READY
+-- out of the scans' reach.
+CREATE OR REPLACE FUNCTION aq.lower_scan_floor(t aq.queue_tables, p_seq bigint) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  f name := aq.scan_floor_name(t);
+  cur bigint;
+BEGIN
+  IF f IS NULL OR p_seq IS NULL THEN
+    RETURN;
+  END IF;
+  PERFORM pg_advisory_xact_lock(1885823347, t.id);
+  EXECUTE format('SELECT last_value FROM %I.%I', t.schema_name, f) INTO cur;
+  IF p_seq < cur THEN
+    PERFORM setval(format('%I.%I', t.schema_name, f)::regclass, greatest(p_seq, 0), true);
+  END IF;
+EXCEPTION WHEN undefined_table THEN
+  NULL;  -- the table went meanwhile
+END $$;
+
+-- Transactions (virtual ids) other than the caller's holding RowExclusiveLock on p_rel:
+-- those that may have drawn a position for it and not yet ended.
+CREATE OR REPLACE FUNCTION aq.scan_floor_writers(p_rel regclass) RETURNS text[]
+LANGUAGE sql VOLATILE AS $$
+  SELECT coalesce(array_agg(l.virtualtransaction ORDER BY l.virtualtransaction), '{}')
+  FROM pg_locks l
+  WHERE l.locktype = 'relation' AND l.relation = p_rel
+    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND l.mode = 'RowExclusiveLock' AND l.granted
+    AND l.pid IS DISTINCT FROM pg_backend_pid()
+$$;
+
+-- One raise of t's floor; p_seq and p_writers: the previous round's V and W for t (see
+-- the top). Returns the new floor, or NULL when it stayed (no previous round, a writer of
+-- then still running, the lock busy, nothing to gain).
+CREATE OR REPLACE FUNCTION aq.raise_scan_floor(t aq.queue_tables, p_seq bigint, p_writers text[], p_now_writers text[])
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  f name := aq.scan_floor_name(t);
+  cur bigint;
+  lowest bigint;
+  target bigint;
+BEGIN
+  IF f IS NULL OR p_seq IS NULL OR p_writers IS NULL OR p_writers && p_now_writers THEN
+    RETURN NULL;
+  END IF;
+  IF NOT pg_try_advisory_xact_lock(1885823347, t.id) THEN
+    RETURN NULL;  -- a lowering in progress: the next round
+  END IF;
+  EXECUTE format('SELECT last_value FROM %I.%I', t.schema_name, f) INTO cur;
+  -- a statement of its own: its snapshot is taken now, after the writers were seen gone
+  EXECUTE format($q$
+    SELECT min(x.enq_seq) FROM aq.queues q
+    CROSS JOIN LATERAL (SELECT m.enq_seq FROM %I.%I m
+                        WHERE m.q_name = q.queue_name AND m.state = 0 AND m.enq_seq >= $2
+                        ORDER BY m.enq_seq LIMIT 1) x
+    WHERE q.queue_table_id = $1$q$, t.schema_name, t.table_name)
+    INTO lowest USING t.id, cur;
+  target := least(coalesce(lowest, p_seq + 1), p_seq + 1);
+  IF target <= cur THEN
+    RETURN NULL;
+  END IF;
+  PERFORM setval(format('%I.%I', t.schema_name, f)::regclass, target, true);
+  RETURN target;
+END $$;
+
+-- The monitor's round over every table with a floor. p_prev: what the previous round
+-- returned ({"seq": V, "writers": {"<table oid>": [vxid, ...]}}), NULL the first time.
+-- Returns this round's, for the next. Only under READ COMMITTED, where each statement
+-- takes a fresh snapshot (the soundness above needs it); otherwise it raises nothing.
+CREATE OR REPLACE FUNCTION aq.advance_scan_floors(p_prev jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  t aq.queue_tables;
+  v bigint := coalesce(pg_sequence_last_value('aq.enq_seq'), 0);  -- V: read before W
+  rel regclass;
+  now_writers text[];
+  prev_writers text[];
+  writers jsonb := '{}';
+  rc boolean := current_setting('transaction_isolation') = 'read committed';
+BEGIN
+  FOR t IN SELECT (y.r).* FROM (SELECT qt.id, 0 AS k, qt AS r FROM aq.queue_tables qt
+                                UNION ALL
+                                SELECT qt.id, 1, aq.buffered_table(qt) FROM aq.queue_tables qt
+                                WHERE aq.has_buffered(qt)) y
+           WHERE aq.scan_floor_name((y.r).table_name, (y.r).sort_list, (y.r).multiple_consumers) IS NOT NULL
+             AND (y.r).message_grouping = 'NONE'
+           ORDER BY y.id, y.k LOOP
+    rel := to_regclass(format('%I.%I', t.schema_name, t.table_name));
+    CONTINUE WHEN rel IS NULL
+      OR to_regclass(format('%I.%I', t.schema_name, aq.scan_floor_name(t))) IS NULL;
+    now_writers := aq.scan_floor_writers(rel);
+    writers := writers || jsonb_build_object(rel::oid::text, to_jsonb(now_writers));
+    IF rc AND p_prev IS NOT NULL AND p_prev ? 'seq' THEN
+      SELECT array_agg(e) INTO prev_writers
+      FROM jsonb_array_elements_text(p_prev -> 'writers' -> rel::oid::text) e;
+      IF p_prev -> 'writers' ? rel::oid::text THEN
+        BEGIN
+          PERFORM aq.raise_scan_floor(t, (p_prev ->> 'seq')::bigint, coalesce(prev_writers, '{}'), now_writers);
+        EXCEPTION WHEN undefined_table THEN
+          NULL;  -- dropped while we looked
+        END;
+      END IF;
+    END IF;
+  END LOOP;
+  RETURN jsonb_build_object('seq', v, 'writers', writers);
+END $$;
+REVOKE EXECUTE ON FUNCTION aq.advance_scan_floors(jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.advance_scan_floors(jsonb) TO aq_administrator_role;

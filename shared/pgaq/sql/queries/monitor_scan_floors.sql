@@ -1,0 +1,1 @@
+SELECT aq.advance_scan_floors($1::jsonb)::text
