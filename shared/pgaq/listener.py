@@ -5,6 +5,13 @@ connection is never a pooled one; when it drops, the listener reconnects with ba
 re-subscribes every channel and then wakes every waiter, so that no wake-up is lost
 across a PostgreSQL restart (waiters re-check the database after any wake-up, and also
 poll slowly on their own).
+
+A queue's registration as waited on (aq.waiters, which tells enqueuers to NOTIFY) outlives
+its last waiter by `linger` seconds: consumers that wait between messages would otherwise
+insert and delete that row for every message, and under a pinned xmin horizon those dead
+rows pile up in front of every enqueue's look at the table (the pressure cell `idle`).
+While the row stays, enqueuers keep notifying, so a waiter that comes back within the
+linger needs no registration of its own to be woken.
 """
 
 from __future__ import annotations
@@ -27,7 +34,8 @@ log = logging.getLogger("pgaq.listener")
 
 class Listener:
     def __init__(self, dsn: str | None = None, *, reconnect_max: float = 5.0,
-                 connect: Callable[[], Awaitable[asyncpg.Connection]] | None = None) -> None:
+                 connect: Callable[[], Awaitable[asyncpg.Connection]] | None = None,
+                 linger: float = 2.0) -> None:
         """Connects to `dsn`, or through `connect` (pgaq.waiting: the parameters of a
         waiting session's own connection)."""
         if (dsn is None) == (connect is None):
@@ -35,6 +43,8 @@ class Listener:
         self._dsn = dsn
         self._connector = connect
         self._reconnect_max = reconnect_max
+        self._linger = linger
+        self._lingering: dict[str, asyncio.Task[None]] = {}  # registered, no waiter left
         self._conn: asyncpg.Connection | None = None
         self._events: dict[str, set[asyncio.Event]] = defaultdict(set)
         self._listening: set[str] = set()
@@ -52,6 +62,10 @@ class Listener:
 
     async def close(self) -> None:
         self._stop.set()
+        for channel, task in list(self._lingering.items()):
+            task.cancel()
+            await self._unregister(channel)
+        self._lingering.clear()
         if self._tasks:
             await self._tasks.close()
         if self._conn is not None and not self._conn.is_closed():
@@ -65,7 +79,11 @@ class Listener:
         firsts = []
         for channel in wanted:
             if not self._events.get(channel):
-                firsts.append(channel)
+                lingering = self._lingering.pop(channel, None)
+                if lingering is not None:
+                    lingering.cancel()  # still registered
+                else:
+                    firsts.append(channel)
             self._events[channel].add(event)
         try:
             for channel in wanted:
@@ -79,7 +97,7 @@ class Listener:
                 self._events[channel].discard(event)
                 if not self._events[channel]:
                     self._events.pop(channel, None)
-                    await self._unregister(channel)
+                    await self._release(channel)
 
     @property
     def waiters(self) -> int:
@@ -122,6 +140,22 @@ class Listener:
                 log.warning("registering a waiter on %s failed: %r", channel, exc)
                 self._lost.set()
 
+    async def _release(self, channel: str) -> None:
+        """The last waiter of `channel` left: unregister it after the linger, unless a
+        waiter comes back first."""
+        if self._linger <= 0 or self._tasks is None or self._queue_id(channel) is None or self._stop.is_set():
+            await self._unregister(channel)
+            return
+        self._lingering[channel] = self._tasks.spawn(f"linger {channel}", self._unregister_later(channel))
+
+    async def _unregister_later(self, channel: str) -> None:
+        await wait_any(asyncio.Event(), self._linger, self._stop)  # the linger
+        me = asyncio.current_task()
+        if self._lingering.get(channel) is not me or self._stop.is_set():
+            return  # a waiter came back (or close() unregisters)
+        del self._lingering[channel]
+        await self._unregister(channel)
+
     async def _unregister(self, channel: str) -> None:
         qid = self._queue_id(channel)
         if qid is None:
@@ -143,6 +177,9 @@ class Listener:
         async with self._lock:
             self._conn = conn
             self._listening.clear()
+            for task in self._lingering.values():  # the old connection's rows are stale
+                task.cancel()
+            self._lingering.clear()
             for channel in list(self._events):
                 await conn.add_listener(channel, self._notify)
                 self._listening.add(channel)
