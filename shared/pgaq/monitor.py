@@ -11,8 +11,9 @@ connection waits for that transaction to end and wakes the loop at once when it 
 Beside it, a second loop raises the queue tables' scan floors every `scan_floor_period`
 (aq.advance_scan_floors, R__12_scan_floor.sql): the lower bound a dequeue's scan starts at,
 which keeps dequeues fast while a long transaction pins the xmin horizon. Each round
-carries what the previous one saw, so the state lives here, in memory: a restarted
-monitor begins again with one round that raises nothing.
+carries what the previous one saw, so the state lives here, in memory: a starting
+monitor's first round puts the floors back to 0 (always safe; after a logical restore,
+needed) and the next ones raise them again.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ class Monitor:
                 await self.advance_floors()
             except DB_ERRORS as exc:
                 log.warning("raising the scan floors failed: %r", wrap_db_error(exc))
-                self._floors = None  # start again: a round's state is only good for the next
+                self._floors = "{}"  # start again (no reset): a round's state is only good for the next
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), period)  # the period between rounds
 

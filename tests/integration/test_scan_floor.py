@@ -215,3 +215,34 @@ async def test_the_monitor_service_raises_the_floor_on_its_own(conn: asyncpg.Con
         await listener.close()
         await pool.close()
     assert monitor.floor_rounds >= 2
+
+
+async def test_a_waiting_message_below_the_floor_is_still_taken_by_its_id(
+        conn: asyncpg.Connection, advance: Advance) -> None:
+    # seed 002: "Unless the message identifier of a specific message is specified during
+    # dequeue, consumers can dequeue messages that are in the READY state": by id, a
+    # WAITING message is taken too, so the floor (a bound on READY positions) must not
+    # apply to that look
+    await make_queue(conn)
+    s = Session(conn)
+    later = await s.enqueue("s.q", b"later", MessageProperties(delay=60))
+    await s.enqueue_array("s.q", [(b"n1", None), (b"n2", None)])
+    assert await consume_all(s) == [b"n1", b"n2"]
+    await advance()
+    await advance()
+    assert await floor(conn) > await conn.fetchval("SELECT enq_seq FROM s.qt WHERE state = 1")
+    [m] = await s.dequeue("s.q", DequeueOptions(msgid=later))
+    assert m.payload == b"later"
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
+
+
+async def test_a_monitor_starting_puts_the_floors_back_to_zero(conn: asyncpg.Connection) -> None:
+    # a logical restore can bring back a floor read after the rows were (pg_dump reads
+    # sequences outside its snapshot): the first round of a monitor starts them from 0
+    await make_queue(conn)
+    await conn.execute("""SELECT setval('s."aq$_qt_sf"', 1000, true)""")
+    await conn.fetchval("SELECT aq.advance_scan_floors(NULL)")
+    assert await floor(conn) == 0
+    await conn.execute("""SELECT setval('s."aq$_qt_sf"', 1000, true)""")
+    assert await conn.fetchval("SELECT aq.reset_scan_floors()") >= 1
+    assert await floor(conn) == 0

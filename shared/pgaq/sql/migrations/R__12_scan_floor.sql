@@ -58,8 +58,9 @@ LANGUAGE plpgsql AS $$
 DECLARE
   f name := aq.scan_floor_name(t);
 BEGIN
-  IF f IS NULL OR to_regclass(format('%I.%I', t.schema_name, f)) IS NOT NULL THEN
-    RETURN;
+  IF f IS NULL OR to_regclass(format('%I.%I', t.schema_name, f)) IS NOT NULL
+     OR to_regclass(format('%I.%I', t.schema_name, t.table_name)) IS NULL THEN
+    RETURN;  -- none, made already, or (a companion R__99 has yet to make) no table
   END IF;
   EXECUTE format('CREATE SEQUENCE %I.%I AS bigint MINVALUE 0 START 0 CACHE 1', t.schema_name, f);
   EXECUTE format('COMMENT ON SEQUENCE %I.%I IS %L', t.schema_name, f,
@@ -96,10 +97,13 @@ EXCEPTION WHEN undefined_table THEN
 END $$;
 
 -- Transactions (virtual ids) other than the caller's holding RowExclusiveLock on p_rel:
--- those that may have drawn a position for it and not yet ended.
+-- those that may have drawn a position for it and not yet ended. A prepared transaction
+-- (no backend) is listed as 'prepared': it keeps the floor where it is until it ends, as
+-- its virtual id does not survive a restart of the server.
 CREATE OR REPLACE FUNCTION aq.scan_floor_writers(p_rel regclass) RETURNS text[]
 LANGUAGE sql VOLATILE AS $$
-  SELECT coalesce(array_agg(l.virtualtransaction ORDER BY l.virtualtransaction), '{}')
+  SELECT coalesce(array_agg(CASE WHEN l.pid IS NULL THEN 'prepared' ELSE l.virtualtransaction END
+                            ORDER BY l.virtualtransaction), '{}')
   FROM pg_locks l
   WHERE l.locktype = 'relation' AND l.relation = p_rel
     AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
@@ -118,7 +122,8 @@ DECLARE
   lowest bigint;
   target bigint;
 BEGIN
-  IF f IS NULL OR p_seq IS NULL OR p_writers IS NULL OR p_writers && p_now_writers THEN
+  IF f IS NULL OR p_seq IS NULL OR p_writers IS NULL OR p_writers && p_now_writers
+     OR 'prepared' = ANY (p_now_writers) THEN
     RETURN NULL;
   END IF;
   IF NOT pg_try_advisory_xact_lock(1885823347, t.id) THEN
@@ -141,10 +146,37 @@ BEGIN
   RETURN target;
 END $$;
 
+-- Every floor back to 0 (always safe: lowering never hides a message). The monitor's first
+-- round does it: a floor read by pg_dump after its snapshot of the rows can be above
+-- messages the dump holds, so after a logical restore the floors start again from 0 (run
+-- it by hand if clients dequeue before the monitor has started).
+CREATE OR REPLACE FUNCTION aq.reset_scan_floors() RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  t aq.queue_tables;
+  n integer := 0;
+BEGIN
+  FOR t IN SELECT (y.r).* FROM (SELECT qt AS r FROM aq.queue_tables qt
+                                UNION ALL
+                                SELECT aq.buffered_table(qt) FROM aq.queue_tables qt) y LOOP
+    CONTINUE WHEN aq.scan_floor_name(t) IS NULL
+      OR to_regclass(format('%I.%I', t.schema_name, aq.scan_floor_name(t))) IS NULL;
+    PERFORM aq.lower_scan_floor(t, 0);
+    n := n + 1;
+  END LOOP;
+  RETURN n;
+END $$;
+REVOKE EXECUTE ON FUNCTION aq.reset_scan_floors() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION aq.reset_scan_floors() TO aq_administrator_role;
+
 -- The monitor's round over every table with a floor. p_prev: what the previous round
--- returned ({"seq": V, "writers": {"<table oid>": [vxid, ...]}}), NULL the first time.
--- Returns this round's, for the next. Only under READ COMMITTED, where each statement
--- takes a fresh snapshot (the soundness above needs it); otherwise it raises nothing.
+-- returned ({"seq": V, "started": the server's start, "writers": {"<table oid>": [vxid,
+-- ...]}}), NULL the first time (which resets the floors, aq.reset_scan_floors). Returns
+-- this round's, for the next; a round after a restart of the server raises nothing (the
+-- virtual ids it compares are not those of before). Only under READ COMMITTED, where each
+-- statement takes a fresh snapshot (the soundness above needs it), and only while
+-- aq.enq_seq hands out its values one at a time (CACHE 1: a cached range would be drawn
+-- by a session after V was read); otherwise it raises nothing.
 CREATE OR REPLACE FUNCTION aq.advance_scan_floors(p_prev jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -154,8 +186,14 @@ DECLARE
   now_writers text[];
   prev_writers text[];
   writers jsonb := '{}';
-  rc boolean := current_setting('transaction_isolation') = 'read committed';
+  started text := pg_postmaster_start_time()::text;
+  ok boolean := current_setting('transaction_isolation') = 'read committed'
+    AND (SELECT s.cache_size = 1 FROM pg_sequences s WHERE s.schemaname = 'aq' AND s.sequencename = 'enq_seq')
+    AND p_prev ->> 'started' = started;
 BEGIN
+  IF p_prev IS NULL THEN
+    PERFORM aq.reset_scan_floors();
+  END IF;
   FOR t IN SELECT (y.r).* FROM (SELECT qt.id, 0 AS k, qt AS r FROM aq.queue_tables qt
                                 UNION ALL
                                 SELECT qt.id, 1, aq.buffered_table(qt) FROM aq.queue_tables qt
@@ -168,7 +206,7 @@ BEGIN
       OR to_regclass(format('%I.%I', t.schema_name, aq.scan_floor_name(t))) IS NULL;
     now_writers := aq.scan_floor_writers(rel);
     writers := writers || jsonb_build_object(rel::oid::text, to_jsonb(now_writers));
-    IF rc AND p_prev IS NOT NULL AND p_prev ? 'seq' THEN
+    IF ok THEN
       SELECT array_agg(e) INTO prev_writers
       FROM jsonb_array_elements_text(p_prev -> 'writers' -> rel::oid::text) e;
       IF p_prev -> 'writers' ? rel::oid::text THEN
@@ -180,7 +218,11 @@ BEGIN
       END IF;
     END IF;
   END LOOP;
-  RETURN jsonb_build_object('seq', v, 'writers', writers);
+  RETURN jsonb_build_object('seq', v, 'started', started, 'writers', writers);
 END $$;
 REVOKE EXECUTE ON FUNCTION aq.advance_scan_floors(jsonb) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION aq.advance_scan_floors(jsonb) TO aq_administrator_role;
+
+-- Tables made before scan floors get theirs now, before the dequeues that read them are
+-- generated again (R__13 on; a companion made later by R__99 gets its own there).
+SELECT aq.create_scan_floor(t), aq.create_scan_floor(aq.buffered_table(t)) FROM aq.queue_tables t;

@@ -239,7 +239,6 @@ DECLARE
     'schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
     'position', aq.sort_key_expr(q.sort_key, src), 'order', aq.sort_columns(q.sort_key, src),
     'filters', p_filters, 'selection', p_sel,
-    'floor', CASE WHEN p_multi OR p_exc THEN '' ELSE aq.scan_floor_expr(q, src) END,
     'lock', CASE WHEN p_mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END,
     -- seed 001: "If the default exception queue is used, then the parameter returns a NULL
     -- value at dequeue time"
@@ -247,6 +246,10 @@ DECLARE
     'payload_json', CASE WHEN nodata THEN 'NULL::jsonb' ELSE p_outp[1] END,
     'payload_raw', CASE WHEN nodata THEN 'NULL::bytea' ELSE p_outp[2] END);
 BEGIN
+  -- the scan floor bounds READY rows only: not a look by message id, which takes a WAITING
+  -- message too (states IN (0, 1)), nor an exception queue's
+  args := args || jsonb_build_object('floor', CASE WHEN NOT p_multi AND args ->> 'states' = '= 0'
+                                                   THEN aq.scan_floor_expr(q, src) ELSE '' END);
   -- (each template's own function: this runs for every dequeue with selection criteria)
   RETURN CASE
     WHEN p_multi AND p_mode IN ('REMOVE', 'REMOVE_NODATA') THEN aq.render_dequeue_recipients_remove(args)
