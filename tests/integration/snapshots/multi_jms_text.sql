@@ -21,7 +21,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_position IS NULL THEN
@@ -35,7 +35,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_batch = 1 THEN
@@ -49,7 +49,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSE
@@ -63,7 +63,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
@@ -79,7 +79,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_position IS NULL THEN
@@ -93,7 +93,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_batch = 1 THEN
@@ -107,7 +107,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSE
@@ -121,7 +121,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
@@ -134,7 +134,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -149,7 +150,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -164,7 +166,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -179,7 +182,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -196,7 +200,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -211,7 +216,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -226,7 +232,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -241,7 +248,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -531,7 +539,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_position IS NULL THEN
@@ -545,7 +553,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_batch = 1 THEN
@@ -559,7 +567,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSE
@@ -573,7 +581,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
@@ -589,7 +597,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_position IS NULL THEN
@@ -603,7 +611,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_batch = 1 THEN
@@ -617,7 +625,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSE
@@ -631,7 +639,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
@@ -644,7 +652,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -659,7 +668,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -674,7 +684,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -689,7 +700,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -708,7 +720,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -725,7 +737,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -742,7 +754,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -759,7 +771,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -776,7 +788,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -791,7 +804,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -806,7 +820,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -821,7 +836,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0   AND (m.enq_seq) > ((p_position)[1])
           ORDER BY m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -840,7 +856,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -857,7 +873,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -874,7 +890,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -891,7 +907,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea

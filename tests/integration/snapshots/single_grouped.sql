@@ -21,7 +21,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_position IS NULL THEN
@@ -35,7 +35,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_batch = 1 THEN
@@ -49,7 +49,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSE
@@ -63,7 +63,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
@@ -79,7 +79,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_position IS NULL THEN
@@ -93,7 +93,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_batch = 1 THEN
@@ -107,7 +107,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSE
@@ -121,7 +121,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
@@ -134,7 +134,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
@@ -149,7 +150,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.txn_group, m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
@@ -164,7 +166,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
@@ -179,7 +182,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
@@ -196,7 +200,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -211,7 +216,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3
           ORDER BY m.txn_group, m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -226,7 +232,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -241,7 +248,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 3   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -264,7 +272,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_position IS NULL THEN
@@ -278,7 +286,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_batch = 1 THEN
@@ -292,7 +300,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSE
@@ -306,7 +314,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
@@ -322,7 +330,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_position IS NULL THEN
@@ -336,7 +344,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_batch = 1 THEN
@@ -350,7 +358,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSE
@@ -364,7 +372,7 @@ AS $function$
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c CROSS JOIN LATERAL (SELECT * FROM gen.t x WHERE x.msgid = c.msgid LIMIT 1) m)
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
@@ -377,7 +385,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
@@ -392,7 +401,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
@@ -407,7 +417,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
@@ -422,7 +433,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
@@ -441,7 +453,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
@@ -458,7 +470,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
@@ -475,7 +487,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
@@ -492,7 +504,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, m.user_data
@@ -509,7 +521,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -524,7 +537,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0
           ORDER BY m.txn_group, m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -539,7 +553,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -554,7 +569,8 @@ AS $function$
           WHERE m.q_name = p_queue AND m.state = 0   AND (m.txn_group, m.enq_seq) > ((p_position)[1], (p_position)[2])
           ORDER BY m.txn_group, m.enq_seq
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
-          , d AS (DELETE FROM gen.t m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM gen.t m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -573,7 +589,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -590,7 +606,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -607,7 +623,7 @@ AS $function$
           LIMIT 1 FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea
@@ -624,7 +640,7 @@ AS $function$
           LIMIT p_batch FOR UPDATE OF m SKIP LOCKED)
           , d AS (UPDATE gen.t m SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, ARRAY[m.txn_group, m.enq_seq] AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, NULL::jsonb, NULL::bytea

@@ -113,9 +113,13 @@ SELECT aq.define_template('dequeue.recipients.look', $tpl${{> dequeue.recipients
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, {{payload_json}}, {{payload_raw}}
           FROM c JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = c.msgid){{> dequeue.result}}$tpl$);
 
--- REMOVE with retention 0 (and from exception queues): the row goes
+-- REMOVE with retention 0 (and from exception queues): the row goes. The rows are found by
+-- their ids as an index condition on the primary key, never by a join: a queue emptied by
+-- its consumers looks like a one-row table to the planner, and its join plan then walks the
+-- whole primary key (every entry a pinned xmin horizon keeps) for one message.
 SELECT aq.define_template('dequeue.messages.delete', $tpl${{> dequeue.messages.candidates}}
-          , d AS (DELETE FROM {{schema:ident}}.{{table:ident}} m USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+          , d AS (DELETE FROM {{schema:ident}}.{{table:ident}} m WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c))
+                  RETURNING m.*, {{position}} AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, {{default_exception_queue:literal}}), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, {{payload_json}}, {{payload_raw}}
@@ -125,18 +129,19 @@ SELECT aq.define_template('dequeue.messages.delete', $tpl${{> dequeue.messages.c
 SELECT aq.define_template('dequeue.messages.retain', $tpl${{> dequeue.messages.candidates}}
           , d AS (UPDATE {{schema:ident}}.{{table:ident}} m SET state = 2, deq_time = {{now}}, deq_uid = current_user,
                          deq_agent = {{agent}}, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE m.msgid = c.msgid RETURNING m.*, c.pos)
+                  WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, {{position}} AS pos)
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', m.retry_count, nullif(m.exception_queue, {{default_exception_queue:literal}}), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, m.pos AS position, {{payload_json}}, {{payload_raw}}
           FROM d m){{> dequeue.result}}$tpl$);
 
--- BROWSE or LOCKED on a single-consumer or exception queue
+-- BROWSE or LOCKED on a single-consumer or exception queue (each row by its id, as above:
+-- a LIMIT keeps the lookup a parameterised index scan, not a join)
 SELECT aq.define_template('dequeue.messages.look', $tpl${{> dequeue.messages.candidates}}
           , o AS (SELECT m.msgid, m.q_name, NULL, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(m.state), m.retry_count, nullif(m.exception_queue, {{default_exception_queue:literal}}), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, {{payload_json}}, {{payload_raw}}
-          FROM c JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = c.msgid){{> dequeue.result}}$tpl$);
+          FROM c CROSS JOIN LATERAL (SELECT * FROM {{schema:ident}}.{{table:ident}} x WHERE x.msgid = c.msgid LIMIT 1) m){{> dequeue.result}}$tpl$);
 
 -- A transactionally grouped queue: a call returns messages of one group only, the first
 -- candidate's (a selection fragment of aq.dequeue_array). alias: m or r, whichever carries

@@ -44,7 +44,12 @@ BEGIN
     'final_order', CASE WHEN p_limit = '1' THEN '' ELSE E'\n    ORDER BY o.position' END,
     -- several: by the ids (an index scan on the primary key whatever their number), not a
     -- join whose plan would follow the limit's estimate
-    'delete', CASE WHEN p_limit = '1' THEN 'USING c WHERE m.msgid = c.msgid RETURNING m.*, c.pos'
+    -- by its id as an index condition, never a join: a queue its consumers keep empty looks
+    -- like a one-row table to the planner, whose join plan then walks the whole primary
+    -- key (every entry a pinned xmin horizon keeps) for one message
+    'delete', CASE WHEN p_limit = '1'
+                   THEN format('WHERE m.msgid = (SELECT c.msgid FROM c) RETURNING m.*, %s AS pos',
+                               aq.sort_key_expr(q.sort_key, 'm'))
                    ELSE format('WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, %s AS pos',
                                aq.sort_key_expr(q.sort_key, 'm')) END,
     'schema', q.table_schema, 'table', q.table_name, 'table_id', q.table_id, 'owner', q.owner,
