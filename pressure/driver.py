@@ -1,6 +1,6 @@
-"""The run: a private cluster, then each cell in turn on a queue of its own (the load
-started, warmed up, the cell's clean phase, fault and recovery, the backlog drained, every
-id accounted for), then one line per cell and the verdict."""
+"""The run: a private cluster and its queue monitor, then each cell in turn on a queue of
+its own (the load started, warmed up, the cell's clean phase, fault and recovery, the
+backlog drained, every id accounted for), then one line per cell and the verdict."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from . import exhaust, idle, kill, readers, surge
 from .cluster import APP_ROLE, PrivateCluster, make_queue
 from .figures import Cell, Context, account, drain, reconnected
 from .load import Load
+from .monitor import RunningMonitor
 from .settings import Settings
 
 __all__ = ["Cell", "Settings", "run"]
@@ -58,8 +59,11 @@ async def run(s: Settings) -> list[Cell]:
     def say(line: str) -> None:
         print(line, flush=True)
 
+    monitor: RunningMonitor | None = None
     try:
         await cluster.start()
+        monitor = RunningMonitor(cluster.dsn)
+        await monitor.start()
         admin = await cluster.connect()
         try:
             ctx = Context(s, cluster, admin, say, random.Random(s.seed))
@@ -71,6 +75,8 @@ async def run(s: Settings) -> list[Cell]:
         finally:
             await admin.close()
     finally:
+        if monitor is not None:
+            await monitor.close()
         await waiting.shutdown()  # the shared listening connection, before its server goes
         await cluster.stop()
     say("pressure: cell     verdict  figures")

@@ -69,7 +69,9 @@ from typing import Any
 import asyncpg
 from pgaq import waiting
 from pgaq.engine import Agent, DequeueOptions, Session
+from pgaq.listener import Listener
 from pgaq.migrate import migrate
+from pgaq.monitor import Monitor, MonitorSettings
 
 SYSTEM = "pgaq"
 OWNER = "pgaq_bench"
@@ -550,6 +552,31 @@ async def sampler(st: State) -> None:
         await sleep_or_stop(st, every - (time.time() % every))
 
 
+async def queue_monitor(st: State) -> None:
+    """pgaq's queue monitor beside the clients, as a deployment runs it (the monitor
+    service): it ends delays and retry delays and raises the scan floors that keep
+    dequeues fast while a transaction pins xmin. Started again after the database comes
+    back (the chaos scenarios restart it)."""
+    while not st.stop.is_set():
+        pool: asyncpg.Pool | None = None
+        listener: Listener | None = None
+        try:
+            pool = await asyncpg.create_pool(st.cfg.dsn, min_size=1, max_size=3, timeout=10)
+            listener = Listener(st.cfg.dsn)
+            await listener.start()
+            await Monitor(pool, listener, MonitorSettings()).run(st.stop)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
+            st.error("monitor", exc)
+            await sleep_or_stop(st, 1.0)  # the database is away: look again in a second
+        finally:
+            if listener is not None:
+                with contextlib.suppress(Exception):
+                    await listener.close()
+            if pool is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(pool.close(), 2)
+
+
 async def run(cfg: Config) -> int:
     st = State(cfg)
     loop = asyncio.get_running_loop()
@@ -567,6 +594,7 @@ async def run(cfg: Config) -> int:
         asyncio.create_task(producer(st), name="producer"),
         asyncio.create_task(depth_poller(st), name="depth"),
         *(asyncio.create_task(worker(st, i), name=f"worker-{i}") for i in range(cfg.workers)),
+        asyncio.create_task(queue_monitor(st), name="monitor"),
     ]
     sampling = asyncio.create_task(sampler(st), name="sampler")
     await st.stop.wait()
