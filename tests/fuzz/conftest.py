@@ -7,8 +7,11 @@ A per-example deadline turns a slow path into a failure; pytest-timeout catches 
 
 from __future__ import annotations
 
+import asyncio
 import os
+from collections.abc import Coroutine
 from datetime import timedelta
+from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, settings
 
@@ -33,3 +36,16 @@ def fuzz(bounded: int) -> settings:
     """Settings for one property: its bounded share of examples in `make test`, the
     PGAQ_FUZZ_EXAMPLES knob when set (kept per test, so other suites' profiles stay as they are)."""
     return settings(settings.get_profile("pgaq-fuzz"), max_examples=EXAMPLES or bounded)
+
+
+T = TypeVar("T")
+
+
+class Bridge:
+    """Hypothesis drives a state machine synchronously, in a worker thread; its rules run
+    their coroutines on the test's event loop through `call`."""
+
+    loop: asyncio.AbstractEventLoop
+
+    def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(60)

@@ -11,8 +11,6 @@ it (no retention). The backlog of `v$buffered_queues` is what the model holds bu
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from typing import Any, TypeVar
 
 import asyncpg
 import pytest
@@ -21,9 +19,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 from pgaq.engine import DequeueOptions, Session
 
-from .conftest import EXAMPLES, fuzz
+from .conftest import EXAMPLES, Bridge, fuzz
 
-T = TypeVar("T")
 SETUP = """
 CREATE SCHEMA dm;
 CALL dbms_aqadm.create_queue_table('dm.st', 'RAW');
@@ -40,13 +37,9 @@ ENQ_MODES = st.sampled_from(["PERSISTENT", "BUFFERED"])
 DEQ_MODES = st.sampled_from(["PERSISTENT", "BUFFERED", "PERSISTENT_OR_BUFFERED"])
 
 
-class Env:
-    loop: asyncio.AbstractEventLoop
+class Env(Bridge):
     session: Session
     conn: asyncpg.Connection
-
-    def call(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(60)
 
 
 class DeliveryModes(RuleBasedStateMachine):

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import asyncpg
 import pytest
@@ -38,9 +38,8 @@ from pgaq.embedded import free_port
 from pgaq_services.gateway.app import STORE, Settings, build, runner_for, tcp_site
 
 from ..integration.gateway_support import Client, Reply, drop_roles, envelope, make_agent, op
-from .conftest import EXAMPLES, fuzz
+from .conftest import EXAMPLES, Bridge, fuzz
 
-T = TypeVar("T")
 QUEUE, TOPIC = "SMQ.SM_Q", "SMQ.SM_T"
 SUBSCRIBERS = ("S1", "S2")
 MAX_RETRIES = 2
@@ -125,7 +124,7 @@ class Party:
     notice: bool = False  # the next request is told its idle transaction was rolled back
 
 
-class Env:
+class Env(Bridge):
     """The test's event loop seen from the state machine's thread."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, gateway: Gateway,
@@ -134,9 +133,6 @@ class Env:
         self.gateway = gateway
         self.admin = admin
         self.counter = 0
-
-    def call(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(60)
 
 
 def _send_doc(operation: str, dest: str, n: int, corr: str, visibility: str, commit: bool,

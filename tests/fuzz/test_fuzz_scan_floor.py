@@ -13,8 +13,6 @@ go on.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from typing import Any, TypeVar
 
 import asyncpg
 import pytest
@@ -29,9 +27,8 @@ from hypothesis.stateful import (
 )
 from pgaq.engine import DequeueOptions, MessageProperties, Session
 
-from .conftest import EXAMPLES, fuzz
+from .conftest import EXAMPLES, Bridge, fuzz
 
-T = TypeVar("T")
 SETUP = """
 CREATE SCHEMA sf;
 CALL dbms_aqadm.create_queue_table('sf.qt', 'RAW');
@@ -40,14 +37,10 @@ CALL dbms_aqadm.start_queue('sf.q');
 """
 
 
-class Env:
-    loop: asyncio.AbstractEventLoop
+class Env(Bridge):
     a: Session
     b: Session
     conn: asyncpg.Connection
-
-    def call(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(60)
 
 
 class ScanFloor(RuleBasedStateMachine):
