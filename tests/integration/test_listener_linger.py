@@ -7,6 +7,8 @@ woken by every message committed after it began to wait."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import asyncpg
 from pgaq.engine import Session
@@ -20,13 +22,22 @@ async def registered(conn: asyncpg.Connection, qid: int) -> int:
     return int(await conn.fetchval("SELECT count(*) FROM aq.waiters WHERE queue_id = $1", qid))
 
 
-async def test_a_waiter_coming_back_within_the_linger_is_woken_without_registering_again(
-        conn: asyncpg.Connection, db_dsn: str) -> None:
+@asynccontextmanager
+async def listening(conn: asyncpg.Connection, db_dsn: str, linger: float) -> AsyncIterator[tuple[Listener, int]]:
+    """A queue s.q and a listener with the given linger: (the listener, the queue's id)."""
     await make_queue(conn)
     qid = await Session(conn).queue_id("s.q")
-    listener = Listener(db_dsn, linger=30.0)
+    listener = Listener(db_dsn, linger=linger)
     await listener.start()
     try:
+        yield listener, qid
+    finally:
+        await listener.close()
+
+
+async def test_a_waiter_coming_back_within_the_linger_is_woken_without_registering_again(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    async with listening(conn, db_dsn, 30.0) as (listener, qid):
         async with listener.subscribe(f"aq_{qid}"):
             assert await registered(conn, qid) == 1
         assert await registered(conn, qid) == 1  # lingering
@@ -36,17 +47,11 @@ async def test_a_waiter_coming_back_within_the_linger_is_woken_without_registeri
             await asyncio.wait_for(woken.wait(), 10)
         # the same row all along: not deleted and inserted again
         assert await conn.fetchval("SELECT xmin::text FROM aq.waiters WHERE queue_id = $1", qid) == xmin_before
-    finally:
-        await listener.close()
     assert await registered(conn, qid) == 0  # close() lets go of lingering registrations
 
 
 async def test_the_registration_goes_once_the_linger_has_passed(conn: asyncpg.Connection, db_dsn: str) -> None:
-    await make_queue(conn)
-    qid = await Session(conn).queue_id("s.q")
-    listener = Listener(db_dsn, linger=0.2)
-    await listener.start()
-    try:
+    async with listening(conn, db_dsn, 0.2) as (listener, qid):
         async with listener.subscribe(f"aq_{qid}"):
             pass
 
@@ -57,5 +62,3 @@ async def test_the_registration_goes_once_the_linger_has_passed(conn: asyncpg.Co
             assert await registered(conn, qid) == 1
             await Session(conn).enqueue("s.q", b"x")
             await asyncio.wait_for(woken.wait(), 10)
-    finally:
-        await listener.close()
