@@ -11,6 +11,7 @@ import pgaq.jms as jms
 import pytest
 
 from .helpers import make_queue
+from .waiting import until
 
 
 async def queue_with(conn: asyncpg.Connection, **kw: object) -> None:
@@ -192,11 +193,10 @@ async def test_dups_ok_commits_after_its_delay(conn: asyncpg.Connection, db_dsn:
         c = await s.create_consumer(s.get_queue("shop", "orders_q"))
         await connection.start()
         assert text(await c.receive_no_wait()) == "a"
-        for _ in range(200):  # committed by the session's flush task, not by us
-            if await count(conn) == 0:
-                break
-            await asyncio.sleep(0.01)
-        assert await count(conn) == 0
+
+        async def committed() -> bool:  # by the session's flush task, not by us
+            return await count(conn) == 0
+        await until(committed, "DUPS_OK's delayed commit")
     finally:
         await connection.close()
 
@@ -218,7 +218,7 @@ async def test_listener_auto_ack_redelivers_when_it_raises(conn: asyncpg.Connect
             done.set_result(None)
 
     c.set_message_listener(on_message)
-    await asyncio.sleep(0.05)
+    await asyncio.sleep(0.05)  # an observation window: nothing may happen while stopped
     assert seen == []  # the connection is not started
     await connection.start()
     await asyncio.wait_for(done, 10)
@@ -263,12 +263,12 @@ async def test_listeners_of_a_session_run_one_at_a_time_and_stop_waits(
     await connection.start()
     await asyncio.wait_for(entered.wait(), 10)
     stopping = asyncio.create_task(connection.stop())
-    await asyncio.sleep(0.05)
+    await asyncio.sleep(0.05)  # an observation window: stop() must not return meanwhile
     assert not stopping.done()  # stop waits for the listener in progress
     release.set()
     await asyncio.wait_for(stopping, 10)
     delivered = len(got)
-    await asyncio.sleep(0.1)
+    await asyncio.sleep(0.1)  # an observation window: nothing may be delivered while stopped
     assert len(got) == delivered  # stopped: nothing more
     await connection.start()
     await asyncio.wait_for(all_in.wait(), 10)
