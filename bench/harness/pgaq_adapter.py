@@ -69,9 +69,8 @@ from typing import Any
 import asyncpg
 from pgaq import waiting
 from pgaq.engine import Agent, DequeueOptions, Session
-from pgaq.listener import Listener
 from pgaq.migrate import migrate
-from pgaq.monitor import Monitor, MonitorSettings
+from pgaq.monitor import serve
 
 SYSTEM = "pgaq"
 OWNER = "pgaq_bench"
@@ -558,23 +557,11 @@ async def queue_monitor(st: State) -> None:
     dequeues fast while a transaction pins xmin. Started again after the database comes
     back (the chaos scenarios restart it)."""
     while not st.stop.is_set():
-        pool: asyncpg.Pool | None = None
-        listener: Listener | None = None
         try:
-            pool = await asyncpg.create_pool(st.cfg.dsn, min_size=1, max_size=3, timeout=10)
-            listener = Listener(st.cfg.dsn)
-            await listener.start()
-            await Monitor(pool, listener, MonitorSettings()).run(st.stop)
+            await serve(st.cfg.dsn, st.stop, application_name="pgaq-bench-monitor")
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
             st.error("monitor", exc)
             await sleep_or_stop(st, 1.0)  # the database is away: look again in a second
-        finally:
-            if listener is not None:
-                with contextlib.suppress(Exception):
-                    await listener.close()
-            if pool is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(pool.close(), 2)
 
 
 async def run(cfg: Config) -> int:

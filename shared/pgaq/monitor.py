@@ -19,7 +19,6 @@ needed) and the next ones raise them again.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from dataclasses import dataclass
@@ -95,8 +94,7 @@ class Monitor:
             except DB_ERRORS as exc:
                 log.warning("raising the scan floors failed: %r", wrap_db_error(exc))
                 self._floors = "{}"  # start again (no reset): a round's state is only good for the next
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), period)  # the period between rounds
+            await wait_any(asyncio.Event(), period, stop)  # the period between rounds
 
     async def run_once(self) -> float:
         """One pass; returns how long to sleep before the next."""
@@ -224,3 +222,22 @@ class Monitor:
                     delay = self.settings.error_backoff
                 if delay > 0:
                     await wait_any(woken, delay, stop)
+
+
+async def serve(dsn: str, stop: asyncio.Event, settings: MonitorSettings | None = None,
+                application_name: str = "pgaq-monitor") -> None:
+    """A monitor on a pool and listener of its own until `stop`: what a process that runs
+    pgaq's clients and its monitor together (the pressure cells, the harness adapter)
+    starts beside them, as a deployment runs the monitor service. Raises the driver's
+    error if the database cannot be reached at the start."""
+    settings = settings or MonitorSettings()
+    # + one waiting for a held message, as the service's pool (services/monitor)
+    pool = await asyncpg.create_pool(dsn, min_size=1, max_size=3 + settings.attempt_waiters, timeout=10,
+                                     server_settings={"application_name": application_name})
+    listener = Listener(dsn)
+    try:
+        await listener.start()
+        await Monitor(pool, listener, settings).run(stop)
+    finally:
+        await listener.close()
+        await pool.close()

@@ -146,6 +146,18 @@ BEGIN
   RETURN target;
 END $$;
 
+-- The tables that have a floor: queue tables and buffered companions (R__11_buffered),
+-- each with its floor made.
+CREATE OR REPLACE FUNCTION aq.floored_tables() RETURNS SETOF aq.queue_tables
+LANGUAGE sql STABLE AS $$
+  SELECT (y.r).* FROM (SELECT qt.id, 0 AS k, qt AS r FROM aq.queue_tables qt
+                       UNION ALL
+                       SELECT qt.id, 1, aq.buffered_table(qt) FROM aq.queue_tables qt) y
+  WHERE aq.scan_floor_name(y.r) IS NOT NULL
+    AND to_regclass(format('%I.%I', (y.r).schema_name, aq.scan_floor_name(y.r))) IS NOT NULL
+  ORDER BY y.id, y.k
+$$;
+
 -- Every floor back to 0 (always safe: lowering never hides a message). The monitor's first
 -- round does it: a floor read by pg_dump after its snapshot of the rows can be above
 -- messages the dump holds, so after a logical restore the floors start again from 0 (run
@@ -156,11 +168,7 @@ DECLARE
   t aq.queue_tables;
   n integer := 0;
 BEGIN
-  FOR t IN SELECT (y.r).* FROM (SELECT qt AS r FROM aq.queue_tables qt
-                                UNION ALL
-                                SELECT aq.buffered_table(qt) FROM aq.queue_tables qt) y LOOP
-    CONTINUE WHEN aq.scan_floor_name(t) IS NULL
-      OR to_regclass(format('%I.%I', t.schema_name, aq.scan_floor_name(t))) IS NULL;
+  FOR t IN SELECT * FROM aq.floored_tables() LOOP
     PERFORM aq.lower_scan_floor(t, 0);
     n := n + 1;
   END LOOP;
@@ -194,16 +202,9 @@ BEGIN
   IF p_prev IS NULL THEN
     PERFORM aq.reset_scan_floors();
   END IF;
-  FOR t IN SELECT (y.r).* FROM (SELECT qt.id, 0 AS k, qt AS r FROM aq.queue_tables qt
-                                UNION ALL
-                                SELECT qt.id, 1, aq.buffered_table(qt) FROM aq.queue_tables qt
-                                WHERE aq.has_buffered(qt)) y
-           WHERE aq.scan_floor_name((y.r).table_name, (y.r).sort_list, (y.r).multiple_consumers) IS NOT NULL
-             AND (y.r).message_grouping = 'NONE'
-           ORDER BY y.id, y.k LOOP
+  FOR t IN SELECT * FROM aq.floored_tables() LOOP
     rel := to_regclass(format('%I.%I', t.schema_name, t.table_name));
-    CONTINUE WHEN rel IS NULL
-      OR to_regclass(format('%I.%I', t.schema_name, aq.scan_floor_name(t))) IS NULL;
+    CONTINUE WHEN rel IS NULL;
     now_writers := aq.scan_floor_writers(rel);
     writers := writers || jsonb_build_object(rel::oid::text, to_jsonb(now_writers));
     IF ok THEN
