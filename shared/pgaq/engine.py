@@ -151,7 +151,8 @@ def _msgid_bytes(text: str) -> bytes:
 
 def _buffered_needs_immediate(mode: str, visibility: str, what: str) -> None:
     """Seed 002: "Both enqueue and dequeue buffered messaging operations must be with
-    IMMEDIATE visibility mode" (the SQL interface raises the same, R__19)."""
+    IMMEDIATE visibility mode" (the SQL interface raises the same, R__19). A session made
+    with `buffered_in_transactions` (pgaq.jms's NON_PERSISTENT messages) skips this."""
     if mode != "PERSISTENT" and (visibility or "").upper() != "IMMEDIATE":
         raise QueueError(f"ORA-25293: {what} of {mode} messages has IMMEDIATE visibility: "
                          "it cannot be part of the caller's transaction", 25293, "0A000")
@@ -218,6 +219,7 @@ class Session:
         fast_cache: dict[tuple[str | None, str, bool], FastPath] | None = None,
         only_routes: Collection[str] | None = None,
         group_buffered: bool = True,
+        buffered_in_transactions: bool = False,
     ) -> None:
         # the connection this session holds, if any: a caller's own (never given back by us)
         # or a pool's, lent by whoever binds it (see bind/unbind)
@@ -231,7 +233,9 @@ class Session:
         self.clock: Clock = clock or SystemClock()
         self._tx: asyncpg.transaction.Transaction | None = None
         self._dirty = False  # whether the open transaction did any work yet
-        self._removed: dict[tuple[str, str | None], list[bytes]] = {}
+        # REMOVEs of the open transaction per (queue, consumer, buffered): a rollback counts
+        # each a failed attempt, in the table (or buffered companion) the message is in
+        self._removed: dict[tuple[str, str | None, bool], list[bytes]] = {}
         # positions whose messages this transaction took (REMOVE or LOCKED): a rollback
         # offers those messages again, so navigation starts over there
         self._taken: set[tuple[str, str | None]] = set()
@@ -252,6 +256,12 @@ class Session:
         # a session whose search_path differs from the other sessions' on the same database
         # and role
         self.group_buffered = group_buffered
+        # buffered messages may be enqueued and dequeued ON_COMMIT, in the session's
+        # transaction: Oracle JMS's contract for NON_PERSISTENT messages (Oracle JMS guide,
+        # "Buffered Messaging with Oracle JMS": atomic with the transaction, redelivered
+        # after a rollback or recover). The companion is UNLOGGED, not in memory, so it is
+        # as transactional as any table; dbms_aq keeps Oracle's IMMEDIATE-only rule.
+        self.buffered_in_transactions = buffered_in_transactions
 
     @property
     def conn(self) -> asyncpg.Connection | None:
@@ -345,18 +355,18 @@ class Session:
             return
         try:
             await tx.rollback()
-            for (queue, consumer), ids in removed.items():
+            for (queue, consumer, buffered), ids in removed.items():
                 assert self.conn is not None
-                await self._record_failed(self.conn, queue, consumer, ids)
+                await self._record_failed(self.conn, queue, consumer, ids, buffered)
         except _DRIVER_ERRORS as exc:
             # a connection the server closed rolled back with it (its attempts uncounted,
             # as when the database crashes)
             raise wrap_db_error(exc) from exc
 
     async def _record_failed(self, conn: asyncpg.Connection, queue: str, consumer: str | None,
-                             ids: list[bytes]) -> None:
+                             ids: list[bytes], buffered: bool) -> None:
         async def call(c: asyncpg.Connection) -> None:
-            await c.fetchval(load("engine_failed_attempts"), queue, consumer, ids)
+            await c.fetchval(load("engine_failed_attempts"), queue, consumer, ids, buffered)
 
         await self._autocommit(conn, call)
 
@@ -492,7 +502,8 @@ class Session:
     ) -> list[str]:
         """Enqueue all messages or none, in one statement; ids in the order given."""
         mode = _check(delivery_mode, ENQUEUE_DELIVERY_MODES, "DELIVERY_MODE", 25299)
-        _buffered_needs_immediate(mode, visibility, "an enqueue")
+        if not self.buffered_in_transactions:
+            _buffered_needs_immediate(mode, visibility, "an enqueue")
         if not messages:
             return []
         op = routes.Enqueue(queue, messages, visibility, transformation, self.agent,
@@ -568,7 +579,8 @@ class Session:
         _check(o.dequeue_mode, DEQUEUE_MODES, "DEQUEUE_MODE", 25239)
         _check(o.navigation, NAVIGATIONS, "NAVIGATION", 25237)
         dmode = _check(o.delivery_mode, DEQUEUE_DELIVERY_MODES, "DELIVERY_MODE", 25299)
-        _buffered_needs_immediate(dmode, o.visibility, "a dequeue")
+        if not self.buffered_in_transactions:
+            _buffered_needs_immediate(dmode, o.visibility, "a dequeue")
         wait = self._wait_seconds(o.wait)
         if wait <= 0:
             return await self._dequeue_once(queue, o, wrap=False)
@@ -696,7 +708,7 @@ class Session:
             and self._tx is not None
             and o.visibility.upper() == "ON_COMMIT"
         ):
-            self._removed.setdefault((queue, o.consumer_name), []).extend(
+            self._removed.setdefault((queue, o.consumer_name, buffered), []).extend(
                 r["msgid"] for r in rows
             )
         if buffered:
@@ -711,7 +723,7 @@ class Session:
     def hold(self, queue: str, consumer: str | None, msgid: str) -> None:
         """A message this transaction took LOCKED and handed out, to be removed by
         `remove_held`: a rollback counts it as a failed attempt, as a rolled-back REMOVE."""
-        self._removed.setdefault((queue, consumer), []).append(_msgid_bytes(msgid))
+        self._removed.setdefault((queue, consumer, False), []).append(_msgid_bytes(msgid))
 
     async def remove_held(self, queue: str, consumer: str | None, msgids: Sequence[str]) -> int:
         """REMOVE_NODATA, by id, of messages this transaction holds LOCKED, in one statement,

@@ -300,29 +300,6 @@ async def test_transacted_listener_commits_itself(conn: asyncpg.Connection,
     assert await count(conn) == 0
 
 
-async def test_non_persistent_in_a_transaction_is_sent_at_commit(
-        conn: asyncpg.Connection, connection: jms.Connection) -> None:
-    await queue_with(conn)
-    s = connection.create_session(True)
-    q = s.get_queue("shop", "orders_q")
-    p = s.create_producer(q)
-    m = s.create_text_message("buffered")
-    await p.send(m, delivery_mode=jms.NON_PERSISTENT)
-    assert m.jms_message_id is None  # not sent before the commit
-    reader = connection.create_session()
-    c = await reader.create_consumer(q)
-    await connection.start()
-    assert await c.receive_no_wait() is None
-    await s.commit()
-    assert m.jms_message_id is not None
-    got = await c.receive(1.0)
-    assert text(got) == "buffered" and got is not None
-    assert got.jms_delivery_mode == jms.NON_PERSISTENT
-    await p.send(s.create_text_message("dropped"), delivery_mode=jms.NON_PERSISTENT)
-    await s.rollback()
-    assert await c.receive(0.2) is None
-
-
 async def test_dups_ok_batch_comes_again_when_a_listener_raises_or_a_consumer_closes(
         conn: asyncpg.Connection, db_dsn: str) -> None:
     await queue_with(conn)

@@ -160,10 +160,9 @@ class MessageProducer:
         conn = self.session.connection
         if props.sender_id is None and info.qualified.lower() in conn.no_local_topics:
             props.sender_id = Agent(conn.local_name)  # no_local consumers skip these
-        mid = await self.session.send_engine(info.qualified, payload, props, message,
+        mid = await self.session.send_engine(info.qualified, payload, props,
                                              persistent=mode == PERSISTENT)
-        if mid is not None:
-            message.jms_message_id = "ID:" + mid
+        message.jms_message_id = "ID:" + mid
 
     async def close(self) -> None:
         self.closed = True

@@ -23,10 +23,14 @@ DUPS_OK_ACKNOWLEDGE    `dups_ok_batch` messages REMOVEd by one dequeue in a tran
 =====================  ===================================================================
 
 Sends of a non-transacted session are committed at once (IMMEDIATE: outside any open
-acknowledge transaction). NON_PERSISTENT messages are AQ buffered messages, which AQ only
-enqueues and dequeues with IMMEDIATE visibility (ORA-25293): a transacted session keeps
-its NON_PERSISTENT sends and enqueues them right after its commit (rollback drops them),
-and a buffered message is consumed when it is received, in every mode.
+acknowledge transaction). NON_PERSISTENT messages live in the queue table's UNLOGGED
+companion (AQ's buffered messages: no WAL, gone after a crash of PostgreSQL) but keep the
+whole contract above, as the Oracle JMS guide asks ("Buffered Messaging with Oracle JMS",
+"Transaction Commits and Client Acknowledgments"): a transacted session sends and receives
+them in its transaction, CLIENT_ACKNOWLEDGE removes them at acknowledge() and recover()
+brings them back, a listener's failure redelivers them. An UNLOGGED table is as
+transactional as any other, so the engine session is made `buffered_in_transactions`;
+dbms_aq keeps Oracle's IMMEDIATE-only rule for BUFFERED (ORA-25293).
 """
 
 from __future__ import annotations
@@ -109,16 +113,6 @@ class QueueTable:
         return f"{self.owner}.{self.name}"
 
 
-@dataclass
-class _Deferred:
-    """A NON_PERSISTENT send of a transacted session, enqueued after its commit."""
-
-    queue: str
-    payload: engine.Payload
-    props: engine.MessageProperties
-    message: jmsg.Message
-
-
 class Session:
     """Created by `Connection.create_session(transacted, acknowledge_mode)`."""
 
@@ -139,7 +133,6 @@ class Session:
         self._taken_ids: list[str] = []
         self._work = False  # the open transaction holds work of the application's
         self._tx_lost = False  # the open transaction died with the database connection
-        self._deferred: list[_Deferred] = []
         # ids a transacted session sent in its open transaction, per queue: its own receives
         # must not see them before the commit (JMS 1.1 4.4.7), though the database would
         self._sent_ids: dict[str, list[str]] = {}
@@ -202,7 +195,8 @@ class Session:
                 raise make(jerr.JMSException, CONNECTION_UNAVAILABLE,
                            f"connection no longer available: {exc!r}", exc) from exc
             self._engine = engine.Session(self._db, pool=pool.for_engine,
-                                          safety_poll=self._connection.factory.safety_poll)
+                                          safety_poll=self._connection.factory.safety_poll,
+                                          buffered_in_transactions=True)
         return self._engine
 
     async def _drop_db(self) -> None:
@@ -215,8 +209,7 @@ class Session:
 
     async def _lost(self, exc: PgaqError) -> None:
         """The session's connection is gone: what it held uncommitted rolled back with it."""
-        if self._engine is not None and (self._engine.in_transaction or self._consumed
-                                         or self._deferred):
+        if self._engine is not None and (self._engine.in_transaction or self._consumed):
             self._tx_lost = True
         self._connection.maybe_delivered.update(self._taken_ids)
         self._taken_ids.clear()
@@ -224,7 +217,6 @@ class Session:
         self._end_locked()
         self._sent_ids.clear()
         self._work = False
-        self._deferred.clear()
         await self._drop_db()
         self._connection.database_lost(make(jerr.JMSException, CONNECTION_UNAVAILABLE,
                                             f"connection no longer available: {exc.message}",
@@ -552,7 +544,7 @@ class Session:
         consumer.looks += 1
         got: list[engine.Message] = []
         if buffered and _buffered_turn(consumer, consumer.looks):
-            got = await self._buffered(eng, info, base)
+            got = await self._buffered(eng, info, base, in_tx)
             if got:
                 return got
         key = (info.qualified, consumer.consumer_name)
@@ -564,7 +556,7 @@ class Session:
             got = await self._lock_ahead(eng, key, base, ahead)
             if got or not buffered:
                 return got
-            return await self._buffered(eng, info, base)
+            return await self._buffered(eng, info, base, in_tx)
         batch = 1
         if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and not msgid:
             batch = self._connection.factory.dups_ok_batch
@@ -581,10 +573,12 @@ class Session:
                 self._taken_ids.extend(m.msgid for m in got)
                 self._work = True
             return got
-        if in_tx and not self._work and not self._consumed and not self._holds_locks():
-            await eng.commit()  # nothing held: no idle transaction left open
-        if buffered:
-            got = await self._buffered(eng, info, base)
+        if buffered or (msgid and consumer.buffered):
+            # a receive by id looks at both kinds too (Oracle JMS guide, "Dequeuing JMS
+            # Buffered Messages": the dequeue "checks for both persistent and buffered")
+            got = await self._buffered(eng, info, base, in_tx)
+        elif in_tx:
+            await self._end_idle(eng)
         return got
 
     async def _lock_ahead(self, eng: engine.Session, key: tuple[str, str | None],
@@ -640,11 +634,27 @@ class Session:
                 await eng.remove_held(queue, consumer, ids)
 
     async def _buffered(self, eng: engine.Session, info: DestinationInfo,
-                        base: engine.DequeueOptions) -> list[engine.Message]:
-        """A NON_PERSISTENT (AQ buffered) message: IMMEDIATE only (ORA-25293), so it is
-        consumed when received, in every mode."""
-        return await eng.dequeue(info.qualified, replace(base, visibility="IMMEDIATE",
-                                                         delivery_mode="BUFFERED"))
+                        base: engine.DequeueOptions, in_tx: bool) -> list[engine.Message]:
+        """A NON_PERSISTENT message (the buffered companion's), taken as a persistent one
+        is: in the session's transaction when its mode holds one (so commit, acknowledge,
+        rollback and recover settle it with the rest), else IMMEDIATE."""
+        if not in_tx:
+            return await eng.dequeue(info.qualified, replace(base, visibility="IMMEDIATE",
+                                                             delivery_mode="BUFFERED"))
+        await eng.begin()
+        got = await eng.dequeue(info.qualified, replace(base, visibility="ON_COMMIT",
+                                                        delivery_mode="BUFFERED"))
+        if got:
+            self._taken_ids.extend(m.msgid for m in got)
+            self._work = True
+        else:
+            await self._end_idle(eng)
+        return got
+
+    async def _end_idle(self, eng: engine.Session) -> None:
+        """A look found nothing: a transaction that holds nothing is not left open."""
+        if eng.in_transaction and not self._work and not self._consumed and not self._holds_locks():
+            await eng.commit()
 
     async def _commit_consumed(self, eng: engine.Session, *, begin_next: bool = False) -> None:
         await eng.commit(begin_next=begin_next)
@@ -664,9 +674,7 @@ class Session:
             async with self.using() as eng:
                 if ok:
                     # the listener's next look follows at once: its BEGIN rides on the COMMIT
-                    # (unless that look is first at buffered messages, which is autocommit)
-                    await eng.commit(begin_next=self._connection.started.is_set() and not (
-                        consumer is not None and _buffered_turn(consumer, consumer.looks + 1)))
+                    await eng.commit(begin_next=self._connection.started.is_set())
                 else:
                     self._prefetched.clear()  # rolled back with the rest of the batch
                     await eng.rollback()
@@ -705,23 +713,21 @@ class Session:
 
     # -- producing (called by producers) ---------------------------------------------------
     async def send_engine(self, queue: str, payload: engine.Payload,
-                          props: engine.MessageProperties, message: jmsg.Message,
-                          persistent: bool) -> str | None:
-        """Enqueue one message as the session's mode wants it; its id, or None for a
-        NON_PERSISTENT message a transacted session sends after its commit."""
-        if not persistent and self.transacted:
-            self.check_open()
-            self._deferred.append(_Deferred(queue, payload, props, message))
-            return None
+                          props: engine.MessageProperties, persistent: bool) -> str:
+        """Enqueue one message as the session's mode wants it (a transacted session's in
+        its transaction, whatever the delivery mode: the Oracle JMS guide's "Transactions
+        Support" for buffered messages); its id."""
+        mode = "PERSISTENT" if persistent else "BUFFERED"
         async with self.using() as eng:
             if self.transacted:
                 await eng.begin()
                 self._work = True
-                mid = await eng.enqueue(queue, payload, props, visibility="ON_COMMIT")
+                mid = await eng.enqueue(queue, payload, props, visibility="ON_COMMIT",
+                                        delivery_mode=mode)
                 self._sent_ids.setdefault(queue, []).append(mid)
                 return mid
             return await eng.enqueue(queue, payload, props, visibility="IMMEDIATE",
-                                     delivery_mode="PERSISTENT" if persistent else "BUFFERED")
+                                     delivery_mode=mode)
 
     # -- transactions and acknowledgement -------------------------------------------------
     async def commit(self) -> None:
@@ -737,7 +743,6 @@ class Session:
                 self._sent_ids.clear()
                 raise make(jerr.TransactionRolledBackException, 207, "the transaction was "
                            "rolled back: its database connection was lost")
-            deferred, self._deferred = self._deferred, []
             eng = self._engine
             try:
                 if eng is not None:
@@ -759,11 +764,6 @@ class Session:
                 self._sent_ids.clear()
                 self._work = False
                 self._end_locked()
-        for d in deferred:  # buffered messages: IMMEDIATE, right after the commit
-            async with self.using() as e:
-                mid = await e.enqueue(d.queue, d.payload, d.props, visibility="IMMEDIATE",
-                                      delivery_mode="BUFFERED")
-            d.message.jms_message_id = "ID:" + mid
 
     async def _restart_after_failure(self) -> None:
         if self._engine is not None and self._engine.in_transaction:
@@ -783,7 +783,6 @@ class Session:
 
     async def _rollback(self) -> None:
         async with self._lock:
-            self._deferred.clear()
             self._sent_ids.clear()
             self._prefetched.clear()
             self._end_locked()
@@ -864,7 +863,6 @@ class Session:
             except PgaqError as exc:
                 log.warning("closing a session: %s", exc)
             self._closed = True
-            self._deferred.clear()
             await self._drop_db()
         self._connection.forget(self)
 

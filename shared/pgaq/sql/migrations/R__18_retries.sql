@@ -12,7 +12,14 @@ LANGUAGE sql STABLE AS $$
                    THEN m.exception_queue ELSE %L::name END$e$, q.table_id, q.default_exception_queue)
 $$;
 
-CREATE OR REPLACE FUNCTION aq.record_failed_attempts(p_queue text, p_consumer text, p_msgids bytea[])
+-- p_buffered: the messages are buffered ones, in the queue table's companion (R__11_buffered):
+-- pgaq.jms's NON_PERSISTENT messages are received in transactions and come again after a
+-- rollback or recover as persistent ones do (Oracle JMS guide, "Buffered Messaging with
+-- Oracle JMS", "Transaction Commits and Client Acknowledgments"); past max_retries one
+-- waits in state 3 for the monitor to move it to its exception queue as a persistent
+-- message, as an expired buffered message does (aq.persist_buffered_exceptions).
+CREATE OR REPLACE FUNCTION aq.record_failed_attempts(p_queue text, p_consumer text, p_msgids bytea[],
+                                                     p_buffered boolean)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   q aq.queue_info := aq.resolve_queue(p_queue);
@@ -26,6 +33,9 @@ DECLARE
 BEGIN
   PERFORM aq.check_access(q, 'DEQUEUE');
   IF p_msgids IS NULL OR cardinality(p_msgids) = 0 THEN RETURN 0; END IF;
+  IF p_buffered THEN
+    q := aq.buffered_info(q);
+  END IF;
   IF q.multiple_consumers AND q.queue_type = 'NORMAL_QUEUE' THEN
     EXECUTE format($f$
       WITH u AS (
@@ -88,3 +98,8 @@ BEGIN
   END IF;
   RETURN n;
 END $$;
+
+-- (the form before buffered messages took part in transactions, for a caller of the
+-- previous release and for plain SQL: persistent messages)
+CREATE OR REPLACE FUNCTION aq.record_failed_attempts(p_queue text, p_consumer text, p_msgids bytea[])
+RETURNS integer LANGUAGE sql AS $$ SELECT aq.record_failed_attempts(p_queue, p_consumer, p_msgids, false) $$;
