@@ -71,7 +71,8 @@ class QueueBrowser:
                 except PgaqError as exc:
                     raise as_jms(exc) from exc
                 for m in got:
-                    yield codec.from_engine(m, info.payload_kind, self.destination)
+                    yield codec.from_engine(m, info.payload_kind, self.destination,
+                                            j2ee_compliant=self.session.connection.j2ee_compliant)
                 if len(got) < BATCH:
                     break
                 navigation = "NEXT_MESSAGE"

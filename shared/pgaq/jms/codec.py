@@ -10,9 +10,11 @@ SQL unchanged:
   --------------------------  ---------------------------------------------------------------
   JMSMessageID                "ID:" + msgid
   JMSTimestamp                enqueue time (ms since the epoch, floored as the selector does)
-  JMSPriority                 priority, as it is (Oracle JMS's default, non-Java-EE mode)
+  JMSPriority                 priority: as it is in Oracle JMS's default, non-compliant
+                              mode; 9 - JMSPriority in Java EE compliant mode (compliance)
   JMSExpiration               expiration: the time to live in whole seconds (rounded up);
-                              back as JMSTimestamp + expiration * 1000 (0: never)
+                              back as JMSTimestamp + expiration * 1000 (0: never), in
+                              both modes (JMSTimestamp is the enqueue time)
   JMSCorrelationID            correlation
   JMSDeliveryMode             the enqueue's delivery mode: PERSISTENT, NON_PERSISTENT = BUFFERED
   JMSRedelivered              attempts > 0 (JMSXDeliveryCount = attempts + 1)
@@ -47,6 +49,7 @@ from typing import Any
 from ..engine import Message as EngineMessage
 from ..engine import MessageProperties, Payload
 from . import _values as V
+from . import compliance
 from .destination import AQjmsAgent, Destination, Queue, Topic
 from .errors import MessageFormatException
 from .message import (
@@ -350,7 +353,8 @@ def _fill_body(msg: Message, payload: dict[str, Any]) -> None:
 
 
 def from_engine(m: EngineMessage, payload_type: str, destination: Destination | None, *,
-                is_topic: Callable[[str], bool] | None = None) -> Message:
+                is_topic: Callable[[str], bool] | None = None,
+                j2ee_compliant: bool = False) -> Message:
     """The JMS message for a dequeued engine message from a queue table of kind
     `payload_type`: the class of its body, headers and JMSX/JMS_Oracle properties set,
     properties and body read-only (Bytes and Stream bodies reset for reading). A reply-to
@@ -378,7 +382,7 @@ def from_engine(m: EngineMessage, payload_type: str, destination: Destination | 
     stamp = _ms(m.enqueue_time)
     msg._timestamp = stamp
     msg._correlation_id = m.correlation
-    msg._priority = m.priority
+    msg._priority = compliance.from_aq_priority(m.priority, j2ee_compliant)
     msg._expiration = stamp + m.expiration * 1000 if m.expiration is not None and m.expiration >= 0 else 0
     msg._redelivered = m.attempts > 0
     msg._delivery_mode = NON_PERSISTENT if m.delivery_mode == "BUFFERED" else PERSISTENT

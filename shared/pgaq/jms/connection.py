@@ -160,6 +160,11 @@ class Connection:
         # they carry JMSRedelivered (AQ counts no attempt for them)
         self.maybe_delivered: set[str] = set()
         self.meta_data = ConnectionMetaData()
+        # Oracle's compliance mode (pgaq.jms.compliance), and the durable subscriber names
+        # this connection made, by name, the topics ("owner.name", lower case): in
+        # compliant mode only their maker may move a name to another topic
+        self.j2ee_compliant: bool = factory.j2ee_compliant
+        self.durable_made: dict[str, set[str]] = {}
 
     # -- state ----------------------------------------------------------------------------
     @property

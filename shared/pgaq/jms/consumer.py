@@ -19,6 +19,7 @@ import asyncpg
 
 from .. import engine
 from ..errors import wrap_db_error
+from . import compliance
 from . import errors as jerr
 from . import message as jmsg
 from ._support import (
@@ -119,6 +120,8 @@ class MessageConsumer:
         the same name with another selector alters the subscription)."""
         from ..queries import load
 
+        if self.durable and self.session.connection.j2ee_compliant:
+            await compliance.claim_durable_name(self, info)  # a name is one subscription
         try:
             async with self.session.connection.pool.acquire() as c:
                 rule = None
@@ -133,6 +136,8 @@ class MessageConsumer:
                         "sys.aq$_agent($2, NULL, NULL), rule => $3, "
                         "delivery_mode => 'PERSISTENT_OR_BUFFERED')",
                         info.qualified, self.consumer_name, self.message_selector)
+                    if self.durable:
+                        compliance.durable_made(self, info)
                 elif (rule or None) != self.message_selector:
                     await c.execute(
                         "CALL dbms_aqadm.alter_subscriber(queue_name => $1, subscriber => "

@@ -15,6 +15,7 @@ from typing import Any
 
 import asyncpg
 
+from . import compliance
 from . import errors as jerr
 from ._support import CONNECTION_UNAVAILABLE, make
 from .connection import Connection
@@ -35,13 +36,16 @@ class ConnectionFactory:
     most how many messages a transacted session locks ahead per look, sized by what its
     last transaction took), `acquire_timeout` (seconds
     a session waits for a pooled connection before ResourceAllocationException JMS-221),
-    and any further asyncpg connect arguments."""
+    `j2ee_compliant` (Oracle's oracle.jms.j2eeCompliant: JMSPriority 0-9 with 9 the highest
+    and durable subscriber names unique; False, the default, is Oracle's non-compliant
+    mode, where JMSPriority is AQ's priority: see pgaq.jms.compliance) and any further
+    asyncpg connect arguments."""
 
     def __init__(self, dsn: str | None = None, *, user: str | None = None,
                  password: str | None = None, min_pool_size: int = 1, max_pool_size: int = 10,
                  safety_poll: float = 5.0, dups_ok_batch: int = 50, dups_ok_delay: float = 0.1,
                  transacted_prefetch: int = 32, acquire_timeout: float = 5.0,
-                 **connect_kwargs: Any) -> None:
+                 j2ee_compliant: bool = False, **connect_kwargs: Any) -> None:
         self.dsn = dsn
         self.user = user
         self.password = password
@@ -52,6 +56,7 @@ class ConnectionFactory:
         self.dups_ok_delay = dups_ok_delay
         self.transacted_prefetch = max(1, transacted_prefetch)
         self.acquire_timeout = acquire_timeout
+        self.j2ee_compliant = compliance.check_flag(j2ee_compliant)
         self.connect_kwargs = connect_kwargs
         self._pools: dict[tuple[str | None, str | None], _Pool] = {}
         self._owners: dict[int, tuple[str | None, str | None]] = {}

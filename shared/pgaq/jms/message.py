@@ -229,8 +229,10 @@ class Message:
 
     @property
     def jms_priority(self) -> int:
-        """The AQ priority, as Oracle JMS's default (non-Java-EE) mode uses it: the number
-        goes to the queue as it is (JMSPriority in a selector is the AQ priority)."""
+        """The JMS priority: in Oracle JMS's default, non-compliant mode AQ's priority as it
+        is (smaller is more urgent); with j2ee_compliant, 0-9 with 9 the highest (stored
+        as AQ priority 9 - p: pgaq.jms.compliance). JMSPriority in a selector is the
+        stored AQ priority in both modes."""
         return self._priority
 
     @jms_priority.setter

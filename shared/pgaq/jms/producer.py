@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..engine import Agent
-from . import codec
+from . import codec, compliance
 from . import errors as jerr
 from . import message as jmsg
 from ._support import (
@@ -40,7 +40,8 @@ class MessageProducer:
         self.session = session
         self.destination = destination
         self.delivery_mode = PERSISTENT
-        self.priority = jmsg.DEFAULT_PRIORITY
+        # Oracle's default, non-compliant mode: AQ's 1; Java EE compliant: JMS's 4
+        self.priority = compliance.default_priority(session.connection.j2ee_compliant)
         self.time_to_live = float(jmsg.DEFAULT_TIME_TO_LIVE)  # seconds; 0 = never expires
         self.disable_message_id = False
         self.disable_message_timestamp = False
@@ -68,8 +69,10 @@ class MessageProducer:
         return self.delivery_mode
 
     def set_priority(self, priority: int) -> None:
+        """0-9, 9 the highest, in Java EE compliant mode; else AQ's priority (any 32-bit
+        int, smaller is more urgent). Out of range: JMSException."""
         self._check_open()
-        self.priority = priority
+        self.priority = compliance.check_priority(priority, self.session.connection.j2ee_compliant)
 
     def get_priority(self) -> int:
         return self.priority
@@ -139,7 +142,8 @@ class MessageProducer:
         mode = self.delivery_mode if delivery_mode is None else delivery_mode
         if mode not in (PERSISTENT, NON_PERSISTENT):
             fail(jerr.JMSException, 101, f"Invalid delivery mode {mode!r}")
-        prio = self.priority if priority is None else priority
+        compliant = self.session.connection.j2ee_compliant
+        prio = compliance.check_priority(self.priority if priority is None else priority, compliant)
         ttl = self.time_to_live if time_to_live is None else time_to_live
         if recipient_list is not None and not recipient_list:
             fail(jerr.JMSException, INVALID_RECIPIENTS, "Invalid recipient list: empty")
@@ -157,6 +161,7 @@ class MessageProducer:
         message._time_to_live = round(ttl * 1000) if ttl and ttl > 0 else 0
         message._recipients = list(recipient_list) if recipient_list else None
         payload, props = codec.to_engine(message, info.payload_kind)
+        props.priority = compliance.to_aq_priority(prio, compliant)
         conn = self.session.connection
         if props.sender_id is None and info.qualified.lower() in conn.no_local_topics:
             props.sender_id = Agent(conn.local_name)  # no_local consumers skip these

@@ -516,7 +516,8 @@ class Session:
             if (consumer.no_local and m.sender_id is not None
                     and m.sender_id.name == self._connection.local_name):
                 return False
-            msg = codec.from_engine(m, info.payload_kind, consumer.destination)
+            msg = codec.from_engine(m, info.payload_kind, consumer.destination,
+                                    j2ee_compliant=self._connection.j2ee_compliant)
             msg._acknowledger = self._acknowledger
             if m.msgid in self._connection.maybe_delivered and not msg.jms_redelivered:
                 # taken by a transaction that died with its connection, which AQ does not

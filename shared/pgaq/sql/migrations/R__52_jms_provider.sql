@@ -44,3 +44,38 @@ BEGIN
                    'aq$_jms_provider', t.schema_name, t.table_name);
   END IF;
 END $$;
+
+-- JMSPriority in Oracle JMS's two compliance modes (oracle.jms.j2eeCompliant; pgaq.jms's
+-- ConnectionFactory(j2ee_compliant=...)), for every JMS client of these queues to map alike
+-- (pgaq.jms.compliance does the same without a round trip; both are tested against
+-- tests/integration/jms_priority_vectors.json). Oracle Database Advanced Queuing User's
+-- Guide, "JMS Message Headers": in Java EE compliant mode JMSPriority is 0-9, 9 the
+-- highest, 4 the default; non-compliant (the default mode) it is AQ's priority, where a
+-- smaller number is more urgent and 1 the default. Compliant priorities are stored as
+-- 9 - p, so AQ's priority ordering (smaller first) delivers higher JMS priorities first.
+CREATE OR REPLACE FUNCTION aq.jms_priority_to_aq(p_priority integer, p_compliant boolean)
+RETURNS integer LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF NOT p_compliant THEN
+    RETURN p_priority;
+  END IF;
+  IF p_priority IS NULL OR p_priority NOT BETWEEN 0 AND 9 THEN
+    RAISE EXCEPTION USING ERRCODE = '22023',
+      MESSAGE = format('JMS-207: Invalid priority %s: 0 (lowest) to 9 (highest) in Java EE '
+                       'compliant mode', coalesce(p_priority::text, 'NULL'));
+  END IF;
+  RETURN 9 - p_priority;
+END $$;
+
+-- The JMSPriority read for a stored AQ priority; compliant, an AQ priority outside 0-9 (an
+-- enqueue that is not JMS's) reads as the nearest end of 0-9, keeping the order.
+CREATE OR REPLACE FUNCTION aq.jms_priority_from_aq(p_priority integer, p_compliant boolean)
+RETURNS integer LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN p_compliant THEN least(9, greatest(0, 9 - p_priority::bigint))::integer
+              ELSE p_priority END
+$$;
+
+CREATE OR REPLACE FUNCTION aq.jms_default_priority(p_compliant boolean)
+RETURNS integer LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN p_compliant THEN 4 ELSE 1 END
+$$;
