@@ -1,5 +1,5 @@
 """Issue 32, item 5: a subscription exists when the call that makes it returns. JMS 1.1
-(6.11, TopicSubscriber) has a subscriber get what is published while it is active, from the
+(TopicSubscriber) has a subscriber get what is published while it is active, from the
 return of createSubscriber / createDurableSubscriber; here that call is `await
 session.create_...(...)`, and `pgaq.jms.blocking`'s create_* (no await, as in Java). A
 topic subscriber that was not awaited refuses to receive or take a listener (JMS-107) and
@@ -224,8 +224,8 @@ async def test_durable_subscription_semantics(conn: asyncpg.Connection, connecti
                                               publisher_connection: jms.Connection) -> None:
     """Oracle's DurableSubscriber (Database Advanced Queuing User's Guide, "Introduction to
     Oracle Java Message Service"): the same name on the same topic with another selector
-    alters the subscription; JMS 1.1 6.11.1: it keeps what is published while no consumer
-    is open; an active one cannot be unsubscribed."""
+    alters the subscription; JMS 1.1 (durable TopicSubscriber): it keeps what is published
+    while no consumer is open; an active one cannot be unsubscribed."""
     await _topic(conn)
     session = connection.create_session()
     topic = session.get_topic("shop", "events")

@@ -8,7 +8,7 @@ is stopped it does not look. A message listener is the same loop in a named task
 connection, one message at a time per session (the session's delivery lock).
 
 A topic subscriber (durable or not) is an AQ subscriber, and AQ keeps for a subscriber only
-what is published once it exists. In JMS 1.1 (6.11, TopicSubscriber) a subscriber gets what
+what is published once it exists. In JMS 1.1 (TopicSubscriber) a subscriber gets what
 is published while it is active, which is from the return of createSubscriber /
 createDurableSubscriber: here, from the return of `await session.create_...(...)`.
 A subscriber that was never awaited refuses to receive or take a listener (JMS-107), for a
