@@ -46,6 +46,7 @@ UNSUBSCRIBE_UNKNOWN = 235
 RECOVER_TRANSACTED = 238
 CLIENT_ID_LATE = 240
 LISTENER_SET = 198
+NOT_SUBSCRIBED = 107  # "Operation not allowed on {0}": a topic subscriber never awaited
 
 
 def make(cls: type[jerr.JMSException], code: int, text: str,

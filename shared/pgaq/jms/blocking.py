@@ -175,17 +175,20 @@ class Connection(_Wrapper):
 
 
 class Session(_Wrapper):
-    def _open(self, consumer: _consumer.MessageConsumer) -> MessageConsumer:
+    def _open(self, create: Callable[..., _consumer.MessageConsumer],
+              *args: Any) -> MessageConsumer:
+        """Create and await the consumer in one step on the loop, as Java's create call
+        returns with the subscription made: a message published once this returns reaches
+        it, and nothing runs on the loop between the two (a session's listener given to the
+        consumer as it is created sees it awaited)."""
         async def opened() -> _consumer.MessageConsumer:
-            return await consumer  # checked now, the subscription made (or nothing left)
+            return await create(*args)  # checked now, the subscription made (or nothing left)
 
-        self._loop.run(opened())
-        return MessageConsumer(consumer, self._loop)
+        return MessageConsumer(self._loop.run(opened()), self._loop)
 
     def create_consumer(self, destination: Any, message_selector: str | None = None,
                         no_local: bool = False) -> MessageConsumer:
-        return self._open(self._loop.call(self._target.create_consumer, destination,
-                                          message_selector, no_local))
+        return self._open(self._target.create_consumer, destination, message_selector, no_local)
 
     create_receiver = create_consumer
 
@@ -195,13 +198,13 @@ class Session(_Wrapper):
 
     def create_durable_subscriber(self, topic: Any, name: str, message_selector: str | None = None,
                                   no_local: bool = False) -> MessageConsumer:
-        return self._open(self._loop.call(self._target.create_durable_subscriber, topic, name,
-                                          message_selector, no_local))
+        return self._open(self._target.create_durable_subscriber, topic, name,
+                          message_selector, no_local)
 
     def create_topic_receiver(self, topic: Any, receiver_name: str,
                               message_selector: str | None = None) -> MessageConsumer:
-        return self._open(self._loop.call(self._target.create_topic_receiver, topic,
-                                          receiver_name, message_selector))
+        return self._open(self._target.create_topic_receiver, topic, receiver_name,
+                          message_selector)
 
     def set_message_listener(self, listener: Callable[..., Any] | None) -> None:
         self._loop.call(self._target.set_message_listener, _threaded(listener))

@@ -233,6 +233,13 @@ class Connection:
         if listener is not None:
             self._tasks.spawn("exception-listener", self._tell(listener, exc))
 
+    def report(self, exc: jerr.JMSException) -> None:
+        """Tell the exception listener of an error that no call of the application can
+        raise (a message listener that can never deliver)."""
+        listener = self._exception_listener
+        if listener is not None and not self._closed:
+            self._tasks.spawn("exception-listener", self._tell(listener, exc))
+
     def database_back(self) -> None:
         self._outage = False
 

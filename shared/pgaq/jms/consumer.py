@@ -6,6 +6,15 @@ enqueue's NOTIFY, or by a reconnect, and every `safety_poll` seconds on its own)
 message it may take is there, its time is up, or the consumer closes; while the connection
 is stopped it does not look. A message listener is the same loop in a named task of the
 connection, one message at a time per session (the session's delivery lock).
+
+A topic subscriber (durable or not) is an AQ subscriber, and AQ keeps for a subscriber only
+what is published once it exists. In JMS 1.1 (TopicSubscriber) a subscriber gets what
+is published while it is active, which is from the return of createSubscriber /
+createDurableSubscriber: here, from the return of `await session.create_...(...)`.
+A subscriber that was never awaited refuses to receive or take a listener (JMS-107), for a
+subscription made then would silently miss what was published in between. Queue receivers
+and topic receivers make nothing in the database (their messages wait for them anyway), so
+they may still open at their first receive.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from ._support import (
     INVALID_QUEUE,
     INVALID_TOPIC,
     LISTENER_SET,
+    NOT_SUBSCRIBED,
     as_jms,
     call,
     fail,
@@ -69,6 +79,8 @@ class MessageConsumer:
         self._closing = asyncio.Event()
         self._info: DestinationInfo | None = None
         self._opening = asyncio.Lock()
+        # open() was called (`await`, `async with`): a subscriber may receive from then on
+        self.open_called = False
         self._listener: MessageListener | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop_listener: asyncio.Event | None = None
@@ -90,6 +102,7 @@ class MessageConsumer:
 
     async def open(self) -> DestinationInfo:
         """Check the destination and selector, make the subscription (topics); once."""
+        self.open_called = True
         if self._info is not None:
             return self._info
         async with self._opening:
@@ -116,8 +129,10 @@ class MessageConsumer:
             return info
 
     async def _subscribe(self, info: DestinationInfo) -> None:
-        """The AQ subscriber behind a topic subscriber, its rule the selector (seed 004:
-        the same name with another selector alters the subscription)."""
+        """The AQ subscriber behind a topic subscriber, its rule the selector (Oracle's
+        Database Advanced Queuing User's Guide, "Introduction to Oracle Java Message
+        Service", DurableSubscriber: the same name on the same topic with another selector
+        alters the subscription, the messages it holds kept)."""
         from ..queries import load
 
         if self.durable and self.session.connection.j2ee_compliant:
@@ -155,6 +170,21 @@ class MessageConsumer:
         if self.closed:
             fail(jerr.IllegalStateException, CONSUMER_CLOSED, "Consumer is closed")
         self.session.check_open()
+
+    @property
+    def unsubscribed(self) -> bool:
+        """A topic subscriber whose subscription was never asked for (not awaited)."""
+        return self.subscribed and not self.open_called and not self.closed
+
+    def check_subscribed(self, what: str) -> None:
+        """Refuse `what` on a topic subscriber that was not awaited (see the module's doc)."""
+        if self.unsubscribed:
+            call_ = ("create_durable_subscriber" if self.durable else "create_subscriber")
+            fail(jerr.IllegalStateException, NOT_SUBSCRIBED,
+                 f"Operation not allowed on a subscriber of {self.destination.qualified} that "
+                 f"has no subscription: {what} needs `consumer = await session.{call_}(...)` "
+                 "(or create_consumer on a topic, awaited), which makes the subscription before "
+                 "it returns; one made now would have missed what was published meanwhile")
 
     # -- JMS getters ----------------------------------------------------------------------
     def get_message_selector(self) -> str | None:
@@ -197,6 +227,7 @@ class MessageConsumer:
 
     def _no_listener(self) -> None:
         self._check_open()
+        self.check_subscribed("receive()")
         if self._listener is not None:
             fail(jerr.IllegalStateException, LISTENER_SET,
                  "receive() on a consumer that has a message listener")
@@ -271,7 +302,16 @@ class MessageConsumer:
     def set_message_listener(self, listener: MessageListener | None) -> None:
         """Deliver each message to `listener` (a plain or async callable) once the
         connection is started, one at a time per session; None stops (after the message
-        being delivered, if any)."""
+        being delivered, if any). A topic subscriber must have been awaited."""
+        self._check_open()
+        if listener is not None:
+            self.check_subscribed("set_message_listener()")
+        self.listen(listener)
+
+    def listen(self, listener: MessageListener | None) -> None:
+        """set_message_listener without the check: the session-wide listener, given to a
+        subscriber as it is created (Session._adopt), before it can have been awaited; its
+        delivery loop waits for that await (see _deliver)."""
         self._check_open()
         if self._stop_listener is not None:
             self._stop_listener.set()
@@ -293,6 +333,17 @@ class MessageConsumer:
         s = self.session
         conn = s.connection
         in_listener.set(s)
+        if self.unsubscribed:
+            # the session-wide listener on a subscriber made without `await`: the creating
+            # code ran on without awaiting it (an await would have begun open() before this
+            # task first ran), so it never subscribes; say so rather than deliver nothing
+            exc = make(jerr.IllegalStateException, NOT_SUBSCRIBED,
+                       f"a subscriber of {self.destination.qualified} created in a session with "
+                       "a message listener was not awaited: it has no subscription and delivers "
+                       "nothing (`await session.create_subscriber(...)`)")
+            log.error("%s", exc)
+            conn.report(exc)
+            return
         backoff = 0.05
         while not (stop.is_set() or self._closing.is_set()):
             try:

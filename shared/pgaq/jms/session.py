@@ -347,11 +347,15 @@ class Session:
                         no_local: bool = False) -> MessageConsumer:
         """A consumer. A selector that does not parse raises InvalidSelectorException
         here (selector.check_syntax, no database); `await` the consumer to have the database
-        check the rest now (the destination, the selector's types and names) and, on a
-        topic, its subscription made, else its first receive does. On a
-        Topic it is a non-durable subscriber: an AQ subscriber of its own ("TSUB_<hex>",
-        the selector its rule), removed when it closes; a process that dies without
-        closing it leaves it behind (dbms_aqadm.remove_subscriber removes it)."""
+        check the rest (the destination, the selector's types and names). On a Topic it is
+        a non-durable subscriber: an AQ subscriber of its own ("TSUB_<hex>", the selector
+        its rule), made before `await session.create_consumer(topic)` returns and removed
+        when it closes (a process that dies without closing it leaves it behind:
+        dbms_aqadm.remove_subscriber removes it). A topic subscriber must be awaited: one
+        that was not refuses receive and set_message_listener (IllegalStateException,
+        JMS-107), as a subscription made then would miss what was published meanwhile. On
+        a Queue, without `await`, the first receive checks and opens it (a queue keeps its
+        messages for whoever comes)."""
         self.check_open()
         if not isinstance(destination, Destination):
             fail(jerr.InvalidDestinationException, INVALID_DESTINATION,
@@ -374,8 +378,10 @@ class Session:
                                   message_selector: str | None = None,
                                   no_local: bool = False) -> MessageConsumer:
         """A durable subscriber: the AQ subscriber `name` of the topic with the selector as
-        its rule (made, or altered to this selector, when the consumer opens: `await`
-        it). It keeps receiving messages while no consumer is open, until unsubscribe."""
+        its rule, made (or altered to this selector, keeping its messages) before `await
+        session.create_durable_subscriber(...)` returns; not awaited, it refuses receive and
+        set_message_listener. It keeps receiving messages while no consumer is open, until
+        unsubscribe."""
         self.check_open()
         if not name:
             fail(jerr.JMSException, 116, "Subscriber name must be specified")
@@ -403,7 +409,9 @@ class Session:
     def _adopt(self, c: MessageConsumer) -> MessageConsumer:
         self._consumers.append(c)
         if self._message_listener is not None:
-            c.set_message_listener(self._message_listener)
+            # unchecked: a subscriber cannot have been awaited yet; its delivery starts
+            # once it is, and reports it if it never is (MessageConsumer._deliver)
+            c.listen(self._message_listener)
         return c
 
     def create_browser(self, destination: Destination, message_selector: str | None = None,
@@ -475,8 +483,13 @@ class Session:
         return self._message_listener
 
     def set_message_listener(self, listener: Callable[..., Any] | None) -> None:
-        """Every consumer of the session delivers to `listener` (those created later too)."""
+        """Every consumer of the session delivers to `listener` (those created later too).
+        Refused, changing nothing, while a topic subscriber of the session was not awaited
+        (it has no subscription: MessageConsumer.set_message_listener)."""
         self.check_open()
+        if listener is not None:
+            for c in self._consumers:
+                c.check_subscribed("Session.set_message_listener()")
         self._message_listener = listener
         for c in self._consumers:
             c.set_message_listener(listener)
