@@ -715,6 +715,10 @@ class Session:
             return [replace(_message(r), delivery_mode="BUFFERED") for r in rows]
         return [_message(r) for r in rows]
 
+    def has_position(self, queue: str, consumer: str | None) -> bool:
+        """Whether NEXT_MESSAGE / NEXT_TRANSACTION would go on from a saved position."""
+        return (queue.lower(), (consumer or "").upper() or None) in self._positions
+
     def forget_position(self, queue: str, consumer: str | None) -> None:
         """NEXT_MESSAGE starts from the first available message again (a caller that looked
         LOCKED and does not navigate from there)."""

@@ -21,6 +21,9 @@ from ._support import (
     AUTO_ACKNOWLEDGE,
     CLIENT_ACKNOWLEDGE,
     DUPS_OK_ACKNOWLEDGE,
+    NAVIGATION_FIRST_MESSAGE,
+    NAVIGATION_NEXT_MESSAGE,
+    NAVIGATION_NEXT_TRANSACTION,
     SESSION_TRANSACTED,
 )
 from .browser import QueueBrowser, TopicBrowser
@@ -88,7 +91,8 @@ TopicSession = Session
 
 __all__ = [
     "AUTO_ACKNOWLEDGE", "CLIENT_ACKNOWLEDGE", "DEFAULT_DELIVERY_MODE", "DEFAULT_PRIORITY",
-    "DEFAULT_TIME_TO_LIVE", "DUPS_OK_ACKNOWLEDGE", "NON_PERSISTENT", "PERSISTENT",
+    "DEFAULT_TIME_TO_LIVE", "DUPS_OK_ACKNOWLEDGE", "NAVIGATION_FIRST_MESSAGE",
+    "NAVIGATION_NEXT_MESSAGE", "NAVIGATION_NEXT_TRANSACTION", "NON_PERSISTENT", "PERSISTENT",
     "SESSION_TRANSACTED",
     "AQjmsAdtMessage", "AQjmsAgent", "AQjmsBytesMessage", "AQjmsConnection", "AQjmsConsumer",
     "AQjmsException", "AQjmsFactory", "AQjmsMapMessage", "AQjmsMessage", "AQjmsObjectMessage",

@@ -36,6 +36,8 @@ from ._support import (
     INVALID_QUEUE,
     INVALID_TOPIC,
     LISTENER_SET,
+    NAVIGATION_NAMES,
+    NAVIGATION_NEXT_MESSAGE,
     NOT_SUBSCRIBED,
     as_jms,
     call,
@@ -75,6 +77,9 @@ class MessageConsumer:
         self.subscribed = durable or temporary
         self.buffered = True  # receives look at NON_PERSISTENT (buffered) messages too
         self.looks = 0
+        # AQjmsConsumer.setNavigationMode (NAVIGATION_*); None: Oracle's default, the first
+        # message for the first receive and the next one after it
+        self.navigation: int | None = None
         self.closed = False
         self._closing = asyncio.Event()
         self._info: DestinationInfo | None = None
@@ -232,16 +237,44 @@ class MessageConsumer:
             fail(jerr.IllegalStateException, LISTENER_SET,
                  "receive() on a consumer that has a message listener")
 
+    async def receive_no_data(self, timeout: float | None = 0.0) -> str | None:
+        """AQjmsConsumer.receiveNoData: remove the next message without fetching its body
+        (AQ's REMOVE_NODATA; the Oracle JMS guide, "Remove No Data": for a message already
+        looked at, say through a browser); under the session's acknowledge mode as a
+        receive. Waits as `receive(timeout)` does (by default not at all); the removed
+        message's JMSMessageID, or None when there was none."""
+        self._no_listener()
+        got = await self.next(timeout, no_data=True)
+        return None if got is None else "ID:" + got[0].msgid
+
+    def set_navigation_mode(self, mode: int) -> None:
+        """AQjmsConsumer.setNavigationMode: NAVIGATION_FIRST_MESSAGE (each receive from the
+        head: the most urgent message of a priority-ordered queue), NAVIGATION_NEXT_MESSAGE
+        (after the last one; in a transaction group, the group's next) or
+        NAVIGATION_NEXT_TRANSACTION (the next transaction group's first: grouped queues
+        only, else ORA-25237 at receive)."""
+        self._check_open()
+        if mode not in NAVIGATION_NAMES or mode is None or isinstance(mode, bool):
+            raise jerr.JMSException(
+                f"ORA-25237: invalid navigation mode {mode!r}: use NAVIGATION_FIRST_MESSAGE (1), "
+                "NAVIGATION_NEXT_TRANSACTION (2) or NAVIGATION_NEXT_MESSAGE (3)", "ORA-25237")
+        self.navigation = mode
+
+    def get_navigation_mode(self) -> int:
+        self._check_open()
+        return NAVIGATION_NEXT_MESSAGE if self.navigation is None else self.navigation
+
     async def _receive(self, timeout: float | None, *, msgid: str | None = None,
                        listener: bool = False) -> jmsg.Message | None:
         got = await self.next(timeout, msgid=msgid, listener=listener)
         return None if got is None else got[1]
 
     async def next(self, timeout: float | None, *, msgid: str | None = None,
-                   listener: bool = False,
-                   stop: asyncio.Event | None = None) -> tuple[engine.Message, jmsg.Message] | None:
+                   listener: bool = False, stop: asyncio.Event | None = None,
+                   no_data: bool = False) -> tuple[engine.Message, jmsg.Message] | None:
         """The receive loop (see the module's doc); `timeout` 0: look once."""
         info = await self.open()
+        blocking = timeout != 0
         conn = self.session.connection
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + max(0.0, timeout)
@@ -250,10 +283,10 @@ class MessageConsumer:
         if timeout == 0:
             if not conn.started.is_set():
                 return None
-            return await self._look(info, msgid, listener)
+            return await self._look(info, msgid, listener, no_data=no_data)
         if conn.started.is_set() and not any(s.is_set() for s in stops):
             # a message already there needs no subscription (its LISTEN round trips)
-            got = await self._look(info, msgid, listener)
+            got = await self._look(info, msgid, listener, blocking, no_data)
             if got is not None:
                 return got
         async with conn.subscribe(info.channel) as event:
@@ -268,7 +301,7 @@ class MessageConsumer:
                     continue
                 if event is not None:
                     event.clear()
-                got = await self._look(info, msgid, listener)
+                got = await self._look(info, msgid, listener, blocking, no_data)
                 if got is not None:
                     return got
                 await self.session.idle()
@@ -279,11 +312,13 @@ class MessageConsumer:
                 waits = [*stops] if event is None else [event, *stops]
                 await _wait_any(waits, pause)
 
-    async def _look(self, info: DestinationInfo, msgid: str | None,
-                    listener: bool) -> tuple[engine.Message, jmsg.Message] | None:
+    async def _look(self, info: DestinationInfo, msgid: str | None, listener: bool,
+                    blocking: bool = False,
+                    no_data: bool = False) -> tuple[engine.Message, jmsg.Message] | None:
         while True:
             self._check_open()
-            got = await self.session.take(self, info, listener=listener, msgid=msgid)
+            got = await self.session.take(self, info, listener=listener, msgid=msgid,
+                                          blocking=blocking, no_data=no_data)
             if got is False:
                 continue  # one of this connection's own publications, for a no_local consumer
             if got is None or got is True:
@@ -381,7 +416,7 @@ class MessageConsumer:
         async with s.delivery:
             if stop.is_set() or self._closing.is_set() or not s.connection.started.is_set():
                 return False
-            got = await self._look(info, None, True)
+            got = await self._look(info, None, True, True)
             if got is None:
                 return False
             ok = True

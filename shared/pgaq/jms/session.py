@@ -61,6 +61,7 @@ from ._support import (
     DUPS_OK_ACKNOWLEDGE,
     INVALID_DESTINATION,
     INVALID_TOPIC,
+    NAVIGATION_NAMES,
     RECOVER_TRANSACTED,
     ROLLBACK_NOT_TRANSACTED,
     SESSION_CLOSED,
@@ -82,6 +83,7 @@ if TYPE_CHECKING:
     from .connection import Connection
 
 log = logging.getLogger("pgaq.jms")
+
 
 BUFFERED_EVERY = 16  # a receive looks at buffered messages first once every so many looks
 
@@ -496,10 +498,13 @@ class Session:
 
     # -- consuming (called by consumers and browsers) -------------------------------------
     async def take(self, consumer: MessageConsumer, info: DestinationInfo, *, listener: bool,
-                   msgid: str | None = None) -> tuple[engine.Message, jmsg.Message] | bool | None:
+                   msgid: str | None = None, blocking: bool = False,
+                   no_data: bool = False) -> tuple[engine.Message, jmsg.Message] | bool | None:
         """One look for the consumer's next message, no wait: (engine message, JMS message),
         None when there is none, False for one of this connection's own publications that
-        a no_local consumer drops (the caller looks again).
+        a no_local consumer drops (the caller looks again). `blocking`: the look of a
+        receive that waits (navigation goes back to the first message at the end of the
+        queue); `no_data`: AQ's REMOVE_NODATA (receive_no_data), the body not fetched.
 
         Persistent messages are looked at first and buffered ones when there is none (or
         every BUFFERED_EVERY looks, so a steady persistent flow does not starve them): AQ
@@ -513,7 +518,8 @@ class Session:
                 m = queued.pop(0)
             else:
                 got = self._prefetched_by_id(consumer, _engine_id(msgid)) if msgid else []
-                got = got or await self._dequeue(eng, consumer, info, listener, msgid)
+                got = got or await self._dequeue(eng, consumer, info, listener, msgid,
+                                                 blocking, no_data)
                 if not got:
                     return None
                 m = got[0]
@@ -543,8 +549,8 @@ class Session:
         return m, msg
 
     async def _dequeue(self, eng: engine.Session, consumer: MessageConsumer,
-                       info: DestinationInfo, listener: bool,
-                       msgid: str | None) -> list[engine.Message]:
+                       info: DestinationInfo, listener: bool, msgid: str | None,
+                       blocking: bool = False, no_data: bool = False) -> list[engine.Message]:
         in_tx = self.holds_transaction or listener
         condition = None if consumer.subscribed else consumer.message_selector
         own = self._sent_ids.get(info.qualified) if self.transacted else None
@@ -553,7 +559,9 @@ class Session:
             condition = mine if condition is None else f"({condition}) AND {mine}"
         base = engine.DequeueOptions(
             consumer_name=consumer.consumer_name, wait=0, condition=condition,
-            msgid=_engine_id(msgid) if msgid else None)
+            msgid=_engine_id(msgid) if msgid else None,
+            navigation=NAVIGATION_NAMES.get(consumer.navigation, "NEXT_MESSAGE"),
+            dequeue_mode="REMOVE_NODATA" if no_data else "REMOVE")
         buffered = consumer.buffered and not msgid
         consumer.looks += 1
         got: list[engine.Message] = []
@@ -566,22 +574,32 @@ class Session:
             return []  # this transaction has it locked and handed it out already
         ahead = min(self._connection.factory.transacted_prefetch,
                     max(self._last_tx, self._tx_taken))
-        if self.transacted and not msgid and (ahead > 1 or self._locked.get(key)):
+        if (self.transacted and not msgid and not no_data and consumer.navigation is None
+                and (ahead > 1 or self._locked.get(key))):
             got = await self._lock_ahead(eng, key, base, ahead)
             if got or not buffered:
                 return got
             return await self._buffered(eng, info, base, in_tx)
         batch = 1
-        if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and not msgid:
+        if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and not msgid and not no_data:
             batch = self._connection.factory.dups_ok_batch
             if self._consumed and not any(self._prefetched.values()):
                 # the last batch was handed out whole; this look's BEGIN rides on the COMMIT
                 await self._commit_consumed(eng, begin_next=True)
         if in_tx:
             await eng.begin()
-        got = await eng.dequeue(info.qualified, replace(
-            base, visibility="ON_COMMIT" if in_tx else "IMMEDIATE", delivery_mode="PERSISTENT",
-            batch_size=batch))
+        opts = replace(base, visibility="ON_COMMIT" if in_tx else "IMMEDIATE",
+                       delivery_mode="PERSISTENT", batch_size=batch)
+        got = await eng.dequeue(info.qualified, opts)
+        if (not got and not msgid and (consumer.navigation is None or blocking)
+                and eng.has_position(info.qualified, consumer.consumer_name)):
+            # at the end of the queue, or of a transaction group, navigation starts again
+            # from the first message (the Oracle JMS guide, "Message Navigation in
+            # Receive": for a blocking receive; and by default, where the first receive is
+            # FIRST_MESSAGE, so that a consumer of a grouped queue goes on to the next
+            # group instead of stalling after the first)
+            eng.forget_position(info.qualified, consumer.consumer_name)
+            got = await eng.dequeue(info.qualified, opts)
         if got:
             if in_tx:
                 self._taken_ids.extend(m.msgid for m in got)
