@@ -19,7 +19,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import asyncpg
 
@@ -80,23 +80,52 @@ class ConnectionMetaData:
         return list(self.jmsx_property_names)
 
 
+class Parked(Protocol):
+    """A holder of a pooled connection it is not using (a Session between operations)."""
+
+    async def give_back_parked(self) -> None: ...
+
+
 class BoundedPool:
-    """The factory's pool with a bound on the wait for a connection: each session holds one
-    for its life, so a session beyond `max_pool_size` would wait for ever; after
-    `acquire_timeout` seconds it gets ResourceAllocationException (JMS-221) instead."""
+    """The factory's pool with a bound on the wait for a connection: after
+    `acquire_timeout` seconds a session gets ResourceAllocationException (JMS-221) instead
+    of waiting for ever.
+
+    A session keeps its connection between operations (no reset round trip per receive)
+    but parks it here while it holds nothing on it (no transaction with work, nothing
+    unacknowledged): a take that finds the pool exhausted has parked holders give theirs
+    back first, so `max_pool_size` bounds the sessions working at once, not the sessions
+    open (a Spring container opens dozens per login, most of them waiting)."""
 
     def __init__(self, pool: asyncpg.Pool, timeout: float) -> None:
         self.raw = pool
         self.timeout = timeout
+        self._parked: dict[Parked, None] = {}  # insertion-ordered: the oldest gives first
+        self.waiting = 0  # takes waiting for a connection: a holder done with one gives it back
+
+    def park(self, holder: Parked) -> None:
+        self._parked[holder] = None
+
+    def unpark(self, holder: Parked) -> None:
+        self._parked.pop(holder, None)
 
     async def take(self) -> asyncpg.Connection:
+        while (self._parked and self.raw.get_idle_size() == 0
+               and self.raw.get_size() >= self.raw.get_max_size()):
+            holder = next(iter(self._parked))
+            del self._parked[holder]
+            await holder.give_back_parked()
+        self.waiting += 1
         try:
             return await self.raw.acquire(timeout=self.timeout)
         except TimeoutError as exc:
             raise make(jerr.ResourceAllocationException, 221,
                        "Free physical database connection unavailable in connection pool "
-                       f"(none within {self.timeout:g} s: raise max_pool_size, or close "
-                       "sessions)", exc) from exc
+                       f"(none within {self.timeout:g} s: every one is in a session's open "
+                       "transaction; raise max_pool_size, or end transactions sooner)",
+                       exc) from exc
+        finally:
+            self.waiting -= 1
 
     async def release(self, conn: asyncpg.Connection, *, timeout: float | None = None) -> None:
         await self.raw.release(conn, timeout=timeout)

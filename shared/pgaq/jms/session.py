@@ -48,6 +48,7 @@ import asyncpg
 
 from .. import engine
 from ..errors import ConnectionLost, PgaqError
+from ..lease import Lease
 from ..queries import load
 from . import codec
 from . import errors as jerr
@@ -135,6 +136,7 @@ class Session:
         self._taken_ids: list[str] = []
         self._work = False  # the open transaction holds work of the application's
         self._tx_lost = False  # the open transaction died with the database connection
+        self._pinned = False  # get_db_connection handed the connection out: kept for life
         # ids a transacted session sent in its open transaction, per queue: its own receives
         # must not see them before the commit (JMS 1.1 4.4.7), though the database would
         self._sent_ids: dict[str, list[str]] = {}
@@ -186,7 +188,7 @@ class Session:
 
     # -- the database connection ----------------------------------------------------------
     async def _ensure(self) -> engine.Session:
-        if self._engine is None:
+        if self._db is None:
             pool = self._connection.pool
             try:
                 self._db = await pool.take()
@@ -196,12 +198,61 @@ class Session:
                                                     exc))
                 raise make(jerr.JMSException, CONNECTION_UNAVAILABLE,
                            f"connection no longer available: {exc!r}", exc) from exc
-            self._engine = engine.Session(self._db, pool=pool.for_engine,
-                                          safety_poll=self._connection.factory.safety_poll,
-                                          buffered_in_transactions=True)
+            if self._engine is None:
+                self._engine = engine.Session(self._db, pool=pool.for_engine,
+                                              safety_poll=self._connection.factory.safety_poll,
+                                              buffered_in_transactions=True)
+            else:  # taken again after `_give_back`: positions and statements kept
+                self._engine.bind(Lease(self._db, "a pgaq.jms Session"))
+        assert self._engine is not None
         return self._engine
 
+    def _holds_nothing(self) -> bool:
+        """Whether the session's connection holds nothing of its own: no transaction with
+        work in it, nothing unacknowledged, locked or prefetched, not handed out by
+        `get_db_connection` (an empty transaction left by `COMMIT; BEGIN` is nothing)."""
+        return not (self._pinned or self._work or self._consumed or self._holds_locks()
+                    or any(self._prefetched.values()) or self._closed)
+
+    async def _park(self) -> None:
+        """After an operation (under the session's lock): a connection that holds nothing
+        is parked with the pool, or given back at once if another session waits for one."""
+        if self._db is None or not self._holds_nothing():
+            return
+        pool = self._connection.pool
+        if pool.waiting:
+            await self._give_back()
+        else:
+            pool.park(self)
+
+    async def give_back_parked(self) -> None:
+        """The pool is exhausted and this session parked its connection (BoundedPool):
+        give it back, if it still holds nothing."""
+        async with self._lock:
+            if self._db is not None and self._holds_nothing():
+                await self._give_back()
+
+    async def _give_back(self) -> None:
+        """The connection back to the pool (an empty transaction left by `COMMIT; BEGIN`
+        committed first); the next operation takes one again, with the engine session's
+        positions and statements kept."""
+        eng = self._engine
+        assert eng is not None and self._db is not None
+        try:
+            if eng.in_transaction:
+                await eng.commit()
+        except PgaqError:
+            await self._drop_db()  # (the next operation reports a lost database)
+            return
+        eng.unbind()
+        conn, self._db = self._db, None
+        try:
+            await self._connection.pool.release(conn, timeout=5.0)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
+            conn.terminate()
+
     async def _drop_db(self) -> None:
+        self._connection.pool.unpark(self)
         conn, self._db, self._engine = self._db, None, None
         if conn is not None:
             try:
@@ -229,9 +280,12 @@ class Session:
         """The engine session, alone, with library errors turned into JMS exceptions."""
         self.check_open()
         async with self._lock:
+            pool = self._connection.pool
+            pool.unpark(self)
             eng = await self._ensure()
             try:
                 yield eng
+                await self._park()
             except ConnectionLost as exc:
                 await self._lost(exc)
                 raise as_jms(exc) from exc
@@ -242,8 +296,10 @@ class Session:
 
     async def get_db_connection(self) -> asyncpg.Connection:
         """AQjmsSession.getDBConnection: the session's own connection, for SQL of yours in
-        the same transaction (a transacted session's transaction is begun)."""
+        the same transaction (a transacted session's transaction is begun); the session
+        keeps it from now on (it is no longer given back while waiting)."""
         async with self.using() as eng:
+            self._pinned = True
             if self.transacted:
                 await eng.begin()
                 self._work = True
@@ -738,6 +794,7 @@ class Session:
                 if not any(self._prefetched.values()):
                     await self._commit_consumed(eng)
 
+
     async def quiesce(self) -> None:
         """Wait for the message listener running in this session, if any, to return."""
         async with self.delivery:
@@ -796,6 +853,7 @@ class Session:
                 self._sent_ids.clear()
                 self._work = False
                 self._end_locked()
+                await self._park()
 
     async def _restart_after_failure(self) -> None:
         if self._engine is not None and self._engine.in_transaction:
@@ -831,6 +889,7 @@ class Session:
                 self._tx_lost = False
             except PgaqError as exc:
                 raise as_jms(exc) from exc
+            await self._park()
 
     async def recover(self) -> None:
         """Redeliver every message consumed and not acknowledged (a rollback in AQ, so each
@@ -866,6 +925,7 @@ class Session:
             finally:
                 self._taken_ids.clear()
                 self._work = False
+                await self._park()
 
     # -- close ----------------------------------------------------------------------------
     async def close(self) -> None:
