@@ -1125,6 +1125,7 @@ async def test_static_sql_is_index_friendly(cdb: asyncpg.Connection) -> None:
         "weight * 2 > 1 OR price / 2 > 1",
         "weight * 1e308 * 1e308 * 1e308 * 1e308 > 0 OR price BETWEEN weight AND 1e308",
         "JMSPriority / 2 > 1 AND -weight < 0",
+        "JMSDeliveryMode = 'NON_PERSISTENT' OR JMSPriority > 100",
     ],
 )
 async def test_jms_arithmetic_runs_in_a_parallel_scan(cdb: asyncpg.Connection, cond: str) -> None:
@@ -1145,6 +1146,19 @@ async def test_jms_arithmetic_runs_in_a_parallel_scan(cdb: asyncpg.Connection, c
             c["params"],
         )
     assert n > 0
+
+
+async def test_delivery_mode_is_read_inline_from_the_row(cdb: asyncpg.Connection) -> None:
+    """JMSDeliveryMode is the row's delivery_mode column, through a helper the planner
+    inlines: no function call per row, so a selector on it costs a comparison."""
+    c = await cdb.fetchrow(
+        "SELECT * FROM aq.compile_condition($1, 'JMS', $2::regtype)",
+        "JMSDeliveryMode = 'NON_PERSISTENT'", JMS_PAYLOAD,
+    )
+    plan = "\n".join(r[0] for r in await cdb.fetch(
+        "EXPLAIN (VERBOSE) SELECT id FROM condtest.jmsg m WHERE $1::text[] IS NOT NULL"
+        f" AND {c['sql']}", c["params"]))
+    assert "m.delivery_mode" in plan and "jms_delivery_mode" not in plan, plan
 
 
 async def test_jms_long_products_are_bounded(cdb: asyncpg.Connection) -> None:
