@@ -783,6 +783,16 @@ SQL_ROWS: list[SqlRow] = [
     ("NOT (tab.user_data.price > 10)", Car(price=None), False),
     ("upper(tab.user_data.color) = 'RED'", Car(color="red"), True),
     ("tab.user_data.price\t>\n30000\r", Car(price=40000), True),
+    # the seed's selectors for AdtMessage payloads (Oracle JMS, "MessageSelector"); {hexid}
+    # is the message identifier without JMS's "ID:"
+    ("priority < 3 AND corrid = 'Fiction'", Car(priority=2, corrid="Fiction"), True),
+    ("priority < 3 AND corrid = 'Fiction'", Car(priority=3, corrid="Fiction"), False),
+    ("tab.user_data.color = 'GREEN' AND tab.user_data.price < 30000",
+     Car(color="GREEN", price=100), True),
+    ("tab.user_data.color = 'GREEN' AND tab.user_data.price < 30000",
+     Car(color="GREEN", price=30000), False),
+    ("msgid = '{hexid}'", Car(), True),
+    ("msgid = '23434556566767676'", Car(), False),
     ("priority = 'abc'", Car(), "ORA-00932"),
     ("JMSPriority = 1", Car(), "ORA-00904"),
     ("tab.user_data.nosuch = 1", Car(), "ORA-00904"),
@@ -840,7 +850,7 @@ async def _single(conn: asyncpg.Connection, queue: str, payload: Any, props: Mes
     s = Session(conn)
     vis = _visibility(mode)
     mid = await s.enqueue(queue, payload, props, delivery_mode=mode, visibility=vis)
-    condition = condition.replace("{msgid}", f"ID:{mid}")
+    condition = condition.replace("{msgid}", f"ID:{mid}").replace("{hexid}", mid)
     if "{timestamp}" in condition:
         [seen] = await s.dequeue(queue, DequeueOptions(dequeue_mode="BROWSE", msgid=mid, wait=0,
                                                        delivery_mode=mode, visibility=vis))
@@ -965,20 +975,26 @@ def _car(c: Car) -> tuple[dict[str, Any], MessageProperties]:
             MessageProperties(priority=c.priority, correlation=c.corrid))
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(("condition", "car", "expected"), SQL_ROWS, ids=_ids(SQL_ROWS))
 async def test_sql_condition_on_dequeue(qdb: asyncpg.Connection, condition: str, car: Car,
-                                        expected: bool | str) -> None:
-    """A dequeue condition on an object queue is Oracle SQL: strings order, NULLs are SQL's."""
+                                        expected: bool | str, mode: str) -> None:
+    """A dequeue condition on an object queue is Oracle SQL: strings order, NULLs are SQL's;
+    on persistent and buffered messages alike."""
     payload, props = _car(car)
-    assert await _single(qdb, "s.oq1", payload, props, condition) == expected
+    assert await _single(qdb, "s.oq1", payload, props, condition, mode) == expected
 
 
-@pytest.mark.parametrize(("condition", "car", "expected"), SQL_ROWS, ids=_ids(SQL_ROWS))
+SQL_RULE_ROWS = [r for r in SQL_ROWS if "{" not in r[0]]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("condition", "car", "expected"), SQL_RULE_ROWS, ids=_ids(SQL_RULE_ROWS))
 async def test_sql_condition_as_subscriber_rule(qdb: asyncpg.Connection, condition: str, car: Car,
-                                                expected: bool | str) -> None:
+                                                expected: bool | str, mode: str) -> None:
     """An AQ subscriber rule on an object queue is Oracle SQL too."""
     payload, props = _car(car)
-    assert await _rule(qdb, "s.oqn", payload, props, condition) == expected
+    assert await _rule(qdb, "s.oqn", payload, props, condition, mode) == expected
 
 
 async def test_row_tables_cover_every_comparison_operator(qdb: asyncpg.Connection) -> None:
