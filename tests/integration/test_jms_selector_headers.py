@@ -18,6 +18,8 @@ from __future__ import annotations
 import asyncpg
 import pgaq.jms as jms
 import pytest
+from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq.migrate import migrate
 
 from .helpers import make_queue
 
@@ -80,17 +82,16 @@ def _header_cases(ids: dict[str, str], stamp: dict[str, int]) -> list[tuple[str,
 
 
 async def _header_messages(session: jms.Session, producer: jms.MessageProducer,
-                           mode: int) -> tuple[dict[str, str], dict[str, int]]:
+                           mode: int) -> dict[str, str]:
+    """Three messages of the mode with different headers; their JMSMessageIDs by text."""
     sent = [await _send(session, producer, "fiction", mode, priority=2, corrid="Fiction",
                         jms_type="book"),
             await _send(session, producer, "reply", mode, priority=7, corrid="RE: order 1",
                         jms_type="news"),
             await _send(session, producer, "plain", mode, priority=5)]
-    ids = {m.text: m.jms_message_id for m in sent}  # type: ignore[attr-defined]
-    stamps = {m.text: m.jms_timestamp for m in sent}  # type: ignore[attr-defined]
     for m in sent:
-        assert m.jms_delivery_mode == mode
-    return ids, stamps  # type: ignore[return-value]
+        assert m.jms_delivery_mode == mode and m.jms_message_id is not None
+    return {m.text: m.jms_message_id for m in sent}  # type: ignore[attr-defined,misc]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -104,8 +105,12 @@ async def test_queue_consumer_selects_on_each_header(conn: asyncpg.Connection,
     queue = session.get_queue("shop", "orders_q")
     producer = session.create_producer(queue)
     await connection.start()
-    ids, stamps = await _header_messages(session, producer, mode)
+    ids = await _header_messages(session, producer, mode)
     browse_all = "JMSMessageID LIKE 'ID:%'"
+    # JMSTimestamp as the consumer sees it: the enqueue time (Oracle JMS, "JMS Message
+    # Headers": it "maps to Oracle Database Advanced Queuing message enqueue time")
+    stamps = {m.text: m.jms_timestamp  # type: ignore[attr-defined]
+              async for m in session.create_browser(queue, message_selector=browse_all)}
     for selector, expected in _header_cases(ids, stamps):
         browser = session.create_browser(queue, message_selector=selector)
         seen = sorted([m.text async for m in browser])  # type: ignore[attr-defined]
@@ -255,3 +260,35 @@ async def test_alter_subscriber_selector_on_delivery_mode(conn: asyncpg.Connecti
     await _send(session, producer, "other", OTHER[mode])
     await connection.start()
     assert await _drain(sub) == ["wanted"]
+
+
+async def test_rules_cached_by_the_previous_compiler_are_recompiled(
+        conn: asyncpg.Connection) -> None:
+    """A database upgraded from a release whose compiler made JMSDeliveryMode the constant
+    'PERSISTENT' holds that SQL in aq.rule_cache; the migration replays the compiler and
+    recompiles every cached rule, so an existing durable subscription on NON_PERSISTENT
+    starts receiving buffered messages."""
+    await _destinations(conn)
+    for name, rule in [("EVERYONE", None), ("FLEETING", "'PERSISTENT' = 'NON_PERSISTENT'")]:
+        await conn.execute(
+            "CALL dbms_aqadm.add_subscriber(queue_name => 'shop.events', subscriber =>"
+            " sys.aq$_agent($1, NULL, NULL), rule => $2,"
+            " delivery_mode => 'PERSISTENT_OR_BUFFERED')", name, rule)
+    # the previous compiler's output for JMSDeliveryMode = 'NON_PERSISTENT' is exactly the
+    # current one's for the two constants: the catalog now says the rule, the cache the old SQL
+    await conn.execute("UPDATE aq.subscribers SET rule = 'JMSDeliveryMode = ''NON_PERSISTENT'''"
+                       " WHERE name = 'FLEETING'")
+    s = Session(conn)
+    buffered = {"delivery_mode": "BUFFERED", "visibility": "IMMEDIATE"}
+    take = DequeueOptions(consumer_name="FLEETING", wait=0, delivery_mode="BUFFERED",
+                          visibility="IMMEDIATE")
+    payload = {"header": {"properties": {}}, "text_len": 1, "text_vc": "x"}
+    await s.enqueue("shop.events", payload, MessageProperties(), **buffered)
+    assert await s.dequeue("shop.events", take) == []  # what the old cache does
+
+    await conn.execute("UPDATE aq.schema_migrations SET checksum = 'previous release'"
+                       " WHERE name = 'R__20_conditions_5_sql_jms.sql'")
+    assert "R__20_conditions_7_compile.sql" in await migrate(conn)
+
+    mid = await s.enqueue("shop.events", payload, MessageProperties(), **buffered)
+    assert [m.msgid for m in await s.dequeue("shop.events", take)] == [mid]
