@@ -5,7 +5,9 @@ Every row is written from the specification, not from what the compiler returns:
 or the ORA error an invalid selector gets). Each row goes through the paths a client meets:
 a JMS message is enqueued into a single-consumer queue and dequeued with the selector as
 the dequeue condition, and enqueued into a multi-consumer queue where a subscriber's rule
-is the selector. A message is delivered only when the selector is TRUE: FALSE and UNKNOWN
+is the selector. The rows on header fields go through both paths with messages of both
+delivery modes: a NON_PERSISTENT (buffered) message is stored apart from persistent ones,
+and a selector reads the same headers from it, its JMSDeliveryMode 'NON_PERSISTENT'. A message is delivered only when the selector is TRUE: FALSE and UNKNOWN
 (NULL, a missing property, unlike types) both keep it back, and `NOT (x)` tells them apart.
 
 The rules the rows check (issue 18 part 3, on top of JMS 1.1 3.8.1.1):
@@ -24,6 +26,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -632,13 +635,15 @@ HEADER_ROWS: list[Row] = [
     ("NOT (JMSMessageID = 1)", Msg(), False),
     ("JMSTimestamp >= 0", Msg(), True),
     ("JMSTimestamp = 'x'", Msg(), False),
+    # {timestamp}: the message's enqueue time in ms since the epoch (seed 004: JMSTimeStamp
+    # "maps to Oracle Database Advanced Queuing message enqueue time")
+    ("JMSTimestamp = {timestamp}", Msg(), True),
+    ("JMSTimestamp > {timestamp}", Msg(), False),
+    ("JMSTimestamp BETWEEN {timestamp} - 1 AND {timestamp} + 1", Msg(), True),
+    ("JMSTimestamp <> {timestamp}", Msg(), False),
     ("JMSType = 'book'", Msg(jms_type="book"), True),
     ("JMSType = 'book'", Msg(jms_type="news"), False),
     ("JMSType <> 'book'", Msg(), False),
-    ("JMSDeliveryMode = 'PERSISTENT'", Msg(), True),
-    ("JMSDeliveryMode = 'NON_PERSISTENT'", Msg(), False),
-    ("JMSDeliveryMode <> 'NON_PERSISTENT'", Msg(), True),
-    ("JMSDeliveryMode IN ('PERSISTENT')", Msg(), True),
     # JMSXUserID is the provider's (seed 004: the client gets it, never sets it): a client's
     # 'alice' is replaced by the enqueuing database user
     ("JMSXUserID = 'alice'", Msg(userid="alice"), False),
@@ -659,6 +664,37 @@ HEADER_ROWS: list[Row] = [
     ("JMSDestination IS NULL", Msg(), "ORA-00904"),
     ("JMSReplyTo IS NULL", Msg(), "ORA-00904"),
     ("JMSFoo = 1", Msg(), "ORA-00904"),
+]
+
+# JMSDeliveryMode: 'PERSISTENT' or 'NON_PERSISTENT' as the message was sent (JMS 1.1
+# 3.8.1.1); NON_PERSISTENT is Oracle JMS's buffered message. (selector, message, selected
+# when PERSISTENT, selected when NON_PERSISTENT)
+ModeRow = tuple[str, Msg, bool, bool]
+DELIVERY_MODE_ROWS: list[ModeRow] = [
+    ("JMSDeliveryMode = 'PERSISTENT'", Msg(), True, False),
+    ("JMSDeliveryMode = 'NON_PERSISTENT'", Msg(), False, True),
+    ("'NON_PERSISTENT' = JMSDeliveryMode", Msg(), False, True),
+    ("JMSDeliveryMode <> 'NON_PERSISTENT'", Msg(), True, False),
+    ("JMSDeliveryMode <> 'PERSISTENT'", Msg(), False, True),
+    ("NOT (JMSDeliveryMode = 'PERSISTENT')", Msg(), False, True),
+    ("JMSDeliveryMode IN ('PERSISTENT')", Msg(), True, False),
+    ("JMSDeliveryMode IN ('NON_PERSISTENT', 'X')", Msg(), False, True),
+    ("JMSDeliveryMode NOT IN ('NON_PERSISTENT')", Msg(), True, False),
+    ("JMSDeliveryMode LIKE 'NON%'", Msg(), False, True),
+    ("JMSDeliveryMode NOT LIKE 'NON%'", Msg(), True, False),
+    ("JMSDeliveryMode LIKE '%PERSISTENT'", Msg(), True, True),
+    ("JMSDeliveryMode IS NOT NULL", Msg(), True, True),
+    ("JMSDeliveryMode IS NULL", Msg(), False, False),
+    ("JMSDeliveryMode = 'BUFFERED'", Msg(), False, False),  # Oracle's word, not JMS's value
+    ("JMSDeliveryMode = 'non_persistent'", Msg(), False, False),
+    ("JMSDeliveryMode = 1", Msg(), False, False),            # a string: unlike types
+    ("NOT (JMSDeliveryMode = 1)", Msg(), False, False),
+    ("JMSDeliveryMode = JMSCorrelationID", Msg(corrid="NON_PERSISTENT"), False, True),
+    ("JMSDeliveryMode = JMSType", Msg(jms_type="PERSISTENT"), True, False),
+    ("JMSDeliveryMode = 'NON_PERSISTENT' AND JMSPriority = 4", Msg(), False, True),
+    ("JMSDeliveryMode = 'NON_PERSISTENT' AND JMSPriority = 5", Msg(), False, False),
+    ("JMSDeliveryMode = 'NON_PERSISTENT' OR JMSPriority = 4", Msg(), True, True),
+    ("JMSDeliveryMode = 'PERSISTENT' AND color = 'RED'", P(color=S("RED")), True, False),
 ]
 
 # --------------------------------------------------------------------------------------
@@ -747,6 +783,16 @@ SQL_ROWS: list[SqlRow] = [
     ("NOT (tab.user_data.price > 10)", Car(price=None), False),
     ("upper(tab.user_data.color) = 'RED'", Car(color="red"), True),
     ("tab.user_data.price\t>\n30000\r", Car(price=40000), True),
+    # the seed's selectors for AdtMessage payloads (Oracle JMS, "MessageSelector"); {hexid}
+    # is the message identifier without JMS's "ID:"
+    ("priority < 3 AND corrid = 'Fiction'", Car(priority=2, corrid="Fiction"), True),
+    ("priority < 3 AND corrid = 'Fiction'", Car(priority=3, corrid="Fiction"), False),
+    ("tab.user_data.color = 'GREEN' AND tab.user_data.price < 30000",
+     Car(color="GREEN", price=100), True),
+    ("tab.user_data.color = 'GREEN' AND tab.user_data.price < 30000",
+     Car(color="GREEN", price=30000), False),
+    ("msgid = '{hexid}'", Car(), True),
+    ("msgid = '23434556566767676'", Car(), False),
     ("priority = 'abc'", Car(), "ORA-00932"),
     ("JMSPriority = 1", Car(), "ORA-00904"),
     ("tab.user_data.nosuch = 1", Car(), "ORA-00904"),
@@ -773,10 +819,12 @@ async def qdb(cluster: Any, template_db: str) -> AsyncIterator[asyncpg.Connectio
                            q, qt)
         await conn.execute("CALL dbms_aqadm.start_queue(queue_name => $1)", q)
         if multi:
+            # both delivery modes, as a JMS durable subscriber takes them
             for sub, rule in [("ALL", None), ("SEL", "TRUE")]:
                 await conn.execute(
                     "CALL dbms_aqadm.add_subscriber(queue_name => $1,"
-                    " subscriber => sys.aq$_agent($2, NULL, NULL), rule => $3)", q, sub, rule)
+                    " subscriber => sys.aq$_agent($2, NULL, NULL), rule => $3,"
+                    " delivery_mode => 'PERSISTENT_OR_BUFFERED')", q, sub, rule)
     try:
         yield conn
     finally:
@@ -788,15 +836,30 @@ async def qdb(cluster: Any, template_db: str) -> AsyncIterator[asyncpg.Connectio
             await admin.close()
 
 
+MODES = ["PERSISTENT", "BUFFERED"]  # the engine's names of JMS's PERSISTENT, NON_PERSISTENT
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _visibility(mode: str) -> str:
+    return "IMMEDIATE" if mode == "BUFFERED" else "ON_COMMIT"  # buffered messages need it
+
+
 async def _single(conn: asyncpg.Connection, queue: str, payload: Any, props: MessageProperties,
-                  condition: str) -> bool | str:
+                  condition: str, mode: str = "PERSISTENT") -> bool | str:
     """Enqueue, then dequeue with the condition: delivered, or the ORA code of the refusal."""
     s = Session(conn)
-    mid = await s.enqueue(queue, payload, props)
-    condition = condition.replace("{msgid}", f"ID:{mid}")
+    vis = _visibility(mode)
+    mid = await s.enqueue(queue, payload, props, delivery_mode=mode, visibility=vis)
+    condition = condition.replace("{msgid}", f"ID:{mid}").replace("{hexid}", mid)
+    if "{timestamp}" in condition:
+        [seen] = await s.dequeue(queue, DequeueOptions(dequeue_mode="BROWSE", msgid=mid, wait=0,
+                                                       delivery_mode=mode, visibility=vis))
+        ms = (seen.enqueue_time - EPOCH) // timedelta(milliseconds=1)
+        condition = condition.replace("{timestamp}", str(ms))
     result: bool | str
     try:
-        got = await s.dequeue(queue, DequeueOptions(condition=condition, wait=0))
+        got = await s.dequeue(queue, DequeueOptions(condition=condition, wait=0,
+                                                    delivery_mode=mode, visibility=vis))
     except PgaqError as exc:
         assert exc.ora is not None, str(exc)
         result = exc.ora
@@ -804,13 +867,13 @@ async def _single(conn: asyncpg.Connection, queue: str, payload: Any, props: Mes
         assert [m.msgid for m in got] in ([], [mid])
         result = bool(got)
     if result is not True:  # the message stays for the next row otherwise
-        [left] = await s.dequeue(queue, DequeueOptions(wait=0))
+        [left] = await s.dequeue(queue, DequeueOptions(wait=0, delivery_mode=mode, visibility=vis))
         assert left.msgid == mid
     return result
 
 
 async def _rule(conn: asyncpg.Connection, queue: str, payload: Any, props: MessageProperties,
-                rule: str) -> bool | str:
+                rule: str, mode: str = "PERSISTENT") -> bool | str:
     """Make the rule subscriber SEL's, enqueue: delivered to SEL, or the ORA of the refusal."""
     try:
         await conn.execute(
@@ -820,10 +883,13 @@ async def _rule(conn: asyncpg.Connection, queue: str, payload: Any, props: Messa
         assert str(exc).startswith("ORA-"), str(exc)
         return str(exc)[:9]
     s = Session(conn)
-    mid = await s.enqueue(queue, payload, props)
-    got = await s.dequeue(queue, DequeueOptions(consumer_name="SEL", wait=0))
+    vis = _visibility(mode)
+    mid = await s.enqueue(queue, payload, props, delivery_mode=mode, visibility=vis)
+    got = await s.dequeue(queue, DequeueOptions(consumer_name="SEL", wait=0, delivery_mode=mode,
+                                                visibility=vis))
     assert [m.msgid for m in got] in ([], [mid])
-    [everyone] = await s.dequeue(queue, DequeueOptions(consumer_name="ALL", wait=0))
+    [everyone] = await s.dequeue(queue, DequeueOptions(consumer_name="ALL", wait=0,
+                                                       delivery_mode=mode, visibility=vis))
     assert everyone.msgid == mid
     return bool(got)
 
@@ -840,9 +906,12 @@ async def test_jms_selector_on_dequeue(qdb: asyncpg.Connection, selector: str, m
     assert got == expected, (selector, msg)
 
 
-@pytest.mark.parametrize(("selector", "msg", "expected"),
-                         [r for r in JMS_ROWS if "{msgid}" not in r[0]],
-                         ids=_ids([r for r in JMS_ROWS if "{msgid}" not in r[0]]))
+# rows naming what only the enqueue sets ({msgid}, {timestamp}) are no rule: it is made
+# before the message exists
+RULE_ROWS = [r for r in JMS_ROWS if "{" not in r[0]]
+
+
+@pytest.mark.parametrize(("selector", "msg", "expected"), RULE_ROWS, ids=_ids(RULE_ROWS))
 async def test_jms_selector_as_subscriber_rule(qdb: asyncpg.Connection, selector: str, msg: Msg,
                                                expected: bool | str) -> None:
     """A durable subscriber whose selector is TRUE for the message is one of its recipients."""
@@ -850,25 +919,82 @@ async def test_jms_selector_as_subscriber_rule(qdb: asyncpg.Connection, selector
     assert got == expected, (selector, msg)
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("selector", "msg", "expected"), HEADER_ROWS, ids=_ids(HEADER_ROWS))
+async def test_header_selector_on_dequeue_both_modes(qdb: asyncpg.Connection, selector: str,
+                                                     msg: Msg, expected: bool | str,
+                                                     mode: str) -> None:
+    """A selector on a header field reads the same value from a buffered (NON_PERSISTENT)
+    message as from a persistent one."""
+    got = await _single(qdb, "s.jq1", msg.payload(), _jms_props(msg), selector, mode)
+    assert got == expected, (selector, msg, mode)
+
+
+HEADER_RULE_ROWS = [r for r in HEADER_ROWS if "{" not in r[0]]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("selector", "msg", "expected"), HEADER_RULE_ROWS,
+                         ids=_ids(HEADER_RULE_ROWS))
+async def test_header_selector_as_subscriber_rule_both_modes(qdb: asyncpg.Connection,
+                                                             selector: str, msg: Msg,
+                                                             expected: bool | str,
+                                                             mode: str) -> None:
+    """A durable subscriber's rule on a header field, evaluated when a message of either
+    delivery mode is enqueued."""
+    got = await _rule(qdb, "s.jqn", msg.payload(), _jms_props(msg), selector, mode)
+    assert got == expected, (selector, msg, mode)
+
+
+def _mode_rows() -> list[tuple[str, Msg, str, bool]]:
+    return [(sel, m, mode, persistent if mode == "PERSISTENT" else buffered)
+            for sel, m, persistent, buffered in DELIVERY_MODE_ROWS for mode in MODES]
+
+
+@pytest.mark.parametrize(("selector", "msg", "mode", "expected"), _mode_rows(),
+                         ids=[f"{mode}:{sel}"[:90] for sel, _, mode, _ in _mode_rows()])
+async def test_delivery_mode_selector_on_dequeue(qdb: asyncpg.Connection, selector: str,
+                                                 msg: Msg, mode: str, expected: bool) -> None:
+    """JMSDeliveryMode in a consumer's selector is the message's own mode."""
+    got = await _single(qdb, "s.jq1", msg.payload(), _jms_props(msg), selector, mode)
+    assert got == expected, (selector, mode)
+
+
+@pytest.mark.parametrize(("selector", "msg", "mode", "expected"), _mode_rows(),
+                         ids=[f"{mode}:{sel}"[:90] for sel, _, mode, _ in _mode_rows()])
+async def test_delivery_mode_selector_as_subscriber_rule(qdb: asyncpg.Connection, selector: str,
+                                                         msg: Msg, mode: str,
+                                                         expected: bool) -> None:
+    """JMSDeliveryMode in a durable subscriber's rule is the enqueued message's mode."""
+    got = await _rule(qdb, "s.jqn", msg.payload(), _jms_props(msg), selector, mode)
+    assert got == expected, (selector, mode)
+
+
 def _car(c: Car) -> tuple[dict[str, Any], MessageProperties]:
     return ({"carno": c.carno, "price": c.price, "color": c.color, "qty": c.qty},
             MessageProperties(priority=c.priority, correlation=c.corrid))
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(("condition", "car", "expected"), SQL_ROWS, ids=_ids(SQL_ROWS))
 async def test_sql_condition_on_dequeue(qdb: asyncpg.Connection, condition: str, car: Car,
-                                        expected: bool | str) -> None:
-    """A dequeue condition on an object queue is Oracle SQL: strings order, NULLs are SQL's."""
+                                        expected: bool | str, mode: str) -> None:
+    """A dequeue condition on an object queue is Oracle SQL: strings order, NULLs are SQL's;
+    on persistent and buffered messages alike."""
     payload, props = _car(car)
-    assert await _single(qdb, "s.oq1", payload, props, condition) == expected
+    assert await _single(qdb, "s.oq1", payload, props, condition, mode) == expected
 
 
-@pytest.mark.parametrize(("condition", "car", "expected"), SQL_ROWS, ids=_ids(SQL_ROWS))
+SQL_RULE_ROWS = [r for r in SQL_ROWS if "{" not in r[0]]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("condition", "car", "expected"), SQL_RULE_ROWS, ids=_ids(SQL_RULE_ROWS))
 async def test_sql_condition_as_subscriber_rule(qdb: asyncpg.Connection, condition: str, car: Car,
-                                                expected: bool | str) -> None:
+                                                expected: bool | str, mode: str) -> None:
     """An AQ subscriber rule on an object queue is Oracle SQL too."""
     payload, props = _car(car)
-    assert await _rule(qdb, "s.oqn", payload, props, condition) == expected
+    assert await _rule(qdb, "s.oqn", payload, props, condition, mode) == expected
 
 
 async def test_row_tables_cover_every_comparison_operator(qdb: asyncpg.Connection) -> None:
@@ -879,3 +1005,14 @@ async def test_row_tables_cover_every_comparison_operator(qdb: asyncpg.Connectio
         assert op in text, op
     for ws in JAVA_WHITESPACE:
         assert any(ws in r[0] for r in WS_ROWS), repr(ws)
+
+
+def test_header_rows_name_every_header_a_selector_may() -> None:
+    """JMS 1.1 3.8.1.1: "Message header field references are restricted to JMSDeliveryMode,
+    JMSPriority, JMSMessageID, JMSTimestamp, JMSCorrelationID, and JMSType"; each is in rows
+    run on messages of both delivery modes, as are the JMSX properties Oracle sets."""
+    both = "\n".join([r[0] for r in HEADER_ROWS] + [r[0] for r in DELIVERY_MODE_ROWS])
+    for name in ("JMSDeliveryMode", "JMSPriority", "JMSMessageID", "JMSTimestamp",
+                 "JMSCorrelationID", "JMSType", "JMSXUserID", "JMSXAppID", "JMSXGroupID",
+                 "JMSXGroupSeq", "JMSXDeliveryCount"):
+        assert name in both, name

@@ -30,8 +30,11 @@
 --   * a property used directly as a condition is UNKNOWN unless its value is boolean.
 --   * x BETWEEN a AND b is (x >= a AND x <= b), NOT BETWEEN (x < a OR x > b), NOT IN is x <>
 --     each element, exactly as JMS defines them (three-valued with NULL operands).
---   * JMSDeliveryMode is the constant 'PERSISTENT'; JMSMessageID = 'ID:<32 hex>' compares the
---     msgid column itself (index friendly).
+--   * JMSDeliveryMode is 'NON_PERSISTENT' for a buffered message and 'PERSISTENT' otherwise,
+--     read from the row's delivery_mode column (aq.jms_delivery_mode), which the buffered
+--     companion table (R__11_buffered.sql) defaults to BUFFERED: the same compiled SQL serves
+--     both tables, as dequeue conditions and as subscriber rules cached once per queue must.
+--   * JMSMessageID = 'ID:<32 hex>' compares the msgid column itself (index friendly).
 --   * functions and || are not part of the selector syntax (ORA-00936).
 
 CREATE OR REPLACE FUNCTION aq._condition_jms_category_name(category text) RETURNS text
@@ -183,8 +186,7 @@ BEGIN
     WHEN 'JMSRedelivered' THEN RETURN aq._condition_new_fragment('(m.retry_count > 0)', 'bool', params, NULL);
     WHEN 'JMSXDeliveryCount' THEN RETURN aq._condition_new_fragment('(m.retry_count + 1)', 'exact', params, NULL);
     WHEN 'JMSDeliveryMode' THEN
-      params := params || 'PERSISTENT'::text; idx := cardinality(params);
-      RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, idx) || '::text', 'str', params, NULL);
+      RETURN aq._condition_new_fragment('aq.jms_delivery_mode(m.delivery_mode)', 'str', params, NULL);
     ELSE
       IF NOT has_header THEN
         PERFORM aq._condition_raise('ident', pos, name);

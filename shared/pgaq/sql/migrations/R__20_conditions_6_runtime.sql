@@ -103,6 +103,14 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
               ELSE aq.jms_num_text(aq.jms_val(p)) END
 $$;
 
+-- JMSDeliveryMode of a message row (JMS 1.1 3.8.1.1: 'PERSISTENT' or 'NON_PERSISTENT'):
+-- Oracle JMS sends a NON_PERSISTENT message as a buffered one, which the engine keeps in
+-- the queue table's companion, whose delivery_mode column says BUFFERED (R__11_buffered)
+CREATE OR REPLACE FUNCTION aq.jms_delivery_mode(p_mode text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN p_mode = 'BUFFERED' THEN 'NON_PERSISTENT' ELSE 'PERSISTENT' END
+$$;
+
 -- Three-way compare of two typed values:
 --   NULL  either side missing / null, or unlike types (UNKNOWN, issue 18)
 --   -1/0/1 numeric order (exact decimals);  30 a NaN (only <> is TRUE, as in Java)
