@@ -35,13 +35,15 @@ class ConnectionFactory:
     most how many messages a transacted session locks ahead per look, sized by what its
     last transaction took), `acquire_timeout` (seconds
     a session waits for a pooled connection before ResourceAllocationException JMS-221),
-    and any further asyncpg connect arguments."""
+    `temporary_schema` (the schema of temporary queues and topics; by default the one
+    named after the user, else the current schema), and any further asyncpg connect
+    arguments."""
 
     def __init__(self, dsn: str | None = None, *, user: str | None = None,
                  password: str | None = None, min_pool_size: int = 1, max_pool_size: int = 10,
                  safety_poll: float = 5.0, dups_ok_batch: int = 50, dups_ok_delay: float = 0.1,
                  transacted_prefetch: int = 32, acquire_timeout: float = 5.0,
-                 **connect_kwargs: Any) -> None:
+                 temporary_schema: str | None = None, **connect_kwargs: Any) -> None:
         self.dsn = dsn
         self.user = user
         self.password = password
@@ -52,6 +54,7 @@ class ConnectionFactory:
         self.dups_ok_delay = dups_ok_delay
         self.transacted_prefetch = max(1, transacted_prefetch)
         self.acquire_timeout = acquire_timeout
+        self.temporary_schema = temporary_schema
         self.connect_kwargs = connect_kwargs
         self._pools: dict[tuple[str | None, str | None], _Pool] = {}
         self._owners: dict[int, tuple[str | None, str | None]] = {}
