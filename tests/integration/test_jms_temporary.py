@@ -10,6 +10,7 @@ topics)."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 
 import asyncpg
@@ -61,8 +62,8 @@ async def serve_one(responder: jms.Connection) -> jms.Message:
     assert isinstance(request, jms.TextMessage)
     reply = session.create_text_message(f"re: {request.text}")
     reply.jms_correlation_id = request.jms_message_id
-    assert request.jms_reply_to is not None
-    await session.create_producer(None).send(request.jms_reply_to, reply)
+    assert isinstance(request.jms_reply_to, jms.Destination)
+    await session.create_producer(None).send(reply, destination=request.jms_reply_to)
     return request
 
 
@@ -194,7 +195,8 @@ async def test_reply_to_kind_in_sql_and_after_the_temporary_is_gone(
     assert got.jms_reply_to == tt
     # replying to it now: the destination is gone
     with pytest.raises(jms.InvalidDestinationException):
-        await rs.create_producer(None).send(got.jms_reply_to, rs.create_text_message("late"))
+        await rs.create_producer(None).send(rs.create_text_message("late"),
+                                            destination=got.jms_reply_to)
 
 
 async def test_only_the_creating_connection_consumes_and_deletes(
@@ -223,7 +225,7 @@ async def test_delete_refused_while_a_consumer_is_open(conn: asyncpg.Connection,
     session = requester.create_session()
     tt = await session.create_temporary_topic()
     tq = await session.create_temporary_queue()
-    assert tt != tq and tt.name != tq.name  # each one unique
+    assert tt.qualified != tq.qualified  # each one unique
     subscriber = await requester.create_session().create_subscriber(tt)
     with pytest.raises(jms.JMSException) as err:
         await tt.delete()
@@ -366,3 +368,74 @@ async def test_many_temporaries_at_once(conn: asyncpg.Connection,
                                 *(s.create_temporary_topic() for s in sessions))
     assert len({d.qualified for d in made}) == 8
     assert sorted(await temporaries(conn)) == sorted(d.qualified for d in made)
+
+
+def _sync_request_reply(dsn: str) -> list[str]:
+    from pgaq.jms import blocking
+
+    factory = blocking.ConnectionFactory(dsn, safety_poll=30.0)
+    try:
+        with factory.create_connection() as conn:
+            session = conn.create_session(False, blocking.AUTO_ACKNOWLEDGE)
+            tq = session.create_temporary_queue()
+            session.create_producer(tq).send(session.create_text_message("to myself"))
+            consumer = session.create_consumer(tq)
+            conn.start()
+            got = consumer.receive(10.0)
+            assert got is not None and got.text == "to myself"
+            consumer.close()
+            blocking.delete_temporary(tq)
+            with pytest.raises(jms.IllegalStateException):
+                blocking.delete_temporary(jms.TemporaryQueue(tq.owner, tq.name))
+            return [tq.qualified]
+    finally:
+        factory.close()
+
+
+async def test_blocking_temporary_queue(conn: asyncpg.Connection, db_dsn: str) -> None:
+    made = await asyncio.to_thread(_sync_request_reply, db_dsn)
+    assert len(made) == 1
+    assert await temporaries(conn) == []
+
+
+@pytest.fixture
+async def alice(conn: asyncpg.Connection) -> AsyncIterator[str]:
+    """A user with a schema of its own, no AQ administrator rights."""
+    name = f"alice_{uuid.uuid4().hex[:8]}"
+    await conn.execute(f'CREATE ROLE "{name}" LOGIN')
+    await conn.execute(f'CREATE SCHEMA "{name}" AUTHORIZATION "{name}"')
+    yield name
+    await conn.execute(f'DROP OWNED BY "{name}" CASCADE')
+    await conn.execute(f'DROP ROLE "{name}"')
+
+
+async def test_a_plain_user_in_its_own_schema(conn: asyncpg.Connection, db_dsn: str,
+                                              alice: str) -> None:
+    """The caller's own rights: a user without AQ administrator rights makes temporary
+    destinations in the schema named after it; a user who manages no schema is refused
+    with ORA-01031."""
+    factory = jms.ConnectionFactory(db_dsn.replace("postgres@", f"{alice}@"), safety_poll=30.0)
+    async with await factory.create_connection() as c:
+        session = c.create_session()
+        tq = await session.create_temporary_queue()
+        tt = await session.create_temporary_topic()
+        assert tq.owner == alice and tt.owner == alice
+        subscriber = await session.create_subscriber(tt)
+        await session.create_producer(tq).send(session.create_text_message("q"))
+        await session.create_producer(tt).send(session.create_text_message("t"))
+        consumer = await session.create_consumer(tq)
+        await c.start()
+        got_q, got_t = await consumer.receive(10.0), await subscriber.receive(10.0)
+        assert got_q is not None and got_q.text == "q"  # type: ignore[attr-defined]
+        assert got_t is not None and got_t.text == "t"  # type: ignore[attr-defined]
+    assert await temporaries(conn) == []
+
+    await conn.execute(f'CREATE ROLE "{alice}_b" LOGIN')
+    try:
+        bob = jms.ConnectionFactory(db_dsn.replace("postgres@", f"{alice}_b@"))
+        async with await bob.create_connection() as c:
+            with pytest.raises(jms.JMSException) as err:
+                await c.create_session().create_temporary_queue()
+            assert "ORA-01031" in str(err.value)
+    finally:
+        await conn.execute(f'DROP ROLE "{alice}_b"')
