@@ -439,3 +439,30 @@ async def test_a_plain_user_in_its_own_schema(conn: asyncpg.Connection, db_dsn: 
             assert "ORA-01031" in str(err.value)
     finally:
         await conn.execute(f'DROP ROLE "{alice}_b"')
+
+
+async def test_the_monitor_drops_orphans(conn: asyncpg.Connection, db_dsn: str,
+                                         factory: jms.ConnectionFactory) -> None:
+    from pgaq.listener import Listener
+    from pgaq.monitor import Monitor, MonitorSettings
+
+    crashed = await factory.create_connection()
+    alive = await factory.create_connection()
+    try:
+        tq = await crashed.create_session().create_temporary_queue()
+        kept = await alive.create_session().create_temporary_topic()
+        pid = await conn.fetchval(
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = 1885823348 "
+            "AND objid = ('x' || split_part($1, '_', 3))::bit(32)::integer::oid", tq.name)
+        assert await conn.fetchval("SELECT pg_terminate_backend($1, 10000)", pid)
+        pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2)
+        try:
+            monitor = Monitor(pool, Listener(db_dsn), MonitorSettings())
+            await monitor.snapshot()
+        finally:
+            await pool.close()
+        assert monitor.temporaries_dropped == 1
+        assert await temporaries(conn) == [kept.qualified]
+    finally:
+        await crashed.close()
+        await alive.close()
