@@ -107,7 +107,9 @@ class Temporaries:
                 return
             try:
                 if not db.is_closed() and self.names:
-                    await db.fetchval("SELECT aq.jms_drop_temporaries($1)", self._lease)
+                    # bounded: a database gone silent must not hold close() up
+                    await asyncio.wait_for(
+                        db.fetchval("SELECT aq.jms_drop_temporaries($1)", self._lease), 10.0)
                 await asyncio.wait_for(db.close(), 5.0)
             except (*_DB_ERRORS, TimeoutError) as exc:
                 # the lease ends with the connection: a later call drops them as orphans
