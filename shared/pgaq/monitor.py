@@ -72,6 +72,7 @@ class Monitor:
         self.done = 0
         self.attempts_settled = 0
         self.history_pruned = 0  # propagation log and snapshot rows past history_keep
+        self.temporaries_dropped = 0  # orphaned JMS temporary destinations dropped
         self._awaited: set[str] = set()
         self._waiters = asyncio.Semaphore(max(1, settings.attempt_waiters))
         self._waiting: set[asyncio.Task[None]] = set()
@@ -142,6 +143,8 @@ class Monitor:
         async with self.pool.acquire() as c:
             await c.fetchval(load("monitor_snapshot"))
             await c.fetchval(load("monitor_forget_waiters"))
+            # JMS temporary destinations a crashed client left (R__52): gone with their lease
+            self.temporaries_dropped += await c.fetchval(load("monitor_drop_orphaned_temporaries"))
             await c.fetchval(load("monitor_prune_propagated"), self.settings.propagated_keep)
             await self._prune_history(c)
 

@@ -29,7 +29,7 @@ from ._support import (
 from .browser import QueueBrowser, TopicBrowser
 from .connection import Connection, ConnectionMetaData
 from .consumer import MessageConsumer, QueueReceiver, TopicReceiver, TopicSubscriber
-from .destination import AQjmsAgent, Destination, Queue, Topic
+from .destination import AQjmsAgent, Destination, Queue, TemporaryQueue, TemporaryTopic, Topic
 from .errors import (
     IllegalArgumentException,
     IllegalStateException,
@@ -107,7 +107,8 @@ __all__ = [
     "NumberFormatException", "ObjectMessage", "PickleSerializer", "Queue", "QueueBrowser",
     "QueueConnection", "QueueConnectionFactory", "QueueReceiver", "QueueSender",
     "QueueSession", "QueueTable", "ResourceAllocationException", "Serializer", "Session",
-    "StreamMessage", "TextMessage", "Topic", "TopicBrowser", "TopicConnection",
+    "StreamMessage", "TemporaryQueue", "TemporaryTopic", "TextMessage", "Topic",
+    "TopicBrowser", "TopicConnection",
     "TopicConnectionFactory", "TopicPublisher", "TopicReceiver", "TopicSession",
     "TopicSubscriber", "TransactionInProgressException", "TransactionRolledBackException",
     "blocking", "from_pgaq_error",

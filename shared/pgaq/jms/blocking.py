@@ -42,7 +42,7 @@ T = TypeVar("T")
 __all__ = [
     "AUTO_ACKNOWLEDGE", "CLIENT_ACKNOWLEDGE", "DUPS_OK_ACKNOWLEDGE", "NON_PERSISTENT",
     "PERSISTENT", "SESSION_TRANSACTED", "Connection", "ConnectionFactory", "MessageConsumer",
-    "MessageProducer", "QueueBrowser", "Session", "acknowledge",
+    "MessageProducer", "QueueBrowser", "Session", "acknowledge", "delete_temporary",
 ]
 
 
@@ -259,6 +259,16 @@ def acknowledge(msg: _message.Message) -> None:
         raise IllegalStateException("acknowledge(msg) takes a message received through "
                                     "pgaq.jms.blocking", "JMS-107")
     loop.run(msg.acknowledge())
+
+
+def delete_temporary(dest: Any) -> None:
+    """dest.delete() for blocking code (a TemporaryQueue / TemporaryTopic made through
+    pgaq.jms.blocking: its delete() is a coroutine), on the loop of its connection."""
+    loop = _LOOPS.get(id(getattr(dest, "_owner", None)))
+    if loop is None:
+        raise IllegalStateException("delete_temporary takes a temporary destination made "
+                                    "through pgaq.jms.blocking", "JMS-107")
+    loop.run(dest.delete())
 
 
 _LOOPS: dict[int, _Loop] = {}

@@ -18,6 +18,7 @@ from . import errors as jerr
 from . import message as jmsg
 from ._support import INVALID_QUEUE, as_jms, fail
 from .destination import Destination, Queue
+from .temporary import settle_reply_to_pooled
 
 if TYPE_CHECKING:
     from .session import Session
@@ -71,8 +72,10 @@ class QueueBrowser:
                 except PgaqError as exc:
                     raise as_jms(exc) from exc
                 for m in got:
-                    yield codec.from_engine(m, info.payload_kind, self.destination,
+                    msg = codec.from_engine(m, info.payload_kind, self.destination,
                                             j2ee_compliant=self.session.connection.j2ee_compliant)
+                    await settle_reply_to_pooled(s.connection, msg)
+                    yield msg
                 if len(got) < BATCH:
                     break
                 navigation = "NEXT_MESSAGE"

@@ -19,7 +19,10 @@ SQL unchanged:
   JMSDeliveryMode             the enqueue's delivery mode: PERSISTENT, NON_PERSISTENT = BUFFERED
   JMSRedelivered              attempts > 0 (JMSXDeliveryCount = attempts + 1)
   JMSType, JMSReplyTo         header.type, header.replyto (an agent; a Queue or Topic is an
-                              agent with only an address, "owner.name")
+                              agent with only an address, "owner.name"; back as a Topic when
+                              the catalog has a multi-consumer queue there, as a Temporary
+                              Queue / Topic when the name is a temporary one's, which holds
+                              once it is dropped too: aq.jms_reply_to_kind, R__52)
   JMSXUserID, JMSXAppID       header.userid (set by the database: R__52), header.appid
   JMSXGroupID, JMSXGroupSeq   header.groupid, header.groupseq
   JMS_OracleDelay             delay (seconds)
@@ -50,7 +53,15 @@ from ..engine import Message as EngineMessage
 from ..engine import MessageProperties, Payload
 from . import _values as V
 from . import compliance
-from .destination import AQjmsAgent, Destination, Queue, Topic
+from .destination import (
+    AQjmsAgent,
+    Destination,
+    Queue,
+    TemporaryQueue,
+    TemporaryTopic,
+    Topic,
+    temporary_kind,
+)
 from .errors import MessageFormatException
 from .message import (
     JMSX_STATE,
@@ -295,8 +306,13 @@ def _reply_to(raw: Any, is_topic: Callable[[str], bool] | None) -> Destination |
     if not name and protocol == 0 and isinstance(address, str):
         owner, dot, rest = address.partition(".")
         if dot and owner and rest and "." not in rest and "@" not in rest:
-            # an address alone: a destination in this database (the agent has no kind:
-            # a Queue unless the caller knows the address for a multi-consumer queue)
+            # an address alone: a destination in this database. The agent has no kind: a
+            # temporary one's name says it (so it survives the destination), else a Queue
+            # unless the caller knows the address for a multi-consumer queue (the
+            # receiving session asks the catalog: temporary.settle_reply_to)
+            kind = temporary_kind(rest)
+            if kind is not None:
+                return TemporaryTopic(owner, rest) if kind == "t" else TemporaryQueue(owner, rest)
             if is_topic is not None and is_topic(address):
                 return Topic(owner, rest)
             return Queue(owner, rest)

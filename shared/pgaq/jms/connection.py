@@ -41,6 +41,7 @@ from ._support import (
 if TYPE_CHECKING:
     from .factory import ConnectionFactory
     from .session import Session
+    from .temporary import Temporaries
 
 log = logging.getLogger("pgaq.jms")
 
@@ -194,6 +195,10 @@ class Connection:
         # compliant mode only their maker may move a name to another topic
         self.j2ee_compliant: bool = factory.j2ee_compliant
         self.durable_made: dict[str, set[str]] = {}
+        # its temporary destinations (pgaq.jms.temporary), made with the first of them;
+        # the kinds of the JMSReplyTo addresses its sessions received (Queue or Topic)
+        self.temporaries: Temporaries | None = None
+        self.reply_kinds: dict[str, str] = {}
 
     # -- state ----------------------------------------------------------------------------
     @property
@@ -331,6 +336,8 @@ class Connection:
             except jerr.JMSException as exc:
                 log.warning("closing a session: %s", exc)
         self._closed = True
+        if self.temporaries is not None:  # JMS 1.1 4.4.3: they end with their connection
+            await self.temporaries.close()
         await self._tasks.close(timeout=5.0)
         async with self._listener_lock:  # a listener being opened now is closed too
             if self._listener is not None:

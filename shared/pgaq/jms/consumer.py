@@ -46,6 +46,7 @@ from ._support import (
 )
 from .connection import in_listener
 from .destination import Destination, Queue, Topic
+from .temporary import check_consumer as check_temporary
 
 if TYPE_CHECKING:
     from .session import DestinationInfo, Session
@@ -115,6 +116,7 @@ class MessageConsumer:
                 return self._info
             self._check_open()
             s = self.session
+            check_temporary(s.connection, self.destination)
             info = await s.destination_info(self.destination)
             if isinstance(self.destination, Topic) and not info.multiple_consumers:
                 fail(jerr.InvalidDestinationException, INVALID_TOPIC,

@@ -4,12 +4,19 @@ agent (name, address, protocol) for recipient lists, remote subscribers and repl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..engine import Agent
 from .errors import InvalidDestinationException
 
-__all__ = ["AQjmsAgent", "Destination", "Queue", "Topic"]
+__all__ = ["AQjmsAgent", "Destination", "Queue", "TemporaryQueue", "TemporaryTopic", "Topic",
+           "temporary_kind"]
+
+# a temporary destination's queue name (aq.jms_temporary_kind, R__52_jms_provider.sql):
+# its kind ("q" or "t") and the lease of the connection that made it
+_TEMPORARY = re.compile(r"^aq\$_tmp([qt])_([0-9a-f]{8})_[0-9a-f]{16}$")
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,39 @@ class Topic(Destination):
 
     def get_topic_owner(self) -> str:
         return self.owner
+
+
+def temporary_kind(name: str) -> str | None:
+    """"q" or "t" for a temporary queue's or topic's queue name, None for any other."""
+    m = _TEMPORARY.match(name)
+    return m.group(1) if m else None
+
+
+@dataclass(frozen=True)
+class TemporaryQueue(Queue):
+    """javax.jms.TemporaryQueue: a queue that lives as long as the connection that made it
+    (Session.create_temporary_queue); only that connection may consume from it. The same
+    destination read from a message's JMSReplyTo is equal to it but cannot delete it."""
+
+    _owner: Any = field(default=None, compare=False, hash=False, repr=False)
+
+    async def delete(self) -> None:
+        """Drop it: JMSException while a consumer of its connection is open on it."""
+        from .temporary import delete
+
+        await delete(self)
+
+
+@dataclass(frozen=True)
+class TemporaryTopic(Topic):
+    """javax.jms.TemporaryTopic: as TemporaryQueue, a topic."""
+
+    _owner: Any = field(default=None, compare=False, hash=False, repr=False)
+
+    async def delete(self) -> None:
+        from .temporary import delete
+
+        await delete(self)
 
 
 @dataclass(frozen=True)

@@ -38,14 +38,16 @@ class ConnectionFactory:
     a session waits for a pooled connection before ResourceAllocationException JMS-221),
     `j2ee_compliant` (Oracle's oracle.jms.j2eeCompliant: JMSPriority 0-9 with 9 the highest
     and durable subscriber names unique; False, the default, is Oracle's non-compliant
-    mode, where JMSPriority is AQ's priority: see pgaq.jms.compliance) and any further
-    asyncpg connect arguments."""
+    mode, where JMSPriority is AQ's priority: see pgaq.jms.compliance), `temporary_schema`
+    (the schema of temporary queues and topics; by default the one named after the user,
+    else the current schema), and any further asyncpg connect arguments."""
 
     def __init__(self, dsn: str | None = None, *, user: str | None = None,
                  password: str | None = None, min_pool_size: int = 1, max_pool_size: int = 10,
                  safety_poll: float = 5.0, dups_ok_batch: int = 50, dups_ok_delay: float = 0.1,
                  transacted_prefetch: int = 32, acquire_timeout: float = 5.0,
-                 j2ee_compliant: bool = False, **connect_kwargs: Any) -> None:
+                 j2ee_compliant: bool = False, temporary_schema: str | None = None,
+                 **connect_kwargs: Any) -> None:
         self.dsn = dsn
         self.user = user
         self.password = password
@@ -57,6 +59,7 @@ class ConnectionFactory:
         self.transacted_prefetch = max(1, transacted_prefetch)
         self.acquire_timeout = acquire_timeout
         self.j2ee_compliant = compliance.check_flag(j2ee_compliant)
+        self.temporary_schema = temporary_schema
         self.connect_kwargs = connect_kwargs
         self._pools: dict[tuple[str | None, str | None], _Pool] = {}
         self._owners: dict[int, tuple[str | None, str | None]] = {}

@@ -76,9 +76,11 @@ from ._support import (
 from .browser import QueueBrowser
 from .connection import in_listener
 from .consumer import MessageConsumer
-from .destination import AQjmsAgent, Destination, Queue, Topic
+from .destination import AQjmsAgent, Destination, Queue, TemporaryQueue, TemporaryTopic, Topic
 from .producer import MessageProducer
 from .selector import check_syntax
+from .temporary import create as create_temporary
+from .temporary import settle_reply_to
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -316,6 +318,20 @@ class Session:
         """AQjmsSession.getTopic(owner, name) (or "owner.name"): a multi-consumer queue."""
         self.check_open()
         return Topic(owner, name) if name is not None else Topic(*_split(owner))
+
+    async def create_temporary_queue(self) -> TemporaryQueue:
+        """A TemporaryQueue, deleted when this session's connection closes (JMS 1.1 4.4.3)."""
+        self.check_open()
+        dest = await create_temporary(self._connection, topic=False)
+        assert isinstance(dest, TemporaryQueue)
+        return dest
+
+    async def create_temporary_topic(self) -> TemporaryTopic:
+        """A TemporaryTopic, deleted when this session's connection closes."""
+        self.check_open()
+        dest = await create_temporary(self._connection, topic=True)
+        assert isinstance(dest, TemporaryTopic)
+        return dest
 
     async def destination_info(self, dest: Destination) -> DestinationInfo:
         key = dest.qualified.lower()
@@ -593,6 +609,7 @@ class Session:
                 return False
             msg = codec.from_engine(m, info.payload_kind, consumer.destination,
                                     j2ee_compliant=self._connection.j2ee_compliant)
+            await settle_reply_to(self._db, self._connection, msg)
             msg._acknowledger = self._acknowledger
             if m.msgid in self._connection.maybe_delivered and not msg.jms_redelivered:
                 # taken by a transaction that died with its connection, which AQ does not
