@@ -5,8 +5,10 @@ AQ: a rollback or recover counts a failed attempt; a queue orders by enqueue tim
 message that comes again comes before younger ones). Messages are PERSISTENT or
 NON_PERSISTENT under the same contract (the Oracle JMS guide, "Transaction Commits and
 Client Acknowledgments"), each kind ordered on its own ("The ordering does not extend
-across message types"), on a queue or a durable subscription of a topic. Driven through
-pgaq.jms.blocking."""
+across message types"), on a queue, a durable subscription of a topic, a temporary queue or
+a non-durable subscriber of a temporary topic. Past the destination's max_retries a
+message goes to the exception queue (the guide's "Retry with Delay Interval") and is not
+delivered again. Driven through pgaq.jms.blocking."""
 
 from __future__ import annotations
 
@@ -38,22 +40,29 @@ class AckModes(RuleBasedStateMachine):
         self.pending: list[int] = []  # sent in the open transaction (transacted mode)
         self.failed: dict[int, int] = {}  # rollbacks / recovers each message went through
         self.non_persistent: set[int] = set()
+        self.excepted: set[int] = set()  # past max_retries: in the exception queue
+        self.rolled_back: set[int] = set()  # sent in a transaction that rolled back
         self.next_id = 0
 
-    @initialize(transacted=st.booleans(), topic=st.booleans())
-    def setup(self, transacted: bool, topic: bool) -> None:
+    @initialize(transacted=st.booleans(),
+                kind=st.sampled_from(["queue", "topic", "temporary queue", "temporary topic"]))
+    def setup(self, transacted: bool, kind: str) -> None:
         self.transacted = transacted
-        admin = self.connection.create_session()
-        n = next(_names)
-        table = admin.create_queue_table("fz", f"t{n}", "SYS.AQ$_JMS_TEXT_MESSAGE",
-                                         multiple_consumers=topic)
-        if topic:
-            self.queue = admin.create_topic(table, f"q{n}", max_retries=1000)
-        else:
-            self.queue = admin.create_queue(table, f"q{n}", max_retries=1000)
-        admin.close()
         self.session = self.connection.create_session(transacted, jms.CLIENT_ACKNOWLEDGE)
-        if topic:
+        n = next(_names)
+        if kind.startswith("temporary"):
+            self.queue = (self.session.create_temporary_topic() if kind.endswith("topic")
+                          else self.session.create_temporary_queue())
+            self.max_retries = 5  # dbms_aqadm.create_queue's default
+        else:
+            admin = self.connection.create_session()
+            table = admin.create_queue_table("fz", f"t{n}", "SYS.AQ$_JMS_TEXT_MESSAGE",
+                                             multiple_consumers=kind == "topic")
+            self.max_retries = 3
+            make = admin.create_topic if kind == "topic" else admin.create_queue
+            self.queue = make(table, f"q{n}", max_retries=self.max_retries)
+            admin.close()
+        if kind == "topic":
             self.consumer = self.session.create_durable_subscriber(self.queue, f"sub{n}")
         else:
             self.consumer = self.session.create_consumer(self.queue)
@@ -102,7 +111,11 @@ class AckModes(RuleBasedStateMachine):
     def _undo(self) -> None:
         for i in self.taken:
             self.failed[i] = self.failed.get(i, 0) + 1
-        self.available = sorted(self.available + self.taken)
+            if self.failed[i] > self.max_retries:
+                self.excepted.add(i)
+        back = [i for i in self.taken if i not in self.excepted]
+        self.available = sorted(self.available + back)
+        self.rolled_back.update(self.pending)
         self.taken = []
         self.pending = []
 
@@ -126,8 +139,8 @@ class AckModes(RuleBasedStateMachine):
 
     @invariant()
     def ids_are_accounted_for(self) -> None:
-        assert len(set(self.available) | set(self.taken) | set(self.pending)) == \
-            len(self.available) + len(self.taken) + len(self.pending)
+        held = [*self.available, *self.taken, *self.pending, *self.excepted, *self.rolled_back]
+        assert len(set(held)) == len(held) == self.next_id
 
 
 @pytest.mark.timeout(3600 if EXAMPLES else 300)

@@ -1,8 +1,9 @@
-"""A session opened beyond the factory's pool (`max_pool_size`) must be refused with
+"""A session that needs a connection while every one of the factory's pool (`max_pool_size`)
+is held by another session's open transaction must be refused with
 ResourceAllocationException (JMS-221, "Free physical database connection unavailable in
-connection pool", the class's own code), not left waiting for ever: each session holds its
-pooled connection for its whole life, so none comes back while the others stay open. (It
-waited for ever until the factory's acquire_timeout.)"""
+connection pool", the class's own code), not left waiting for ever. (It waited for ever
+until the factory's acquire_timeout.) A session that holds nothing gives its connection
+back when another needs it: tests/integration/test_jms_session_connections.py."""
 
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ async def test_a_session_beyond_the_pool_is_refused_not_hung(conn: asyncpg.Conne
     await make_queue(conn, "shop.q", "shop.qt", "SYS.AQ$_JMS_TEXT_MESSAGE")
     connection = await jms.ConnectionFactory(db_dsn, max_pool_size=1).create_connection()
     try:
-        first = connection.create_session(False, jms.AUTO_ACKNOWLEDGE)
+        first = connection.create_session(True)  # its open transaction holds the connection
         queue = first.get_queue("shop", "q")
         await first.create_producer(queue).send(first.create_text_message("holds the pool"))
+        await first.commit()
+        await first.create_producer(queue).send(first.create_text_message("uncommitted"))
         second = connection.create_session(False, jms.AUTO_ACKNOWLEDGE)
         send = second.create_producer(queue).send(second.create_text_message("no connection"))
         with pytest.raises(jms.ResourceAllocationException) as refused:

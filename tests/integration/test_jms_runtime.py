@@ -580,14 +580,15 @@ async def test_a_session_beyond_the_pool_gets_resource_allocation_exception(
     factory = jms.ConnectionFactory(db_dsn, max_pool_size=1, acquire_timeout=0.2)
     connection = await factory.create_connection()
     try:
-        first = connection.create_session()
+        first = connection.create_session(True)
         queue = first.get_queue("shop", "orders_q")
+        # an open transaction holds the pool's one connection
         await first.create_producer(queue).send(first.create_text_message("holds the pool"))
         second = connection.create_session()
         with pytest.raises(jms.ResourceAllocationException) as e:
             await second.create_producer(queue).send(second.create_text_message("none left"))
         assert e.value.error_code == "JMS-221"
-        await first.close()  # its connection back: the second session may go on
+        await first.commit()  # it holds nothing now: the second session may go on
         await second.create_producer(queue).send(second.create_text_message("now"))
         assert await conn.fetchval("SELECT count(*) FROM shop.orders_q_t") == 2
     finally:

@@ -453,15 +453,8 @@ class MessageConsumer:
             await self.session.release(self)
         except jerr.JMSException as exc:
             log.warning("closing a consumer of %s: %s", self.destination.qualified, exc)
-        if self.temporary and self._info is not None:
-            try:
-                async with self.session.connection.pool.acquire() as c:
-                    await c.execute("CALL dbms_aqadm.remove_subscriber(queue_name => $1, "
-                                    "subscriber => sys.aq$_agent($2, NULL, NULL))",
-                                    self._info.qualified, self.consumer_name)
-            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-                log.warning("removing the temporary subscriber %s of %s: %r",
-                            self.consumer_name, self._info.qualified, exc)
+        if self.temporary and self._info is not None and self.consumer_name is not None:
+            await self.session.remove_subscriber_when_free(self._info.qualified, self.consumer_name)
         self.session.forget(self)
 
     async def __aenter__(self) -> MessageConsumer:

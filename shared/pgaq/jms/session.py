@@ -139,6 +139,8 @@ class Session:
         self._work = False  # the open transaction holds work of the application's
         self._tx_lost = False  # the open transaction died with the database connection
         self._pinned = False  # get_db_connection handed the connection out: kept for life
+        # non-durable subscribers closed while the transaction held their messages
+        self._unsubscribe: list[tuple[str, str]] = []
         # ids a transacted session sent in its open transaction, per queue: its own receives
         # must not see them before the commit (JMS 1.1 4.4.7), though the database would
         self._sent_ids: dict[str, list[str]] = {}
@@ -226,6 +228,26 @@ class Session:
             await self._give_back()
         else:
             pool.park(self)
+
+    async def remove_subscriber_when_free(self, queue: str, name: str) -> None:
+        """Remove a closed non-durable subscriber's AQ subscriber: now, or, while this
+        session's transaction holds messages (whose recipient rows it locks: a removal on
+        another connection would wait for it for ever), once that transaction ends."""
+        self._unsubscribe.append((queue, name))
+        if self._engine is None or not self._engine.in_transaction or self._holds_nothing():
+            await self._remove_subscribers()
+
+    async def _remove_subscribers(self) -> None:
+        """The removals `remove_subscriber_when_free` left (outside the session's lock: the
+        pool may take back a connection this session parked)."""
+        while self._unsubscribe:
+            queue, name = self._unsubscribe.pop()
+            try:
+                async with self._connection.pool.acquire() as c:
+                    await c.execute(load("jms_remove_subscriber"), queue, name)
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError,
+                    jerr.JMSException) as exc:
+                log.warning("removing the temporary subscriber %s of %s: %r", name, queue, exc)
 
     async def give_back_parked(self) -> None:
         """The pool is exhausted and this session parked its connection (BoundedPool):
@@ -871,6 +893,7 @@ class Session:
                 self._work = False
                 self._end_locked()
                 await self._park()
+        await self._remove_subscribers()
 
     async def _restart_after_failure(self) -> None:
         if self._engine is not None and self._engine.in_transaction:
@@ -907,6 +930,7 @@ class Session:
             except PgaqError as exc:
                 raise as_jms(exc) from exc
             await self._park()
+        await self._remove_subscribers()
 
     async def recover(self) -> None:
         """Redeliver every message consumed and not acknowledged (a rollback in AQ, so each
@@ -943,6 +967,7 @@ class Session:
                 self._taken_ids.clear()
                 self._work = False
                 await self._park()
+        await self._remove_subscribers()
 
     # -- close ----------------------------------------------------------------------------
     async def close(self) -> None:
@@ -973,6 +998,7 @@ class Session:
                 log.warning("closing a session: %s", exc)
             self._closed = True
             await self._drop_db()
+        await self._remove_subscribers()
         self._connection.forget(self)
 
     # -- Oracle's administrative extensions (dbms_aqadm) ----------------------------------
