@@ -122,7 +122,9 @@ class MessageConsumer:
                 fail(jerr.InvalidDestinationException, INVALID_TOPIC,
                      f"Invalid Topic specified: {info.qualified} is a single-consumer queue")
             if (isinstance(self.destination, Queue) and info.multiple_consumers
-                    and self.consumer_name is None):
+                    and self.consumer_name is None and info.queue_type != "EXCEPTION_QUEUE"):
+                # a topic's exception queue is read point-to-point (Oracle Database Advanced
+                # Queuing User's Guide, "Exception Queues"), as AQ dequeues it: no consumer
                 fail(jerr.InvalidDestinationException, INVALID_QUEUE,
                      f"Invalid Queue specified: {info.qualified} is a multi-consumer queue "
                      "(get_topic, or a topic receiver with a name)")

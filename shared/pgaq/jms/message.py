@@ -61,7 +61,7 @@ DEFAULT_PRIORITY = 4
 DEFAULT_TIME_TO_LIVE = 0
 
 # JMSXState values (JMS 1.1 table 3-3; seed 004 names the states)
-JMSX_STATE = {"WAITING": 1, "READY": 2, "EXPIRED": 3, "PROCESSED": 4, "RETAINED": 4}
+JMSX_STATE = {"WAITING": 1, "WAIT": 1, "READY": 2, "EXPIRED": 3, "PROCESSED": 4, "RETAINED": 4}
 
 # Properties JMS or Oracle define: name -> (Java type, the client may set it on
 # Text/Bytes/Map/Stream/Object messages, the client may set it on an AdtMessage), as seed 004's

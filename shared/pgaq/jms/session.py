@@ -511,17 +511,36 @@ class Session:
         return c
 
     def create_browser(self, destination: Destination, message_selector: str | None = None,
-                       subscription_name: str | None = None) -> QueueBrowser:
+                       subscription_name: str | None = None, locked: bool = False) -> QueueBrowser:
         """A browser (`async for m in ...`); on a topic, of a durable subscription's
-        messages (`subscription_name`), as Oracle's TopicBrowser."""
+        messages (`subscription_name`), as Oracle's TopicBrowser. `locked` (Oracle's
+        extension, AQjmsSession.createBrowser(..., locked)): in a transacted session the
+        messages shown stay locked until it commits or rolls back; a non-transacted
+        session's operations commit at once, so there it is a plain browse."""
         self.check_open()
         if not isinstance(destination, Destination):
             fail(jerr.InvalidDestinationException, INVALID_DESTINATION,
                  f"Invalid Destination {destination!r}")
         if isinstance(destination, Topic) and not subscription_name:
+            # Oracle's guide, TopicBrowser: "Only durable subscribers are allowed to create
+            # a TopicBrowser"
             fail(jerr.JMSException, 116, "a TopicBrowser needs a durable subscriber's name")
         check_syntax(message_selector)
-        return QueueBrowser(self, destination, message_selector, subscription_name)
+        return QueueBrowser(self, destination, message_selector, subscription_name, locked)
+
+    def create_topic_browser(self, topic: Topic, subscription_name: str,
+                             message_selector: str | None = None,
+                             locked: bool = False) -> QueueBrowser:
+        """AQjmsSession.createBrowser(topic, consumerName, selector, locked): a TopicBrowser
+        of the durable subscription `subscription_name`, with `purge()`."""
+        if not isinstance(topic, Topic):
+            fail(jerr.InvalidDestinationException, INVALID_TOPIC, f"Invalid Topic specified: {topic!r}")
+        return self.create_browser(topic, message_selector, subscription_name, locked)
+
+    def browsed(self) -> None:
+        """A locked browse or a purge did work in the open transaction: commit or rollback
+        ends it."""
+        self._work = True
 
     def forget(self, item: MessageConsumer | MessageProducer) -> None:
         if isinstance(item, MessageConsumer):
@@ -631,6 +650,10 @@ class Session:
                 return False
             msg = codec.from_engine(m, info.payload_kind, consumer.destination,
                                     j2ee_compliant=self._connection.j2ee_compliant)
+            # JMSXState (JMS 1.1 3.5.9) as the message was when received: the engine gives
+            # the state a REMOVE left (PROCESSED), which is not what the receiver took
+            msg._provider_property("JMSXState", "int", jmsg.JMSX_STATE[
+                "EXPIRED" if info.queue_type == "EXCEPTION_QUEUE" else "READY"])
             await settle_reply_to(self._db, self._connection, msg)
             msg._acknowledger = self._acknowledger
             if m.msgid in self._connection.maybe_delivered and not msg.jms_redelivered:

@@ -296,3 +296,29 @@ BEGIN
   END LOOP;
   RETURN n;
 END $$;
+
+-- TopicBrowser.purge (Oracle Database Advanced Queuing User's Guide, "Introduction to
+-- Oracle Java Message Service", TopicBrowser): "A purge is equivalent to a destructive
+-- receive of all of the seen messages (as if performed using a TopicSubscriber)". The
+-- persistent messages p_ids the browser of durable subscriber p_subscriber has shown are
+-- removed for that subscriber alone (REMOVE_NODATA by id, as aq.remove_held), in the
+-- caller's transaction: stable at its commit, undone by its rollback, and not a failed
+-- delivery attempt then (a purge is not a delivery). A message removed meanwhile, or locked
+-- by another transaction, is passed over. Returns how many were removed. ORA-24035 when
+-- p_subscriber is not a subscriber of p_topic.
+CREATE OR REPLACE FUNCTION aq.jms_topic_browser_purge(p_topic text, p_subscriber text, p_ids bytea[])
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  q aq.queue_info := aq.resolve_queue(p_topic);
+BEGIN
+  IF NOT q.multiple_consumers OR q.queue_type = 'EXCEPTION_QUEUE' THEN
+    PERFORM aq.err(24039, format('Queue %s.%s not created in queue table for multiple consumers',
+                                 q.schema_name, q.queue_name), '22023');
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM aq.subscribers s WHERE s.queue_id = q.queue_id
+                 AND upper(s.name) = upper(p_subscriber) AND s.address IS NULL) THEN
+    PERFORM aq.err(24035, format('AQ agent %s is not a subscriber for queue %s.%s',
+                                 p_subscriber, q.schema_name, q.queue_name), '42704');
+  END IF;
+  RETURN aq.remove_held(p_topic, p_subscriber, p_ids);
+END $$;
