@@ -314,6 +314,30 @@ async def test_the_sender_reads_the_timestamp_receivers_and_selectors_see(
             assert isinstance(got, jms.TextMessage) and got.jms_timestamp == stamp
 
 
+# -- selectors ----------------------------------------------------------------------------
+@pytest.mark.xfail(strict=True, reason="selectors compare AQ's stored priority in both modes "
+                   "(docs/jms.md, Compliance modes, Limits)")
+async def test_a_selector_compares_the_jms_priority_compliant(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    """JMS 1.1 3.8.1.1: a selector's JMSPriority is the header's value, which compliant mode
+    defines as 0-9, 9 the highest."""
+    await priority_queue(conn)
+    factory = jms.ConnectionFactory(db_dsn, safety_poll=30.0, j2ee_compliant=True)
+    connection = await factory.create_connection()
+    try:
+        session = connection.create_session()
+        queue = session.get_queue("shop", "prio_q")
+        producer = session.create_producer(queue)
+        for p in (1, 8):
+            await producer.send(session.create_text_message(str(p)), priority=p)
+        consumer = await session.create_consumer(queue, "JMSPriority >= 7")
+        await connection.start()
+        got = await consumer.receive_no_wait()
+        assert isinstance(got, jms.TextMessage) and got.text == "8"
+    finally:
+        await connection.close()
+
+
 # -- subscribers --------------------------------------------------------------------------
 async def test_non_durable_subscriber_priority_order(conn: asyncpg.Connection,
                                                      connection: jms.Connection,
