@@ -217,30 +217,125 @@ async def test_a_plsql_enqueue_read_in_each_mode(conn: asyncpg.Connection,
 
 
 # -- expiration ---------------------------------------------------------------------------
+async def monitor_at(conn: asyncpg.Connection, ms: int) -> None:
+    """The queue monitor's pass over every queue table as if it were `ms` (since the epoch):
+    its clock is a parameter."""
+    await conn.fetchval("SELECT sum(x.done) FROM aq.queue_tables t, "
+                        "aq.monitor_table(t, to_timestamp($1::float8 / 1000), 1000) x", ms)
+
+
 async def test_expiration_in_each_mode(conn: asyncpg.Connection, connection: jms.Connection,
                                        mode: str) -> None:
+    """Compliant: JMSTimestamp + the time to live in ms, exact. Non-compliant: the enqueue
+    time + the time to live AQ keeps (its EXPIRATION, whole seconds rounded up). The sender
+    reads after the send what its mode's receivers read."""
     await priority_queue(conn)
     session = connection.create_session()
     queue = session.get_queue("shop", "prio_q")
     producer = session.create_producer(queue)
-    lives = [("60 s", 60.0, 60_000, 60), ("never", 0.0, None, None), ("1.5 s", 1.5, 1_500, 2)]
-    for name, ttl, _, _ in lives:
+    compliant = MODES[mode]
+    # name, time to live (s), AQ's expiration (s), the life JMSExpiration adds (ms)
+    lives = [("60 s", 60.0, 60, 60_000), ("never", 0.0, None, None),
+             ("1.5 s", 1.5, 2, 1_500 if compliant else 2_000),
+             ("2.001 s", 2.001, 3, 2_001 if compliant else 3_000)]
+    sent: dict[str, tuple[int, int]] = {}
+    for name, ttl, _, life in lives:
         m = session.create_text_message(name)
         await producer.send(m, time_to_live=ttl)
-        # after the send: JMSTimestamp + time to live (ms), 0 when it never expires
-        assert m.jms_expiration == (m.jms_timestamp + round(ttl * 1000) if ttl else 0)
+        assert m.jms_expiration == (m.jms_timestamp + life if life else 0)
+        sent[name] = (m.jms_timestamp, m.jms_expiration)
     stored = dict(await conn.fetch(
         "SELECT (user_data).text_vc, expiration FROM shop.prio_q_t"))
-    assert stored == {name: aq for name, _, _, aq in lives}
+    assert stored == {name: aq for name, _, aq, _ in lives}  # what PL/SQL and IDAP see
     consumer = await session.create_consumer(queue)
     await connection.start()
     for _ in lives:
         got = await consumer.receive(timeout=5.0)
         assert isinstance(got, jms.TextMessage)
-        _, _, _, aq = next(x for x in lives if x[0] == got.text)
-        # received: the enqueue time (JMSTimestamp) + the time to live AQ keeps (whole
-        # seconds, rounded up), in both modes
-        assert got.jms_expiration == (got.jms_timestamp + aq * 1000 if aq else 0)
+        _, _, _, life = next(x for x in lives if x[0] == got.text)
+        assert got.jms_expiration == (got.jms_timestamp + life if life else 0)
+        assert (got.jms_timestamp, got.jms_expiration) == sent[got.text]
+
+
+async def test_a_message_does_not_expire_before_its_jms_expiration(
+        conn: asyncpg.Connection, connection: jms.Connection, mode: str) -> None:
+    """JMS 1.1 3.4.9: a message is destroyed once GMT is past JMSExpiration, not before. AQ
+    expires it at the enqueue time + its whole seconds (rounded up): at or after it."""
+    await priority_queue(conn)
+    session = connection.create_session()
+    queue = session.get_queue("shop", "prio_q")
+    m = session.create_text_message("short")
+    await session.create_producer(queue).send(m, time_to_live=1.5)
+    await monitor_at(conn, m.jms_expiration - 1)
+    assert await conn.fetchval("SELECT state FROM shop.prio_q_t") == 0
+    await monitor_at(conn, m.jms_timestamp + 2_001)  # AQ's 2 s are past, whatever the µs
+    assert await conn.fetchval("SELECT state FROM shop.prio_q_t") == 3
+
+
+async def test_a_plsql_expiration_is_read_from_aq(conn: asyncpg.Connection,
+                                                  connection: jms.Connection) -> None:
+    """A message whose expiration PL/SQL set (no JMS time to live recorded) reads AQ's."""
+    await priority_queue(conn)
+    await conn.execute(
+        "CALL dbms_aq.enqueue(queue_name => 'shop.prio_q', "
+        "message_properties => dbms_aq.message_properties(expiration => 7), "
+        "payload => ROW(ROW(NULL, NULL, NULL, NULL, NULL, NULL, '{}')::sys.aq$_jms_header, "
+        "1, 'x')::sys.aq$_jms_text_message, msgid => NULL)")
+    session = connection.create_session()
+    consumer = await session.create_consumer(session.get_queue("shop", "prio_q"))
+    await connection.start()
+    got = await consumer.receive(timeout=5.0)
+    assert got is not None and got.jms_expiration == got.jms_timestamp + 7_000
+
+
+# -- JMSTimestamp --------------------------------------------------------------------------
+async def test_the_sender_reads_the_timestamp_receivers_and_selectors_see(
+        conn: asyncpg.Connection, connection: jms.Connection) -> None:
+    """JMS 1.1 3.4.4: JMSTimestamp is when the message was handed to the provider; Oracle
+    maps it to the enqueue time. The sender's value after the send is that same number, so
+    a selector on it finds the message."""
+    await priority_queue(conn)
+    session = connection.create_session()
+    queue = session.get_queue("shop", "prio_q")
+    producer = session.create_producer(queue)
+    stamps = []
+    for i in range(5):
+        m = session.create_text_message(str(i))
+        await producer.send(m)
+        stamps.append(m.jms_timestamp)
+    enq = await conn.fetch("SELECT (user_data).text_vc AS t,"
+                           " floor(extract(epoch FROM enq_time) * 1000)::bigint AS ms"
+                           " FROM shop.prio_q_t")
+    assert {int(r["t"]): r["ms"] for r in enq} == dict(enumerate(stamps))
+    await connection.start()
+    for stamp in stamps:
+        async with await session.create_consumer(queue, f"JMSTimestamp = {stamp}") as c:
+            got = await c.receive_no_wait()
+            assert isinstance(got, jms.TextMessage) and got.jms_timestamp == stamp
+
+
+# -- selectors ----------------------------------------------------------------------------
+@pytest.mark.xfail(strict=True, reason="selectors compare AQ's stored priority in both modes "
+                   "(docs/jms.md, Compliance modes, Limits)")
+async def test_a_selector_compares_the_jms_priority_compliant(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    """JMS 1.1 3.8.1.1: a selector's JMSPriority is the header's value, which compliant mode
+    defines as 0-9, 9 the highest."""
+    await priority_queue(conn)
+    factory = jms.ConnectionFactory(db_dsn, safety_poll=30.0, j2ee_compliant=True)
+    connection = await factory.create_connection()
+    try:
+        session = connection.create_session()
+        queue = session.get_queue("shop", "prio_q")
+        producer = session.create_producer(queue)
+        for p in (1, 8):
+            await producer.send(session.create_text_message(str(p)), priority=p)
+        consumer = await session.create_consumer(queue, "JMSPriority >= 7")
+        await connection.start()
+        got = await consumer.receive_no_wait()
+        assert isinstance(got, jms.TextMessage) and got.text == "8"
+    finally:
+        await connection.close()
 
 
 # -- subscribers --------------------------------------------------------------------------

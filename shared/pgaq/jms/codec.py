@@ -9,12 +9,18 @@ SQL unchanged:
   JMS                         engine
   --------------------------  ---------------------------------------------------------------
   JMSMessageID                "ID:" + msgid
-  JMSTimestamp                enqueue time (ms since the epoch, floored as the selector does)
+  JMSTimestamp                enqueue time (ms since the epoch, floored as the selector does);
+                              a sender reads it from the msgid it gets back (enqueue_ms)
   JMSPriority                 priority: as it is in Oracle JMS's default, non-compliant
                               mode; 9 - JMSPriority in Java EE compliant mode (compliance)
-  JMSExpiration               expiration: the time to live in whole seconds (rounded up);
-                              back as JMSTimestamp + expiration * 1000 (0: never), in
-                              both modes (JMSTimestamp is the enqueue time)
+  JMSExpiration               expiration: the time to live in whole seconds (rounded up),
+                              and, when that is not the time to live exactly, the time to
+                              live in ms as header.properties' JMS_OracleTimeToLive (a long;
+                              not a property the client sees). Back as JMSTimestamp + the
+                              time to live in ms in Java EE compliant mode (that property,
+                              while AQ's expiration is still its seconds; else expiration *
+                              1000), JMSTimestamp + expiration * 1000 in non-compliant mode;
+                              0: never
   JMSCorrelationID            correlation
   JMSDeliveryMode             the enqueue's delivery mode: PERSISTENT, NON_PERSISTENT = BUFFERED
   JMSRedelivered              attempts > 0 (JMSXDeliveryCount = attempts + 1)
@@ -96,6 +102,11 @@ _CLASSES: dict[str, type[Message]] = {
 }
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
+# The producer's time to live in ms, kept where AQ's whole seconds would lose it (Java EE
+# compliant mode's JMSExpiration is JMSTimestamp + the time to live in ms: Oracle Database
+# Advanced Queuing User's Guide, "JMS Message Headers"). pgaq's own: in the provider's
+# JMS_Oracle namespace, which no client may set (message.is_user_property).
+TIME_TO_LIVE_PROPERTY = "JMS_OracleTimeToLive"
 
 
 def payload_type_accepts(payload_type: str, msg: Message) -> bool:
@@ -139,14 +150,16 @@ def _special(msg: Message, name: str) -> Any:
     return None if got is None else got[1]
 
 
-def _header(msg: Message) -> dict[str, Any]:
+def _header(msg: Message, ttl: int | None) -> dict[str, Any]:
     props: dict[str, Any] = {}
     seq = 0
     for name, (kind, value) in msg._properties.items():
-        if name in SPECIAL_PROPERTIES:
+        if name in SPECIAL_PROPERTIES or name == TIME_TO_LIVE_PROPERTY:
             continue
         seq += 1
         props[name] = {"type": kind, "value": V.to_json(kind, value), "seq": seq}
+    if ttl is not None and ttl % 1000:  # whole seconds: AQ's expiration says it all
+        props[TIME_TO_LIVE_PROPERTY] = {"type": "long", "value": ttl, "seq": seq + 1}
     return {"replyto": _agent_json(msg.jms_reply_to), "type": msg.jms_type, "userid": None,
             "appid": _special(msg, "JMSXAppID"), "groupid": _special(msg, "JMSXGroupID"),
             "groupseq": _special(msg, "JMSXGroupSeq"), "properties": props}
@@ -275,9 +288,9 @@ def to_engine(msg: Message, payload_type: str) -> tuple[Payload, MessageProperti
                 f"({', '.join(carried) or 'header fields'})", "JMS-193")
         payload = msg._body()
     elif kind == "JMS_MESSAGE":
-        payload = {"header": _header(msg), **_generic(msg)}
+        payload = {"header": _header(msg, ttl), **_generic(msg)}
     else:
-        payload = {"header": _header(msg), **_body(msg, kind)}
+        payload = {"header": _header(msg, ttl), **_body(msg, kind)}
     _check_storable(payload, props)
     return payload, props
 
@@ -394,12 +407,14 @@ def from_engine(m: EngineMessage, payload_type: str, destination: Destination | 
     elif isinstance(payload, dict):
         _apply_header(msg, payload.get("header"), is_topic)
         _fill_body(msg, payload)
+    ttl_ms = msg._properties.pop(TIME_TO_LIVE_PROPERTY, None)
     msg._message_id = "ID:" + m.msgid
     stamp = _ms(m.enqueue_time)
     msg._timestamp = stamp
     msg._correlation_id = m.correlation
     msg._priority = compliance.from_aq_priority(m.priority, j2ee_compliant)
-    msg._expiration = stamp + m.expiration * 1000 if m.expiration is not None and m.expiration >= 0 else 0
+    msg._expiration = expiration_ms(stamp, m.expiration, ttl_ms[1] if ttl_ms else None,
+                                    j2ee_compliant)
     msg._redelivered = m.attempts > 0
     msg._delivery_mode = NON_PERSISTENT if m.delivery_mode == "BUFFERED" else PERSISTENT
     msg._destination = destination
@@ -430,6 +445,29 @@ def _qualified(name: str, queue: str, destination: Destination | None) -> str:
     if dot and schema:
         return f"{schema}.{name}"
     return f"{destination.owner}.{name}" if destination is not None else name
+
+
+def expiration_ms(stamp: int, expiration: int | None, ttl_ms: Any, compliant: bool) -> int:
+    """JMSExpiration for a message enqueued at `stamp` (ms) with AQ's `expiration` (whole
+    seconds; None or negative: never) and the producer's time to live in ms if recorded.
+    Oracle Database Advanced Queuing User's Guide, "JMS Message Headers": non-compliant,
+    the enqueue time + the time to live (AQ's, in seconds); compliant, JMSTimestamp + the
+    time to live in ms. The recorded ms count only while AQ's seconds are still theirs (a
+    PL/SQL change of the expiration wins). AQ expires the message at the enqueue time (not
+    floored to the ms) + its seconds (rounded up): never before this JMSExpiration."""
+    if expiration is None or expiration < 0:
+        return 0
+    if (compliant and isinstance(ttl_ms, int) and not isinstance(ttl_ms, bool) and ttl_ms > 0
+            and -(-ttl_ms // 1000) == expiration):
+        return stamp + ttl_ms
+    return stamp + expiration * 1000
+
+
+def enqueue_ms(msgid: str) -> int:
+    """The enqueue time (ms since the epoch, floored as JMSTimestamp) of a message the
+    engine just enqueued, from its id: the id's first 8 bytes are its enq_time in µs
+    (aq.new_msgid, R__10_engine.sql), so the sender needs no other round trip."""
+    return int(msgid[:16], 16) // 1000
 
 
 def _ms(t: datetime) -> int:

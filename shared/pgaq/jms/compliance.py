@@ -11,9 +11,10 @@ Advanced Queuing, "J2EE Compliance"):
   it is stored as AQ priority 9 - p so that AQ's priority ordering (smaller first) delivers
   higher JMS priorities first, and an AQ priority outside 0-9 (a PL/SQL enqueue) reads as
   the nearest end of 0-9, keeping the order.
-- JMSExpiration. Non-compliant: the enqueue time plus the time to live; compliant:
-  JMSTimestamp (when the message was enqueued, ms) plus the time to live (ms). pgaq's
-  JMSTimestamp is the enqueue time, so both are the same number (codec.from_engine).
+- JMSExpiration. Non-compliant: the enqueue time plus the time to live, as AQ keeps it
+  (whole seconds, rounded up); compliant: JMSTimestamp (the enqueue time, ms) plus the
+  time to live in ms, which the codec records when AQ's seconds would lose it
+  (codec.expiration_ms).
 - Durable subscribers. Non-compliant: one name may be active on two topics. Compliant:
   a name is one subscription; on another topic, the client that made it drops the old
   subscription and makes the new one, anyone else gets an error (`claim_durable_name`).

@@ -2,9 +2,10 @@
 producer's defaults for delivery mode, priority and time to live.
 
 The message's headers are set as JMS says ("set by JMS after the Send method has
-completed", seed 004): JMSDestination, JMSDeliveryMode, JMSPriority, JMSTimestamp,
-JMSExpiration (absolute, ms; 0 = never) before the codec turns it into AQ's payload and
-properties, JMSMessageID ("ID:" + AQ's msgid) after the enqueue. A body the queue's
+completed", seed 004): JMSDestination, JMSDeliveryMode, JMSPriority before the codec
+turns it into AQ's payload and properties; JMSMessageID ("ID:" + AQ's msgid), JMSTimestamp
+(the enqueue time, read from that id) and JMSExpiration (absolute, ms; 0 = never) after the
+enqueue. A body the queue's
 payload type cannot hold is refused before anything is enqueued (MessageFormatException).
 """
 
@@ -127,8 +128,6 @@ class MessageProducer:
                     delivery_mode: int | None, priority: int | None,
                     time_to_live: float | None,
                     recipient_list: Sequence[AQjmsAgent] | None) -> None:
-        from .session import now_ms
-
         self._check_open()
         if not isinstance(message, jmsg.Message):
             fail(jerr.MessageFormatException, 133, f"not a JMS message: {type(message).__name__}")
@@ -152,13 +151,11 @@ class MessageProducer:
             fail(jerr.MessageFormatException, WRONG_PAYLOAD,
                  f"Messages of type {type(message).__name__} not allowed with Destinations "
                  f"containing payload of type {info.payload_kind}")
-        stamp = now_ms()
+        life = round(ttl * 1000) if ttl and ttl > 0 else 0
         message.jms_destination = dest
         message.jms_delivery_mode = mode
         message.jms_priority = prio
-        message.jms_timestamp = stamp
-        message.jms_expiration = stamp + round(ttl * 1000) if ttl and ttl > 0 else 0
-        message._time_to_live = round(ttl * 1000) if ttl and ttl > 0 else 0
+        message._time_to_live = life
         message._recipients = list(recipient_list) if recipient_list else None
         payload, props = codec.to_engine(message, info.payload_kind)
         props.priority = compliance.to_aq_priority(prio, compliant)
@@ -168,6 +165,13 @@ class MessageProducer:
         mid = await self.session.send_engine(info.qualified, payload, props,
                                              persistent=mode == PERSISTENT)
         message.jms_message_id = "ID:" + mid
+        # JMSTimestamp is the enqueue time (JMS 1.1 3.4.4; Oracle's "JMS Message Headers"),
+        # as receivers and selectors read it, not this client's clock; JMSExpiration
+        # follows it as this mode's receivers read it
+        stamp = codec.enqueue_ms(mid)
+        message.jms_timestamp = stamp
+        message.jms_expiration = codec.expiration_ms(
+            stamp, props.expiration, life, compliant) if life else 0
 
     async def close(self) -> None:
         self.closed = True

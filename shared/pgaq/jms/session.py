@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -1194,7 +1193,3 @@ def _opts(base: engine.DequeueOptions, visibility: str, mode: str) -> engine.Deq
     from dataclasses import replace
 
     return replace(base, visibility=visibility, delivery_mode=mode)
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)

@@ -689,7 +689,7 @@ AS $function$
             ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
             original_msgid, original_queue_name, txn_group, user_data)
-        SELECT p_queue, aq.new_msgid(), v.exp, v.pri,
+        SELECT p_queue, aq.new_msgid(p_now), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
                v.dly,
                p_now + make_interval(secs => v.dly),

@@ -689,7 +689,7 @@ AS $function$
             ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
             original_msgid, original_queue_name, txn_group, user_data)
-        SELECT p_queue, aq.new_msgid(), v.exp, v.pri,
+        SELECT p_queue, aq.new_msgid(p_now), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
                v.dly,
                p_now + make_interval(secs => v.dly),
@@ -902,7 +902,7 @@ AS $function$
             ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
             original_msgid, original_queue_name, txn_group, user_data)
-        SELECT p_queue, aq.new_msgid(), v.exp, v.pri,
+        SELECT p_queue, aq.new_msgid(now_ts), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
                v.dly,
                now_ts + make_interval(secs => v.dly),
@@ -950,8 +950,8 @@ AS $function$
       DECLARE
         qrow record;
         qi aq.queue_info;
-        id bytea := aq.new_msgid();
         now_ts timestamptz := clock_timestamp();
+        id bytea := aq.new_msgid(now_ts);  -- the id's first half is the enq_time
         d integer := coalesce(p_delay, 0);
         e integer := nullif(p_expiration, -1);
       BEGIN
@@ -1055,7 +1055,7 @@ AS $function$
         END IF;
         -- (unnest of a parameter, not generate_series(1, n): its row estimate does not
         -- depend on n, so PostgreSQL keeps one cached plan instead of planning every call)
-        ids := ARRAY(SELECT aq.new_msgid() FROM unnest(p_priority));
+        ids := ARRAY(SELECT aq.new_msgid(now_ts) FROM unnest(p_priority));
 
         BEGIN
           INSERT INTO gen.t (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,

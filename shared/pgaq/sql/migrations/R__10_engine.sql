@@ -213,11 +213,18 @@ $$;
 -- (measured with 200,000 rows, one message per transaction: 1,751 WAL bytes per message
 -- with random ids, 303 in time order, 280 for a bigserial). The random half keeps ids
 -- unguessable and unique across sessions and databases.
-CREATE OR REPLACE FUNCTION aq.new_msgid() RETURNS bytea
+-- The enqueue routes pass the message's enq_time (p_at), so that the id's first half is
+-- exactly its enqueue time: a client that sent the message reads its enqueue time from
+-- the id it gets back, with no other round trip (pgaq.jms's JMSTimestamp after a send,
+-- which JMS 1.1 3.4.4 and Oracle's "JMS Message Headers" make the enqueue time).
+CREATE OR REPLACE FUNCTION aq.new_msgid(p_at timestamptz) RETURNS bytea
 LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
-  SELECT int8send((extract(epoch FROM clock_timestamp()) * 1000000)::bigint)
+  SELECT int8send((extract(epoch FROM p_at) * 1000000)::bigint)
          || substring(uuid_send(gen_random_uuid()) FROM 9 FOR 8)
 $$;
+
+CREATE OR REPLACE FUNCTION aq.new_msgid() RETURNS bytea
+LANGUAGE sql VOLATILE PARALLEL SAFE AS $$ SELECT aq.new_msgid(clock_timestamp()) $$;
 
 CREATE OR REPLACE FUNCTION aq.msgid_hex(p_msgid bytea) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT upper(encode(p_msgid, 'hex')) $$;

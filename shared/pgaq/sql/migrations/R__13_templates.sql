@@ -23,7 +23,7 @@ SELECT aq.define_template('enqueue.insert', $tpl$
             ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
             original_msgid, original_queue_name, txn_group, user_data)
-        SELECT {{queue}}, aq.new_msgid(), v.exp, v.pri,
+        SELECT {{queue}}, aq.new_msgid({{now}}), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
                v.dly,
                {{now}} + make_interval(secs => v.dly),
@@ -201,7 +201,7 @@ SELECT aq.define_template('fast_send', $tpl$-- aq.fast_send_sql: ENQUEUE one mes
     m AS (
       INSERT INTO {{schema:ident}}.{{table:ident}} (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
                                expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group, user_data)
-      SELECT $1::name, aq.new_msgid(), $4::text, $2::integer, 0, 0, nullif($3::integer, -1), t.now_ts,
+      SELECT $1::name, aq.new_msgid(t.now_ts), $4::text, $2::integer, 0, 0, nullif($3::integer, -1), t.now_ts,
              t.now_ts + make_interval(secs => nullif($3::integer, -1)), nextval('aq.enq_seq'), t.now_ts,
              current_user, $5::text, pg_current_xact_id()::text, pg_current_xact_id()::text::bigint, $6::bytea
       FROM q, (SELECT clock_timestamp() AS now_ts) t
@@ -371,8 +371,8 @@ SELECT aq.define_template('queue_table.send1', $tpl$
       DECLARE
         qrow record;
         qi aq.queue_info;
-        id bytea := aq.new_msgid();
         now_ts timestamptz := clock_timestamp();
+        id bytea := aq.new_msgid(now_ts);  -- the id's first half is the enq_time
         d integer := coalesce(p_delay, 0);
         e integer := nullif(p_expiration, -1);
       BEGIN
@@ -457,7 +457,7 @@ SELECT aq.define_template('queue_table.sendn', $tpl$
         {{queue_checks}}
         -- (unnest of a parameter, not generate_series(1, n): its row estimate does not
         -- depend on n, so PostgreSQL keeps one cached plan instead of planning every call)
-        ids := ARRAY(SELECT aq.new_msgid() FROM unnest(p_priority));
+        ids := ARRAY(SELECT aq.new_msgid(now_ts) FROM unnest(p_priority));
         {{insert}}
         any_wait := EXISTS (SELECT 1 FROM unnest(p_delay) d WHERE d > 0);
         IF qrow.notify THEN
