@@ -12,7 +12,7 @@ payload type cannot hold is refused before anything is enqueued (MessageFormatEx
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..engine import Agent
 from . import codec, compliance
@@ -99,30 +99,42 @@ class MessageProducer:
         return self.disable_message_timestamp
 
     # -- sending --------------------------------------------------------------------------
-    async def send(self, message: jmsg.Message | Destination, delivery_mode: int | None = None,
-                   priority: int | None = None, time_to_live: float | None = None, *,
-                   destination: Destination | None = None,
+    async def send(self, message: jmsg.Message | Destination, *args: Any,
+                   delivery_mode: int | None = None, priority: int | None = None,
+                   time_to_live: float | None = None, destination: Destination | None = None,
                    recipient_list: Sequence[AQjmsAgent] | None = None,
                    message_body: jmsg.Message | None = None) -> None:
-        """send(message[, delivery_mode, priority, time_to_live]) to the producer's
-        destination, or send(destination, message, ...) / destination=... for a producer
-        made without one; `recipient_list` (topics) overrides the subscribers."""
+        """JMS's four forms, positionally as in Java: send(message), send(message,
+        delivery_mode, priority, time_to_live), send(destination, message) and
+        send(destination, message, delivery_mode, priority, time_to_live) (the destination
+        form for a producer made without one); or by keyword. `recipient_list` (topics)
+        overrides the subscribers."""
+        rest = list(args)
         if isinstance(message, Destination):  # JMS's send(Destination, Message, ...)
-            if message_body is None and isinstance(delivery_mode, jmsg.Message):
-                message_body, delivery_mode = delivery_mode, None
+            destination = message
+            if message_body is None and rest and isinstance(rest[0], jmsg.Message):
+                message_body = rest.pop(0)
             if message_body is None:
                 fail(jerr.JMSException, 133, "Message must be specified")
-            destination, message = message, message_body
-        await self._send(message, destination, delivery_mode, priority, time_to_live,
-                         recipient_list)
+            message = message_body
+        if len(rest) > 3:
+            fail(jerr.JMSException, 207, f"send() takes at most a delivery mode, a priority and a "
+                 f"time to live after the message, not {len(rest)} values")
+        named: list[Any] = [delivery_mode, priority, time_to_live]
+        for i, v in enumerate(rest):
+            if named[i] is not None:
+                fail(jerr.JMSException, 207, "send() got "
+                     f"{('delivery_mode', 'priority', 'time_to_live')[i]} by position and by name")
+            named[i] = v
+        await self._send(message, destination, named[0], named[1], named[2], recipient_list)
 
     async def publish(self, message: jmsg.Message | Destination, delivery_mode: int | None = None,
                       priority: int | None = None, time_to_live: float | None = None, *,
                       topic: Topic | None = None,
                       recipient_list: Sequence[AQjmsAgent] | None = None) -> None:
         """TopicPublisher.publish (the same as send)."""
-        await self.send(message, delivery_mode, priority, time_to_live, destination=topic,
-                        recipient_list=recipient_list)
+        await self.send(message, delivery_mode=delivery_mode, priority=priority,
+                        time_to_live=time_to_live, destination=topic, recipient_list=recipient_list)
 
     async def _send(self, message: jmsg.Message, destination: Destination | None,
                     delivery_mode: int | None, priority: int | None,
