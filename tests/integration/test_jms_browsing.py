@@ -207,6 +207,41 @@ async def test_jmsx_state_ready(conn: asyncpg.Connection, connection: jms.Connec
     assert [m async for m in s.create_browser(q)] == []  # the retained one is not shown
 
 
+@pytest.mark.parametrize("topic_kind", [False, True])
+async def test_jmsx_state_waiting_and_retained_by_message_id(
+        conn: asyncpg.Connection, connection: jms.Connection, topic_kind: bool) -> None:
+    """The guide's "QueueReceiver": a retained message "can be ... dequeued by specifying
+    the message identifier of the processed message in a QueueBrowser"; a browse by id
+    also shows a WAITING one. JMSXState says which: 1 WAITING, 2 READY, 4 RETAINED."""
+    s = connection.create_session()
+    if topic_kind:
+        await topic(conn, retention=3600)
+        dest: jms.Destination = s.get_topic("shop", "events")
+        consumer = await s.create_durable_subscriber(dest, "AUDIT")
+    else:
+        await queue(conn, retention=3600)
+        dest = s.get_queue("shop", "orders_q")
+        consumer = await s.create_consumer(dest)
+    [waiting] = await send(connection, dest, "later", JMS_OracleDelay=3600)
+    [done] = await send(connection, dest, "now")
+    await connection.start()
+    got = await consumer.receive(1.0)
+    assert got is not None and got.jms_message_id == done
+
+    def by_id(mid: str) -> jms.QueueBrowser:
+        selector = f"JMSMessageID = '{mid}'"
+        if topic_kind:
+            return s.create_browser(dest, selector, subscription_name="AUDIT")
+        return s.create_browser(dest, selector)
+
+    states = {}
+    for mid in (waiting, done):
+        [m] = [m async for m in by_id(mid)]
+        states[text(m)] = m.get_int_property("JMSXState")
+    assert states == {"later": 1, "now": 4}
+    assert await consumer.receive_no_wait() is None  # browsing took nothing
+
+
 # -- a topic's exception queue -------------------------------------------------------------------
 
 async def _exception_queue(conn: asyncpg.Connection) -> str:

@@ -14,6 +14,7 @@ back ("Browsing Messages").
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import datetime
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from .session import DestinationInfo, Session
 
 BATCH = 50
+# a selector that names one message by its id (JMS 1.1's JMSMessageID = 'ID:...')
+_BY_ID = re.compile(r"\s*JMSMessageID\s*=\s*'ID:([0-9A-Fa-f]{32})'\s*")
 PURGE = "SELECT aq.jms_topic_browser_purge($1, $2, $3::bytea[])"
 
 
@@ -134,6 +137,13 @@ class QueueBrowser:
             navigation="FIRST_MESSAGE" if first else "NEXT_MESSAGE", wait=0,
             condition=self.message_selector, batch_size=asked, delivery_mode=mode,
             visibility="IMMEDIATE" if mode == "BUFFERED" else "ON_COMMIT")
+        by_id = _BY_ID.fullmatch(self.message_selector or "")
+        if by_id is not None:
+            # a browse of one message by its id also shows it WAITING (a delay) or RETAINED
+            # (processed, kept by the queue's retention): the Oracle JMS guide's
+            # "QueueReceiver", "dequeued by specifying the message identifier of the
+            # processed message in a QueueBrowser"; JMSXState says which
+            opts = replace(opts, msgid=by_id.group(1), condition=None)
         at: datetime | None = None
         try:
             if self.locked and s.transacted:

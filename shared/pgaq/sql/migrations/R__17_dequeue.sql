@@ -433,9 +433,14 @@ BEGIN
               coalesce(p_batch, 1), cond.params, consumer, now_ts, p_agent, mode, multi,
               is_exc OR q.retention_time = 0;
     ELSE
-      -- (receiving by message id overrides the delay: a WAITING message is taken too)
+      -- (receiving by message id overrides the delay: a WAITING message is taken too; and
+      -- browsing by message id shows a retained, PROCESSED one: "As long as the message is
+      -- retained, it can be ... dequeued by specifying the message identifier of the
+      -- processed message in a QueueBrowser", Oracle JMS guide, "QueueReceiver")
       EXECUTE aq.dequeue_sql(q, mode, multi, is_exc, filters, sel, outp, is_exc OR q.retention_time = 0,
-                             CASE WHEN p_msgid IS NOT NULL AND NOT is_exc THEN '{"states": "IN (0, 1)"}'
+                             CASE WHEN p_msgid IS NOT NULL AND NOT is_exc AND mode = 'BROWSE'
+                                    THEN '{"states": "IN (0, 1, 2)"}'
+                                  WHEN p_msgid IS NOT NULL AND NOT is_exc THEN '{"states": "IN (0, 1)"}'
                                   ELSE '{}' END::jsonb)
         INTO result
         USING q.queue_name, CASE WHEN is_exc THEN 3 ELSE 0 END, p_msgid, p_correlation, pos, grp,
