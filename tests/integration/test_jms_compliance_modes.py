@@ -315,8 +315,6 @@ async def test_the_sender_reads_the_timestamp_receivers_and_selectors_see(
 
 
 # -- selectors ----------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="selectors compare AQ's stored priority in both modes "
-                   "(docs/jms.md, Compliance modes, Limits)")
 async def test_a_selector_compares_the_jms_priority_compliant(
         conn: asyncpg.Connection, db_dsn: str) -> None:
     """JMS 1.1 3.8.1.1: a selector's JMSPriority is the header's value, which compliant mode
@@ -336,6 +334,60 @@ async def test_a_selector_compares_the_jms_priority_compliant(
         assert isinstance(got, jms.TextMessage) and got.text == "8"
     finally:
         await connection.close()
+
+
+@pytest.mark.parametrize("compliant", [False, True])
+async def test_selectors_read_jms_priority_in_each_mode_everywhere(
+        conn: asyncpg.Connection, db_dsn: str, compliant: bool) -> None:
+    """A queue consumer, a browser, a durable and a non-durable subscriber, each with a
+    JMSPriority selector, see the priorities their mode's headers show."""
+    await priority_queue(conn)
+    await priority_queue(conn, "shop.prio_mt", multiple=True)
+    factory = jms.ConnectionFactory(db_dsn, safety_poll=30.0, j2ee_compliant=compliant)
+    connection = await factory.create_connection()
+    try:
+        s = connection.create_session()
+        queue = s.get_queue("shop", "prio_q")
+        topic = s.get_topic("shop", "prio_mt")
+        urgent = "JMSPriority >= 7" if compliant else "JMSPriority <= 2"
+        await s.create_durable_subscriber(topic, "ALL")  # every message has a recipient
+        durable = await s.create_durable_subscriber(topic, "URGENT", urgent)
+        plain = await s.create_subscriber(topic, f"JMSPriority BETWEEN 0 AND 9 AND {urgent}")
+        for p in (1, 8):
+            for dest in (queue, topic):
+                m = s.create_text_message(str(p))
+                m.set_string_property("note", "JMSPriority >= 7")  # a literal is not rewritten
+                await s.create_producer(dest).send(m, priority=p)
+        expected = "8" if compliant else "1"
+        seen = [m async for m in s.create_browser(queue, urgent)]
+        assert [m.text for m in seen if isinstance(m, jms.TextMessage)] == [expected]
+        consumer = await s.create_consumer(queue, f"{urgent} AND note = 'JMSPriority >= 7'")
+        await connection.start()
+        for c in (consumer, durable, plain):
+            got = await c.receive(1.0)
+            assert isinstance(got, jms.TextMessage) and got.text == expected
+            assert (got.jms_priority >= 7) if compliant else (got.jms_priority <= 2)
+            assert await c.receive_no_wait() is None
+        assert durable.get_message_selector() == urgent  # the application's own text
+    finally:
+        await connection.close()
+
+
+async def test_the_selector_rewrite_vectors(conn: asyncpg.Connection) -> None:
+    """aq.jms_selector_for_mode, the one rewrite every JMS client of these queues uses."""
+    vectors = [
+        ("JMSPriority > 5", True, "(9 - JMSPriority) > 5"),
+        ("JMSPriority > 5", False, "JMSPriority > 5"),
+        ("JMSPriority BETWEEN 7 AND 9 OR JMSPriority=0", True,
+         "(9 - JMSPriority) BETWEEN 7 AND 9 OR (9 - JMSPriority)=0"),
+        ("x = 'JMSPriority' AND JMSPriority IN (9)", True, "x = 'JMSPriority' AND (9 - JMSPriority) IN (9)"),
+        ("JMSPriorityX = 1 AND jmspriority = 2", True, "JMSPriorityX = 1 AND jmspriority = 2"),
+        ("tab.user_data.JMSPriority = 1", True, "tab.user_data.JMSPriority = 1"),
+        (None, True, None),
+    ]
+    for text, compliant, expected in vectors:
+        got = await conn.fetchval("SELECT aq.jms_selector_for_mode($1, $2)", text, compliant)
+        assert got == expected, (text, compliant)
 
 
 # -- subscribers --------------------------------------------------------------------------

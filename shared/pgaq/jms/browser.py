@@ -46,6 +46,7 @@ class QueueBrowser:
         self.session = session
         self.destination = destination
         self.message_selector = message_selector if message_selector and message_selector.strip() else None
+        self._sql_selector = self.message_selector  # as the database evaluates it (once browsed)
         self.subscription_name = subscription_name
         self.locked = locked
         self.closed = False
@@ -80,7 +81,8 @@ class QueueBrowser:
         if isinstance(self.destination, Topic) and not info.multiple_consumers:
             fail(jerr.InvalidDestinationException, INVALID_TOPIC,
                  f"Invalid Topic specified: {info.qualified} is a single-consumer queue")
-        await s.check_selector(self.destination, self.message_selector)
+        self._sql_selector = await s.selector_for_mode(self.message_selector)
+        await s.check_selector(self.destination, self._sql_selector)
         if self.subscription_name is not None:
             await self._check_subscriber(info)
         seen: tuple[list[str], list[str]] = ([], [])
@@ -135,7 +137,7 @@ class QueueBrowser:
         opts = engine.DequeueOptions(
             consumer_name=self.subscription_name, dequeue_mode="BROWSE",
             navigation="FIRST_MESSAGE" if first else "NEXT_MESSAGE", wait=0,
-            condition=self.message_selector, batch_size=asked, delivery_mode=mode,
+            condition=self._sql_selector, batch_size=asked, delivery_mode=mode,
             visibility="IMMEDIATE" if mode == "BUFFERED" else "ON_COMMIT")
         by_id = _BY_ID.fullmatch(self.message_selector or "")
         if by_id is not None:

@@ -65,6 +65,8 @@ class MessageConsumer:
         self.session = session
         self.destination = destination
         self.message_selector = message_selector if message_selector and message_selector.strip() else None
+        # the selector as the database evaluates it (Session.selector_for_mode), once open
+        self.sql_selector = self.message_selector
         self.no_local = no_local
         self.durable = durable
         self.temporary = temporary  # a non-durable topic subscriber: a subscriber of its own
@@ -128,10 +130,11 @@ class MessageConsumer:
                 fail(jerr.InvalidDestinationException, INVALID_QUEUE,
                      f"Invalid Queue specified: {info.qualified} is a multi-consumer queue "
                      "(get_topic, or a topic receiver with a name)")
+            self.sql_selector = await s.selector_for_mode(self.message_selector)
             if self.subscribed:
                 await self._subscribe(info)
             else:
-                await s.check_selector(self.destination, self.message_selector)
+                await s.check_selector(self.destination, self.sql_selector)
             if self.no_local:
                 s.connection.no_local_topics.add(info.qualified.lower())
             self._info = info
@@ -159,14 +162,14 @@ class MessageConsumer:
                         "CALL dbms_aqadm.add_subscriber(queue_name => $1, subscriber => "
                         "sys.aq$_agent($2, NULL, NULL), rule => $3, "
                         "delivery_mode => 'PERSISTENT_OR_BUFFERED')",
-                        info.qualified, self.consumer_name, self.message_selector)
+                        info.qualified, self.consumer_name, self.sql_selector)
                     if self.durable:
                         compliance.durable_made(self, info)
-                elif (rule or None) != self.message_selector:
+                elif (rule or None) != self.sql_selector:
                     await c.execute(
                         "CALL dbms_aqadm.alter_subscriber(queue_name => $1, subscriber => "
                         "sys.aq$_agent($2, NULL, NULL), rule => $3)",
-                        info.qualified, self.consumer_name, self.message_selector)
+                        info.qualified, self.consumer_name, self.sql_selector)
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             err = as_jms(wrap_db_error(exc))
             if isinstance(err, jerr.InvalidSelectorException) or err.code in (936, 904, 909, 932):

@@ -376,6 +376,21 @@ class Session:
             self._destinations[key] = hit
         return hit
 
+    async def selector_for_mode(self, selector: str | None) -> str | None:
+        """The selector as the database evaluates it for this connection's compliance mode
+        (aq.jms_selector_for_mode: in Java EE compliant mode JMSPriority is 9 - AQ's
+        priority); a round trip only when compliant and the selector names JMSPriority."""
+        if selector is None or not self._connection.j2ee_compliant or "JMSPriority" not in selector:
+            return selector
+        try:
+            async with self._connection.pool.acquire() as c:
+                text: str = await c.fetchval(load("jms_selector_for_mode"), selector, True)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            from ..errors import wrap_db_error
+
+            raise as_jms(wrap_db_error(exc)) from exc
+        return text
+
     async def check_selector(self, dest: Destination, selector: str | None) -> None:
         """A selector that does not parse or type-check: InvalidSelectorException now."""
         if selector is None or not selector.strip():
@@ -669,7 +684,7 @@ class Session:
                        info: DestinationInfo, listener: bool, msgid: str | None,
                        blocking: bool = False, no_data: bool = False) -> list[engine.Message]:
         in_tx = self.holds_transaction or listener
-        condition = None if consumer.subscribed else consumer.message_selector
+        condition = None if consumer.subscribed else consumer.sql_selector
         own = self._sent_ids.get(info.qualified) if self.transacted else None
         if own and info.payload_kind.startswith("JMS"):
             mine = "JMSMessageID NOT IN (" + ", ".join(f"'ID:{i}'" for i in own) + ")"

@@ -322,3 +322,33 @@ BEGIN
   END IF;
   RETURN aq.remove_held(p_topic, p_subscriber, p_ids);
 END $$;
+
+-- A JMS selector as the database evaluates it for a client in Oracle JMS's Java EE
+-- compliant mode (oracle.jms.j2eeCompliant; pgaq.jms's j2ee_compliant): there JMSPriority
+-- is 0-9 with 9 the highest and is stored as AQ priority 9 - p (aq.jms_priority_to_aq), so
+-- each JMSPriority in the selector reads (9 - JMSPriority) of the stored value. Done on the
+-- selector's tokens (aq._condition_tokenize), never inside a string literal or after a
+-- '.' (an ADT attribute); the result is what a consumer's dequeue condition, a browser's
+-- and a durable or non-durable subscriber's rule hold. Non-compliant, the text is kept.
+-- (An AQ priority outside 0-9, from an enqueue that is not JMS's, reads as the nearest end
+-- of 0-9 in the JMSPriority header but unclamped here.)
+CREATE OR REPLACE FUNCTION aq.jms_selector_for_mode(p_selector text, p_compliant boolean)
+RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  toks aq._condition_token[];
+  t aq._condition_token;
+  out text := p_selector;
+BEGIN
+  IF NOT coalesce(p_compliant, false) OR p_selector IS NULL OR strpos(p_selector, 'JMSPriority') = 0 THEN
+    RETURN p_selector;
+  END IF;
+  toks := aq._condition_tokenize(p_selector);
+  FOR i IN REVERSE cardinality(toks) .. 1 LOOP  -- from the end: earlier positions stay put
+    t := toks[i];
+    IF t.kind = 'identifier' AND t.value = 'JMSPriority'
+       AND (i = 1 OR toks[i - 1].kind <> 'operator' OR toks[i - 1].value <> '.') THEN
+      out := overlay(out PLACING '(9 - JMSPriority)' FROM t.pos FOR length(t.value));
+    END IF;
+  END LOOP;
+  RETURN out;
+END $$;
