@@ -57,16 +57,14 @@ from .message import (
     PERSISTENT,
     AdtMessage,
     BytesMessage,
-    JsonSerializer,
     MapMessage,
     Message,
     ObjectMessage,
-    PickleSerializer,
-    Serializer,
     StreamMessage,
     TextMessage,
 )
 from .producer import MessageProducer, QueueSender, TopicPublisher
+from .serializers import JsonSerializer, PickleSerializer, Serializer
 from .session import DestinationInfo, QueueTable, Session
 
 # Oracle's names for the same classes (AQjms*), so ported code keeps its imports' shape
