@@ -40,7 +40,6 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import asyncpg
@@ -72,10 +71,11 @@ from ._support import (
     fail,
     make,
 )
+from .admin import Administration, split_qualified
 from .browser import QueueBrowser
 from .connection import in_listener
 from .consumer import MessageConsumer
-from .destination import AQjmsAgent, Destination, Queue, TemporaryQueue, TemporaryTopic, Topic
+from .destination import Destination, Queue, TemporaryQueue, TemporaryTopic, Topic
 from .producer import MessageProducer
 from .selector import check_syntax
 from .temporary import create as create_temporary
@@ -105,19 +105,7 @@ class DestinationInfo:
         return f"aq_{self.queue_id}"
 
 
-@dataclass(frozen=True)
-class QueueTable:
-    """AQQueueTable: a handle on a queue table (`owner.name`)."""
-
-    owner: str
-    name: str
-
-    @property
-    def qualified(self) -> str:
-        return f"{self.owner}.{self.name}"
-
-
-class Session:
+class Session(Administration):
     """Created by `Connection.create_session(transacted, acknowledge_mode)`."""
 
     def __init__(self, connection: Connection, transacted: bool, acknowledge_mode: int) -> None:
@@ -333,12 +321,12 @@ class Session:
     def get_queue(self, owner: str, name: str | None = None) -> Queue:
         """AQjmsSession.getQueue(owner, name) (or "owner.name"): a single-consumer queue."""
         self.check_open()
-        return Queue(owner, name) if name is not None else Queue(*_split(owner))
+        return Queue(owner, name) if name is not None else Queue(*split_qualified(owner))
 
     def get_topic(self, owner: str, name: str | None = None) -> Topic:
         """AQjmsSession.getTopic(owner, name) (or "owner.name"): a multi-consumer queue."""
         self.check_open()
-        return Topic(owner, name) if name is not None else Topic(*_split(owner))
+        return Topic(owner, name) if name is not None else Topic(*split_qualified(owner))
 
     async def create_temporary_queue(self) -> TemporaryQueue:
         """A TemporaryQueue, deleted when this session's connection closes (JMS 1.1 4.4.3)."""
@@ -1023,161 +1011,11 @@ class Session:
         await self._remove_subscribers()
         self._connection.forget(self)
 
-    # -- Oracle's administrative extensions (dbms_aqadm) ----------------------------------
-    async def _admin(self, sql: str, *args: Any) -> None:
-        self.check_open()
-        try:
-            async with self._connection.pool.acquire() as c:
-                await c.execute(sql, *args)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-            from ..errors import wrap_db_error
-
-            raise as_jms(wrap_db_error(exc)) from exc
-        self._destinations.clear()
-
-    async def create_queue_table(self, owner: str, name: str, payload_type: str = "SYS.AQ$_JMS_MESSAGE",
-                                 *, multiple_consumers: bool = False, sort_list: str | None = None,
-                                 message_grouping: str = "NONE", comment: str | None = None) -> QueueTable:
-        """AQjmsSession.createQueueTable (dbms_aqadm.create_queue_table); `payload_type`
-        e.g. SYS.AQ$_JMS_TEXT_MESSAGE or an object type."""
-        await self._admin(
-            "CALL dbms_aqadm.create_queue_table(queue_table => $1, queue_payload_type => $2, "
-            "sort_list => $3, multiple_consumers => $4, message_grouping => $5, comment => $6)",
-            f"{owner}.{name}", payload_type, sort_list, multiple_consumers, message_grouping, comment)
-        return QueueTable(owner, name)
-
-    async def get_queue_table(self, owner: str, name: str) -> QueueTable:
-        """AQjmsSession.getQueueTable: a handle on an existing queue table (ORA-24002 else)."""
-        self.check_open()
-        try:
-            async with self._connection.pool.acquire() as c:
-                await c.fetchval("SELECT (aq.resolve_queue_table($1)).id", f"{owner}.{name}")
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-            from ..errors import wrap_db_error
-
-            raise as_jms(wrap_db_error(exc)) from exc
-        return QueueTable(owner, name)
-
-    async def _create_destination(self, table: QueueTable, name: str, max_retries: int | None,
-                                  retry_delay: float, retention_time: float,
-                                  comment: str | None, start: bool) -> None:
-        await self._admin(
-            "CALL dbms_aqadm.create_queue(queue_name => $1, queue_table => $2, "
-            "max_retries => $3, retry_delay => $4, retention_time => $5, comment => $6)",
-            f"{table.owner}.{name}", table.qualified, 5 if max_retries is None else max_retries,
-            retry_delay, retention_time, comment)
-        if start:
-            await self._admin("CALL dbms_aqadm.start_queue(queue_name => $1)", f"{table.owner}.{name}")
-
-    async def create_queue(self, table: QueueTable | str, name: str | None = None, *,
-                           max_retries: int | None = None, retry_delay: float = 0,
-                           retention_time: float = 0, comment: str | None = None,
-                           start: bool = True) -> Queue:
-        """AQjmsSession.createQueue(table, name): a queue in a single-consumer queue table,
-        started (AQjmsDestination.start) unless `start=False`; or JMS's
-        Session.createQueue("owner.name"): the identity of an existing queue (nothing is
-        created; InvalidDestinationException when there is no such queue)."""
-        if isinstance(table, str):
-            queue = Queue(*_split(table)) if name is None else Queue(table, name)
-            await self.destination_info(queue)
-            return queue
-        if name is None:
-            fail(jerr.JMSException, 134, "Name must be specified")
-        await self._create_destination(table, name, max_retries, retry_delay, retention_time,
-                                       comment, start)
-        return Queue(table.owner, name)
-
-    async def create_topic(self, table: QueueTable | str, name: str | None = None, *,
-                           max_retries: int | None = None, retry_delay: float = 0,
-                           retention_time: float = 0, comment: str | None = None,
-                           start: bool = True) -> Topic:
-        """AQjmsSession.createTopic(table, name): a queue in a multi-consumer queue table;
-        or JMS's Session.createTopic("owner.name"): an existing topic's identity."""
-        if isinstance(table, str):
-            topic = Topic(*_split(table)) if name is None else Topic(table, name)
-            info = await self.destination_info(topic)
-            if not info.multiple_consumers:
-                fail(jerr.InvalidDestinationException, INVALID_TOPIC,
-                     f"Invalid Topic specified: {info.qualified} is a single-consumer queue")
-            return topic
-        if name is None:
-            fail(jerr.JMSException, 134, "Name must be specified")
-        await self._create_destination(table, name, max_retries, retry_delay, retention_time,
-                                       comment, start)
-        return Topic(table.owner, name)
-
-    # AQjmsDestination's methods, here on the session that runs them
-    async def start_destination(self, dest: Destination, enqueue: bool = True,
-                                dequeue: bool = True) -> None:
-        await self._admin("CALL dbms_aqadm.start_queue(queue_name => $1, enqueue => $2, dequeue => $3)",
-                          dest.qualified, enqueue, dequeue)
-
-    async def stop_destination(self, dest: Destination, enqueue: bool = True,
-                               dequeue: bool = True, wait: bool = True) -> None:
-        await self._admin("CALL dbms_aqadm.stop_queue(queue_name => $1, enqueue => $2, "
-                          "dequeue => $3, wait => $4)", dest.qualified, enqueue, dequeue, wait)
-
-    async def alter_destination(self, dest: Destination, *, max_retries: int | None = None,
-                                retry_delay: float | None = None,
-                                retention_time: float | None = None,
-                                comment: str | None = None) -> None:
-        await self._admin("CALL dbms_aqadm.alter_queue(queue_name => $1, max_retries => $2, "
-                          "retry_delay => $3, retention_time => $4, comment => $5)",
-                          dest.qualified, max_retries, retry_delay, retention_time, comment)
-
-    async def drop_destination(self, dest: Destination) -> None:
-        await self._admin("CALL dbms_aqadm.drop_queue(queue_name => $1)", dest.qualified)
-
-    async def schedule_propagation(self, dest: Destination, destination: str | None = None, *,
-                                   start_time: datetime | None = None,
-                                   duration: float | None = None, next_time: str | None = None,
-                                   latency: float = 60,
-                                   destination_queue: str | None = None) -> None:
-        """AQjmsDestination.schedulePropagation (dbms_aqadm.schedule_propagation)."""
-        await self._admin(
-            "CALL dbms_aqadm.schedule_propagation(queue_name => $1, destination => $2, "
-            "start_time => $3, duration => $4, next_time => $5, latency => $6, "
-            "destination_queue => $7)", dest.qualified, destination, start_time, duration,
-            next_time, latency, destination_queue)
-
-    async def unschedule_propagation(self, dest: Destination, destination: str | None = None,
-                                     destination_queue: str | None = None) -> None:
-        await self._admin("CALL dbms_aqadm.unschedule_propagation(queue_name => $1, "
-                          "destination => $2, destination_queue => $3)",
-                          dest.qualified, destination, destination_queue)
-
-    async def enable_propagation_schedule(self, dest: Destination, destination: str | None = None,
-                                          destination_queue: str | None = None) -> None:
-        await self._admin("CALL dbms_aqadm.enable_propagation_schedule(queue_name => $1, "
-                          "destination => $2, destination_queue => $3)",
-                          dest.qualified, destination, destination_queue)
-
-    async def disable_propagation_schedule(self, dest: Destination, destination: str | None = None,
-                                           destination_queue: str | None = None) -> None:
-        await self._admin("CALL dbms_aqadm.disable_propagation_schedule(queue_name => $1, "
-                          "destination => $2, destination_queue => $3)",
-                          dest.qualified, destination, destination_queue)
-
-    async def create_remote_subscriber(self, topic: Topic, agent: AQjmsAgent,
-                                       message_selector: str | None = None) -> None:
-        """AQjmsSession.createRemoteSubscriber: an AQ subscriber with an address."""
-        await self._admin("CALL dbms_aqadm.add_subscriber(queue_name => $1, "
-                          "subscriber => sys.aq$_agent($2, $3, $4), rule => $5)",
-                          topic.qualified, agent.name, agent.address, agent.protocol,
-                          message_selector)
-
     async def __aenter__(self) -> Session:
         return self
 
     async def __aexit__(self, *_exc: object) -> None:
         await self.close()
-
-
-def _split(qualified: str) -> tuple[str, str]:
-    owner, dot, name = qualified.partition(".")
-    if not dot:
-        fail(jerr.InvalidDestinationException, 178, f"Invalid Queue name {qualified!r}: owner.name")
-    return owner, name
 
 
 def _buffered_turn(consumer: MessageConsumer, look: int) -> bool:
