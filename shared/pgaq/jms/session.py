@@ -22,6 +22,8 @@ DUPS_OK_ACKNOWLEDGE    `dups_ok_batch` messages REMOVEd by one dequeue in a tran
                        out, or a crash redelivers the batch (the duplicates DUPS_OK allows)
 =====================  ===================================================================
 
+Each mode's part, from receive to settle, is its class in `pgaq.jms.acknowledge`.
+
 Sends of a non-transacted session are committed at once (IMMEDIATE: outside any open
 acknowledge transaction). NON_PERSISTENT messages live in the queue table's UNLOGGED
 companion (AQ's buffered messages: no WAL, gone after a crash of PostgreSQL) but keep the
@@ -53,11 +55,8 @@ from . import errors as jerr
 from . import message as jmsg
 from ._support import (
     ACK_MODES,
-    AUTO_ACKNOWLEDGE,
-    CLIENT_ACKNOWLEDGE,
     COMMIT_NOT_TRANSACTED,
     CONNECTION_UNAVAILABLE,
-    DUPS_OK_ACKNOWLEDGE,
     INVALID_DESTINATION,
     INVALID_TOPIC,
     NAVIGATION_NAMES,
@@ -71,6 +70,7 @@ from ._support import (
     fail,
     make,
 )
+from .acknowledge import AckMode, for_mode
 from .admin import Administration, split_qualified
 from .browser import QueueBrowser
 from .connection import in_listener
@@ -114,6 +114,8 @@ class Session(Administration):
         self._connection = connection
         self.transacted = transacted
         self.acknowledge_mode = SESSION_TRANSACTED if transacted else acknowledge_mode
+        # what the mode decides, from receive to settle
+        self.ack: AckMode = for_mode(self, self.acknowledge_mode)
         self._engine: engine.Session | None = None
         self._db: asyncpg.Connection | None = None
         self._lock = asyncio.Lock()  # one operation on the session's connection at a time
@@ -143,7 +145,6 @@ class Session(Administration):
         self._last_tx = 0
         self._destinations: dict[str, DestinationInfo] = {}
         self._durable: dict[str, Topic] = {}
-        self._flush: asyncio.Task[None] | None = None
         self._message_listener: Callable[..., Any] | None = None
 
     # -- state ----------------------------------------------------------------------------
@@ -175,7 +176,7 @@ class Session(Administration):
     @property
     def holds_transaction(self) -> bool:
         """Whether receives run in a transaction the session ends (all but AUTO receive)."""
-        return self.acknowledge_mode != AUTO_ACKNOWLEDGE
+        return self.ack.receive_in_transaction
 
     # -- the database connection ----------------------------------------------------------
     async def _ensure(self) -> engine.Session:
@@ -649,14 +650,14 @@ class Session(Administration):
                 self._connection.maybe_delivered.discard(m.msgid)
                 msg._redelivered = True
                 msg._provider_property("JMSXDeliveryCount", "int", m.attempts + 2)
-        if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE:
-            await self.dups_ok_consumed()
+        if self.ack.batches:
+            await self.ack.handed_out()
         return m, msg
 
     async def _dequeue(self, eng: engine.Session, consumer: MessageConsumer,
                        info: DestinationInfo, listener: bool, msgid: str | None,
                        blocking: bool = False, no_data: bool = False) -> list[engine.Message]:
-        in_tx = self.holds_transaction or listener
+        in_tx = self.ack.receive_in_transaction or listener
         condition = None if consumer.subscribed else consumer.message_selector
         own = self._sent_ids.get(info.qualified) if self.transacted else None
         if own and info.payload_kind.startswith("JMS"):
@@ -686,7 +687,7 @@ class Session(Administration):
                 return got
             return await self._buffered(eng, info, base, in_tx)
         batch = 1
-        if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and not msgid and not no_data:
+        if self.ack.batches and not msgid and not no_data:  # DupsOk
             batch = self._connection.factory.dups_ok_batch
             if self._consumed and not any(self._prefetched.values()):
                 # the last batch was handed out whole; this look's BEGIN rides on the COMMIT
@@ -801,49 +802,6 @@ class Session(Administration):
     async def _acknowledger(self) -> None:
         await self.acknowledge()
 
-    async def settle(self, ok: bool, consumer: MessageConsumer | None = None) -> None:
-        """After a message listener: AUTO commits (or rolls back, a failed attempt, when the
-        listener raised); DUPS_OK commits by batch; the others leave it to the application."""
-        if self._closed:
-            return
-        mode = self.acknowledge_mode
-        if mode == AUTO_ACKNOWLEDGE or (mode == DUPS_OK_ACKNOWLEDGE and not ok):
-            async with self.using() as eng:
-                if ok:
-                    # the listener's next look follows at once: its BEGIN rides on the COMMIT
-                    await eng.commit(begin_next=self._connection.started.is_set())
-                else:
-                    self._prefetched.clear()  # rolled back with the rest of the batch
-                    await eng.rollback()
-                self._taken_ids.clear()
-                self._work = False
-        elif mode == DUPS_OK_ACKNOWLEDGE:
-            await self.dups_ok_consumed()
-
-    async def dups_ok_consumed(self) -> None:
-        """DUPS_OK: what was handed out is committed by the next batch's dequeue, before a
-        receive waits, or `dups_ok_delay` seconds later, whichever comes first."""
-        if self._consumed and (self._flush is None or self._flush.done()):
-            self._flush = self._connection.spawn("dups-ok-flush", self._flush_later())
-
-    async def _flush_later(self) -> None:
-        await asyncio.sleep(self._connection.factory.dups_ok_delay)
-        if not self._closed:
-            try:
-                await self.idle()
-            except jerr.JMSException as exc:
-                log.warning("DUPS_OK commit failed (the messages will be redelivered): %s", exc)
-
-    async def idle(self) -> None:
-        """A receive is about to wait (or the DUPS_OK delay passed): DUPS_OK commits what it
-        handed out, unless some of its batch is still to be handed out."""
-        if (self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and self._consumed and not self._closed
-                and not any(self._prefetched.values())):
-            async with self.using() as eng:
-                if not any(self._prefetched.values()):
-                    await self._commit_consumed(eng)
-
-
     async def quiesce(self) -> None:
         """Wait for the message listener running in this session, if any, to return."""
         async with self.delivery:
@@ -955,29 +913,7 @@ class Session(Administration):
         """CLIENT_ACKNOWLEDGE: acknowledge everything the session consumed so far (its
         transaction commits); in other modes nothing to do."""
         self.check_open()
-        if self.acknowledge_mode != CLIENT_ACKNOWLEDGE:
-            return
-        async with self._lock:
-            if self._tx_lost:
-                self._tx_lost = False
-                raise make(jerr.JMSException, CONNECTION_UNAVAILABLE, "the messages were not "
-                           "acknowledged: the database connection was lost (they come again)")
-            eng = self._engine
-            if eng is None or not eng.in_transaction:
-                return
-            try:
-                await eng.commit()
-            except ConnectionLost as exc:
-                await self._lost(exc)
-                self._tx_lost = False
-                raise as_jms(exc) from exc
-            except PgaqError as exc:
-                raise as_jms(exc) from exc
-            finally:
-                self._taken_ids.clear()
-                self._work = False
-                await self._park()
-        await self._remove_subscribers()
+        await self.ack.acknowledge()
 
     # -- close ----------------------------------------------------------------------------
     async def close(self) -> None:
@@ -993,14 +929,12 @@ class Session(Administration):
             await c.close()
         for p in list(self._producers):
             p.closed = True
-        if self._flush is not None and not self._flush.done():
-            self._flush.cancel()
+        self.ack.closing()
         async with self._lock:
             eng = self._engine
             try:
                 if eng is not None and eng.in_transaction:
-                    if (self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE
-                            and not any(self._prefetched.values())):
+                    if self.ack.commits_on_close():
                         await eng.commit()
                     else:
                         await eng.rollback()
