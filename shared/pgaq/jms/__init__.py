@@ -26,6 +26,7 @@ from ._support import (
     NAVIGATION_NEXT_TRANSACTION,
     SESSION_TRANSACTED,
 )
+from .admin import QueueTable
 from .browser import QueueBrowser, TopicBrowser
 from .connection import Connection, ConnectionMetaData
 from .consumer import MessageConsumer, QueueReceiver, TopicReceiver, TopicSubscriber
@@ -57,17 +58,15 @@ from .message import (
     PERSISTENT,
     AdtMessage,
     BytesMessage,
-    JsonSerializer,
     MapMessage,
     Message,
     ObjectMessage,
-    PickleSerializer,
-    Serializer,
     StreamMessage,
     TextMessage,
 )
 from .producer import MessageProducer, QueueSender, TopicPublisher
-from .session import DestinationInfo, QueueTable, Session
+from .serializers import JsonSerializer, PickleSerializer, Serializer
+from .session import DestinationInfo, Session
 
 # Oracle's names for the same classes (AQjms*), so ported code keeps its imports' shape
 AQjmsFactory = ConnectionFactory

@@ -38,7 +38,7 @@ SQL unchanged:
                               order they were set, as IDAP keeps it)
   MapMessage items            map: {name: {"type", "value"}}
   Text / Bytes / Object body  text_vc + text_len / bytes_raw + bytes_len
-  StreamMessage body          bytes_raw in pgaq's tagged format (message.encode_stream)
+  StreamMessage body          bytes_raw in pgaq's tagged format (wire.encode_stream)
 
 Types in JSON: boolean, byte, short, int, long, float, double, string as IDAP writes them
 (float NaN and infinities as "NaN", "INF", "-INF", negative zero as "-0.0": jsonb's numeric
@@ -81,9 +81,8 @@ from .message import (
     ObjectMessage,
     StreamMessage,
     TextMessage,
-    decode_stream,
-    encode_stream,
 )
+from .wire import decode_stream, encode_stream
 
 __all__ = ["JMS_KINDS", "engine_delivery_mode", "from_engine", "payload_type_accepts",
            "to_engine"]

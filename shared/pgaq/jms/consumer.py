@@ -311,7 +311,7 @@ class MessageConsumer:
                 got = await self._look(info, msgid, listener, blocking, no_data)
                 if got is not None:
                     return got
-                await self.session.idle()
+                await self.session.ack.idle()
                 remaining = None if deadline is None else deadline - loop.time()
                 if remaining is not None and remaining <= 0:
                     return None
@@ -402,7 +402,7 @@ class MessageConsumer:
                             continue
                         if not conn.started.is_set():
                             continue  # stopped meanwhile: wait for start()
-                        await s.idle()
+                        await s.ack.idle()
                         waits = [stop, self._closing] + ([event] if event is not None else [])
                         await _wait_any(waits, conn.factory.safety_poll)
             except asyncio.CancelledError:
@@ -433,7 +433,7 @@ class MessageConsumer:
                 ok = False
                 log.exception("the message listener of %s raised: the message comes again",
                               self.destination.qualified)
-            await s.settle(ok, self)
+            await s.ack.settle(ok)
             return True
 
     # -- close ----------------------------------------------------------------------------

@@ -14,11 +14,9 @@ properties and body are read-only until clear_properties()/clear_body().
 from __future__ import annotations
 
 import dataclasses
-import json
 import pickle
-import struct
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from . import _values as V
 from .destination import AQjmsAgent, Destination
@@ -31,6 +29,14 @@ from .errors import (
     MessageNotReadableException,
     MessageNotWriteableException,
 )
+from .serializers import JsonSerializer, PickleSerializer, Serializer
+
+# the `x as x` re-exports: the wire functions lived here once, callers may import them here
+from .wire import STRUCTS
+from .wire import decode_modified_utf8 as decode_modified_utf8
+from .wire import decode_stream as decode_stream
+from .wire import encode_modified_utf8 as encode_modified_utf8
+from .wire import encode_stream as encode_stream
 
 if TYPE_CHECKING:
     from ..engine import Message as EngineMessage
@@ -444,53 +450,7 @@ class TextMessage(Message):
         self._text = None
 
 
-# -- BytesMessage: java.io.DataOutputStream's encoding ---------------------------------------
-def encode_modified_utf8(text: str) -> bytes:
-    """Java's modified UTF-8 (DataOutputStream.writeUTF without its length): U+0000 as C0 80,
-    characters beyond the BMP as their two UTF-16 surrogates, three bytes each."""
-    if text.isascii() and "\0" not in text:
-        return text.encode("ascii")
-    units = text.encode("utf-16-be", "surrogatepass")
-    out = bytearray()
-    for i in range(0, len(units), 2):
-        u = (units[i] << 8) | units[i + 1]
-        if 0 < u < 0x80:
-            out.append(u)
-        elif u < 0x800:
-            out += bytes((0xC0 | (u >> 6), 0x80 | (u & 0x3F)))
-        else:
-            out += bytes((0xE0 | (u >> 12), 0x80 | ((u >> 6) & 0x3F), 0x80 | (u & 0x3F)))
-    return bytes(out)
-
-
-def decode_modified_utf8(data: bytes) -> str:
-    """DataInputStream.readUTF's decoding; MessageFormatException for a malformed sequence."""
-    if data.isascii():
-        return data.decode("ascii")
-    units: list[int] = []
-    i, n = 0, len(data)
-    while i < n:
-        c = data[i]
-        if c < 0x80:
-            units.append(c)
-            i += 1
-        elif c >> 5 == 0b110 and i + 1 < n and data[i + 1] >> 6 == 0b10:
-            units.append(((c & 0x1F) << 6) | (data[i + 1] & 0x3F))
-            i += 2
-        elif (c >> 4 == 0b1110 and i + 2 < n and data[i + 1] >> 6 == 0b10
-              and data[i + 2] >> 6 == 0b10):
-            units.append(((c & 0x0F) << 12) | ((data[i + 1] & 0x3F) << 6) | (data[i + 2] & 0x3F))
-            i += 3
-        else:
-            raise MessageFormatException(f"malformed modified UTF-8 at byte {i}", "JMS-161")
-    return struct.pack(f">{len(units)}H", *units).decode("utf-16-be", "surrogatepass")
-
-
-_STRUCTS = {k: struct.Struct(f) for k, f in (("byte", ">b"), ("ubyte", ">B"), ("short", ">h"),
-                                            ("ushort", ">H"), ("int", ">i"), ("long", ">q"),
-                                            ("float", ">f"), ("double", ">d"))}
-
-
+# -- BytesMessage: java.io.DataOutputStream's encoding (layouts in pgaq.jms.wire) -----------
 class _ReadWriteBody(Message):
     """Bytes and Stream bodies: write-only until reset(), read-only after it (JMS 1.1 3.11.3)."""
 
@@ -538,7 +498,7 @@ class BytesMessage(_ReadWriteBody):
     # writing
     def _put(self, fmt: str, kind: str, value: Any) -> None:
         self._writable()
-        self._buf += _STRUCTS[fmt].pack(V.check(kind, value))
+        self._buf += STRUCTS[fmt].pack(V.check(kind, value))
 
     def write_boolean(self, value: bool) -> None:
         self._writable()
@@ -552,7 +512,7 @@ class BytesMessage(_ReadWriteBody):
 
     def write_char(self, value: str) -> None:
         self._writable()
-        self._buf += _STRUCTS["ushort"].pack(ord(V.check("char", value)))
+        self._buf += STRUCTS["ushort"].pack(ord(V.check("char", value)))
 
     def write_int(self, value: int) -> None:
         self._put("int", "int", value)
@@ -574,7 +534,7 @@ class BytesMessage(_ReadWriteBody):
         if len(data) > 0xFFFF:
             raise MessageFormatException(
                 f"encoded string too long: {len(data)} bytes (write_utf holds 65535)", "JMS-161")
-        self._buf += _STRUCTS["ushort"].pack(len(data)) + data
+        self._buf += STRUCTS["ushort"].pack(len(data)) + data
 
     def write_bytes(self, value: bytes, offset: int = 0, length: int | None = None) -> None:
         self._writable()
@@ -609,7 +569,7 @@ class BytesMessage(_ReadWriteBody):
         return data
 
     def _get(self, fmt: str) -> Any:
-        s = _STRUCTS[fmt]
+        s = STRUCTS[fmt]
         return s.unpack(self._take(s.size, fmt))[0]
 
     def read_boolean(self) -> bool:
@@ -680,72 +640,7 @@ def _slice(data: bytes | None, offset: int, length: int | None) -> bytes:
     return data[offset:end]
 
 
-# -- StreamMessage ---------------------------------------------------------------------------
-# pgaq's stream body format (bytes_raw of sys.aq$_jms_stream_message): one tagged value after
-# another, numbers big-endian as DataOutputStream writes them, strings and byte arrays behind
-# a 4-byte length (strings in UTF-8, lone surrogates kept).
-_TAGS = {"null": 0, "boolean": 1, "byte": 2, "char": 3, "short": 4, "int": 5, "long": 6,
-         "double": 7, "float": 8, "string": 9, "bytes": 10, "null_bytes": 11}
-_KIND_OF_TAG = {v: k for k, v in _TAGS.items()}
-_FIXED = {"byte": "byte", "short": "short", "int": "int", "long": "long", "double": "double",
-          "float": "float", "char": "ushort"}
-
-
-def encode_stream(items: list[tuple[str, Any]]) -> bytes:
-    out = bytearray()
-    for kind, value in items:
-        if value is None:
-            out.append(_TAGS["null_bytes" if kind == "bytes" else "null"])
-            continue
-        out.append(_TAGS[kind])
-        if kind == "boolean":
-            out.append(1 if value else 0)
-        elif kind == "char":
-            out += _STRUCTS["ushort"].pack(ord(value))
-        elif kind in _FIXED:
-            out += _STRUCTS[_FIXED[kind]].pack(value)
-        else:
-            data = value.encode("utf-8", "surrogatepass") if kind == "string" else bytes(value)
-            out += struct.pack(">I", len(data)) + data
-    return bytes(out)
-
-
-def decode_stream(data: bytes) -> list[tuple[str, Any]]:
-    items: list[tuple[str, Any]] = []
-    i, n = 0, len(data)
-    try:
-        while i < n:
-            kind = _KIND_OF_TAG[data[i]]
-            i += 1
-            if kind == "null":
-                items.append(("string", None))
-            elif kind == "null_bytes":
-                items.append(("bytes", None))
-            elif kind == "boolean":
-                if i >= n:
-                    raise IndexError(i)
-                items.append((kind, data[i] != 0))
-                i += 1
-            elif kind in _FIXED:
-                s = _STRUCTS[_FIXED[kind]]
-                (v,) = s.unpack_from(data, i)
-                i += s.size
-                items.append((kind, chr(v) if kind == "char" else v))
-            else:
-                (size,) = struct.unpack_from(">I", data, i)
-                i += 4
-                if i + size > n:
-                    raise IndexError(i)
-                chunk = data[i:i + size]
-                i += size
-                items.append((kind, chunk.decode("utf-8", "surrogatepass") if kind == "string"
-                              else bytes(chunk)))
-    except (KeyError, IndexError, struct.error, UnicodeDecodeError) as exc:
-        raise MessageFormatException(f"not a StreamMessage body (at byte {i})", "JMS-161",
-                                     exc) from exc
-    return items
-
-
+# -- StreamMessage: stored in pgaq.jms.wire's tagged format ---------------------------------
 class StreamMessage(_ReadWriteBody):
     """A sequence of typed values read back in order, with seed 004 table 11-1's
     conversions; a read that fails (MessageFormatException, NumberFormatException) leaves
@@ -1020,46 +915,7 @@ class MapMessage(Message):
         return list(self._map)
 
 
-# -- ObjectMessage ---------------------------------------------------------------------------
-class Serializer(Protocol):
-    """How an ObjectMessage's object becomes its body's bytes, and back."""
-
-    def dumps(self, obj: Any) -> bytes: ...
-
-    def loads(self, data: bytes) -> Any: ...
-
-
-class JsonSerializer:
-    """The default: JSON in UTF-8 (dicts, lists, strings, numbers, booleans, None)."""
-
-    def dumps(self, obj: Any) -> bytes:
-        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"),
-                          allow_nan=False).encode("utf-8")
-
-    def loads(self, data: bytes) -> Any:
-        return json.loads(data.decode("utf-8"))
-
-
-class PickleSerializer:
-    """Python objects as pickles, for producers and consumers that trust each other only.
-    Unpickling runs code the sender chose, so `loads` refuses unless the serializer was made
-    with allow_unpickling=True; pgaq never uses this unless it is passed explicitly."""
-
-    def __init__(self, *, allow_unpickling: bool = False, protocol: int = pickle.HIGHEST_PROTOCOL) -> None:
-        self.allow_unpickling = allow_unpickling
-        self.protocol = protocol
-
-    def dumps(self, obj: Any) -> bytes:
-        return pickle.dumps(obj, protocol=self.protocol)
-
-    def loads(self, data: bytes) -> Any:
-        if not self.allow_unpickling:
-            raise MessageFormatException("refusing to unpickle: make the serializer with "
-                                         "PickleSerializer(allow_unpickling=True) if the sender "
-                                         "is trusted", "JMS-161")
-        return pickle.loads(data)
-
-
+# -- ObjectMessage (serializers in pgaq.jms.serializers) ------------------------------------
 class ObjectMessage(Message):
     """One object, serialized when set (JMS copies it then) by `serializer`: JSON by default,
     never pickle unless a PickleSerializer is given. A received body stays bytes until

@@ -22,6 +22,8 @@ DUPS_OK_ACKNOWLEDGE    `dups_ok_batch` messages REMOVEd by one dequeue in a tran
                        out, or a crash redelivers the batch (the duplicates DUPS_OK allows)
 =====================  ===================================================================
 
+Each mode's part, from receive to settle, is its class in `pgaq.jms.acknowledge`.
+
 Sends of a non-transacted session are committed at once (IMMEDIATE: outside any open
 acknowledge transaction). NON_PERSISTENT messages live in the queue table's UNLOGGED
 companion (AQ's buffered messages: no WAL, gone after a crash of PostgreSQL) but keep the
@@ -40,7 +42,6 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import asyncpg
@@ -54,11 +55,8 @@ from . import errors as jerr
 from . import message as jmsg
 from ._support import (
     ACK_MODES,
-    AUTO_ACKNOWLEDGE,
-    CLIENT_ACKNOWLEDGE,
     COMMIT_NOT_TRANSACTED,
     CONNECTION_UNAVAILABLE,
-    DUPS_OK_ACKNOWLEDGE,
     INVALID_DESTINATION,
     INVALID_TOPIC,
     NAVIGATION_NAMES,
@@ -72,10 +70,12 @@ from ._support import (
     fail,
     make,
 )
+from .acknowledge import AckMode, for_mode
+from .admin import Administration, split_qualified
 from .browser import QueueBrowser
 from .connection import in_listener
 from .consumer import MessageConsumer
-from .destination import AQjmsAgent, Destination, Queue, TemporaryQueue, TemporaryTopic, Topic
+from .destination import Destination, Queue, TemporaryQueue, TemporaryTopic, Topic
 from .producer import MessageProducer
 from .selector import check_syntax
 from .temporary import create as create_temporary
@@ -105,19 +105,7 @@ class DestinationInfo:
         return f"aq_{self.queue_id}"
 
 
-@dataclass(frozen=True)
-class QueueTable:
-    """AQQueueTable: a handle on a queue table (`owner.name`)."""
-
-    owner: str
-    name: str
-
-    @property
-    def qualified(self) -> str:
-        return f"{self.owner}.{self.name}"
-
-
-class Session:
+class Session(Administration):
     """Created by `Connection.create_session(transacted, acknowledge_mode)`."""
 
     def __init__(self, connection: Connection, transacted: bool, acknowledge_mode: int) -> None:
@@ -126,6 +114,8 @@ class Session:
         self._connection = connection
         self.transacted = transacted
         self.acknowledge_mode = SESSION_TRANSACTED if transacted else acknowledge_mode
+        # what the mode decides, from receive to settle
+        self.ack: AckMode = for_mode(self, self.acknowledge_mode)
         self._engine: engine.Session | None = None
         self._db: asyncpg.Connection | None = None
         self._lock = asyncio.Lock()  # one operation on the session's connection at a time
@@ -155,7 +145,6 @@ class Session:
         self._last_tx = 0
         self._destinations: dict[str, DestinationInfo] = {}
         self._durable: dict[str, Topic] = {}
-        self._flush: asyncio.Task[None] | None = None
         self._message_listener: Callable[..., Any] | None = None
 
     # -- state ----------------------------------------------------------------------------
@@ -187,7 +176,7 @@ class Session:
     @property
     def holds_transaction(self) -> bool:
         """Whether receives run in a transaction the session ends (all but AUTO receive)."""
-        return self.acknowledge_mode != AUTO_ACKNOWLEDGE
+        return self.ack.receive_in_transaction
 
     # -- the database connection ----------------------------------------------------------
     async def _ensure(self) -> engine.Session:
@@ -333,12 +322,12 @@ class Session:
     def get_queue(self, owner: str, name: str | None = None) -> Queue:
         """AQjmsSession.getQueue(owner, name) (or "owner.name"): a single-consumer queue."""
         self.check_open()
-        return Queue(owner, name) if name is not None else Queue(*_split(owner))
+        return Queue(owner, name) if name is not None else Queue(*split_qualified(owner))
 
     def get_topic(self, owner: str, name: str | None = None) -> Topic:
         """AQjmsSession.getTopic(owner, name) (or "owner.name"): a multi-consumer queue."""
         self.check_open()
-        return Topic(owner, name) if name is not None else Topic(*_split(owner))
+        return Topic(owner, name) if name is not None else Topic(*split_qualified(owner))
 
     async def create_temporary_queue(self) -> TemporaryQueue:
         """A TemporaryQueue, deleted when this session's connection closes (JMS 1.1 4.4.3)."""
@@ -676,14 +665,14 @@ class Session:
                 self._connection.maybe_delivered.discard(m.msgid)
                 msg._redelivered = True
                 msg._provider_property("JMSXDeliveryCount", "int", m.attempts + 2)
-        if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE:
-            await self.dups_ok_consumed()
+        if self.ack.batches:
+            await self.ack.handed_out()
         return m, msg
 
     async def _dequeue(self, eng: engine.Session, consumer: MessageConsumer,
                        info: DestinationInfo, listener: bool, msgid: str | None,
                        blocking: bool = False, no_data: bool = False) -> list[engine.Message]:
-        in_tx = self.holds_transaction or listener
+        in_tx = self.ack.receive_in_transaction or listener
         condition = None if consumer.subscribed else consumer.sql_selector
         own = self._sent_ids.get(info.qualified) if self.transacted else None
         if own and info.payload_kind.startswith("JMS"):
@@ -713,7 +702,7 @@ class Session:
                 return got
             return await self._buffered(eng, info, base, in_tx)
         batch = 1
-        if self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and not msgid and not no_data:
+        if self.ack.batches and not msgid and not no_data:  # DupsOk
             batch = self._connection.factory.dups_ok_batch
             if self._consumed and not any(self._prefetched.values()):
                 # the last batch was handed out whole; this look's BEGIN rides on the COMMIT
@@ -828,49 +817,6 @@ class Session:
     async def _acknowledger(self) -> None:
         await self.acknowledge()
 
-    async def settle(self, ok: bool, consumer: MessageConsumer | None = None) -> None:
-        """After a message listener: AUTO commits (or rolls back, a failed attempt, when the
-        listener raised); DUPS_OK commits by batch; the others leave it to the application."""
-        if self._closed:
-            return
-        mode = self.acknowledge_mode
-        if mode == AUTO_ACKNOWLEDGE or (mode == DUPS_OK_ACKNOWLEDGE and not ok):
-            async with self.using() as eng:
-                if ok:
-                    # the listener's next look follows at once: its BEGIN rides on the COMMIT
-                    await eng.commit(begin_next=self._connection.started.is_set())
-                else:
-                    self._prefetched.clear()  # rolled back with the rest of the batch
-                    await eng.rollback()
-                self._taken_ids.clear()
-                self._work = False
-        elif mode == DUPS_OK_ACKNOWLEDGE:
-            await self.dups_ok_consumed()
-
-    async def dups_ok_consumed(self) -> None:
-        """DUPS_OK: what was handed out is committed by the next batch's dequeue, before a
-        receive waits, or `dups_ok_delay` seconds later, whichever comes first."""
-        if self._consumed and (self._flush is None or self._flush.done()):
-            self._flush = self._connection.spawn("dups-ok-flush", self._flush_later())
-
-    async def _flush_later(self) -> None:
-        await asyncio.sleep(self._connection.factory.dups_ok_delay)
-        if not self._closed:
-            try:
-                await self.idle()
-            except jerr.JMSException as exc:
-                log.warning("DUPS_OK commit failed (the messages will be redelivered): %s", exc)
-
-    async def idle(self) -> None:
-        """A receive is about to wait (or the DUPS_OK delay passed): DUPS_OK commits what it
-        handed out, unless some of its batch is still to be handed out."""
-        if (self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE and self._consumed and not self._closed
-                and not any(self._prefetched.values())):
-            async with self.using() as eng:
-                if not any(self._prefetched.values()):
-                    await self._commit_consumed(eng)
-
-
     async def quiesce(self) -> None:
         """Wait for the message listener running in this session, if any, to return."""
         async with self.delivery:
@@ -982,29 +928,7 @@ class Session:
         """CLIENT_ACKNOWLEDGE: acknowledge everything the session consumed so far (its
         transaction commits); in other modes nothing to do."""
         self.check_open()
-        if self.acknowledge_mode != CLIENT_ACKNOWLEDGE:
-            return
-        async with self._lock:
-            if self._tx_lost:
-                self._tx_lost = False
-                raise make(jerr.JMSException, CONNECTION_UNAVAILABLE, "the messages were not "
-                           "acknowledged: the database connection was lost (they come again)")
-            eng = self._engine
-            if eng is None or not eng.in_transaction:
-                return
-            try:
-                await eng.commit()
-            except ConnectionLost as exc:
-                await self._lost(exc)
-                self._tx_lost = False
-                raise as_jms(exc) from exc
-            except PgaqError as exc:
-                raise as_jms(exc) from exc
-            finally:
-                self._taken_ids.clear()
-                self._work = False
-                await self._park()
-        await self._remove_subscribers()
+        await self.ack.acknowledge()
 
     # -- close ----------------------------------------------------------------------------
     async def close(self) -> None:
@@ -1020,14 +944,12 @@ class Session:
             await c.close()
         for p in list(self._producers):
             p.closed = True
-        if self._flush is not None and not self._flush.done():
-            self._flush.cancel()
+        self.ack.closing()
         async with self._lock:
             eng = self._engine
             try:
                 if eng is not None and eng.in_transaction:
-                    if (self.acknowledge_mode == DUPS_OK_ACKNOWLEDGE
-                            and not any(self._prefetched.values())):
+                    if self.ack.commits_on_close():
                         await eng.commit()
                     else:
                         await eng.rollback()
@@ -1038,161 +960,11 @@ class Session:
         await self._remove_subscribers()
         self._connection.forget(self)
 
-    # -- Oracle's administrative extensions (dbms_aqadm) ----------------------------------
-    async def _admin(self, sql: str, *args: Any) -> None:
-        self.check_open()
-        try:
-            async with self._connection.pool.acquire() as c:
-                await c.execute(sql, *args)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-            from ..errors import wrap_db_error
-
-            raise as_jms(wrap_db_error(exc)) from exc
-        self._destinations.clear()
-
-    async def create_queue_table(self, owner: str, name: str, payload_type: str = "SYS.AQ$_JMS_MESSAGE",
-                                 *, multiple_consumers: bool = False, sort_list: str | None = None,
-                                 message_grouping: str = "NONE", comment: str | None = None) -> QueueTable:
-        """AQjmsSession.createQueueTable (dbms_aqadm.create_queue_table); `payload_type`
-        e.g. SYS.AQ$_JMS_TEXT_MESSAGE or an object type."""
-        await self._admin(
-            "CALL dbms_aqadm.create_queue_table(queue_table => $1, queue_payload_type => $2, "
-            "sort_list => $3, multiple_consumers => $4, message_grouping => $5, comment => $6)",
-            f"{owner}.{name}", payload_type, sort_list, multiple_consumers, message_grouping, comment)
-        return QueueTable(owner, name)
-
-    async def get_queue_table(self, owner: str, name: str) -> QueueTable:
-        """AQjmsSession.getQueueTable: a handle on an existing queue table (ORA-24002 else)."""
-        self.check_open()
-        try:
-            async with self._connection.pool.acquire() as c:
-                await c.fetchval("SELECT (aq.resolve_queue_table($1)).id", f"{owner}.{name}")
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-            from ..errors import wrap_db_error
-
-            raise as_jms(wrap_db_error(exc)) from exc
-        return QueueTable(owner, name)
-
-    async def _create_destination(self, table: QueueTable, name: str, max_retries: int | None,
-                                  retry_delay: float, retention_time: float,
-                                  comment: str | None, start: bool) -> None:
-        await self._admin(
-            "CALL dbms_aqadm.create_queue(queue_name => $1, queue_table => $2, "
-            "max_retries => $3, retry_delay => $4, retention_time => $5, comment => $6)",
-            f"{table.owner}.{name}", table.qualified, 5 if max_retries is None else max_retries,
-            retry_delay, retention_time, comment)
-        if start:
-            await self._admin("CALL dbms_aqadm.start_queue(queue_name => $1)", f"{table.owner}.{name}")
-
-    async def create_queue(self, table: QueueTable | str, name: str | None = None, *,
-                           max_retries: int | None = None, retry_delay: float = 0,
-                           retention_time: float = 0, comment: str | None = None,
-                           start: bool = True) -> Queue:
-        """AQjmsSession.createQueue(table, name): a queue in a single-consumer queue table,
-        started (AQjmsDestination.start) unless `start=False`; or JMS's
-        Session.createQueue("owner.name"): the identity of an existing queue (nothing is
-        created; InvalidDestinationException when there is no such queue)."""
-        if isinstance(table, str):
-            queue = Queue(*_split(table)) if name is None else Queue(table, name)
-            await self.destination_info(queue)
-            return queue
-        if name is None:
-            fail(jerr.JMSException, 134, "Name must be specified")
-        await self._create_destination(table, name, max_retries, retry_delay, retention_time,
-                                       comment, start)
-        return Queue(table.owner, name)
-
-    async def create_topic(self, table: QueueTable | str, name: str | None = None, *,
-                           max_retries: int | None = None, retry_delay: float = 0,
-                           retention_time: float = 0, comment: str | None = None,
-                           start: bool = True) -> Topic:
-        """AQjmsSession.createTopic(table, name): a queue in a multi-consumer queue table;
-        or JMS's Session.createTopic("owner.name"): an existing topic's identity."""
-        if isinstance(table, str):
-            topic = Topic(*_split(table)) if name is None else Topic(table, name)
-            info = await self.destination_info(topic)
-            if not info.multiple_consumers:
-                fail(jerr.InvalidDestinationException, INVALID_TOPIC,
-                     f"Invalid Topic specified: {info.qualified} is a single-consumer queue")
-            return topic
-        if name is None:
-            fail(jerr.JMSException, 134, "Name must be specified")
-        await self._create_destination(table, name, max_retries, retry_delay, retention_time,
-                                       comment, start)
-        return Topic(table.owner, name)
-
-    # AQjmsDestination's methods, here on the session that runs them
-    async def start_destination(self, dest: Destination, enqueue: bool = True,
-                                dequeue: bool = True) -> None:
-        await self._admin("CALL dbms_aqadm.start_queue(queue_name => $1, enqueue => $2, dequeue => $3)",
-                          dest.qualified, enqueue, dequeue)
-
-    async def stop_destination(self, dest: Destination, enqueue: bool = True,
-                               dequeue: bool = True, wait: bool = True) -> None:
-        await self._admin("CALL dbms_aqadm.stop_queue(queue_name => $1, enqueue => $2, "
-                          "dequeue => $3, wait => $4)", dest.qualified, enqueue, dequeue, wait)
-
-    async def alter_destination(self, dest: Destination, *, max_retries: int | None = None,
-                                retry_delay: float | None = None,
-                                retention_time: float | None = None,
-                                comment: str | None = None) -> None:
-        await self._admin("CALL dbms_aqadm.alter_queue(queue_name => $1, max_retries => $2, "
-                          "retry_delay => $3, retention_time => $4, comment => $5)",
-                          dest.qualified, max_retries, retry_delay, retention_time, comment)
-
-    async def drop_destination(self, dest: Destination) -> None:
-        await self._admin("CALL dbms_aqadm.drop_queue(queue_name => $1)", dest.qualified)
-
-    async def schedule_propagation(self, dest: Destination, destination: str | None = None, *,
-                                   start_time: datetime | None = None,
-                                   duration: float | None = None, next_time: str | None = None,
-                                   latency: float = 60,
-                                   destination_queue: str | None = None) -> None:
-        """AQjmsDestination.schedulePropagation (dbms_aqadm.schedule_propagation)."""
-        await self._admin(
-            "CALL dbms_aqadm.schedule_propagation(queue_name => $1, destination => $2, "
-            "start_time => $3, duration => $4, next_time => $5, latency => $6, "
-            "destination_queue => $7)", dest.qualified, destination, start_time, duration,
-            next_time, latency, destination_queue)
-
-    async def unschedule_propagation(self, dest: Destination, destination: str | None = None,
-                                     destination_queue: str | None = None) -> None:
-        await self._admin("CALL dbms_aqadm.unschedule_propagation(queue_name => $1, "
-                          "destination => $2, destination_queue => $3)",
-                          dest.qualified, destination, destination_queue)
-
-    async def enable_propagation_schedule(self, dest: Destination, destination: str | None = None,
-                                          destination_queue: str | None = None) -> None:
-        await self._admin("CALL dbms_aqadm.enable_propagation_schedule(queue_name => $1, "
-                          "destination => $2, destination_queue => $3)",
-                          dest.qualified, destination, destination_queue)
-
-    async def disable_propagation_schedule(self, dest: Destination, destination: str | None = None,
-                                           destination_queue: str | None = None) -> None:
-        await self._admin("CALL dbms_aqadm.disable_propagation_schedule(queue_name => $1, "
-                          "destination => $2, destination_queue => $3)",
-                          dest.qualified, destination, destination_queue)
-
-    async def create_remote_subscriber(self, topic: Topic, agent: AQjmsAgent,
-                                       message_selector: str | None = None) -> None:
-        """AQjmsSession.createRemoteSubscriber: an AQ subscriber with an address."""
-        await self._admin("CALL dbms_aqadm.add_subscriber(queue_name => $1, "
-                          "subscriber => sys.aq$_agent($2, $3, $4), rule => $5)",
-                          topic.qualified, agent.name, agent.address, agent.protocol,
-                          message_selector)
-
     async def __aenter__(self) -> Session:
         return self
 
     async def __aexit__(self, *_exc: object) -> None:
         await self.close()
-
-
-def _split(qualified: str) -> tuple[str, str]:
-    owner, dot, name = qualified.partition(".")
-    if not dot:
-        fail(jerr.InvalidDestinationException, 178, f"Invalid Queue name {qualified!r}: owner.name")
-    return owner, name
 
 
 def _buffered_turn(consumer: MessageConsumer, look: int) -> bool:
