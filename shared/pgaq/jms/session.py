@@ -687,7 +687,7 @@ class Session(Administration):
         consumer.looks += 1
         got: list[engine.Message] = []
         if buffered and _buffered_turn(consumer, consumer.looks):
-            got = await self._buffered(eng, info, base, in_tx)
+            got = await self._buffered(eng, info, base, in_tx, last=False)
             if got:
                 return got
         key = (info.qualified, consumer.consumer_name)
@@ -787,10 +787,13 @@ class Session(Administration):
                 await eng.remove_held(queue, consumer, ids)
 
     async def _buffered(self, eng: engine.Session, info: DestinationInfo,
-                        base: engine.DequeueOptions, in_tx: bool) -> list[engine.Message]:
+                        base: engine.DequeueOptions, in_tx: bool,
+                        last: bool = True) -> list[engine.Message]:
         """A NON_PERSISTENT message (the buffered companion's), taken as a persistent one
         is: in the session's transaction when its mode holds one (so commit, acknowledge,
-        rollback and recover settle it with the rest), else IMMEDIATE."""
+        rollback and recover settle it with the rest), else IMMEDIATE. `last`: no look at
+        persistent messages follows in this transaction, so an empty one ends (a look that
+        does follow would only BEGIN it again: two round trips)."""
         if not in_tx:
             return await eng.dequeue(info.qualified, replace(base, visibility="IMMEDIATE",
                                                              delivery_mode="BUFFERED"))
@@ -800,7 +803,7 @@ class Session(Administration):
         if got:
             self._taken_ids.extend(m.msgid for m in got)
             self._work = True
-        else:
+        elif last:
             await self._end_idle(eng)
         return got
 
