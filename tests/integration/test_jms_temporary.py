@@ -243,6 +243,18 @@ async def test_delete_refused_while_a_consumer_is_open(conn: asyncpg.Connection,
         await tt.delete()
 
 
+async def test_no_durable_subscription_on_a_temporary_topic(conn: asyncpg.Connection,
+                                                            requester: jms.Connection) -> None:
+    """A durable subscription outlives its subscriber, a temporary topic its connection
+    does not (JMS 1.1 6.11.1; ActiveMQ refuses it the same way)."""
+    session = requester.create_session()
+    tt = await session.create_temporary_topic()
+    with pytest.raises(jms.InvalidDestinationException):
+        session.create_durable_subscriber(tt, "KEEP")
+    assert await conn.fetchval("SELECT count(*) FROM aq.subscribers s JOIN aq.queues q ON q.id = s.queue_id "
+                               "WHERE q.queue_name LIKE 'aq$_tmpt%'") == 0
+
+
 async def test_closing_the_connection_deletes_its_temporaries(
         conn: asyncpg.Connection, factory: jms.ConnectionFactory,
         responder: jms.Connection) -> None:

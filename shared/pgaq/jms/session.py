@@ -486,6 +486,11 @@ class Session(Administration):
             fail(jerr.JMSException, 116, "Subscriber name must be specified")
         if not isinstance(topic, Topic):
             fail(jerr.InvalidDestinationException, INVALID_TOPIC, f"Invalid Topic specified: {topic!r}")
+        if isinstance(topic, TemporaryTopic):
+            # a durable subscription outlives its subscriber; a temporary topic does not
+            # outlive its connection (JMS 1.1 4.4.3, 6.11.1), so ActiveMQ refuses it too
+            fail(jerr.InvalidDestinationException, INVALID_TOPIC,
+                 f"a durable subscription cannot be made on temporary topic {topic.qualified}")
         check_syntax(message_selector)
         c = MessageConsumer(self, topic, message_selector, consumer_name=name, no_local=no_local,
                             durable=True)
