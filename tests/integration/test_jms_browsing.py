@@ -173,6 +173,31 @@ async def test_topic_browser_shows_the_subscribers_messages_and_purges_the_seen_
     await s.commit()
 
 
+async def test_topic_browser_purges_non_persistent_messages_too(
+        conn: asyncpg.Connection, connection: jms.Connection) -> None:
+    await topic(conn)
+    s = connection.create_session(True)
+    t = s.get_topic("shop", "events")
+    audit = await s.create_durable_subscriber(t, "AUDIT")
+    await s.commit()
+    await send(connection, t, "p1")
+    await send(connection, t, "n1", "n2", mode=jms.NON_PERSISTENT)
+    browser = s.create_topic_browser(t, "AUDIT")
+    it = aiter(browser)
+    first = [await anext(it), await anext(it)]
+    assert all(m.jms_delivery_mode == jms.NON_PERSISTENT for m in first)
+    assert await browser.purge() == 2
+    await s.rollback()  # undoes it: NON_PERSISTENT messages are in the transaction too
+    seen = [m async for m in s.create_topic_browser(t, "AUDIT")]
+    assert sorted(text(m) or "" for m in seen) == ["n1", "n2", "p1"]
+    browser = s.create_topic_browser(t, "AUDIT")
+    assert len([m async for m in browser]) == 3
+    assert await browser.purge() == 3
+    await s.commit()
+    await connection.start()
+    assert await audit.receive_no_wait() is None
+
+
 async def test_purge_in_a_non_transacted_session_is_at_once(
         conn: asyncpg.Connection, connection: jms.Connection) -> None:
     await topic(conn)
