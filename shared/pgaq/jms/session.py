@@ -173,11 +173,6 @@ class Session(Administration):
             fail(jerr.IllegalStateException, SESSION_CLOSED, "Session is closed")
         self._connection.check_open()
 
-    @property
-    def holds_transaction(self) -> bool:
-        """Whether receives run in a transaction the session ends (all but AUTO receive)."""
-        return self.ack.receive_in_transaction
-
     # -- the database connection ----------------------------------------------------------
     async def _ensure(self) -> engine.Session:
         if self._db is None:
@@ -982,9 +977,3 @@ def _buffered_turn(consumer: MessageConsumer, look: int) -> bool:
 
 def _engine_id(message_id: str) -> str:
     return message_id[3:] if message_id.upper().startswith("ID:") else message_id
-
-
-def _opts(base: engine.DequeueOptions, visibility: str, mode: str) -> engine.DequeueOptions:
-    from dataclasses import replace
-
-    return replace(base, visibility=visibility, delivery_mode=mode)
