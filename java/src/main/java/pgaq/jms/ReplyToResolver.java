@@ -3,8 +3,12 @@ package pgaq.jms;
 import javax.jms.Destination;
 import javax.jms.JMSException;
 
-/** How the codec turns a stored JMSReplyTo address "owner.name" into a destination: the
- *  receiving session asks the catalog (a Queue, a Topic, or a temporary one). */
+/**
+ * What a stored reply-to address "owner.name" (an agent with no name) reads back as: the
+ * receiving session's Queue, Topic, TemporaryQueue or TemporaryTopic there, as
+ * pgaq.jms.codec._reply_to and temporary.settle_reply_to decide it (a temporary one's name
+ * says its kind; otherwise a Topic where the catalog has a multi-consumer queue).
+ */
 interface ReplyToResolver {
     Destination destination(String owner, String name) throws JMSException;
 }
