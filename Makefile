@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: install system-deps test-deps run test unit integration e2e fuzz bench chaos pressure soak lint typecheck clean compose-test
+.PHONY: java install system-deps test-deps run test unit integration e2e fuzz bench chaos pressure soak lint typecheck clean compose-test
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -85,3 +85,8 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pgaq
+
+# The Java JMS provider (java/README.md): build/java/pgaq-jms.jar from Debian's OpenJDK and
+# jars only; `make test` builds it and runs its tests (tests/java).
+java: system-deps
+	java/build jar

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that pgaq uses beside Python when they are missing:
-# the PostgreSQL JDBC driver and a JRE for the Spark statistics job (always), and with
+# the PostgreSQL JDBC driver and a JRE for the Spark statistics job, a JDK and the JMS API
+# for the Java provider (always), and with
 # --test also Chromium (the /dashboard test), docker-compose (validating the compose file and
 # running it), and podman with runc, catatonit (compose's `init: true`) and debootstrap (the
 # base image), which `make compose-test` and tests/e2e/test_compose_up.py start the stack
@@ -10,6 +11,9 @@ need=()
 jar="${PGAQ_JDBC_JAR:-/usr/share/java/postgresql.jar}"
 [ -f "$jar" ] || need+=(libpostgresql-jdbc-java)
 command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
+# the Java JMS provider (`make java`): a JDK and the javax.jms 1.1 API
+command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
+[ -f /usr/share/java/geronimo-jms_1.1_spec.jar ] || need+=(libgeronimo-jms-1.1-spec-java)
 if [ "${1:-}" = "--test" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
@@ -20,6 +24,14 @@ if [ "${1:-}" = "--test" ]; then
   command -v runc >/dev/null 2>&1 || need+=(runc)
   command -v catatonit >/dev/null 2>&1 || need+=(catatonit)
   command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+  # the Java provider's tests: JUnit 5 (its console launcher runs JUnit 4 too), the
+  # embedded ActiveMQ broker of the conformance suite, Spring JMS
+  [ -f /usr/share/java/junit-platform-console-standalone.jar ] || need+=(junit5)
+  [ -f /usr/share/java/junit4.jar ] || need+=(junit4)
+  [ -f /usr/share/java/activemq-broker.jar ] || need+=(libactivemq-java)
+  [ -f /usr/share/java/spring3-jms.jar ] || need+=(libspring-jms-java)
+  # ActiveMQ's example programs (/usr/share/doc/activemq/examples), run against pgaq
+  [ -d /usr/share/doc/activemq/examples ] || need+=(activemq)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then

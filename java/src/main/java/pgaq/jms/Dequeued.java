@@ -31,4 +31,6 @@ final class Dequeued {
     byte[] payloadRaw;
     /** Whether it came from the queue table's buffered companion (NON_PERSISTENT). */
     boolean buffered;
+    /** Where NEXT_MESSAGE navigation goes on from after this message (a browser's cursor). */
+    Object[] position;
 }

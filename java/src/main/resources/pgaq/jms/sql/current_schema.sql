@@ -1,0 +1,1 @@
+SELECT current_schema()::text, current_user::text

@@ -1,0 +1,1 @@
+SELECT aq.jms_drop_temporaries(?)

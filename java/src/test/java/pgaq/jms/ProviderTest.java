@@ -1,0 +1,320 @@
+package pgaq.jms;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import javax.jms.DeliveryMode;
+import javax.jms.InvalidSelectorException;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Queue;
+import javax.jms.QueueBrowser;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import javax.jms.Topic;
+import javax.jms.TopicSubscriber;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The provider's own behaviour against a pgaq database, expected results from JMS 1.1 and
+ * Oracle Database Advanced Queuing User's Guide ("Introduction to Oracle Java Message
+ * Service"); the conformance suite runs the portable ones on ActiveMQ too.
+ */
+class ProviderTest {
+    private javax.jms.Connection connection;
+
+    @BeforeEach
+    void open() throws JMSException {
+        connection = TestDb.factory().createConnection();
+    }
+
+    @AfterEach
+    void close() throws JMSException {
+        connection.close();
+    }
+
+    private Queue queue(Session s, String qualified) throws JMSException {
+        int dot = qualified.indexOf('.');
+        return ((AQjmsSession) s).getQueue(qualified.substring(0, dot), qualified.substring(dot + 1));
+    }
+
+    private Topic topic(Session s, String qualified) throws JMSException {
+        int dot = qualified.indexOf('.');
+        return ((AQjmsSession) s).getTopic(qualified.substring(0, dot), qualified.substring(dot + 1));
+    }
+
+    @Test
+    void aSentTextMessageIsReceivedWithItsHeadersAndProperties() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = queue(s, TestDb.queue("basic"));
+        MessageProducer p = s.createProducer(q);
+        TextMessage m = s.createTextMessage("hello \uD83D\uDE00");
+        m.setStringProperty("region", "EU");
+        m.setIntProperty("n", 7);
+        m.setJMSCorrelationID("c-1");
+        m.setJMSType("greeting");
+        p.send(m);
+        assertNotNull(m.getJMSMessageID());
+        assertTrue(m.getJMSMessageID().startsWith("ID:"));
+        assertEquals(q, m.getJMSDestination());
+        connection.start();
+        TextMessage got = (TextMessage) s.createConsumer(q).receive(10_000);
+        assertNotNull(got);
+        assertEquals("hello \uD83D\uDE00", got.getText());
+        assertEquals("EU", got.getStringProperty("region"));
+        assertEquals(7, got.getIntProperty("n"));
+        assertEquals("c-1", got.getJMSCorrelationID());
+        assertEquals("greeting", got.getJMSType());
+        assertEquals(m.getJMSMessageID(), got.getJMSMessageID());
+        assertEquals(m.getJMSTimestamp(), got.getJMSTimestamp());
+        assertEquals(DeliveryMode.PERSISTENT, got.getJMSDeliveryMode());
+        assertFalse(got.getJMSRedelivered());
+        assertEquals(1, got.getIntProperty("JMSXDeliveryCount"));
+        assertNull(s.createConsumer(q).receiveNoWait());
+    }
+
+    @Test
+    void aStoppedConnectionDeliversNothing() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = queue(s, TestDb.queue("stopped"));
+        s.createProducer(q).send(s.createTextMessage("x"));
+        MessageConsumer c = s.createConsumer(q);
+        assertNull(c.receiveNoWait(), "JMS 1.1 4.3.3: a stopped connection delivers nothing");
+        assertNull(c.receive(200));
+        connection.start();
+        assertNotNull(c.receive(10_000));
+    }
+
+    @Test
+    void aBlockingReceiveIsWokenBySendFromAnotherConnection() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = queue(s, TestDb.queue("wake"));
+        connection.start();
+        MessageConsumer c = s.createConsumer(q);
+        BlockingQueue<Message> got = new ArrayBlockingQueue<>(1);
+        Thread t = new Thread(() -> {
+            try {
+                got.add(c.receive(30_000));
+            } catch (JMSException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        t.start();
+        javax.jms.Connection other = TestDb.factory().createConnection();
+        try {
+            Session os = other.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            os.createProducer(queue(os, q.getQueueName())).send(os.createTextMessage("wake up"));
+        } finally {
+            other.close();
+        }
+        Message m = got.poll(30, TimeUnit.SECONDS);
+        assertNotNull(m);
+        assertEquals("wake up", ((TextMessage) m).getText());
+    }
+
+    @Test
+    void aTransactedSessionSendsAndReceivesAtCommitAndRedeliversAtRollback() throws Exception {
+        Session tx = connection.createSession(true, Session.SESSION_TRANSACTED);
+        Session auto = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = queue(tx, TestDb.queue("tx"));
+        connection.start();
+        tx.createProducer(q).send(tx.createTextMessage("one"));
+        MessageConsumer txc = tx.createConsumer(q);
+        assertNull(txc.receive(200), "JMS 1.1 4.4.7: a transaction does not receive its own uncommitted send");
+        assertNull(auto.createConsumer(q).receive(200), "nor does anyone else");
+        tx.commit();
+        Message m = txc.receive(10_000);
+        assertNotNull(m);
+        tx.rollback();
+        Message again = txc.receive(10_000);
+        assertNotNull(again);
+        assertEquals(m.getJMSMessageID(), again.getJMSMessageID());
+        assertTrue(again.getJMSRedelivered());
+        assertEquals(2, again.getIntProperty("JMSXDeliveryCount"));
+        tx.commit();
+        assertNull(auto.createConsumer(q).receive(200));
+    }
+
+    @Test
+    void clientAcknowledgeKeepsMessagesUntilAcknowledgedAndRecoverRedelivers() throws Exception {
+        Session s = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+        Queue q = queue(s, TestDb.queue("client"));
+        MessageProducer p = s.createProducer(q);
+        p.send(s.createTextMessage("a"));
+        p.send(s.createTextMessage("b"));
+        connection.start();
+        MessageConsumer c = s.createConsumer(q);
+        Message a = c.receive(10_000);
+        assertEquals("a", ((TextMessage) a).getText());
+        s.recover();
+        Message a2 = c.receive(10_000);
+        assertEquals("a", ((TextMessage) a2).getText());
+        assertTrue(a2.getJMSRedelivered());
+        Message b = c.receive(10_000);
+        assertEquals("b", ((TextMessage) b).getText());
+        a2.acknowledge();  // acknowledges both (JMS 1.1 section 4.5.2)
+        s.recover();
+        assertNull(c.receive(200));
+    }
+
+    @Test
+    void aListenerThatThrowsGetsTheMessageAgain() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = queue(s, TestDb.queue("listener"));
+        BlockingQueue<Integer> counts = new ArrayBlockingQueue<>(10);
+        s.createConsumer(q).setMessageListener(m -> {
+            try {
+                int n = m.getIntProperty("JMSXDeliveryCount");
+                counts.add(n);
+                if (n == 1) {
+                    throw new IllegalStateException("the first delivery fails");
+                }
+            } catch (JMSException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        connection.start();
+        Session ps = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        ps.createProducer(q).send(ps.createTextMessage("x"));
+        assertEquals(1, counts.poll(30, TimeUnit.SECONDS));
+        assertEquals(2, counts.poll(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void nonPersistentMessagesGoToTheBufferedCompanionAndKeepTheirMode() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        String name = TestDb.queue("np");
+        Queue q = queue(s, name);
+        MessageProducer p = s.createProducer(q);
+        p.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+        p.send(s.createTextMessage("fast"));
+        try (Connection c = TestDb.jdbc(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT count(*) FROM " + name + "_t")) {
+            rs.next();
+            assertEquals(0, rs.getInt(1), "NON_PERSISTENT is not in the logged queue table");
+        }
+        connection.start();
+        Message m = s.createConsumer(q).receive(10_000);
+        assertNotNull(m);
+        assertEquals(DeliveryMode.NON_PERSISTENT, m.getJMSDeliveryMode());
+    }
+
+    @Test
+    void selectorsAreCompiledByTheDatabase() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = queue(s, TestDb.queue("sel"));
+        MessageProducer p = s.createProducer(q);
+        for (String region : new String[] {"EU", "US", "EU"}) {
+            TextMessage m = s.createTextMessage(region);
+            m.setStringProperty("region", region);
+            p.send(m);
+        }
+        connection.start();
+        MessageConsumer us = s.createConsumer(q, "region = 'US'");
+        assertEquals("US", ((TextMessage) us.receive(10_000)).getText());
+        assertNull(us.receive(200));
+        assertThrows(InvalidSelectorException.class, () -> s.createConsumer(q, "region = = 'x'"));
+    }
+
+    @Test
+    void aDurableSubscriberKeepsWhatIsPublishedWhileItIsAway() throws Exception {
+        connection.setClientID("durable-test");
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic t = topic(s, TestDb.topic("dur"));
+        TopicSubscriber sub = s.createDurableSubscriber(t, "keeper");
+        sub.close();
+        s.createProducer(t).send(s.createTextMessage("while away"));
+        connection.start();
+        TopicSubscriber back = s.createDurableSubscriber(t, "keeper");
+        assertEquals("while away", ((TextMessage) back.receive(10_000)).getText());
+        back.close();
+        s.unsubscribe("keeper");
+    }
+
+    @Test
+    void aNonDurableSubscriberSeesWhatIsPublishedOnceItExists() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic t = topic(s, TestDb.topic("nondur"));
+        MessageProducer p = s.createProducer(t);
+        p.send(s.createTextMessage("before"));
+        MessageConsumer sub = s.createConsumer(t);
+        p.send(s.createTextMessage("after"));
+        connection.start();
+        assertEquals("after", ((TextMessage) sub.receive(10_000)).getText());
+        assertNull(sub.receive(200));
+    }
+
+    @Test
+    void aBrowserShowsAndLeavesTheMessages() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = queue(s, TestDb.queue("browse"));
+        MessageProducer p = s.createProducer(q);
+        for (int i = 0; i < 3; i++) {
+            p.send(s.createTextMessage("m" + i));
+        }
+        QueueBrowser b = s.createBrowser(q);
+        List<String> seen = new ArrayList<>();
+        for (Enumeration<?> e = b.getEnumeration(); e.hasMoreElements();) {
+            seen.add(((TextMessage) e.nextElement()).getText());
+        }
+        assertEquals(java.util.Arrays.asList("m0", "m1", "m2"), seen);
+        connection.start();
+        assertNotNull(s.createConsumer(q).receive(10_000));
+        assertEquals(2, Collections.list(s.createBrowser(q).getEnumeration()).size());
+    }
+
+    @Test
+    void aTemporaryQueueCarriesAReply() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = queue(s, TestDb.queue("req"));
+        javax.jms.TemporaryQueue reply = s.createTemporaryQueue();
+        TextMessage req = s.createTextMessage("ping");
+        req.setJMSReplyTo(reply);
+        s.createProducer(q).send(req);
+        connection.start();
+        Message got = s.createConsumer(q).receive(10_000);
+        assertTrue(got.getJMSReplyTo() instanceof javax.jms.TemporaryQueue);
+        s.createProducer(got.getJMSReplyTo()).send(s.createTextMessage("pong"));
+        MessageConsumer rc = s.createConsumer(reply);
+        assertEquals("pong", ((TextMessage) rc.receive(10_000)).getText());
+        rc.close();
+        reply.delete();
+    }
+
+    @Test
+    void oraclesAdministrativeExtensionsMakeAQueue() throws Exception {
+        AQjmsSession s = (AQjmsSession) connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        try (Connection c = TestDb.jdbc(); Statement st = c.createStatement()) {
+            st.execute("CREATE SCHEMA IF NOT EXISTS " + TestDb.SCHEMA);
+        }
+        String name = TestDb.unique("adm");
+        AQQueueTableProperty tp = new AQQueueTableProperty("SYS.AQ$_JMS_TEXT_MESSAGE");
+        AQQueueTable table = s.createQueueTable(TestDb.SCHEMA, name + "_t", tp);
+        AQjmsDestinationProperty dp = new AQjmsDestinationProperty();
+        dp.setMaxRetries(3);
+        Queue q = s.createQueue(table, name, dp);
+        ((AQjmsDestination) q).start(s, true, true);
+        s.createProducer(q).send(s.createTextMessage("made by Java"));
+        connection.start();
+        assertEquals("made by Java", ((TextMessage) s.createConsumer(q).receive(10_000)).getText());
+        assertEquals(table.getName(), s.getQueueTable(TestDb.SCHEMA, name + "_t").getName());
+    }
+}
