@@ -350,7 +350,7 @@ class JavaBench:
 
     # -- one provider's run ----------------------------------------------------------------
     async def one(self, provider: str, scenario: str, queue: str, seconds: float,
-                  **opts: Any) -> dict[str, Any] | None:
+                  url_options: str = "", **opts: Any) -> dict[str, Any] | None:
         """A driver run of `provider`, or None when that provider is missing/failed."""
         if provider == "pgaq":
             if self.pgaq_error:
@@ -363,7 +363,8 @@ class JavaBench:
         else:
             if self.amq_error or self.broker is None:
                 return None
-            r = await drive(self.cp, "activemq", self.broker.url, scenario, f"bench.{queue}",
+            r = await drive(self.cp, "activemq", self.broker.url + url_options, scenario,
+                            f"bench.{queue}",
                             cpu=f"broker={self.broker.pid}", threads=self.s.concurrency,
                             seconds=seconds, warmup=self.s.warmup, **opts)
         self.facts.setdefault("runs", []).append(r)
@@ -376,11 +377,13 @@ class JavaBench:
             return None
         return r
 
-    def fill_for(self, provider: str, scenario: str) -> int:
+    def fill_for(self, provider: str, scenario: str, seconds: float | None = None) -> int:
         """Messages to pre-fill for a consume half: its warm-up and half at the last rate
-        of this provider and scenario (30,000/s before one was measured), with a margin."""
-        rate = self.rates.get((provider, scenario), 30_000.0)
-        return max(self.s.java_fill, int(rate * (self.s.warmup + self.s.seconds / 2) * 1.3))
+        of this provider and scenario (before one was measured: 5 times its send rate, the
+        send row's), with a margin."""
+        rate = self.rates.get((provider, scenario)) or 5 * self.rates.get((provider, "send"), 6000)
+        seconds = self.s.seconds / 2 if seconds is None else seconds
+        return max(self.s.java_fill, int(rate * (self.s.warmup + seconds) * 1.3))
 
     async def abba(self, scenario: str, queue: str) -> dict[str, dict[str, Any] | None]:
         """ActiveMQ, pgaq, pgaq, ActiveMQ; each provider's halves joined (None: missing)."""
@@ -392,11 +395,12 @@ class JavaBench:
                 opts["fill"] = self.fill_for(provider, scenario)
             if scenario == "wakeup":
                 opts["rounds"] = max(30, self.s.java_rounds // 2)
+                if provider == "pgaq":  # only the notification wakes it (as jms_bench J5)
+                    opts["prop"] = "pgaq.safetyPollMillis=60000"
             r = await self.one(provider, scenario, queue, half, **opts)
             if r is not None:
                 runs[provider].append(r)
-                if scenario in ("consume", "transacted"):
-                    self.rates[(provider, scenario)] = float(r["msg_per_s"])
+                self.rates[(provider, scenario)] = float(r.get("msg_per_s") or 0)
         out = {p: join(rs) if rs and len(rs) == 2 else None for p, rs in runs.items()}
         amq, ours = out["activemq"], out["pgaq"]
         def said(j: dict[str, Any] | None) -> str:
@@ -406,6 +410,17 @@ class JavaBench:
 
         log(f"java {scenario}: ActiveMQ {said(amq)}, pgaq {said(ours)}")
         return out
+
+    async def synced_acks(self) -> dict[str, Any] | None:
+        """ActiveMQ's AUTO_ACKNOWLEDGE receive loop with its acknowledgements sent
+        synchronously (jms.sendAcksAsync=false): the broker then syncs each removal to its
+        journal before answering, as pgaq commits each REMOVE. By default the client sends
+        them one-way and KahaDB writes the removals without a sync of their own."""
+        r = await self.one("activemq", "consume", "consume_synced", self.s.seconds,
+                           url_options="?jms.sendAcksAsync=false",
+                           fill=max(self.s.java_fill, int(2 * self.rates.get(
+                               ("activemq", "send"), 6000) * (self.s.warmup + self.s.seconds))))
+        return join([r]) if r else None
 
     # -- the engine floors -----------------------------------------------------------------
     async def floor(self, ops: list[Callable[[], Awaitable[object]]], items: int = 1) -> Floor:
@@ -582,6 +597,24 @@ def cpu_row(num: str, label: str, out: dict[str, dict[str, Any] | None], fl: Flo
     return row
 
 
+def synced_row(ours: dict[str, Any] | None, synced: dict[str, Any] | None,
+               b: JavaBench) -> Row:
+    row: Row = {"benchmark": "JV2s. Java JMS receive AUTO_ACK vs ActiveMQ, acks synced",
+                "unit": "msg/s", "target": "info", "context": True,
+                "pgaq": round(ours["rate"], 1) if ours else _missing(b.pgaq_error),
+                "floor": round(synced["rate"], 1) if synced else "-"}
+    if ours and synced and synced["rate"]:
+        row["ratio"] = round(ours["rate"] / synced["rate"], 3)
+    notes = ["context: ActiveMQ's client with jms.sendAcksAsync=false, so each "
+             "acknowledgement waits for the broker to sync the removal to its journal (by "
+             f"default it is sent one-way and not synced), {b.s.seconds:g} s, one run; "
+             "pgaq's figure is JV2's"]
+    if synced:
+        notes.append("ActiveMQ " + _cpu_text(synced, "broker"))
+    row["note"] = "; ".join(notes)
+    return row
+
+
 def gap(ours: dict[str, Any], amq: dict[str, Any], fl: Floor) -> str:
     """Where a missed throughput target's gap goes: the engine floor against ActiveMQ (what
     PostgreSQL and the engine allow at all) and the provider against the floor (what the
@@ -666,6 +699,10 @@ async def run(dsn: str, settings: Settings, earlier: list[Row] | None = None
     the rows of the suites that ran before it (the jms suite's Python figures)."""
     earlier = earlier or []
     b = JavaBench(dsn, settings)
+    b.facts["loadavg_before"] = os.getloadavg()
+    if os.getloadavg()[0] > 0.5 * (os.cpu_count() or 1):
+        log(f"java: the machine is busy before the suite (load average {os.getloadavg()[0]:.1f} "
+            f"on {os.cpu_count()} CPUs): its figures share the CPUs with that")
     try:
         b.cp = await build_driver()
     except (OSError, RuntimeError) as e:
@@ -698,6 +735,7 @@ async def run(dsn: str, settings: Settings, earlier: list[Row] | None = None
                 "JV2", "receive AUTO_ACK", s2, f2, b, _python_jms(earlier, "J2"),
                 "receive() one at a time from a pre-filled queue",
                 "engine REMOVE (Session.dequeue), 1 msg/txn")
+            rows.append(synced_row(s2["pgaq"], await b.synced_acks(), b))
             s3 = await b.abba("transacted", "tx")
             f3 = await b.tx_floor(f1.result.rate)
             rows += throughput_rows(
@@ -709,6 +747,7 @@ async def run(dsn: str, settings: Settings, earlier: list[Row] | None = None
             rows += wake_rows(s4, f4, b, _python_jms(earlier, "J5"))
         finally:
             await b.close()
+    b.facts["loadavg_after"] = os.getloadavg()
     b.facts.update({"pgaq_error": b.pgaq_error, "activemq_error": b.amq_error,
                     "activemq_jvm": BROKER_JVM, "cpus": os.cpu_count()})
     return rows, b.facts

@@ -42,7 +42,7 @@ import javax.jms.TextMessage;
  * <pre>
  * java pgaq.bench.JmsBench --provider activemq|pgaq --url URL --scenario S --queue Q
  *     [--threads 4] [--seconds 2.5] [--warmup 1] [--fill 0] [--rounds 60]
- *     [--user U] [--password P] [--cpu NAME=PID]...
+ *     [--user U] [--password P] [--prop NAME=VALUE]... [--cpu NAME=PID]...
  * </pre>
  *
  * <p>Providers: {@code activemq} (URL tcp://127.0.0.1:PORT, ActiveMQ's client with its
@@ -92,6 +92,8 @@ public final class JmsBench {
     final int fill;
     final int rounds;
     final Map<String, Integer> cpuPids = new LinkedHashMap<>();
+    /** pgaq's factory info beside user and password (--prop NAME=VALUE, repeatable). */
+    final Properties props = new Properties();
     final long clkTck;
     ConnectionFactory factory;
 
@@ -108,8 +110,13 @@ public final class JmsBench {
         rounds = Integer.parseInt(opts.getOrDefault("rounds", "60"));
         clkTck = Long.parseLong(opts.getOrDefault("clk-tck", "100"));
         for (String c : cpu) {
+            int colon = c.indexOf(':');
             int eq = c.indexOf('=');
-            cpuPids.put(c.substring(0, eq), Integer.valueOf(c.substring(eq + 1)));
+            if (c.startsWith("prop:")) {
+                props.setProperty(c.substring(colon + 1, eq), c.substring(eq + 1));
+            } else {
+                cpuPids.put(c.substring(colon + 1, eq), Integer.valueOf(c.substring(eq + 1)));
+            }
         }
     }
 
@@ -121,8 +128,8 @@ public final class JmsBench {
                 throw new IllegalArgumentException("expected --option value, got " + args[i]);
             }
             String k = args[i].substring(2);
-            if (k.equals("cpu")) {
-                cpu.add(args[i + 1]);
+            if (k.equals("cpu") || k.equals("prop")) {
+                cpu.add(k + ":" + args[i + 1]);
             } else {
                 opts.put(k, args[i + 1]);
             }
@@ -182,6 +189,7 @@ public final class JmsBench {
                 return new org.apache.activemq.ActiveMQConnectionFactory(url);
             case "pgaq": {
                 Properties info = new Properties();
+                info.putAll(props);
                 if (opts.containsKey("user")) {
                     info.setProperty("user", opts.get("user"));
                 }
