@@ -10,7 +10,7 @@ each for pgaq, the floor and the peers procrastinate, PgQueuer, pgmq, PgQue, gra
 pg-boss), BENCH_PEERS_BATCH (100: the batch of pgaq's array dequeue and of the batch-ack
 peers), BENCH_PGQUE_SQL (a pgque.sql to install PgQue from; without it PgQue is missing),
 BENCH_PICKUP_RATE (row 8's offered msg/s; 0 = half of row 1's enqueue rate),
-BENCH_JAVA_ROUNDS (60 listener wake-ups per provider), BENCH_JAVA_FILL (20,000: the least
+BENCH_JAVA_ROUNDS (60 listener wake-ups per provider), BENCH_JAVA_FILL (5,000: the least
 pre-fill of a consume half), BENCH_ACTIVEMQ_HOME (/usr/share/activemq): the java suite runs
 the Java provider (java/) and Debian's ActiveMQ broker with the same Java driver.
 The run ends with one table: every figure beside its floor and, where comparable

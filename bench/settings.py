@@ -37,7 +37,7 @@ class Settings:
     pickup_rate: float = field(default_factory=lambda: _float("BENCH_PICKUP_RATE", 0.0))
     # the java suite: wake-ups per provider (JV4) and the least pre-fill of a consume half
     java_rounds: int = field(default_factory=lambda: _int("BENCH_JAVA_ROUNDS", 60))
-    java_fill: int = field(default_factory=lambda: _int("BENCH_JAVA_FILL", 20_000))
+    java_fill: int = field(default_factory=lambda: _int("BENCH_JAVA_FILL", 5_000))
     # pg_stat_statements in the cluster, and a statement profile after the core suite
     stats: bool = field(default_factory=lambda: os.environ.get("BENCH_STATS", "") not in ("", "0"))
 
