@@ -23,13 +23,19 @@ Rows (pgaq's figure in the pgaq column, ActiveMQ's in the floor column):
   Connection and non-transacted AUTO_ACKNOWLEDGE Session (a send is one transaction).
 - JV2 consume AUTO_ACKNOWLEDGE one at a time: `concurrency` consumers, each on its own
   Connection, `receive()` in a loop from a queue the driver pre-filled (transacted
-  sends, 500 per commit, unmeasured); the clock runs from the Connections' start (so a
-  prefetch is inside it) to the last acknowledgement, at most the half's seconds.
+  sends, 500 per commit, unmeasured; sized from the provider's last rate, first from 5x
+  its send rate, at least BENCH_JAVA_FILL); the clock runs from the Connections' start
+  (so a prefetch is inside it) to the last acknowledgement, at most the half's seconds
+  (a queue drained sooner is said in the row). Context row JV2s: ActiveMQ's client with
+  jms.sendAcksAsync=false, whose broker then syncs each removal before answering (by
+  default the ack goes one-way and KahaDB writes the removal unsynced: strace counted 12
+  fsyncs for 30,000 such receives, 4,977 for 4,974 sends), as pgaq commits each REMOVE.
 - JV3 as JV2 with transacted Sessions committing every 10 messages.
 - JV4 listener wake-up: a MessageListener on an empty queue, another Connection sends
   one message, ms from send() returning to onMessage; 10-20 ms between deliveries,
-  BENCH_JAVA_ROUNDS (60) per provider. Negative: the listener had the message before
-  send() returned (ActiveMQ dispatches while it stores).
+  BENCH_JAVA_ROUNDS (60) per provider, both providers' defaults (pgaq's safety poll of
+  1 s included). Negative: the listener had the message before send() returned
+  (ActiveMQ dispatches while it stores).
 Each throughput figure runs A-B-B-A (ActiveMQ, pgaq, pgaq, ActiveMQ), each half
 BENCH_SECONDS / 2 after a warm-up of BENCH_WARMUP in the same JVM; JV4 the same with half
 the rounds each. Target: pgaq >= 1.0x ActiveMQ; JV4 p50 <= 5 ms.
@@ -43,7 +49,11 @@ when it ran; JVnc, CPU per message over the measured windows: the client JVM's p
 CPU, and the server's, ActiveMQ's broker JVM or PostgreSQL (the postmaster and all its
 children, from /proc), beside the engine floor's (the bench process and PostgreSQL).
 A pgaq provider that cannot connect (the factory throws) is reported as missing in its
-rows; ActiveMQ's figures are still printed.
+rows, a scenario that fails as FAILED in its own; ActiveMQ's figures are still printed.
+A row that misses its target says where the gap goes: the engine floor against ActiveMQ
+(what PostgreSQL and the engine allow) and the provider against the floor, and the CPU
+per message of each side. The machine's load average before the suite is in the facts
+and, when it was busy, in JV1's note: the figures share its CPUs with whatever ran.
 """
 
 from __future__ import annotations
@@ -745,6 +755,10 @@ async def run(dsn: str, settings: Settings, earlier: list[Row] | None = None
                 "JV1", "send", "send 1 msg/txn", s1, f1, b, _python_jms(earlier, "J1"),
                 "non-transacted AUTO_ACKNOWLEDGE sessions, PERSISTENT TextMessage of 100 chars",
                 "engine Session.enqueue of the same payload, 1 msg/txn")
+            load = b.facts["loadavg_before"][0]
+            if load > 0.5 * (os.cpu_count() or 1):
+                rows[0]["note"] += (f"; the machine was busy: load average {load:.1f} on "
+                                    f"{os.cpu_count()} CPUs before the suite")
             s2 = await b.abba("consume", "consume")
             f2 = await b.remove_floor(f1.result.rate)
             rows += throughput_rows(
