@@ -43,7 +43,10 @@ def jdbc_url(dsn: str) -> str:
 
 @pytest.fixture(scope="session")
 def compiled() -> None:
-    subprocess.run([str(BUILD), "compile"], cwd=ROOT, check=True, timeout=600)
+    proc = subprocess.run([str(BUILD), "compile"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    if proc.returncode:
+        pytest.fail(f"java/build compile failed:\n{proc.stdout[-4000:]}{proc.stderr[-8000:]}")
 
 
 def _failures(report: Path) -> list[str]:

@@ -519,6 +519,43 @@ public class AQjmsSession implements QueueSession, TopicSession {
         removeSubscriber(topicOf(topic).getCompleteName(), name);
     }
 
+    /** Oracle's createRemoteSubscriber: messages published to the topic (matching the
+     *  selector) propagate to the remote subscriber's address, a queue here or at a database
+     *  link (Oracle Database Advanced Queuing User's Guide, "RemoteSubscriber"); delivered
+     *  there by a propagation schedule (AQjmsDestination.schedulePropagation). */
+    public void createRemoteSubscriber(Topic topic, AQjmsAgent remote, String selector) throws JMSException {
+        checkOpen();
+        AQjmsDestination t = topicOf(topic);
+        String rule = compileSelector(info(t), selector);
+        db.run(c -> {
+            try (PreparedStatement st = c.prepareStatement(Sql.load("add_remote_subscriber"))) {
+                st.setString(1, t.getCompleteName());
+                st.setString(2, remote.getName());
+                st.setString(3, remote.getAddress());
+                st.setInt(4, remote.getProtocol());
+                st.setString(5, rule);
+                st.execute();
+            }
+            return null;
+        });
+    }
+
+    /** Oracle's unsubscribe(Topic, AQjmsAgent): remove a remote subscriber. */
+    public void unsubscribe(Topic topic, AQjmsAgent remote) throws JMSException {
+        checkOpen();
+        AQjmsDestination t = topicOf(topic);
+        db.run(c -> {
+            try (PreparedStatement st = c.prepareStatement(Sql.load("remove_remote_subscriber"))) {
+                st.setString(1, t.getCompleteName());
+                st.setString(2, remote.getName());
+                st.setString(3, remote.getAddress());
+                st.setInt(4, remote.getProtocol());
+                st.execute();
+            }
+            return null;
+        });
+    }
+
     void removeSubscriber(String topic, String name) throws JMSException {
         db.run(c -> {
             try (PreparedStatement st = c.prepareStatement(Sql.load("remove_subscriber"))) {

@@ -71,7 +71,7 @@ final class Admin {
         AQjmsDestinationProperty d = p == null ? new AQjmsDestinationProperty() : p;
         String qualified = table.getOwner() + "." + name;
         call("CALL dbms_aqadm.create_queue(queue_name => ?, queue_table => ?, queue_type => ?, "
-                + "max_retries => ?, retry_delay => ?, retention_time => ?, comment => ?)",
+                + "max_retries => ?, retry_delay => ?::numeric, retention_time => ?::numeric, comment => ?)",
                 qualified, table.qualified(),
                 d.getQueueType() == AQjmsDestinationProperty.EXCEPTION_QUEUE ? "EXCEPTION_QUEUE" : "NORMAL_QUEUE",
                 d.getMaxRetries(), d.getRetryInterval(), d.getRetentionTime(), d.getComment());
@@ -80,8 +80,8 @@ final class Admin {
     }
 
     void alterQueue(String queue, AQjmsDestinationProperty p) throws JMSException {
-        call("CALL dbms_aqadm.alter_queue(queue_name => ?, max_retries => ?, retry_delay => ?, "
-                + "retention_time => ?, comment => ?)", queue, p.getMaxRetries(), p.getRetryInterval(),
+        call("CALL dbms_aqadm.alter_queue(queue_name => ?, max_retries => ?, retry_delay => ?::numeric, "
+                + "retention_time => ?::numeric, comment => ?)", queue, p.getMaxRetries(), p.getRetryInterval(),
                 p.getRetentionTime(), p.getComment());
     }
 
