@@ -299,19 +299,19 @@ public final class JmsBench {
             fillQueue(fill);
         }
         if (warmup > 0) {
-            consumeFor(warmup, transacted);
+            consumeFor(warmup, transacted, new Window[1]);
         }
-        Window w = new Window();
-        long[] r = consumeFor(seconds, transacted);
-        w.end();
-        w.seconds = r[1] / 1e9;  // to the last acknowledgement or commit
-        w.put(out, r[0]);
+        Window[] w = new Window[1];
+        long[] r = consumeFor(seconds, transacted, w);
+        w[0].seconds = r[1] / 1e9;  // to the last acknowledgement or commit
+        w[0].put(out, r[0]);
         out.put("dry", r[2] != 0);
         out.put("commit_every", transacted ? 10 : 0);
     }
 
-    /** Consumers for {@code secs}: {messages, nanoseconds to the last ack/commit, dry}. */
-    long[] consumeFor(double secs, boolean transacted) throws Exception {
+    /** Consumers for {@code secs}: {messages, nanoseconds to the last ack/commit, dry}; the
+     *  CPU window in {@code window[0]}, from after the consumers' set-up to their end. */
+    long[] consumeFor(double secs, boolean transacted, Window[] window) throws Exception {
         List<Connection> conns = new ArrayList<>();
         List<Session> sessions = new ArrayList<>();
         List<MessageConsumer> consumers = new ArrayList<>();
@@ -327,6 +327,7 @@ public final class JmsBench {
                 sessions.add(s);
                 consumers.add(s.createConsumer(queue(s)));
             }
+            window[0] = new Window();
             long start = System.nanoTime();
             long deadline = start + (long) (secs * 1e9);
             runThreads(threads, i -> {
@@ -360,6 +361,7 @@ public final class JmsBench {
                 }
                 count.addAndGet(mine);
             });
+            window[0].end();
             // a consumer that got nothing (the queue was empty) ends no window of its own
             return new long[] {count.get(), Math.max(lastDone.get(), 1), dry.get() ? 1 : 0};
         } finally {
