@@ -23,7 +23,7 @@ Rows (pgaq's figure in the pgaq column, ActiveMQ's in the floor column):
   Connection and non-transacted AUTO_ACKNOWLEDGE Session (a send is one transaction).
 - JV2 consume AUTO_ACKNOWLEDGE one at a time: `concurrency` consumers, each on its own
   Connection, `receive()` in a loop from a queue the driver pre-filled (transacted
-  sends, 500 per commit, unmeasured; sized from the provider's last rate, first from 5x
+  sends, 500 per commit, unmeasured; sized from the provider's last rate, first from 10x
   its send rate, at least BENCH_JAVA_FILL); the clock runs from the Connections' start
   (so a prefetch is inside it) to the last acknowledgement, at most the half's seconds
   (a queue drained sooner is said in the row). Context row JV2s: ActiveMQ's client with
@@ -398,9 +398,9 @@ class JavaBench:
 
     def fill_for(self, provider: str, scenario: str, seconds: float | None = None) -> int:
         """Messages to pre-fill for a consume half: its warm-up and half at the last rate
-        of this provider and scenario (before one was measured: 5 times its send rate, the
+        of this provider and scenario (before one was measured: 10 times its send rate, the
         send row's), with a margin."""
-        rate = self.rates.get((provider, scenario)) or 5 * self.rates.get((provider, "send"), 6000)
+        rate = self.rates.get((provider, scenario)) or 10 * self.rates.get((provider, "send"), 3000)
         seconds = self.s.seconds / 2 if seconds is None else seconds
         return max(self.s.java_fill, int(rate * (self.s.warmup + seconds) * 1.3))
 
