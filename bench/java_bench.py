@@ -23,7 +23,7 @@ Rows (pgaq's figure in the pgaq column, ActiveMQ's in the floor column):
   Connection and non-transacted AUTO_ACKNOWLEDGE Session (a send is one transaction).
 - JV2 consume AUTO_ACKNOWLEDGE one at a time: `concurrency` consumers, each on its own
   Connection, `receive()` in a loop from a queue the driver pre-filled (transacted
-  sends, 500 per commit, unmeasured; sized from the provider's last rate, first from 10x
+  sends, 500 per commit, unmeasured; sized from the provider's last rate, at first from
   its send rate, at least BENCH_JAVA_FILL); the clock runs from the Connections' start
   (so a prefetch is inside it) to the last acknowledgement, at most the half's seconds
   (a queue drained sooner is said in the row). Context row JV2s: ActiveMQ's client with
@@ -398,9 +398,15 @@ class JavaBench:
 
     def fill_for(self, provider: str, scenario: str, seconds: float | None = None) -> int:
         """Messages to pre-fill for a consume half: its warm-up and half at the last rate
-        of this provider and scenario (before one was measured: 10 times its send rate, the
-        send row's), with a margin."""
-        rate = self.rates.get((provider, scenario)) or 10 * self.rates.get((provider, "send"), 3000)
+        of this provider and scenario, with a margin; before one was measured, ActiveMQ's
+        the larger of its warm-up drain's and 10x its send rate (it receives 5-10x faster
+        than it sends, and a fill costs it little), pgaq's 5x its send rate (what an
+        earlier half left counts, and its fill goes at its own send speed)."""
+        rate = self.rates.get((provider, scenario))
+        if not rate:
+            send = self.rates.get((provider, "send"), 3000.0)
+            rate = (max(10 * send, self.rates.get(("activemq", "warm-up"), 0.0))
+                    if provider == "activemq" else 5 * send)
         seconds = self.s.seconds / 2 if seconds is None else seconds
         return max(self.s.java_fill, int(rate * (self.s.warmup + seconds) * 1.3))
 
@@ -745,8 +751,9 @@ async def run(dsn: str, settings: Settings, earlier: list[Row] | None = None
         await b.open()
         try:
             if b.broker:  # the broker's JIT warmed up as pgaq's PostgreSQL needs not be
-                await drive(b.cp, "activemq", b.broker.url, "consume", "bench.warm",
-                            fill=20_000, seconds=2, warmup=0, threads=settings.concurrency)
+                warm = await drive(b.cp, "activemq", b.broker.url, "consume", "bench.warm",
+                                   fill=20_000, seconds=2, warmup=0, threads=settings.concurrency)
+                b.rates[("activemq", "warm-up")] = float(warm.get("msg_per_s") or 0)
                 await drive(b.cp, "activemq", b.broker.url, "send", "bench.warm",
                             seconds=1, warmup=0, threads=settings.concurrency)
             s1 = await b.abba("send", "send")
