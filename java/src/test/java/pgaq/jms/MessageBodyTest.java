@@ -59,6 +59,10 @@ class MessageBodyTest {
         assertThrows(NumberFormatException.class, () -> m.getLong("none"));
         assertThrows(NumberFormatException.class, () -> m.getInt("s"));
         assertEquals('x', m.getChar("c"));
+        m.setString("beyond", "\ud83d\ude00");  // two UTF-16 units: no char
+        assertThrows(MessageFormatException.class, () -> m.getChar("beyond"));
+        m.setString("beyond", "\u4e2d");
+        assertEquals('\u4e2d', m.getChar("beyond"));
         assertThrows(IllegalArgumentException.class, () -> m.setInt("", 1));
         assertThrows(IllegalArgumentException.class, () -> m.setInt(null, 1));
         assertThrows(MessageFormatException.class, () -> m.setObject("o", null));
