@@ -143,6 +143,14 @@ abstract class ConformanceTest {
         return texts;
     }
 
+    /** {@link #drain}, then closes the consumer (so that it holds back no message, as a
+     *  provider that hands messages to its consumers ahead of receive may). */
+    static List<String> drainAndClose(MessageConsumer c) throws JMSException {
+        List<String> texts = drain(c);
+        c.close();
+        return texts;
+    }
+
     /** Texts of the next n messages, each of which must come within WAIT ms. */
     static List<String> receiveTexts(MessageConsumer c, int n) throws JMSException {
         List<String> texts = new ArrayList<>();
