@@ -72,6 +72,16 @@ abstract class ConformanceTest {
         return c;
     }
 
+    /** Closes {@code c} after the test (a connection made some other way, e.g. a
+     *  QueueConnection); the provider is cleaned up after the test too. */
+    <C extends Connection> C track(Provider p, C c) {
+        if (!used.contains(p)) {
+            used.add(p);
+        }
+        connections.add(c);
+        return c;
+    }
+
     /** A new connection with a client identifier (set first, as JMS 1.1 4.3.2 asks). */
     Connection connect(Provider p, String clientId) throws JMSException {
         Connection c = connect(p);
