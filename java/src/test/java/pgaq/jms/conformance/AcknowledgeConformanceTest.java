@@ -11,6 +11,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.jms.Connection;
+import javax.jms.DeliveryMode;
 import javax.jms.IllegalStateException;
 import javax.jms.JMSException;
 import javax.jms.Message;
@@ -155,6 +156,31 @@ class AcknowledgeConformanceTest extends ConformanceTest {
         assertEquals(Arrays.asList("m2", "m3"), receiveTexts(consumer, 2));
         s.recover();
         assertEquals(Arrays.asList("m2", "m3"), receiveTexts(consumer, 2));
+    }
+
+    /** "If it is received by a nontransacted session with CLIENT_ACKNOWLEDGE acknowledgment
+     *  mode, then the effect of receiving this message is only visible after the client
+     *  acknowledges the message. Without the acknowledgment, the message is not removed and
+     *  will be redelivered if the client calls Session.recover" (Oracle Database Advanced
+     *  Queuing User's Guide, "Transaction Commits and Client Acknowledgments", on
+     *  NON_PERSISTENT messages). */
+    @ForEachProvider
+    void nonPersistentMessagesAreRecovered(Provider p) throws Exception {
+        Session s = started(p).createSession(false, Session.CLIENT_ACKNOWLEDGE);
+        Queue q = queue(p, s, "recnonpers");
+        s.createProducer(q).send(s.createTextMessage("fleeting"), DeliveryMode.NON_PERSISTENT,
+                s.createProducer(q).getPriority(), 0);
+        MessageConsumer consumer = s.createConsumer(q);
+        Message m = consumer.receive(WAIT);
+        assertEquals("fleeting", text(m));
+        assertEquals(DeliveryMode.NON_PERSISTENT, m.getJMSDeliveryMode());
+        s.recover();
+        Message again = consumer.receive(WAIT);
+        assertEquals("fleeting", text(again));
+        assertTrue(again.getJMSRedelivered());
+        again.acknowledge();
+        s.recover();
+        assertNothing(consumer);
     }
 
     @ForEachProvider

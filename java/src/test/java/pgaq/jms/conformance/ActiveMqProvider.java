@@ -117,6 +117,11 @@ final class ActiveMqProvider extends Provider {
     }
 
     @Override
+    public String destinationName(String name) {
+        return name;
+    }
+
+    @Override
     public Queue queue(Session session, String name) throws JMSException {
         return session.createQueue(name);
     }

@@ -25,6 +25,11 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageListener;
 import javax.jms.MessageProducer;
 import javax.jms.Queue;
+import javax.jms.QueueConnection;
+import javax.jms.QueueConnectionFactory;
+import javax.jms.QueueReceiver;
+import javax.jms.QueueSender;
+import javax.jms.QueueSession;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 
@@ -334,6 +339,32 @@ class ConsumerConformanceTest extends ConformanceTest {
         assertEquals(Arrays.asList("one", "two"), drainAndClose(s.createConsumer(q, "")));
         producer.send(s.createTextMessage("three"));
         assertEquals(Arrays.asList("three"), drainAndClose(s.createConsumer(q, null)));
+    }
+
+    /** The point-to-point domain's own interfaces: QueueConnectionFactory, QueueSession,
+     *  QueueSender, QueueReceiver (JMS 1.1 chapter 5; the guide, "QueueSender",
+     *  "QueueReceiver"). */
+    @ForEachProvider
+    void queueDomainInterfaces(Provider p) throws Exception {
+        QueueConnectionFactory f = (QueueConnectionFactory) p.connectionFactory();
+        QueueConnection qc = track(p, f.createQueueConnection());
+        QueueSession qs = qc.createQueueSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = queue(p, qs, "cdomain");
+        QueueSender sender = qs.createSender(q);
+        assertTrue(ProducerConformanceTest.sameDestination(q, sender.getQueue()));
+        QueueReceiver receiver = qs.createReceiver(q);
+        assertTrue(ProducerConformanceTest.sameDestination(q, receiver.getQueue()));
+        QueueReceiver selective = qs.createReceiver(q, "n = 2");
+        assertEquals("n = 2", selective.getMessageSelector());
+        qc.start();
+        sender.send(props(qs, "one", "n", 1));
+        sender.send(props(qs, "two", "n", 2));
+        assertEquals("two", receiveText(selective));
+        selective.close();
+        assertEquals("one", receiveText(receiver));
+        QueueSender anonymous = qs.createSender(null);
+        anonymous.send(q, qs.createTextMessage("anonymous"));
+        assertEquals("anonymous", receiveText(receiver));
     }
 
     /** A message with properties: pairs of name and value (String, Integer, Boolean, Double). */

@@ -75,6 +75,11 @@ final class PgaqProvider extends Provider {
     }
 
     @Override
+    public String destinationName(String name) {
+        return qualified(name);
+    }
+
+    @Override
     public Queue queue(Session session, String name) throws JMSException {
         make(name, false, false, 5);
         return session.createQueue(qualified(name));

@@ -62,6 +62,11 @@ public abstract class Provider {
 
     public abstract ConnectionFactory connectionFactory() throws JMSException;
 
+    /** The name {@code Session.createQueue} / {@code createTopic} take for the destination
+     *  {@code name} of {@link #queue} / {@link #topic} (pgaq: Oracle's "OWNER.NAME"), with
+     *  nothing made: for tests of what a session does with a name alone. */
+    public abstract String destinationName(String name);
+
     /** A queue (point-to-point, one consumer per message) named {@code name}, made to exist
      *  first if it does not; what {@code session.createQueue} returns for it. */
     public abstract Queue queue(Session session, String name) throws JMSException;

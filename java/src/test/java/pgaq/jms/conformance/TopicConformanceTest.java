@@ -81,6 +81,24 @@ class TopicConformanceTest extends ConformanceTest {
         assertEquals(Arrays.asList("r1", "b1", "r2"), receiveTexts(all, 3));
     }
 
+    /** Messages published in a transaction reach the subscribers at commit, not before, and
+     *  never after a rollback. */
+    @ForEachProvider
+    void transactedPublishIsDeliveredAtCommit(Provider p) throws Exception {
+        Connection c = started(p);
+        Session tx = c.createSession(true, Session.SESSION_TRANSACTED);
+        Topic t = topic(p, tx, "ttx");
+        MessageConsumer sub = autoAck(c).createConsumer(t);
+        MessageProducer publisher = tx.createProducer(t);
+        publisher.send(tx.createTextMessage("rolled back"));
+        tx.rollback();
+        publisher.send(tx.createTextMessage("committed"));
+        assertNothing(sub);
+        tx.commit();
+        assertEquals("committed", receiveText(sub));
+        assertNothing(sub);
+    }
+
     /** JMS 1.1 6.11.1 / Session.createConsumer: with noLocal, "messages published by its own
      *  connection" are not delivered. */
     @ForEachProvider

@@ -11,6 +11,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.jms.Connection;
+import javax.jms.DeliveryMode;
 import javax.jms.IllegalStateException;
 import javax.jms.JMSException;
 import javax.jms.Message;
@@ -115,6 +116,41 @@ class TransactionConformanceTest extends ConformanceTest {
         assertEquals("reply 2", receiveText(outside));
         assertNothing(outside);
         assertNothing(requests);
+    }
+
+    /** NON_PERSISTENT messages take part in transactions as persistent ones do: "If a JMS
+     *  nonpersistent message is sent and received by a transacted session, then the effect of
+     *  the JMS operation is only visible after the transacted session commits" (Oracle
+     *  Database Advanced Queuing User's Guide, "Transaction Commits and Client
+     *  Acknowledgments"; JMS 1.1 4.7: delivery mode and transactions are independent). */
+    @ForEachProvider
+    void nonPersistentMessagesFollowTheTransaction(Provider p) throws Exception {
+        Connection c = started(p);
+        Session tx = c.createSession(true, Session.SESSION_TRANSACTED);
+        Queue q = queue(p, tx, "txnonpers");
+        MessageProducer producer = tx.createProducer(q);
+        producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+        producer.send(tx.createTextMessage("rolled back"));
+        tx.rollback();
+        producer.send(tx.createTextMessage("committed"));
+        MessageConsumer outside = autoAck(c).createConsumer(q);
+        assertNothing(outside);
+        tx.commit();
+        assertEquals("committed", receiveText(outside));
+        assertNothing(outside);
+        outside.close();
+
+        producer.send(tx.createTextMessage("received twice"));
+        tx.commit();
+        MessageConsumer consumer = tx.createConsumer(q);
+        assertEquals("received twice", receiveText(consumer));
+        tx.rollback();
+        Message again = consumer.receive(WAIT);
+        assertEquals("received twice", text(again));
+        assertEquals(DeliveryMode.NON_PERSISTENT, again.getJMSDeliveryMode());
+        assertTrue(again.getJMSRedelivered());
+        tx.commit();
+        assertNothing(consumer);
     }
 
     @ForEachProvider
