@@ -37,6 +37,10 @@ final class ActiveMqProvider extends Provider {
         startBroker();
         factory = new ActiveMQConnectionFactory("vm://" + BROKER + "?create=false");
         factory.setTrustAllPackages(true); // ObjectMessage bodies of the test's own classes
+        // no advisory watching: with it, a new connection learns of other connections'
+        // temporary destinations asynchronously and refuses to send to one it has not heard
+        // of yet ("Cannot publish to a deleted Destination"); without it the broker decides
+        factory.setWatchTopicAdvisories(false);
         RedeliveryPolicy redelivery = factory.getRedeliveryPolicy();
         redelivery.setInitialRedeliveryDelay(0);
         redelivery.setRedeliveryDelay(0);
