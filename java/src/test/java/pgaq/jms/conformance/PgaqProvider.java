@@ -37,7 +37,9 @@ import pgaq.jms.AQjmsFactory;
  * (default {@code jconf}, made when missing).
  *
  * <p>What a test made is dropped after it (drop_queue_table with force) unless the system
- * property {@code pgaq.jms.keep} is true.
+ * property {@code pgaq.jms.keep} is true. Each {@code pgaq.x.y} setting may also come from the
+ * environment as {@code PGAQ_X_Y} (PGAQ_JDBC_USER, PGAQ_JDBC_PASSWORD, PGAQ_JMS_SCHEMA,
+ * PGAQ_JMS_KEEP).
  */
 final class PgaqProvider extends Provider {
     private final String url;
@@ -52,16 +54,26 @@ final class PgaqProvider extends Provider {
     PgaqProvider(String url) {
         super("pgaq");
         this.url = url;
-        String user = System.getProperty("pgaq.jdbc.user");
-        String password = System.getProperty("pgaq.jdbc.password");
+        String user = setting("pgaq.jdbc.user", "PGAQ_JDBC_USER", null);
+        String password = setting("pgaq.jdbc.password", "PGAQ_JDBC_PASSWORD", null);
         if (user != null) {
             props.setProperty("user", user);
         }
         if (password != null) {
             props.setProperty("password", password);
         }
-        schema = System.getProperty("pgaq.jms.schema", "jconf");
-        keep = Boolean.getBoolean("pgaq.jms.keep");
+        schema = setting("pgaq.jms.schema", "PGAQ_JMS_SCHEMA", "jconf");
+        keep = Boolean.parseBoolean(setting("pgaq.jms.keep", "PGAQ_JMS_KEEP", "false"));
+    }
+
+    /** A system property, else an environment variable (java/build passes only the URL as a
+     *  property), else the default. */
+    private static String setting(String property, String variable, String fallback) {
+        String v = System.getProperty(property);
+        if (v == null || v.isEmpty()) {
+            v = System.getenv(variable);
+        }
+        return v == null || v.isEmpty() ? fallback : v;
     }
 
     @Override
