@@ -152,6 +152,20 @@ class ConnectionConformanceTest extends ConformanceTest {
         assertNull(pending.get(WAIT, TimeUnit.MILLISECONDS), "receive() after its consumer's close");
     }
 
+    /** JMS 1.1 Session.close: "This call will block until a receive call or message listener in
+     *  progress has completed. A blocked message consumer receive call returns null when this
+     *  session is closed." */
+    @ForEachProvider
+    void sessionCloseUnblocksReceive(Provider p) throws Exception {
+        Connection c = started(p);
+        Session s = autoAck(c);
+        MessageConsumer consumer = s.createConsumer(queue(p, s, "sunblock"));
+        Future<Message> pending = async(consumer::receive);
+        assertStillBlocked(pending);
+        s.close();
+        assertNull(pending.get(WAIT, TimeUnit.MILLISECONDS), "receive() after its session's close");
+    }
+
     @ForEachProvider
     void closeIsIdempotent(Provider p) throws Exception {
         Connection c = connect(p);

@@ -14,6 +14,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.jms.Connection;
 import javax.jms.InvalidDestinationException;
+import javax.jms.InvalidSelectorException;
 import javax.jms.JMSException;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
@@ -327,6 +328,19 @@ class TopicConformanceTest extends ConformanceTest {
         assertEquals("to the listener", got.poll(WAIT, TimeUnit.MILLISECONDS));
         sub.close();
         s.unsubscribe(name);
+    }
+
+    /** JMS 1.1 Session.createConsumer / createDurableSubscriber: "InvalidSelectorException -
+     *  if the message selector is invalid"; nothing is subscribed. */
+    @ForEachProvider
+    void invalidSubscriberSelectorsAreRefused(Provider p) throws Exception {
+        String name = subscriptionName();
+        Session s = autoAck(connect(p, unique("cid")));
+        Topic t = topic(p, s, "tbadsel");
+        assertThrows(InvalidSelectorException.class, () -> s.createConsumer(t, "color = "));
+        assertThrows(InvalidSelectorException.class,
+                () -> s.createDurableSubscriber(t, name, "AND color = 'red'", false));
+        assertThrows(InvalidDestinationException.class, () -> s.unsubscribe(name));
     }
 
     /** The pub/sub domain's own interfaces: TopicConnectionFactory, TopicSession,
