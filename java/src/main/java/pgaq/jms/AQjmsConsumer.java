@@ -166,13 +166,13 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
     @Override
     public Queue getQueue() throws JMSException {
         checkOpen();
-        return destination;
+        return destination instanceof Queue ? (Queue) destination : null;
     }
 
     @Override
     public Topic getTopic() throws JMSException {
         checkOpen();
-        return destination;
+        return destination instanceof Topic ? (Topic) destination : null;
     }
 
     @Override

@@ -33,6 +33,9 @@ public class AQjmsMessage implements Message {
     boolean bodyReadOnly;
     private Acknowledger acknowledger;
     private AQjmsAgent senderId;
+    /** The sender the database recorded on a received message: shown by getSenderID, never
+     *  sent again (a forwarded message is the forwarder's, as in pgaq.jms). */
+    private AQjmsAgent receivedSender;
     private AQjmsAgent[] recipients;
 
     public AQjmsMessage() {
@@ -85,7 +88,16 @@ public class AQjmsMessage implements Message {
     /** The sender agent (AQjmsMessage.getSenderID): as sent with setSenderID, or as the
      *  database recorded it on a received message. */
     public AQjmsAgent getSenderID() {
+        return senderId != null ? senderId : receivedSender;
+    }
+
+    /** The sender id a send carries: the one set with setSenderID, not a received one. */
+    AQjmsAgent sendersId() {
         return senderId;
+    }
+
+    void setReceivedSender(AQjmsAgent sender) {
+        this.receivedSender = sender;
     }
 
     public void setSenderID(AQjmsAgent sender) {

@@ -41,7 +41,7 @@ public class AQjmsQueueBrowser implements QueueBrowser {
     @Override
     public Queue getQueue() throws JMSException {
         checkOpen();
-        return destination;
+        return destination instanceof Queue ? (Queue) destination : null;
     }
 
     @Override

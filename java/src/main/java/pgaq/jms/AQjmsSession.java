@@ -111,13 +111,13 @@ public class AQjmsSession implements QueueSession, TopicSession {
     /** Oracle's AQjmsSession.getQueue: a handle to the existing queue owner.name. */
     public Queue getQueue(String owner, String name) throws JMSException {
         checkOpen();
-        return destination(owner, name, false);
+        return (Queue) destination(owner, name, false);
     }
 
     /** Oracle's AQjmsSession.getTopic: a handle to the existing topic owner.name. */
     public Topic getTopic(String owner, String name) throws JMSException {
         checkOpen();
-        return destination(owner, name, true);
+        return (Topic) destination(owner, name, true);
     }
 
     private AQjmsDestination destination(String owner, String name, boolean topic) throws JMSException {
@@ -125,7 +125,7 @@ public class AQjmsSession implements QueueSession, TopicSession {
             throw new InvalidDestinationException("JMS-178: give the owner and the name of the "
                     + (topic ? "topic" : "queue"), "JMS-178");
         }
-        AQjmsDestination d = new AQjmsDestination(owner, name, topic);
+        AQjmsDestination d = AQjmsDestination.of(owner, name, topic);
         DestInfo info = db.info(d);
         if (topic != info.multipleConsumers && !info.isExceptionQueue()) {
             throw topic
@@ -134,7 +134,7 @@ public class AQjmsSession implements QueueSession, TopicSession {
                     : new InvalidDestinationException("JMS-125: Invalid Queue: " + info.qualified()
                             + " is a multi-consumer queue (getTopic)", "JMS-125");
         }
-        return new AQjmsDestination(info.schema, info.name, topic);
+        return AQjmsDestination.of(info.schema, info.name, topic);
     }
 
     /** JMS's createQueue(name): the existing queue "owner.name", or "name" in the login's
@@ -142,13 +142,13 @@ public class AQjmsSession implements QueueSession, TopicSession {
     @Override
     public Queue createQueue(String name) throws JMSException {
         checkOpen();
-        return named(name, false);
+        return (Queue) named(name, false);
     }
 
     @Override
     public Topic createTopic(String name) throws JMSException {
         checkOpen();
-        return named(name, true);
+        return (Topic) named(name, true);
     }
 
     private AQjmsDestination named(String name, boolean topic) throws JMSException {
@@ -211,13 +211,13 @@ public class AQjmsSession implements QueueSession, TopicSession {
      *  AQjmsDestination.start, as Oracle's). */
     public Queue createQueue(AQQueueTable table, String name, AQjmsDestinationProperty property)
             throws JMSException {
-        return admin().createQueue(table, name, property, false);
+        return (Queue) admin().createQueue(table, name, property, false);
     }
 
     /** Create a topic in a multi-consumer queue table (not started). */
     public Topic createTopic(AQQueueTable table, String name, AQjmsDestinationProperty property)
             throws JMSException {
-        return admin().createQueue(table, name, property, true);
+        return (Topic) admin().createQueue(table, name, property, true);
     }
 
     /** How received messages' JMSReplyTo addresses become destinations: a Topic where the
@@ -238,7 +238,7 @@ public class AQjmsSession implements QueueSession, TopicSession {
             if ("TEMPORARY_TOPIC".equals(kind)) {
                 return new AQjmsTemporaryTopic(owner, name, null);
             }
-            return new AQjmsDestination(owner, name, "TOPIC".equals(kind));
+            return AQjmsDestination.of(owner, name, "TOPIC".equals(kind));
         };
     }
 
