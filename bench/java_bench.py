@@ -540,7 +540,10 @@ class JavaBench:
 # -- rows ---------------------------------------------------------------------------------
 
 def _missing(error: str) -> str:
-    return "missing" if "not yet" in error or "JMS-100" in error else "FAILED"
+    """What a provider without a figure shows: "missing" when it is not there (not
+    installed, or a factory that says "not yet"), else "FAILED"."""
+    gone = ("not yet", "JMS-100", "not installed")
+    return "missing" if any(g in error for g in gone) else "FAILED"
 
 
 def _cpu_text(j: dict[str, Any], server: str) -> str:
@@ -563,7 +566,7 @@ def throughput_rows(num: str, scenario: str, label: str, out: dict[str, dict[str
         if amq["dry"]:
             notes.append("ActiveMQ drained its queue in a half: rate to the last ack")
     else:
-        row["floor"] = f"FAILED: {aerr[:80]}"
+        row["floor"] = f"{_missing(aerr)}: {aerr[:80]}"
     if ours:
         row["pgaq"] = round(ours["rate"], 1)
         row["pgaq_ops"] = ours["msgs"]
@@ -672,7 +675,7 @@ def wake_rows(out: dict[str, dict[str, Any] | None], fl: Floor, b: JavaBench,
                      f"returned (dispatch concurrent with the store), p50 from the send() call "
                      f"{amq['p50_from_call']:.2f} ms")
     else:
-        row["floor"] = f"FAILED: {aerr[:80]}"
+        row["floor"] = f"{_missing(aerr)}: {aerr[:80]}"
     if ours:
         row.update({"pgaq": round(ours["p50"], 2), "pgaq_p50_ms": round(ours["p50"], 3),
                     "pgaq_p99_ms": round(ours["p99"], 3), "pass": ours["p50"] <= 5.0})
