@@ -313,7 +313,7 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
             }
             AQjmsMessage m = PayloadCodec.decode(d, info.payloadKind, destination, session.compliant(),
                     session.replyTo());
-            m.setProviderProperty("JMSXState", info.isExceptionQueue() ? 3 : 0);
+            m.setProviderProperty("JMSXState", info.isExceptionQueue() ? 3 : 2);
             m.setProviderProperty("JMSXRcvTimestamp", System.currentTimeMillis());
             if (mode == Session.CLIENT_ACKNOWLEDGE) {
                 m.setAcknowledger(session::acknowledge);

@@ -125,13 +125,14 @@ class PropertyTest {
         assertNull(m.getStringProperty("none"));
         assertNull(m.getObjectProperty("none"));
         assertFalse(m.propertyExists("none"));
-        // JMS 1.1 3.5.4: valueOf(null) for numbers, a NumberFormatException
+        // JMS 1.1 3.5.4: valueOf(null) for numbers: Integer's and the other integers' throw a
+        // NumberFormatException, Float's and Double's a NullPointerException (as ActiveMQ)
         assertThrows(NumberFormatException.class, () -> m.getByteProperty("none"));
         assertThrows(NumberFormatException.class, () -> m.getShortProperty("none"));
         assertThrows(NumberFormatException.class, () -> m.getIntProperty("none"));
         assertThrows(NumberFormatException.class, () -> m.getLongProperty("none"));
-        assertThrows(NumberFormatException.class, () -> m.getFloatProperty("none"));
-        assertThrows(NumberFormatException.class, () -> m.getDoubleProperty("none"));
+        assertThrows(NullPointerException.class, () -> m.getFloatProperty("none"));
+        assertThrows(NullPointerException.class, () -> m.getDoubleProperty("none"));
     }
 
     @Test

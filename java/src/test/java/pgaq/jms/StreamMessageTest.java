@@ -96,7 +96,7 @@ class StreamMessageTest {
         assertNull(m.readString());
         assertFalse(m.readBoolean());  // Boolean.valueOf(null)
         assertThrows(NumberFormatException.class, m::readInt);  // Integer.valueOf(null)
-        assertThrows(NumberFormatException.class, m::readDouble);
+        assertThrows(NullPointerException.class, m::readDouble);  // Double.valueOf(null)
         assertThrows(MessageFormatException.class, m::readChar);
         for (int i = 2; i < 6; i++) {
             assertNull(m.readObject());
