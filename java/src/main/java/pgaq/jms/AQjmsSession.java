@@ -51,6 +51,7 @@ public class AQjmsSession implements QueueSession, TopicSession {
     private final List<AQjmsConsumer> consumers = new ArrayList<>();
     private final List<AQjmsProducer> producers = new ArrayList<>();
     private volatile boolean closed;
+    private boolean closing;
     private MessageListener listener;
 
     AQjmsSession(AQjmsConnection connection, boolean transacted, int acknowledgeMode) {
@@ -675,13 +676,18 @@ public class AQjmsSession implements QueueSession, TopicSession {
         delivery.quiesce();
     }
 
+    /** Closes after the message listener running now, if any, has returned: until then the
+     *  session stays usable by it (JMS 1.1 section 4.4.1), so its acknowledge or commit counts. */
     @Override
     public void close() throws JMSException {
-        if (closed) {
-            return;
+        synchronized (this) {
+            if (closed || closing) {
+                return;
+            }
+            closing = true;
         }
-        closed = true;
         delivery.close();
+        closed = true;
         JMSException first = null;
         for (AQjmsConsumer c : consumers()) {
             try {
