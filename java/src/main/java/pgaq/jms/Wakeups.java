@@ -158,8 +158,9 @@ final class Wakeups implements Runnable {
                         notifyAll();
                     }
                 }
-            } catch (SQLException e) {
-                lost(e);
+            } catch (SQLException | RuntimeException e) {
+                // a RuntimeException too: this thread must outlive whatever the driver throws
+                lost(e instanceof SQLException ? (SQLException) e : new SQLException(e.toString(), "08006", e));
                 synchronized (this) {
                     try {
                         if (!closed) {
