@@ -550,3 +550,25 @@ def test_a_generic_stream_message_crosses_as_bytes() -> None:
     # a message_type no JMS type has reads as text, as pgaq.jms reads it
     out = to_xml("JMS_MESSAGE", {**p, "message_type": 9, "text_vc": "t", "text_len": 1})
     assert out.findtext(f"{{{AQ}}}jms_text_message/{{{AQ}}}text_data") == "t"
+
+
+def test_the_time_to_live_in_ms_is_no_user_property() -> None:
+    """A JMS sender keeps a time to live that is not whole seconds as JMS_OracleTimeToLive
+    in the header's properties (pgaq.jms.codec, the Java provider's ToEngine); JMS receivers
+    do not show it as a property, and neither does AQXmlReceive (its <expiration> is AQ's
+    whole seconds)."""
+    from pgaq.idap.payload import TIME_TO_LIVE_PROPERTY
+    from pgaq.jms.codec import TIME_TO_LIVE_PROPERTY as CODECS
+
+    assert TIME_TO_LIVE_PROPERTY == CODECS
+    header: dict[str, Any] = {
+        "replyto": None, "type": None, "userid": None, "appid": None, "groupid": None,
+        "groupseq": None, "properties": {"u": {"type": "int", "value": 1, "seq": 1},
+                                         CODECS: {"type": "long", "value": 1500, "seq": 2}}}
+    p = {"header": header, "text_len": 1, "text_vc": "t"}
+    out = to_xml("JMS_TEXT", p)
+    names = [n.text for n in out.iter(f"{{{AQ}}}name")]
+    assert names == ["u"]
+    header["properties"] = {CODECS: {"type": "long", "value": 1500, "seq": 1}}
+    assert out.find(f".//{{{AQ}}}user_properties") is not None
+    assert to_xml("JMS_TEXT", p).find(f".//{{{AQ}}}user_properties") is None

@@ -43,6 +43,11 @@ SQL_INT_BITS = {"int2": 16, "int4": 32, "int8": 64}
 SQL_FLOAT = {"float4": "float", "float8": "double"}
 SQL_DATES = ("date", "timestamp", "timestamptz")
 FLOAT_MAX = 3.4028234663852886e38
+# the producer's time to live in ms that a JMS sender keeps beside AQ's whole seconds
+# (pgaq.jms.codec.TIME_TO_LIVE_PROPERTY, the Java provider's ToEngine): provider data, not a
+# user property, which no JMS client sees and so no IDAP client either (its <expiration>
+# is AQ's seconds)
+TIME_TO_LIVE_PROPERTY = "JMS_OracleTimeToLive"
 _WS = re.compile(r"\s+")
 _INT = re.compile(r"^[+-]?[0-9]+$")
 _NUM = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
@@ -632,7 +637,8 @@ def _write_jms(kind: str, payload: dict[str, Any], parent: etree._Element, ns: s
     if times is not None:  # JMS timestamps: the enqueue's and the receipt's (xsd:date)
         _sub(props, ns, "timestamp", times[0].isoformat())
         _sub(props, ns, "recv_timestamp", times[1].isoformat())
-    user = header.get("properties") or {}
+    user = {k: v for k, v in _stored_object(header.get("properties"), "property").items()
+            if k != TIME_TO_LIVE_PROPERTY}
     if user:
         _write_typed(_sub(el, ns, "user_properties"), ns, "property", user)
     if kind == "JMS_TEXT":
