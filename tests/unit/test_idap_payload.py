@@ -361,6 +361,7 @@ def test_wrong_jms_kind_and_stream() -> None:
     ("int", "2147483648", 1438), ("short", "32768", 1438), ("byte", "128", 1438),
     ("long", "9223372036854775808", 1438), ("long", "9" * 5000, 1438), ("int", "1.5", 1722),
     ("int", "ten", 1722), ("float", "1e39", 1438), ("double", "1e309", 1438),
+    ("float", "3.4028236e38", 1438), ("float", "-3.4028235677973366e38", 1438),
     ("double", "x", 1722), ("boolean", "yes", 25215), ("boolean", "", 25215),
 ])
 def test_typed_value_errors(kind: str, value: str, code: int) -> None:
@@ -572,3 +573,18 @@ def test_the_time_to_live_in_ms_is_no_user_property() -> None:
     header["properties"] = {CODECS: {"type": "long", "value": 1500, "seq": 1}}
     assert out.find(f".//{{{AQ}}}user_properties") is not None
     assert to_xml("JMS_TEXT", p).find(f".//{{{AQ}}}user_properties") is None
+
+
+@pytest.mark.parametrize("text", ["3.4028235E38", "3.4028235e+38", "-3.4028235e38",
+                                  "3.4028235677973362e38", "1.4E-45"])
+def test_the_largest_and_smallest_floats_read_as_written(text: str) -> None:
+    """Float.MAX_VALUE as Java's Float.toString writes it, 3.4028235E38, and as pgaq's codecs
+    store it (3.4028235e+38), is a little above the float's exact value but rounds to it:
+    AQXmlReceive writes it so and AQXmlSend takes it back (XML Schema's float is binary32);
+    only a text rounding to infinity is out of range."""
+    p = xml_to_payload("JMS_MAP", wrap(
+        f"<jms_map_message><map_data><item><name>f</name><float_value>{text}</float_value>"
+        "</item></map_data></jms_map_message>"), None)
+    assert p["map"]["f"] == {"type": "float", "value": float(text)}
+    out = to_xml("JMS_MAP", p, None, None)
+    assert xml_to_payload("JMS_MAP", out, None) == p

@@ -42,7 +42,11 @@ NO_ELEMENT_TYPES = ("char", "bytes")
 SQL_INT_BITS = {"int2": 16, "int4": 32, "int8": 64}
 SQL_FLOAT = {"float4": "float", "float8": "double"}
 SQL_DATES = ("date", "timestamp", "timestamptz")
-FLOAT_MAX = 3.4028234663852886e38
+# XML Schema's float is IEEE binary32: a text is in range when it rounds to a finite float,
+# as Java's Float.parseFloat and PostgreSQL's float4 read it, Float.MAX_VALUE's own shortest
+# text 3.4028235E38 (a little above the largest float) included; from 2**128 - 2**103,
+# halfway between the largest float and 2**128, a text rounds to infinity
+FLOAT_LIMIT = 2.0**128 - 2.0**103
 # the producer's time to live in ms that a JMS sender keeps beside AQ's whole seconds
 # (pgaq.jms.codec.TIME_TO_LIVE_PROPERTY, the Java provider's ToEngine): provider data, not a
 # user property, which no JMS client sees and so no IDAP client either (its <expiration>
@@ -137,7 +141,7 @@ def _floating(t: str, what: str, single: bool) -> float | str:
     if not _NUM.match(t):
         raise _err(f"{what}: {_show(t)} is not a number", 1722)
     f = float(t)
-    if math.isinf(f) or (single and abs(f) > FLOAT_MAX):
+    if math.isinf(f) or (single and abs(f) >= FLOAT_LIMIT):
         raise _err(f"{what}: {_show(t)} is out of range for a {'float' if single else 'double'}", 1438)
     return f
 
