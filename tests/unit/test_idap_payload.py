@@ -588,3 +588,21 @@ def test_the_largest_and_smallest_floats_read_as_written(text: str) -> None:
     assert p["map"]["f"] == {"type": "float", "value": float(text)}
     out = to_xml("JMS_MAP", p, None, None)
     assert xml_to_payload("JMS_MAP", out, None) == p
+
+
+@pytest.mark.parametrize("kind", ["float", "double"])
+def test_negative_zero_reads_as_the_codecs_keep_it(kind: str) -> None:
+    """jsonb's numeric has no -0: pgaq.jms and the Java provider store a float or double
+    negative zero as "-0.0", AQXmlReceive writes that, and AQXmlSend reads it back so (a
+    property and a map item alike); a positive zero stays a number."""
+    p = xml_to_payload("JMS_MAP", wrap(
+        f"<jms_map_message><user_properties><property><name>p</name><{kind}_value>-0.0"
+        f"</{kind}_value></property><property><name>z</name><{kind}_value>0</{kind}_value>"
+        f"</property></user_properties><map_data><item><name>m</name><{kind}_value>-0"
+        f"</{kind}_value></item></map_data></jms_map_message>"), None)
+    assert p["header"]["properties"]["p"]["value"] == "-0.0"
+    assert p["header"]["properties"]["z"]["value"] == 0
+    assert p["map"]["m"] == {"type": kind, "value": "-0.0"}
+    out = to_xml("JMS_MAP", p, None, None)
+    assert [v.text for v in out.iter(f"{kind}_value")] == ["-0.0", "0", "-0.0"]
+    assert xml_to_payload("JMS_MAP", out, None) == p

@@ -163,7 +163,10 @@ def _jms_value(kind: str, text: str | None, what: str) -> Any:
     if kind in INT_BITS:
         return _integer(t, INT_BITS[kind], what, kind)
     if kind in ("double", "float"):
-        return _floating(t, what, kind == "float")
+        f = _floating(t, what, kind == "float")
+        # jsonb's numeric has no negative zero: kept as "-0.0", as the JMS codecs keep it
+        # (pgaq.jms._values.to_json) and as _float_text writes it back
+        return "-0.0" if isinstance(f, float) and f == 0 and math.copysign(1.0, f) < 0 else f
     return _boolean(t, what)
 
 
