@@ -379,8 +379,8 @@ final class GoldenMessages {
             return (BigDecimal) n;
         } else if (n instanceof BigInteger) {
             return new BigDecimal((BigInteger) n);
-        } else if (n instanceof Float || n instanceof Double) {
-            return new BigDecimal(n.toString());  // the shortest digits, as the JSON text
+        } else if (n instanceof Float || n instanceof Double) {  // the digits JSON has of it
+            return new BigDecimal(Json.shortest(((Number) n).doubleValue(), n instanceof Float));
         }
         return BigDecimal.valueOf(((Number) n).longValue());
     }
