@@ -2,7 +2,7 @@
 provider and the other clients of the same queues, for every case whose queue holds JMS
 messages (a JMS_MESSAGE queue for the generic ones): a message sent from Java is received
 unchanged through pgaq.jms, dbms_aq.dequeue and IDAP's AQXmlReceive, and one sent through
-pgaq.jms or IDAP's AQXmlSend is received unchanged in Java. The golden vectors fix the
+pgaq.jms, dbms_aq.enqueue or IDAP's AQXmlSend is received unchanged in Java. The golden vectors fix the
 stored form offline (CodecGoldenTest, tests/unit/test_jms_golden.py); these check that the
 real providers, the engine, SQL and the gateway agree on it.
 
@@ -450,6 +450,56 @@ async def test_java_to_dbms_aq(conn: asyncpg.Connection, db_dsn: str,
                                    f"\n    got      {json.dumps(payload, default=str)}")
             continue
         why = properties_mismatch(c, sql_json(row["message_properties"]))
+        if why:
+            problems[c["name"]] = why
+    assert not problems, f"{len(problems)} of {len(LIVE)} cases differ:" + report(problems)
+
+
+ENQUEUE = """CALL dbms_aq.enqueue(queue_name => $1,
+               enqueue_options => dbms_aq.enqueue_options(visibility => $2, delivery_mode => $3),
+               message_properties => dbms_aq.message_properties(
+                   priority => $4, delay => $5, expiration => $6, correlation => $7,
+                   recipient_list => $8, exception_queue => $9, sender_id => $10),
+               payload => jsonb_populate_record(NULL::{type}, $11), msgid => NULL)"""
+
+
+def agent(spec: dict[str, Any] | None) -> tuple[Any, ...] | None:
+    return None if spec is None else (spec["name"], spec["address"], spec["protocol"])
+
+
+async def sql_enqueue(c: asyncpg.Connection, case: dict[str, Any]) -> str:
+    """The case's expected AQ properties and payload enqueued by dbms_aq.enqueue in SQL (a
+    NON_PERSISTENT one buffered, with IMMEDIATE visibility as dbms_aq requires); its id."""
+    r = route(case)
+    props = case["expected"]["properties"]
+    buffered = props["delivery_mode"] == "BUFFERED"
+    recipients = props.get("recipient_list")
+    row = await c.fetchrow(
+        ENQUEUE.format(type=PAYLOAD_SQL_TYPE[r.payload_kind]), r.queue,
+        "IMMEDIATE" if buffered else "ON_COMMIT", props["delivery_mode"], props["priority"],
+        props["delay"], props.get("expiration", -1), props.get("correlation"),
+        None if recipients is None else [agent(a) for a in recipients],
+        props.get("exception_queue"), agent(props.get("sender_id")), case["expected"]["payload"])
+    return "ID:" + bytes(row["msgid"]).hex().upper()
+
+
+async def test_dbms_aq_to_java(conn: asyncpg.Connection, db_dsn: str,
+                               java_classpath: str) -> None:
+    """Every live case's expected payload and AQ properties, enqueued by dbms_aq.enqueue in
+    SQL, is received in Java as the case says (the golden decode, live)."""
+    routes = await make_queues(conn)
+    async with sql_session(db_dsn) as sql:
+        ids = {c["name"]: await sql_enqueue(sql, c) for c in LIVE}
+    await end_delays(conn)
+    got = await java(java_classpath, db_dsn, "receive", *receive_args(routes, LIVE))
+    received = {g["message_id"]: g for g in got}
+    user = await current_user(conn)
+    problems = {}
+    for c in LIVE:
+        g = received.get(ids[c["name"]])
+        # JMSXAppID: without one of its own, the sender's name, else none (asyncpg's
+        # session has no application_name, as pgaq.jms's)
+        why = "not received" if g is None else mismatch(c, g, user, app_id(c, PYTHON_APP))
         if why:
             problems[c["name"]] = why
     assert not problems, f"{len(problems)} of {len(LIVE)} cases differ:" + report(problems)
