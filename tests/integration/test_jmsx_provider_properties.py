@@ -65,6 +65,20 @@ async def test_sql_enqueue_sets_both(conn: asyncpg.Connection, sender: tuple[str
     assert await conn.fetchval("SELECT enq_user_id FROM j.aq$jt") == role
 
 
+async def test_an_immediate_sql_enqueue_sets_the_callers(
+        conn: asyncpg.Connection, sender: tuple[str, asyncpg.Connection]) -> None:
+    """IMMEDIATE visibility enqueues in an autonomous session (R__81) that acts for the
+    caller: JMSXUserID is the caller's user and JMSXAppID the caller's application_name, not
+    the autonomous session's (tests/java/test_java_interop.py met this with a
+    NON_PERSISTENT message enqueued from SQL)."""
+    role, c = sender
+    await c.execute("""
+        CALL dbms_aq.enqueue('j.q', dbms_aq.enqueue_options(visibility => dbms_aq.immediate()),
+                             payload => ROW(ROW(NULL, NULL, NULL, NULL, NULL, NULL, '{}')::sys.aq$_jms_header,
+                                            2, 'hi')::sys.aq$_jms_text_message, msgid => NULL)""")
+    assert tuple(await conn.fetchrow(HEADER)) == (role, "billing")
+
+
 async def test_a_client_userid_is_replaced_its_appid_kept(
         conn: asyncpg.Connection, sender: tuple[str, asyncpg.Connection]) -> None:
     """JMSXUserID is the provider's to set: a client that claims another user gets its own;

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = ROOT / "java" / "build"
+from .conftest import BUILD, ROOT, jdbc_url
+
 TESTS = ROOT / "java" / "src" / "test" / "java"
 
 
@@ -33,23 +31,6 @@ def _classes() -> list[str]:
         rel = path.relative_to(TESTS).with_suffix("")
         out.append(".".join(rel.parts))
     return out
-
-
-def jdbc_url(dsn: str) -> str:
-    """postgresql://user@host:port/db as pgjdbc's URL."""
-    u = urlsplit(dsn)
-    url = f"jdbc:postgresql://{u.hostname}:{u.port}{u.path}?user={u.username}"
-    if u.password:
-        url += f"&password={u.password}"
-    return url
-
-
-@pytest.fixture(scope="session")
-def compiled() -> None:
-    proc = subprocess.run([str(BUILD), "compile"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
-    if proc.returncode:
-        pytest.fail(f"java/build compile failed:\n{proc.stdout[-4000:]}{proc.stderr[-8000:]}")
 
 
 def _failures(report: Path) -> list[str]:

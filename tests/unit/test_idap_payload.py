@@ -361,6 +361,7 @@ def test_wrong_jms_kind_and_stream() -> None:
     ("int", "2147483648", 1438), ("short", "32768", 1438), ("byte", "128", 1438),
     ("long", "9223372036854775808", 1438), ("long", "9" * 5000, 1438), ("int", "1.5", 1722),
     ("int", "ten", 1722), ("float", "1e39", 1438), ("double", "1e309", 1438),
+    ("float", "3.4028236e38", 1438), ("float", "-3.4028235677973366e38", 1438),
     ("double", "x", 1722), ("boolean", "yes", 25215), ("boolean", "", 25215),
 ])
 def test_typed_value_errors(kind: str, value: str, code: int) -> None:
@@ -550,3 +551,58 @@ def test_a_generic_stream_message_crosses_as_bytes() -> None:
     # a message_type no JMS type has reads as text, as pgaq.jms reads it
     out = to_xml("JMS_MESSAGE", {**p, "message_type": 9, "text_vc": "t", "text_len": 1})
     assert out.findtext(f"{{{AQ}}}jms_text_message/{{{AQ}}}text_data") == "t"
+
+
+def test_the_time_to_live_in_ms_is_no_user_property() -> None:
+    """A JMS sender keeps a time to live that is not whole seconds as JMS_OracleTimeToLive
+    in the header's properties (pgaq.jms.codec, the Java provider's ToEngine); JMS receivers
+    do not show it as a property, and neither does AQXmlReceive (its <expiration> is AQ's
+    whole seconds)."""
+    from pgaq.idap.payload import TIME_TO_LIVE_PROPERTY
+    from pgaq.jms.codec import TIME_TO_LIVE_PROPERTY as CODECS
+
+    assert TIME_TO_LIVE_PROPERTY == CODECS
+    header: dict[str, Any] = {
+        "replyto": None, "type": None, "userid": None, "appid": None, "groupid": None,
+        "groupseq": None, "properties": {"u": {"type": "int", "value": 1, "seq": 1},
+                                         CODECS: {"type": "long", "value": 1500, "seq": 2}}}
+    p = {"header": header, "text_len": 1, "text_vc": "t"}
+    out = to_xml("JMS_TEXT", p)
+    names = [n.text for n in out.iter(f"{{{AQ}}}name")]
+    assert names == ["u"]
+    header["properties"] = {CODECS: {"type": "long", "value": 1500, "seq": 1}}
+    assert out.find(f".//{{{AQ}}}user_properties") is not None
+    assert to_xml("JMS_TEXT", p).find(f".//{{{AQ}}}user_properties") is None
+
+
+@pytest.mark.parametrize("text", ["3.4028235E38", "3.4028235e+38", "-3.4028235e38",
+                                  "3.4028235677973362e38", "1.4E-45"])
+def test_the_largest_and_smallest_floats_read_as_written(text: str) -> None:
+    """Float.MAX_VALUE as Java's Float.toString writes it, 3.4028235E38, and as pgaq's codecs
+    store it (3.4028235e+38), is a little above the float's exact value but rounds to it:
+    AQXmlReceive writes it so and AQXmlSend takes it back (XML Schema's float is binary32);
+    only a text rounding to infinity is out of range."""
+    p = xml_to_payload("JMS_MAP", wrap(
+        f"<jms_map_message><map_data><item><name>f</name><float_value>{text}</float_value>"
+        "</item></map_data></jms_map_message>"), None)
+    assert p["map"]["f"] == {"type": "float", "value": float(text)}
+    out = to_xml("JMS_MAP", p, None, None)
+    assert xml_to_payload("JMS_MAP", out, None) == p
+
+
+@pytest.mark.parametrize("kind", ["float", "double"])
+def test_negative_zero_reads_as_the_codecs_keep_it(kind: str) -> None:
+    """jsonb's numeric has no -0: pgaq.jms and the Java provider store a float or double
+    negative zero as "-0.0", AQXmlReceive writes that, and AQXmlSend reads it back so (a
+    property and a map item alike); a positive zero stays a number."""
+    p = xml_to_payload("JMS_MAP", wrap(
+        f"<jms_map_message><user_properties><property><name>p</name><{kind}_value>-0.0"
+        f"</{kind}_value></property><property><name>z</name><{kind}_value>0</{kind}_value>"
+        f"</property></user_properties><map_data><item><name>m</name><{kind}_value>-0"
+        f"</{kind}_value></item></map_data></jms_map_message>"), None)
+    assert p["header"]["properties"]["p"]["value"] == "-0.0"
+    assert p["header"]["properties"]["z"]["value"] == 0
+    assert p["map"]["m"] == {"type": kind, "value": "-0.0"}
+    out = to_xml("JMS_MAP", p, None, None)
+    assert [v.text for v in out.iter(f"{kind}_value")] == ["-0.0", "0", "-0.0"]
+    assert xml_to_payload("JMS_MAP", out, None) == p

@@ -42,7 +42,16 @@ NO_ELEMENT_TYPES = ("char", "bytes")
 SQL_INT_BITS = {"int2": 16, "int4": 32, "int8": 64}
 SQL_FLOAT = {"float4": "float", "float8": "double"}
 SQL_DATES = ("date", "timestamp", "timestamptz")
-FLOAT_MAX = 3.4028234663852886e38
+# XML Schema's float is IEEE binary32: a text is in range when it rounds to a finite float,
+# as Java's Float.parseFloat and PostgreSQL's float4 read it, Float.MAX_VALUE's own shortest
+# text 3.4028235E38 (a little above the largest float) included; from 2**128 - 2**103,
+# halfway between the largest float and 2**128, a text rounds to infinity
+FLOAT_LIMIT = 2.0**128 - 2.0**103
+# the producer's time to live in ms that a JMS sender keeps beside AQ's whole seconds
+# (pgaq.jms.codec.TIME_TO_LIVE_PROPERTY, the Java provider's ToEngine): provider data, not a
+# user property, which no JMS client sees and so no IDAP client either (its <expiration>
+# is AQ's seconds)
+TIME_TO_LIVE_PROPERTY = "JMS_OracleTimeToLive"
 _WS = re.compile(r"\s+")
 _INT = re.compile(r"^[+-]?[0-9]+$")
 _NUM = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
@@ -132,7 +141,7 @@ def _floating(t: str, what: str, single: bool) -> float | str:
     if not _NUM.match(t):
         raise _err(f"{what}: {_show(t)} is not a number", 1722)
     f = float(t)
-    if math.isinf(f) or (single and abs(f) > FLOAT_MAX):
+    if math.isinf(f) or (single and abs(f) >= FLOAT_LIMIT):
         raise _err(f"{what}: {_show(t)} is out of range for a {'float' if single else 'double'}", 1438)
     return f
 
@@ -154,7 +163,10 @@ def _jms_value(kind: str, text: str | None, what: str) -> Any:
     if kind in INT_BITS:
         return _integer(t, INT_BITS[kind], what, kind)
     if kind in ("double", "float"):
-        return _floating(t, what, kind == "float")
+        f = _floating(t, what, kind == "float")
+        # jsonb's numeric has no negative zero: kept as "-0.0", as the JMS codecs keep it
+        # (pgaq.jms._values.to_json) and as _float_text writes it back
+        return "-0.0" if isinstance(f, float) and f == 0 and math.copysign(1.0, f) < 0 else f
     return _boolean(t, what)
 
 
@@ -632,7 +644,8 @@ def _write_jms(kind: str, payload: dict[str, Any], parent: etree._Element, ns: s
     if times is not None:  # JMS timestamps: the enqueue's and the receipt's (xsd:date)
         _sub(props, ns, "timestamp", times[0].isoformat())
         _sub(props, ns, "recv_timestamp", times[1].isoformat())
-    user = header.get("properties") or {}
+    user = {k: v for k, v in _stored_object(header.get("properties"), "property").items()
+            if k != TIME_TO_LIVE_PROPERTY}
     if user:
         _write_typed(_sub(el, ns, "user_properties"), ns, "property", user)
     if kind == "JMS_TEXT":

@@ -74,9 +74,11 @@ BEGIN
     PERFORM aq.err(25236, format('IMMEDIATE visibility needs an autonomous session, which could not be opened: %s',
                                  SQLERRM), '0A000');
   END;
+  -- as the caller: its role, and its application_name (which a JMS message enqueued there
+  -- records as its JMSXAppID without one of its own, R__52, as it would on the caller's)
   EXECUTE format('SELECT x FROM %I.dblink(%L, %L) AS t(x text)', ext, 'aq_attempts',
-                 format('SET LOCAL ROLE %I; SET LOCAL lock_timeout = %L; %s',
-                        aq.caller_role(),
+                 format('SET LOCAL ROLE %I; SET LOCAL application_name = %L; SET LOCAL lock_timeout = %L; %s',
+                        aq.caller_role(), coalesce(current_setting('application_name', true), ''),
                         coalesce(nullif(current_setting('pgaq.autonomous_lock_timeout', true), ''), '10s'),
                         p_query))
     INTO res;

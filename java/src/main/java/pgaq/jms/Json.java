@@ -2,6 +2,8 @@ package pgaq.jms;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,7 +42,7 @@ final class Json {
             if (Double.isNaN(d) || Double.isInfinite(d)) {
                 throw new IllegalArgumentException("JSON has no " + d);
             }
-            out.append(v.toString());  // Float.toString keeps a float's shortest digits
+            out.append(shortest(d, v instanceof Float));
         } else if (v instanceof Number) {
             out.append(v.toString());
         } else if (v instanceof Map) {
@@ -70,6 +72,32 @@ final class Json {
         } else {
             throw new IllegalArgumentException("no JSON form for " + v.getClass().getName());
         }
+    }
+
+    /**
+     * The shortest decimal that reads back as {@code d} (as a float when {@code single}), the
+     * nearest to it of that length: Python's repr of a double, and of a float pgaq.jms's
+     * _values.shortest_f32, which the Python codec stores, so that both store a value as the
+     * same number (jsonb keeps a numeric's digits, and selectors compare them). Not
+     * Float/Double.toString: before Java 19 they write more digits than needed for some
+     * values (2.82879384806159008E17, 9.999999999999999E22 for 1e23) and two for a float or
+     * double that one digit names (1.4E-45, 4.9E-324). Read back as Python reads it, a
+     * float through the double first.
+     */
+    static String shortest(double d, boolean single) {
+        if (d == 0) {
+            return 1 / d < 0 ? "-0.0" : "0.0";
+        }
+        BigDecimal exact = new BigDecimal(d);
+        for (int digits = 1; digits <= 17; digits++) {
+            BigDecimal r = exact.round(new MathContext(digits, RoundingMode.HALF_EVEN));
+            String text = r.toString();
+            double back = Double.parseDouble(text);
+            if (single ? (float) back == (float) d : back == d) {
+                return text;
+            }
+        }
+        return Double.toString(d);  // (never: 17 digits always name a double)
     }
 
     private static void string(StringBuilder out, String s) {

@@ -31,7 +31,7 @@ final class ValueJson {
                 } else if (d == 0 && 1 / d < 0) {
                     return "-0.0";
                 }
-                return v;  // the writer prints a Float with a float's digits
+                return v;  // Json.write prints a Float with a float's shortest digits
             }
             case CHAR:
                 return String.valueOf(v);

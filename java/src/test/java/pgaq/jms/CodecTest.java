@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  *  what SQL producers may store, the compliance rules, and the JSON it reads. */
 class CodecTest {
     private static Object payload(Outgoing o) {
-        return CodecGoldenTest.list(Json.parse(o.payloads)).get(0);
+        return GoldenMessages.list(Json.parse(o.payloads)).get(0);
     }
 
     private static void assertSameEncoding(Message foreign, AQjmsMessage own, String kind)
@@ -122,7 +122,7 @@ class CodecTest {
         PayloadCodec.encode(m, "JMS_BYTES", 1, 0, true);
         m.writeInt(2);  // still writable
         m.setIntProperty("q", 2);
-        assertEquals(8, ((Number) CodecGoldenTest.map(payload(PayloadCodec.encode(m, "JMS_BYTES", 1, 0, true)))
+        assertEquals(8, ((Number) GoldenMessages.map(payload(PayloadCodec.encode(m, "JMS_BYTES", 1, 0, true)))
                 .get("bytes_len")).intValue());
     }
 
@@ -132,9 +132,9 @@ class CodecTest {
         for (long[] c : new long[][] {{0, -1}, {-5, -1}, {1, 1}, {999, 1}, {1000, 1}, {1001, 2},
             {60000, 60}}) {
             Outgoing o = PayloadCodec.encode(m, "JMS_TEXT", 1, c[0], true);
-            Map<String, Object> props = CodecGoldenTest.map(CodecGoldenTest.list(Json.parse(o.properties)).get(0));
-            Map<String, Object> header = CodecGoldenTest.map(CodecGoldenTest.map(payload(o)).get("header"));
-            Map<String, Object> userProps = CodecGoldenTest.map(header.get("properties"));
+            Map<String, Object> props = GoldenMessages.map(GoldenMessages.list(Json.parse(o.properties)).get(0));
+            Map<String, Object> header = GoldenMessages.map(GoldenMessages.map(payload(o)).get("header"));
+            Map<String, Object> userProps = GoldenMessages.map(header.get("properties"));
             if (c[1] < 0) {
                 assertNull(props.get("expiration"));
             } else {
@@ -260,9 +260,9 @@ class CodecTest {
         assertEquals(new BigDecimal("7"), a.get("ID"));
         assertEquals(new BigDecimal("123456789012345678901234567890"), a.get("BIG"));
         assertEquals(new BigDecimal("1.25"), a.get("P"));
-        List<Object> l = CodecGoldenTest.list(a.get("L"));
+        List<Object> l = GoldenMessages.list(a.get("L"));
         assertEquals(new BigDecimal("1"), l.get(0));
-        assertEquals(new BigDecimal("2"), CodecGoldenTest.map(l.get(1)).get("X"));
+        assertEquals(new BigDecimal("2"), GoldenMessages.map(l.get(1)).get("X"));
     }
 
     @Test
@@ -273,11 +273,11 @@ class CodecTest {
         AQjmsMessage m = PayloadCodec.decode(d, "JMS_TEXT", null, false, null);
         assertEquals(new AQjmsAgent("OTHER", null, 0), m.getSenderID());
         m.clearBody();
-        Map<String, Object> props = CodecGoldenTest.map(CodecGoldenTest.list(
+        Map<String, Object> props = GoldenMessages.map(GoldenMessages.list(
                 Json.parse(PayloadCodec.encode(m, "JMS_TEXT", 1, 0, true).properties)).get(0));
         assertTrue(!props.containsKey("sender_id"));
         m.setSenderID(new AQjmsAgent("ME", null, 0));
-        props = CodecGoldenTest.map(CodecGoldenTest.list(
+        props = GoldenMessages.map(GoldenMessages.list(
                 Json.parse(PayloadCodec.encode(m, "JMS_TEXT", 1, 0, true).properties)).get(0));
         assertEquals("ME", props.get("sender_name"));
     }
@@ -303,8 +303,8 @@ class CodecTest {
     void jsonReadsAndWrites() {
         Object v = Json.parse(" {\"a\\\"b\": [1, -2.5e3, true, false, null, \"\\u00e9\\ud83d\\ude00\\n\\/\"],"
                 + " \"big\": 18446744073709551616, \"neg\": -9223372036854775808} ");
-        Map<String, Object> m = CodecGoldenTest.map(v);
-        List<Object> l = CodecGoldenTest.list(m.get("a\"b"));
+        Map<String, Object> m = GoldenMessages.map(v);
+        List<Object> l = GoldenMessages.list(m.get("a\"b"));
         assertEquals(1L, l.get(0));
         assertEquals(new BigDecimal("-2.5e3"), l.get(1));
         assertEquals("\u00e9\ud83d\ude00\n/", l.get(5));
@@ -327,7 +327,7 @@ class CodecTest {
     void textLengthCountsCharactersAsPostgresql() throws JMSException {
         AQjmsTextMessage m = new AQjmsTextMessage();
         m.setText("\ud83d\ude00\ud83d\ude00");
-        assertEquals(2L, CodecGoldenTest.map(payload(PayloadCodec.encode(m, "JMS_TEXT", 1, 0, true)))
+        assertEquals(2L, GoldenMessages.map(payload(PayloadCodec.encode(m, "JMS_TEXT", 1, 0, true)))
                 .get("text_len"));
     }
 }
