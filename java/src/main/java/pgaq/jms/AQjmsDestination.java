@@ -2,6 +2,7 @@ package pgaq.jms;
 
 import java.io.Serializable;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import javax.jms.JMSException;
 import javax.jms.Queue;
 import javax.jms.Session;
@@ -11,14 +12,19 @@ import javax.jms.Topic;
  * A Queue (a single-consumer AQ queue) or a Topic (a multi-consumer one), {@code owner.name}
  * in the database (Oracle Database Advanced Queuing User's Guide, "JMS Destination").
  * getQueueName/getTopicName give "owner.name", which {@link AQjmsSession#createQueue(String)}
- * takes back. The administrative methods are Oracle's "JMS Destination Methods".
+ * takes back: a part that is not a lower-case identifier is double-quoted there
+ * (public."test-queue"), as the SQL procedures read names. The administrative methods are
+ * Oracle's "JMS Destination Methods".
  */
 public class AQjmsDestination implements Queue, Topic, Serializable {
     private static final long serialVersionUID = 1L;
+    /** A name part the SQL procedures read as it is (unquoted parts fold to lower case). */
+    private static final Pattern PLAIN = Pattern.compile("[a-z_][a-z0-9_$#]*");
     private final String owner;
     private final String name;
     private final boolean topic;
 
+    /** owner and name as the catalog has them (not SQL text: no quotes, case kept). */
     AQjmsDestination(String owner, String name, boolean topic) {
         this.owner = owner;
         this.name = name;
@@ -36,7 +42,22 @@ public class AQjmsDestination implements Queue, Topic, Serializable {
 
     /** "owner.name": what the SQL procedures take. */
     public String getCompleteName() {
-        return owner + "." + name;
+        return sqlName(owner) + "." + sqlName(name);
+    }
+
+    /** A catalog name as SQL text: as it is when unquoted text reads back the same, else in
+     *  double quotes ("test-queue", "Orders"). */
+    static String sqlName(String part) {
+        return PLAIN.matcher(part).matches() ? part : '"' + part.replace("\"", "\"\"") + '"';
+    }
+
+    /** A part of a name as SQL text, as the catalog has it: a quoted part without its
+     *  quotes, an unquoted one in lower case. */
+    static String catalogName(String sql) {
+        if (sql.length() >= 2 && sql.startsWith("\"") && sql.endsWith("\"")) {
+            return sql.substring(1, sql.length() - 1).replace("\"\"", "\"");
+        }
+        return sql.toLowerCase(Locale.ROOT);
     }
 
     public String getQueueOwner() {

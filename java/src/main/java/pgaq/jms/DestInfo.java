@@ -19,8 +19,9 @@ final class DestInfo {
         this.multipleConsumers = multipleConsumers;
     }
 
+    /** "schema.name" as the SQL procedures take it (parts quoted where they need it). */
     String qualified() {
-        return schema + "." + name;
+        return AQjmsDestination.sqlName(schema) + "." + AQjmsDestination.sqlName(name);
     }
 
     /** The NOTIFY channel its enqueues wake (R__11_wakeups.sql). */

@@ -79,10 +79,10 @@ final class SessionDatabase {
         return info(d.getCompleteName());
     }
 
-    /** The queue "owner.name", or "name" in the login's search path. */
+    /** The queue "owner.name", or "name" in the login's search path (SQL's spelling: cached
+     *  by the text as it is, since "Q" and "q" in quotes are two queues). */
     DestInfo info(String name) throws JMSException {
-        String key = name.toLowerCase(Locale.ROOT);
-        DestInfo hit = infos.get(key);
+        DestInfo hit = infos.get(name);
         if (hit != null) {
             return hit;
         }
@@ -98,7 +98,7 @@ final class SessionDatabase {
         } finally {
             endIdle();
         }
-        infos.put(key, hit);
+        infos.put(name, hit);
         return hit;
     }
 

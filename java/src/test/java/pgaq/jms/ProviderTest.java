@@ -323,4 +323,34 @@ class ProviderTest {
         assertEquals("made by Java", ((TextMessage) s.createConsumer(q).receive(10_000)).getText());
         assertEquals(table.getName(), s.getQueueTable(TestDb.SCHEMA, name + "_t").getName());
     }
+
+    @Test
+    void namesThatAreNotIdentifiersAreQuotedAndRoundTrip() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        String table = TestDb.unique("odd");
+        try (Connection c = TestDb.jdbc()) {
+            try (Statement st = c.createStatement()) {
+                st.execute("CREATE SCHEMA IF NOT EXISTS " + TestDb.SCHEMA);
+            }
+            TestDb.call(c, "CALL dbms_aqadm.create_queue_table(queue_table => ?, queue_payload_type => ?)",
+                    TestDb.SCHEMA + "." + table, "SYS.AQ$_JMS_MESSAGE");
+            for (String q : new String[] {"\"Mixed-Case\"", "\"a.b.c\""}) {
+                TestDb.call(c, "CALL dbms_aqadm.create_queue(queue_name => ?, queue_table => ?)",
+                        TestDb.SCHEMA + "." + q, TestDb.SCHEMA + "." + table);
+                TestDb.call(c, "CALL dbms_aqadm.start_queue(queue_name => ?)", TestDb.SCHEMA + "." + q);
+            }
+        }
+        Queue mixed = s.createQueue(TestDb.SCHEMA + ".\"Mixed-Case\"");
+        assertEquals(TestDb.SCHEMA + ".\"Mixed-Case\"", mixed.getQueueName());
+        assertEquals(mixed, s.createQueue(mixed.getQueueName()));
+        Queue dotted = s.createQueue(TestDb.SCHEMA + ".\"a.b.c\"");
+        TextMessage m = s.createTextMessage("odd");
+        m.setJMSReplyTo(mixed);
+        s.createProducer(dotted).send(m);
+        connection.start();
+        Message got = s.createConsumer(dotted).receive(10_000);
+        assertEquals("odd", ((TextMessage) got).getText());
+        assertEquals(mixed, got.getJMSReplyTo(), "a reply-to address names the same queue back");
+        assertThrows(javax.jms.InvalidDestinationException.class, () -> s.createQueue("no-such-queue"));
+    }
 }
