@@ -318,6 +318,7 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
             if (mode == Session.CLIENT_ACKNOWLEDGE) {
                 m.setAcknowledger(session::acknowledge);
             }
+            m.streamable = !forListener && !d.buffered && SessionDatabase.receivesInTransaction(mode);
             return m;
         }
     }

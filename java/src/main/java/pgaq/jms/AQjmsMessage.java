@@ -34,6 +34,9 @@ public class AQjmsMessage implements Message {
     private Acknowledger acknowledger;
     private AQjmsAgent senderId;
     private AQjmsAgent[] recipients;
+    /** Received by a receive that Oracle's server could stream (a CLIENT_ACKNOWLEDGE or
+     *  transacted session's receive of a PERSISTENT message): see {@link Streaming}. */
+    boolean streamable;
 
     public AQjmsMessage() {
     }
