@@ -311,6 +311,11 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
             if (noLocal && session.connection().localName.equals(d.senderName)) {
                 continue;  // one of this connection's own publications
             }
+            if (noData) {  // REMOVE_NODATA brings no payload to decode: the id is all there is
+                AQjmsMessage removed = new AQjmsMessage();
+                removed.setJMSMessageID("ID:" + d.msgid);
+                return removed;
+            }
             AQjmsMessage m = PayloadCodec.decode(d, info.payloadKind, destination, session.compliant(),
                     session.replyTo());
             m.setProviderProperty("JMSXState", info.isExceptionQueue() ? 3 : 0);
