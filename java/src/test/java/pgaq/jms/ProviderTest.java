@@ -353,4 +353,42 @@ class ProviderTest {
         assertEquals(mixed, got.getJMSReplyTo(), "a reply-to address names the same queue back");
         assertThrows(javax.jms.InvalidDestinationException.class, () -> s.createQueue("no-such-queue"));
     }
+
+    @Test
+    void aConsumerOfAGroupedQueueGoesOnFromGroupToGroup() throws Exception {
+        String name = TestDb.unique("grouped");
+        try (Connection c = TestDb.jdbc()) {
+            try (Statement st = c.createStatement()) {
+                st.execute("CREATE SCHEMA IF NOT EXISTS " + TestDb.SCHEMA);
+            }
+            TestDb.call(c, "CALL dbms_aqadm.create_queue_table(queue_table => ?, queue_payload_type => ?, "
+                    + "message_grouping => 'TRANSACTIONAL')", TestDb.SCHEMA + "." + name + "_t", "SYS.AQ$_JMS_MESSAGE");
+            TestDb.call(c, "CALL dbms_aqadm.create_queue(queue_name => ?, queue_table => ?)",
+                    TestDb.SCHEMA + "." + name, TestDb.SCHEMA + "." + name + "_t");
+            TestDb.call(c, "CALL dbms_aqadm.start_queue(queue_name => ?)", TestDb.SCHEMA + "." + name);
+        }
+        Session tx = connection.createSession(true, Session.SESSION_TRANSACTED);
+        Queue q = queue(tx, TestDb.SCHEMA + "." + name);
+        MessageProducer p = tx.createProducer(q);
+        for (String[] group : new String[][] {{"a1", "a2"}, {"b1"}, {"c1", "c2"}}) {
+            for (String t : group) {
+                p.send(tx.createTextMessage(t));
+            }
+            tx.commit();
+        }
+        connection.start();
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer c = s.createConsumer(q);
+        List<String> got = new ArrayList<>();
+        for (Message m; (m = c.receiveNoWait()) != null;) {
+            got.add(((TextMessage) m).getText());
+        }
+        assertEquals(java.util.Arrays.asList("a1", "a2", "b1", "c1", "c2"), got);
+
+        Queue plain = queue(s, TestDb.queue("ungrouped"));
+        AQjmsConsumer nav = (AQjmsConsumer) s.createConsumer(plain);
+        nav.setNavigationMode(AQjmsConsumer.NAVIGATION_NEXT_TRANSACTION);
+        JMSException e = assertThrows(JMSException.class, nav::receiveNoWait);
+        assertTrue(e.getMessage().contains("ORA-25237"), e.getMessage());
+    }
 }
