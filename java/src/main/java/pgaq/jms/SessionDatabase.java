@@ -289,6 +289,43 @@ final class SessionDatabase {
         }
     }
 
+    /** TopicBrowser.purgeSeen: the messages a browser showed, removed for the durable
+     *  subscriber as its receive would; in a transacted session in its transaction (stable at
+     *  commit, undone by rollback), else at once. How many were removed. */
+    int purge(DestInfo info, String subscriber, List<String> persistent, List<String> buffered)
+            throws JMSException {
+        lock.lock();
+        try {
+            boolean transacted = session.getTransactedQuietly();
+            Connection c = transacted || main().getAutoCommit() ? main() : aside();
+            int n = 0;
+            if (!persistent.isEmpty()) {
+                try (PreparedStatement st = c.prepareStatement(Sql.load("topic_browser_purge"))) {
+                    st.setString(1, info.qualified());
+                    st.setString(2, subscriber);
+                    st.setArray(3, c.createArrayOf("text", persistent.toArray()));
+                    try (ResultSet rs = st.executeQuery()) {
+                        rs.next();
+                        n += rs.getInt(1);
+                    }
+                }
+                if (transacted) {
+                    pending = true;
+                }
+            }
+            for (String id : buffered) {  // the buffered companion: by id, as the receive would
+                if (dequeue(info, subscriber, "REMOVE_NODATA", "FIRST_MESSAGE", id, null, true, transacted) != null) {
+                    n++;
+                }
+            }
+            return n;
+        } catch (SQLException e) {
+            throw failed(e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     // -- settling ---------------------------------------------------------------------------------
     /** Commit what the open transaction holds (commit, acknowledge, a listener's return). */
     void commit() throws JMSException {

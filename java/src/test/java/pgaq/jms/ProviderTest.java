@@ -391,4 +391,27 @@ class ProviderTest {
         JMSException e = assertThrows(JMSException.class, nav::receiveNoWait);
         assertTrue(e.getMessage().contains("ORA-25237"), e.getMessage());
     }
+
+    @Test
+    void aTopicBrowserPurgesWhatItShowedOfBothDeliveryModes() throws Exception {
+        AQjmsSession s = (AQjmsSession) connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic t = topic(s, TestDb.topic("purge"));
+        s.createDurableSubscriber(t, "KEEPER").close();
+        MessageProducer p = s.createProducer(t);
+        p.send(s.createTextMessage("persistent"));
+        p.send(s.createTextMessage("buffered"), DeliveryMode.NON_PERSISTENT, 1, 0);
+        p.send(s.createTextMessage("not seen"), DeliveryMode.NON_PERSISTENT, 1, 0);
+        AQjmsQueueBrowser b = s.createBrowser(t, "KEEPER", null);
+        Enumeration<?> e = b.getEnumeration();
+        List<String> seen = new ArrayList<>();
+        seen.add(((TextMessage) e.nextElement()).getText());
+        seen.add(((TextMessage) e.nextElement()).getText());
+        b.purgeSeen();  // not transacted: at once
+        List<String> left = new ArrayList<>();
+        for (Enumeration<?> again = s.createBrowser(t, "KEEPER", null).getEnumeration(); again.hasMoreElements();) {
+            left.add(((TextMessage) again.nextElement()).getText());
+        }
+        assertEquals(java.util.Arrays.asList("persistent", "buffered"), seen, "persistent ones first");
+        assertEquals(java.util.Collections.singletonList("not seen"), left);
+    }
 }
