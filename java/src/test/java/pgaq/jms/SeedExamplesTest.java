@@ -28,6 +28,8 @@ import java.util.Random;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import javax.jms.BytesMessage;
 import javax.jms.DeliveryMode;
@@ -66,6 +68,7 @@ class SeedExamplesTest {
 
     private javax.jms.Connection connection;
     private String schema;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
 
     @BeforeEach
     void open() throws Exception {
@@ -78,10 +81,13 @@ class SeedExamplesTest {
     }
 
     @AfterEach
-    void close() throws JMSException {
+    void close() throws Exception {
         System.clearProperty(STREAMING);
         System.clearProperty(THRESHOLD);
         connection.close();
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
     }
 
     /** A started queue (or topic) of JMS messages in the login's schema, made with the
@@ -98,6 +104,39 @@ class SeedExamplesTest {
             return d;
         } finally {
             admin.close();
+        }
+    }
+
+    /** pgaq's queue monitor, as its service runs it: aq.monitor_pass() every 200 ms. The
+     *  guide's time manager ("It requires the Oracle Database Advanced Queuing background
+     *  process queue monitor to be started"): it makes a message READY when its delay or
+     *  retry delay is over and moves expired ones to their exception queue. */
+    private static final class QueueMonitor implements AutoCloseable {
+        private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        private final java.sql.Connection db;
+
+        QueueMonitor() throws java.sql.SQLException {
+            db = TestDb.jdbc();
+            timer.scheduleWithFixedDelay(this::pass, 0, 200, TimeUnit.MILLISECONDS);
+        }
+
+        private void pass() {
+            try (Statement st = db.createStatement()) {
+                st.execute("SELECT * FROM aq.monitor_pass()");
+            } catch (java.sql.SQLException e) {
+                // the next pass tries again
+            }
+        }
+
+        @Override
+        public void close() throws java.sql.SQLException {
+            timer.shutdownNow();
+            try {
+                timer.awaitTermination(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            db.close();
         }
     }
 
@@ -268,6 +307,457 @@ class SeedExamplesTest {
         gotStream.getBody(out, 2000L);
         assertArrayEquals(big, out.toByteArray());
         gotStream.acknowledge();
+    }
+
+    // -- "JMS Connection" -------------------------------------------------------------------------
+
+    /** The database user of the JDBC URL (the examples' username). */
+    private static String user() {
+        String url = TestDb.url();
+        int q = url.indexOf('?');
+        for (String kv : q < 0 ? new String[0] : url.substring(q + 1).split("&")) {
+            if (kv.startsWith("user=")) {
+                return kv.substring(5);
+            }
+        }
+        return System.getProperty("user.name");
+    }
+
+    /** Oracle Database Advanced Queuing User's Guide, "JMS Connection": a connection made with
+     *  the user's name and password, created stopped ("no messages can be delivered to it",
+     *  "A MessageProducer can send messages while a Connection is stopped"), start() and
+     *  stop() for receives and listeners, transacted sessions by createSession(true, 0),
+     *  createQueueSession(true, 0) and createTopicSession(true, 0), as many sessions as
+     *  resources allow, the exception listener, close(). */
+    @Test
+    void jmsConnection() throws Exception {
+        AQjmsDestination q = make("conn_q", false, new AQjmsDestinationProperty());
+        javax.jms.ConnectionFactory factory = TestDb.factory();
+        javax.jms.Connection conn = factory.createConnection(user(), "");  // trusted local login
+        try {
+            ExceptionListener listener = e -> { };
+            conn.setExceptionListener(listener);
+            assertSame(listener, conn.getExceptionListener());
+
+            Session s = conn.createSession(true, 0);
+            assertTrue(s.getTransacted());
+            assertEquals(Session.SESSION_TRANSACTED, s.getAcknowledgeMode());
+            s.createProducer(q).send(s.createTextMessage("sent while stopped"));
+            s.commit();
+            MessageConsumer c = s.createConsumer(q);
+            assertNull(c.receiveNoWait(), "a stopped connection delivers nothing");
+            assertNull(c.receive(300));
+            conn.start();
+            assertEquals("sent while stopped", ((TextMessage) c.receive(10_000)).getText());
+            s.commit();
+
+            conn.stop();  // "synchronous receive's block and messages are not delivered to
+            Session other = conn.createSession(true, 0);  //  message listener"
+            other.createProducer(q).send(other.createTextMessage("while stopped again"));
+            other.commit();
+            assertNull(c.receive(300));
+            Session listening = conn.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            CountDownLatch delivered = new CountDownLatch(1);
+            c.close();
+            listening.createConsumer(q).setMessageListener(m -> delivered.countDown());
+            assertFalse(delivered.await(500, TimeUnit.MILLISECONDS), "no listener delivery while stopped");
+            conn.start();
+            assertTrue(delivered.await(30, TimeUnit.SECONDS));
+
+            // "you can create as many JMS Sessions as resources allow using a single JMS Connection"
+            List<Session> many = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                many.add(conn.createSession(false, Session.AUTO_ACKNOWLEDGE));
+            }
+            for (Session each : many) {
+                each.createProducer(q).send(each.createTextMessage("from one of many"));
+            }
+        } finally {
+            conn.close();  // "closes the JMS session and releases all associated resources"
+        }
+        assertThrows(javax.jms.IllegalStateException.class, () -> conn.createSession(false, Session.AUTO_ACKNOWLEDGE));
+
+        QueueConnection qc = ((javax.jms.QueueConnectionFactory) factory).createQueueConnection(user(), "");
+        TopicConnection tc = ((javax.jms.TopicConnectionFactory) factory).createTopicConnection(user(), "");
+        try {
+            QueueSession qs = qc.createQueueSession(true, 0);
+            TopicSession ts = tc.createTopicSession(true, 0);
+            assertTrue(qs.getTransacted() && ts.getTransacted());
+            qs.createSender(q).send(qs.createTextMessage("by a QueueSession"));
+            qs.rollback();
+            qc.start();
+            int left = 0;
+            for (Enumeration<?> e = qs.createBrowser(q).getEnumeration(); e.hasMoreElements(); e.nextElement()) {
+                left++;
+            }
+            assertEquals(8, left, "the eight sends; the rolled-back one is not there");
+        } finally {
+            qc.close();
+            tc.close();
+        }
+    }
+
+    // -- "JMS Session" ---------------------------------------------------------------------------
+
+    /** Oracle Database Advanced Queuing User's Guide, "JMS Session": Oracle's extensions
+     *  (createQueueTable, getQueueTable, createQueue, getQueue, createTopic, getTopic; the
+     *  session cast to AQjmsSession), getDBConnection's SQL in the session's transaction,
+     *  commit and rollback of both, acknowledge() and recover() in a nontransactional
+     *  session, close(). */
+    @Test
+    void jmsSession() throws Exception {
+        Session plain = connection.createSession(true, 0);
+        AQjmsSession session = (AQjmsSession) plain;  // "must be cast to AQjmsSession"
+        AQQueueTable table = session.createQueueTable(schema, "orders_qt", new AQQueueTableProperty("SYS.AQ$_JMS_MESSAGE"));
+        assertEquals(table.getName(), session.getQueueTable(schema, "orders_qt").getName());
+        Queue created = session.createQueue(table, "orders", new AQjmsDestinationProperty());
+        ((AQjmsDestination) created).start(session, true, true);
+        Queue queue = session.getQueue(schema, "orders");
+        assertEquals(created, queue);
+        AQQueueTableProperty multi = new AQQueueTableProperty("SYS.AQ$_JMS_MESSAGE");
+        multi.setMultiConsumer(true);
+        AQQueueTable topics = session.createQueueTable(schema, "news_qt", multi);
+        Topic news = session.createTopic(topics, "news", new AQjmsDestinationProperty());
+        ((AQjmsDestination) news).start(session, true, true);
+        assertEquals(news, session.getTopic(schema, "news"));
+
+        // getDBConnection: "perform other SQL DML operations as part of the same Session"
+        java.sql.Connection db = session.getDBConnection();
+        try (Statement st = db.createStatement()) {
+            st.execute("CREATE TABLE order_rows (id integer)");
+        }
+        session.commit();
+        MessageProducer producer = session.createProducer(queue);
+        try (Statement st = db.createStatement()) {
+            st.execute("INSERT INTO order_rows VALUES (1)");
+        }
+        producer.send(session.createTextMessage("order 1"));
+        session.rollback();  // "rolls back any messages accomplished in the transaction"
+        try (Statement st = db.createStatement()) {
+            st.execute("INSERT INTO order_rows VALUES (2)");
+        }
+        producer.send(session.createTextMessage("order 2"));
+        session.commit();  // "commits all messages performed in the transaction"
+        try (java.sql.Connection other = TestDb.jdbc(); Statement st = other.createStatement();
+             ResultSet rs = st.executeQuery("SELECT array_agg(id ORDER BY id)::text FROM order_rows")) {
+            rs.next();
+            assertEquals("{2}", rs.getString(1), "the row went with the message");
+        }
+        connection.start();
+        MessageConsumer consumer = session.createConsumer(queue);
+        assertEquals("order 2", ((TextMessage) consumer.receive(10_000)).getText());
+        assertNull(consumer.receive(300), "order 1 was rolled back");
+        session.rollback();  // the receive undone: it comes again
+        Message again = consumer.receive(10_000);
+        assertEquals("order 2", ((TextMessage) again).getText());
+        assertTrue(again.getJMSRedelivered());
+        session.close();  // closing a transacted session rolls its transaction back
+
+        // acknowledge() and recover() in a nontransactional (CLIENT_ACKNOWLEDGE) session
+        AQjmsSession client = (AQjmsSession) connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+        MessageProducer p = client.createProducer(queue);
+        p.send(client.createTextMessage("a"));
+        p.send(client.createTextMessage("b"));
+        MessageConsumer c = client.createConsumer(queue);
+        assertEquals("order 2", ((TextMessage) c.receive(10_000)).getText(), "close() rolled back");
+        assertEquals("a", ((TextMessage) c.receive(10_000)).getText());
+        client.acknowledge();  // "acknowledges message receipt in a nontransactional session"
+        assertEquals("b", ((TextMessage) c.receive(10_000)).getText());
+        client.recover();  // "reset to the point after the last acknowledged message"
+        Message b = c.receive(10_000);
+        assertEquals("b", ((TextMessage) b).getText());
+        assertTrue(b.getJMSRedelivered());
+        client.acknowledge();
+        client.recover();
+        assertNull(c.receive(300));
+    }
+
+    // -- "Message Navigation in Receive" ---------------------------------------------------------
+
+    /** Oracle Database Advanced Queuing User's Guide, "Message Navigation in Receive":
+     *  FIRST_MESSAGE "resets the position to the beginning of the queue. It is useful for
+     *  priority ordered queues, because it allows the consumer to remove the message on the
+     *  top of the queue". */
+    @Test
+    void firstMessageTakesTheTopOfAPriorityOrderedQueue() throws Exception {
+        AQjmsSession admin = (AQjmsSession) connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        AQQueueTableProperty tp = new AQQueueTableProperty("SYS.AQ$_JMS_MESSAGE");
+        tp.setSortOrder("PRIORITY,ENQ_TIME");
+        AQQueueTable table = admin.createQueueTable(schema, "prio_qt", tp);
+        AQjmsDestination q = (AQjmsDestination) admin.createQueue(table, "prio", new AQjmsDestinationProperty());
+        q.start(admin, true, true);
+        MessageProducer p = admin.createProducer(q);
+        p.send(admin.createTextMessage("late-5"), DeliveryMode.PERSISTENT, 5, 0);
+        p.send(admin.createTextMessage("late-6"), DeliveryMode.PERSISTENT, 6, 0);
+        Session s = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+        AQjmsConsumer c = (AQjmsConsumer) s.createConsumer(q);
+        c.setNavigationMode(AQjmsConsumer.NAVIGATION_FIRST_MESSAGE);
+        connection.start();
+        assertEquals("late-5", ((TextMessage) c.receiveNoWait()).getText());
+        p.send(admin.createTextMessage("urgent-1"), DeliveryMode.PERSISTENT, 1, 0);  // 1 beats 5 (Oracle's order)
+        assertEquals("urgent-1", ((TextMessage) c.receiveNoWait()).getText());
+        assertEquals("late-6", ((TextMessage) c.receiveNoWait()).getText());
+        ((AQjmsSession) s).acknowledge();
+    }
+
+    /** "Message Navigation in Receive", grouped messages: NEXT_MESSAGE "sets the position to
+     *  the next message in the same transaction", NEXT_TRANSACTION "to the first message in the
+     *  next transaction"; "If the consumer reaches the end of the queue while using the
+     *  NEXT_MESSAGE or NEXT_TRANSACTION option, and you have specified a blocking receive(),
+     *  then the navigating position is automatically changed to the beginning of the queue." */
+    @Test
+    void navigationOverTransactionGroups() throws Exception {
+        AQjmsSession admin = (AQjmsSession) connection.createSession(true, 0);
+        AQQueueTableProperty tp = new AQQueueTableProperty("SYS.AQ$_JMS_MESSAGE");
+        tp.setMessageGrouping(AQQueueTableProperty.TRANSACTIONAL);
+        AQQueueTable table = admin.createQueueTable(schema, "groups_qt", tp);
+        AQjmsDestination q = (AQjmsDestination) admin.createQueue(table, "groups", new AQjmsDestinationProperty());
+        q.start(admin, true, true);
+        MessageProducer p = admin.createProducer(q);
+        for (String[] group : new String[][] {{"a1", "a2", "a3"}, {"b1", "b2"}}) {
+            for (String t : group) {
+                p.send(admin.createTextMessage(t));
+            }
+            admin.commit();  // "all messages created in one transaction belong to the same group"
+        }
+        Session s = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+        AQjmsConsumer c = (AQjmsConsumer) s.createConsumer(q);
+        connection.start();
+        assertEquals(AQjmsConsumer.NAVIGATION_NEXT_MESSAGE, c.getNavigationMode());
+        assertEquals("a1", ((TextMessage) c.receiveNoWait()).getText());
+        c.setNavigationMode(AQjmsConsumer.NAVIGATION_NEXT_TRANSACTION);
+        assertEquals("b1", ((TextMessage) c.receiveNoWait()).getText());
+        c.setNavigationMode(AQjmsConsumer.NAVIGATION_NEXT_MESSAGE);
+        assertEquals("b2", ((TextMessage) c.receiveNoWait()).getText());
+        assertNull(c.receiveNoWait(), "the end of the queue, no wait: the position stays");
+        assertEquals("a2", ((TextMessage) c.receive(10_000)).getText(), "a blocking receive goes back to the beginning");
+        ((AQjmsSession) s).acknowledge();
+    }
+
+    // -- "Remove No Data" -----------------------------------------------------------------------
+
+    /** Oracle Database Advanced Queuing User's Guide, "Remove No Data": receiveNoData removes a
+     *  message already examined with a QueueBrowser, without retrieving it. */
+    @Test
+    void receiveNoDataRemovesABrowsedMessage() throws Exception {
+        AQjmsDestination q = make("nodata", false, new AQjmsDestinationProperty());
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        s.createProducer(q).send(s.createTextMessage("looked at"));
+        QueueBrowser browser = s.createBrowser(q);
+        Enumeration<?> e = browser.getEnumeration();
+        Message seen = (Message) e.nextElement();
+        assertEquals("looked at", ((TextMessage) seen).getText());
+        assertFalse(e.hasMoreElements());
+        connection.start();
+        AQjmsConsumer c = (AQjmsConsumer) s.createConsumer(q);
+        assertEquals(seen.getJMSMessageID(), c.receiveNoData());
+        assertNull(c.receiveNoData());
+        assertFalse(s.createBrowser(q).getEnumeration().hasMoreElements(), "removed");
+    }
+
+    // -- "Retry with Delay Interval" -------------------------------------------------------------
+
+    /** Oracle Database Advanced Queuing User's Guide, "Retry with Delay Interval": a failed
+     *  receive is a failed attempt; the message "remains visible in the queue for dequeue
+     *  after retry_delay interval. Until then it is in the WAITING state"; max_retries and
+     *  retry_delay are set at creation or with alter; "The default value for MAX_RETRIES is
+     *  5." */
+    @Test
+    void retryWithDelayInterval() throws Exception {
+        AQjmsDestinationProperty p = new AQjmsDestinationProperty();
+        assertEquals(5, p.getMaxRetries(), "The default value for MAX_RETRIES is 5");
+        p.setRetryInterval(2);  // seconds
+        AQjmsDestination q = make("retry", false, p);
+        QueueMonitor monitor = new QueueMonitor();  // "The ... time manager enforces the retry delay"
+        toClose.add(monitor);
+        Session s = connection.createSession(true, 0);
+        s.createProducer(q).send(s.createTextMessage("try again"));
+        s.commit();
+        connection.start();
+        MessageConsumer c = s.createConsumer(q);
+        Message first = c.receive(10_000);
+        assertEquals(1, first.getIntProperty("JMSXDeliveryCount"));
+        long failed = System.nanoTime();
+        s.rollback();  // "a transaction receiving a message from a queue/topic fails"
+        assertNull(c.receiveNoWait(), "WAITING until the retry delay is over");
+        Message second = c.receive(30_000);
+        assertNotNull(second);
+        assertTrue(System.nanoTime() - failed >= 1_900_000_000L, "visible after retry_delay");
+        assertEquals(2, second.getIntProperty("JMSXDeliveryCount"));
+        assertEquals(first.getJMSMessageID(), second.getJMSMessageID());
+        s.commit();
+        try (java.sql.Connection db = TestDb.jdbc(); Statement st = db.createStatement();
+             ResultSet rs = st.executeQuery("SELECT max_retries, retry_delay FROM aq.queue_info "
+                     + "WHERE queue_name = 'retry'")) {
+            rs.next();
+            assertEquals(5, rs.getInt(1));
+            assertEquals(2, rs.getInt(2));
+        }
+        AQjmsDestinationProperty altered = new AQjmsDestinationProperty();
+        altered.setMaxRetries(1);
+        altered.setRetryInterval(0);
+        q.alter(s, altered);  // "or by using the alter method on the queue/topic"
+        try (java.sql.Connection db = TestDb.jdbc(); Statement st = db.createStatement();
+             ResultSet rs = st.executeQuery("SELECT max_retries, retry_delay FROM aq.queue_info "
+                     + "WHERE queue_name = 'retry'")) {
+            rs.next();
+            assertEquals(1, rs.getInt(1));
+            assertEquals(0, rs.getInt(2));
+        }
+    }
+
+    // -- "Exception Queues" ----------------------------------------------------------------------
+
+    /** Oracle Database Advanced Queuing User's Guide, "Exception Queues": a message whose
+     *  failed attempts exceed the queue's maximum goes to the default exception queue
+     *  AQ$_queue_table_name_E, read point-to-point once started for dequeue; applications
+     *  cannot enqueue there, nor enable it for enqueue; JMS_OracleExcpQ names another. */
+    @Test
+    void exceptionQueues() throws Exception {
+        AQjmsDestinationProperty p = new AQjmsDestinationProperty();
+        p.setMaxRetries(1);
+        AQjmsDestination q = make("excq", false, p);
+        AQjmsSession s = (AQjmsSession) connection.createSession(true, 0);
+        AQjmsDestinationProperty eqp = new AQjmsDestinationProperty();
+        eqp.setQueueType(AQjmsDestinationProperty.EXCEPTION_QUEUE);
+        AQjmsDestination mine = (AQjmsDestination) s.createQueue(s.getQueueTable(schema, "excq_qt"), "my_excq", eqp);
+        mine.start(s, false, true);
+        MessageProducer producer = s.createProducer(q);
+        producer.send(s.createTextMessage("to the default"));
+        TextMessage named = s.createTextMessage("to mine");
+        named.setStringProperty("JMS_OracleExcpQ", mine.getCompleteName());
+        producer.send(named);
+        s.commit();
+        connection.start();
+        MessageConsumer c = s.createConsumer(q);
+        for (int attempt = 1; attempt <= 2; attempt++) {  // max_retries 1: the second failure moves them
+            assertNotNull(c.receive(10_000));
+            assertNotNull(c.receive(10_000));
+            s.rollback();
+        }
+        assertNull(c.receive(300), "both moved");
+
+        AQjmsDestination dflt = (AQjmsDestination) s.getQueue(schema, "AQ$_excq_qt_E");
+        // "You get an exception if you try to enable it for enqueue": pgaq's start_queue
+        // enables an exception queue for dequeue only and says so (a NOTICE), no error
+        dflt.start(s, true, true);
+        assertEquals("to the default", ((TextMessage) s.createConsumer(dflt).receive(10_000)).getText());
+        Message m = s.createConsumer(mine).receive(10_000);
+        assertEquals("to mine", ((TextMessage) m).getText());
+        s.commit();
+        assertThrows(JMSException.class, () -> s.createProducer(dflt).send(s.createTextMessage("x")),
+                "Applications cannot directly enqueue into exception queues");
+    }
+
+    /** "Exception Queues": "The message was not dequeued within the specified timeToLive" and
+     *  goes to the exception queue. */
+    @Test
+    void anExpiredMessageGoesToTheExceptionQueue() throws Exception {
+        AQjmsDestination q = make("expiring", false, new AQjmsDestinationProperty());
+        toClose.add(new QueueMonitor());  // "The ... queue monitor must be running to implement TimeToLive"
+        AQjmsSession s = (AQjmsSession) connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        s.createProducer(q).send(s.createTextMessage("too late"), DeliveryMode.PERSISTENT, 1, 1000);
+        AQjmsDestination eq = (AQjmsDestination) s.getQueue(schema, "AQ$_expiring_qt_E");
+        eq.start(s, false, true);
+        connection.start();
+        Message m = s.createConsumer(eq).receive(30_000);
+        assertNotNull(m, "moved once expired");
+        assertEquals("too late", ((TextMessage) m).getText());
+        assertNull(s.createConsumer(q).receiveNoWait());
+    }
+
+    // -- "Recipient Lists", "TopicReceiver", "TopicBrowser" -------------------------------------
+
+    /** Oracle Database Advanced Queuing User's Guide, "Recipient Lists": "clients can specify
+     *  explicit recipient lists instead of having messages sent to all the subscribers of the
+     *  topic. These recipients may or may not be existing subscribers"; and "TopicReceiver":
+     *  a recipient that is not a subscriber receives with a TopicReceiver, which "can be
+     *  created with a messageSelector". */
+    @Test
+    void recipientListsAndTopicReceivers() throws Exception {
+        AQjmsDestination t = make("deals", true, new AQjmsDestinationProperty());
+        AQjmsSession s = (AQjmsSession) connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        TopicSubscriber a = s.createDurableSubscriber(t, "SUB_A");
+        TopicSubscriber b = s.createDurableSubscriber(t, "SUB_B");
+        AQjmsProducer publisher = (AQjmsProducer) s.createProducer(t);
+        publisher.publish(s.createTextMessage("for A alone"), new AQjmsAgent[] {new AQjmsAgent("SUB_A", null)});
+        TextMessage vip = s.createTextMessage("for a non-subscriber");
+        vip.setStringProperty("tier", "gold");
+        publisher.publish(vip, new AQjmsAgent[] {new AQjmsAgent("OUTSIDER", null)});
+        TextMessage other = s.createTextMessage("also for him, but silver");
+        other.setStringProperty("tier", "silver");
+        publisher.publish(other, new AQjmsAgent[] {new AQjmsAgent("OUTSIDER", null)});
+        publisher.publish(s.createTextMessage("for all subscribers"));
+        connection.start();
+        assertEquals("for A alone", ((TextMessage) a.receive(10_000)).getText());
+        assertEquals("for all subscribers", ((TextMessage) a.receive(10_000)).getText());
+        assertEquals("for all subscribers", ((TextMessage) b.receive(10_000)).getText(),
+                "the recipient list overrides the subscription list for its message");
+        assertNull(b.receive(300));
+        AQjmsConsumer outsider = s.createTopicReceiver(t, "OUTSIDER", "tier = 'gold'");
+        assertEquals("for a non-subscriber", ((TextMessage) outsider.receive(10_000)).getText());
+        assertNull(outsider.receive(300), "the selector restricts it");
+        outsider.close();
+        AQjmsConsumer all = s.createTopicReceiver(t, "OUTSIDER", null);
+        assertEquals("also for him, but silver", ((TextMessage) all.receive(10_000)).getText());
+    }
+
+    private static List<String> texts(Enumeration<?> e) throws JMSException {
+        List<String> out = new ArrayList<>();
+        while (e.hasMoreElements()) {
+            out.add(((TextMessage) e.nextElement()).getText());
+        }
+        return out;
+    }
+
+    /** Oracle Database Advanced Queuing User's Guide, "TopicBrowser": a durable subscriber's
+     *  messages viewed without removing them, with or without a messageSelector; purgeSeen
+     *  discards those returned by nextElement ("Messages that have not yet been seen by the
+     *  client are not discarded"), may be called again, and takes effect with the session's
+     *  commit ("If the operations on the session are rolled back, then the effects of the
+     *  purge operation are also undone"). */
+    @Test
+    void topicBrowser() throws Exception {
+        AQjmsDestination t = make("bulletins", true, new AQjmsDestinationProperty());
+        AQjmsSession s = (AQjmsSession) connection.createSession(true, 0);
+        s.createDurableSubscriber(t, "READER").close();
+        MessageProducer p = s.createProducer(t);
+        for (String text : new String[] {"red one", "blue one", "red two"}) {
+            TextMessage m = s.createTextMessage(text);
+            m.setStringProperty("color", text.startsWith("red") ? "RED" : "BLUE");
+            p.send(m);
+        }
+        s.commit();
+        assertEquals(Arrays.asList("red one", "blue one", "red two"),
+                texts(s.createBrowser(t, "READER", null).getEnumeration()));
+        assertEquals(Arrays.asList("red one", "red two"),
+                texts(s.createBrowser(t, "READER", "color = 'RED'").getEnumeration()));
+
+        AQjmsQueueBrowser browser = s.createBrowser(t, "READER", null);
+        assertEquals(t, browser.getTopic());
+        Enumeration<?> e = browser.getEnumeration();
+        e.nextElement();
+        e.nextElement();
+        browser.purgeSeen();
+        s.rollback();
+        assertEquals(Arrays.asList("red one", "blue one", "red two"), texts(browser.getEnumeration()),
+                "the rolled-back purge is undone");
+        e = browser.getEnumeration();
+        e.nextElement();
+        browser.purgeSeen();
+        e.nextElement();
+        browser.purgeSeen();  // again: what was seen since
+        s.commit();
+        assertEquals(Arrays.asList("red two"), texts(s.createBrowser(t, "READER", null).getEnumeration()),
+                "the unseen message stays");
+        connection.start();
+        TopicSubscriber reader = s.createDurableSubscriber(t, "READER");
+        assertEquals("red two", ((TextMessage) reader.receive(10_000)).getText());
+        assertNull(reader.receive(300));
+        s.commit();
+        assertThrows(javax.jms.IllegalStateException.class,
+                () -> ((AQjmsQueueBrowser) s.createBrowser(make("plain_q", false, new AQjmsDestinationProperty())))
+                        .purgeSeen(), "a QueueBrowser has no purge");
     }
 
     private static void fail(String why) {
