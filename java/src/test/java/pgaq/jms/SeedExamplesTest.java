@@ -649,6 +649,48 @@ class SeedExamplesTest {
                 "Applications cannot directly enqueue into exception queues");
     }
 
+    /** "Exception Queues", for a topic: its exception queue is in the topic's
+     *  multi-consumer queue table, read point-to-point; "If a message has multiple
+     *  subscribers, then the message is moved to the exception queue only when all the
+     *  recipients of the message have exceeded the retry limit." pgaq moves a message once
+     *  every recipient is done with it, if one of them gave up: while another may still take
+     *  it, it stays; but one that another subscriber did take is moved too. */
+    @Test
+    void aTopicsMessageGoesToTheExceptionQueueOnceEverySubscriberIsDone() throws Exception {
+        AQjmsDestinationProperty p = new AQjmsDestinationProperty();
+        p.setMaxRetries(1);
+        AQjmsDestination t = make("alerts", true, p);
+        AQjmsSession s = (AQjmsSession) connection.createSession(true, 0);
+        TopicSubscriber a = s.createDurableSubscriber(t, "SUB_A");
+        TopicSubscriber b = s.createDurableSubscriber(t, "SUB_B");
+        MessageProducer producer = s.createProducer(t);
+        producer.send(s.createTextMessage("B takes it"));
+        producer.send(s.createTextMessage("nobody takes it"));
+        s.commit();
+        connection.start();
+        for (int attempt = 1; attempt <= 2; attempt++) {  // A fails both, twice: past max_retries 1
+            assertNotNull(a.receive(10_000));
+            assertNotNull(a.receive(10_000));
+            s.rollback();
+        }
+        assertNull(a.receive(300));
+        AQjmsDestination eq = (AQjmsDestination) s.getQueue(schema, "AQ$_alerts_qt_E");
+        eq.start(s, false, true);
+        MessageConsumer exceptions = s.createConsumer(eq);
+        assertNull(exceptions.receive(300), "B may still take both: nothing moved");
+        assertEquals("B takes it", ((TextMessage) b.receive(10_000)).getText());
+        s.commit();
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            assertEquals("nobody takes it", ((TextMessage) b.receive(10_000)).getText());
+            s.rollback();
+        }
+        // pgaq: both moved, the one B took as well (A gave up on it); the guide's "only when
+        // all the recipients ... have exceeded the retry limit" would move the second only
+        assertEquals("B takes it", ((TextMessage) exceptions.receive(10_000)).getText());
+        assertEquals("nobody takes it", ((TextMessage) exceptions.receive(10_000)).getText());
+        s.commit();
+    }
+
     /** "Exception Queues": "The message was not dequeued within the specified timeToLive" and
      *  goes to the exception queue. */
     @Test
