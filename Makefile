@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: java install system-deps test-deps run test unit integration e2e fuzz bench chaos pressure soak lint typecheck clean compose-test
+.PHONY: java install system-deps test-deps bench-deps run test unit integration e2e fuzz bench chaos pressure soak lint typecheck clean compose-test
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -27,6 +27,10 @@ system-deps:
 
 test-deps:
 	@deploy/system-deps.sh --test
+
+# and Debian's ActiveMQ broker, the java suite's peer
+bench-deps:
+	@deploy/system-deps.sh --bench
 
 run: $(STAMP) system-deps
 	$(BIN)/pgaq up --data-dir .pgaq --port $${PGAQ_PORT:-8080}
@@ -51,7 +55,7 @@ fuzz: $(STAMP) test-deps
 
 # the Node.js peers (graphile-worker, pg-boss) from bench/node's lockfile, when missing or
 # older than it; a failed install leaves them reported as missing in the table
-bench: $(BENCH_STAMP) system-deps
+bench: $(BENCH_STAMP) bench-deps
 	@if [ ! -f bench/node/node_modules/.package-lock.json ] || \
 	    [ bench/node/package-lock.json -nt bench/node/node_modules/.package-lock.json ]; then \
 	  npm ci --prefix bench/node --no-audit --no-fund || \

@@ -4,12 +4,15 @@ Each pgaq figure stands beside a floor measured in the same run, on the same dat
 with the same concurrency. Environment: BENCH_SECONDS (per figure, default 5),
 BENCH_WARMUP (1), BENCH_CONCURRENCY (4), BENCH_BIG (1,000,000), BENCH_SMALL (1,000),
 BENCH_PREFILL (0 = sized from the insert rate), BENCH_FILL_CHUNK (10,000),
-BENCH_SUITES (core,peers,jms,gateway,notify,propagation,monitor,stats), BENCH_STATS_ROWS
+BENCH_SUITES (core,peers,jms,java,gateway,notify,propagation,monitor,stats), BENCH_STATS_ROWS
 (1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (10,000 messages
 each for pgaq, the floor and the peers procrastinate, PgQueuer, pgmq, PgQue, graphile-worker,
 pg-boss), BENCH_PEERS_BATCH (100: the batch of pgaq's array dequeue and of the batch-ack
 peers), BENCH_PGQUE_SQL (a pgque.sql to install PgQue from; without it PgQue is missing),
-BENCH_PICKUP_RATE (row 8's offered msg/s; 0 = half of row 1's enqueue rate).
+BENCH_PICKUP_RATE (row 8's offered msg/s; 0 = half of row 1's enqueue rate),
+BENCH_JAVA_ROUNDS (60 listener wake-ups per provider), BENCH_JAVA_FILL (5,000: the least
+pre-fill of a consume half), BENCH_ACTIVEMQ_HOME (/usr/share/activemq): the java suite runs
+the Java provider (java/) and Debian's ActiveMQ broker with the same Java driver.
 The run ends with one table: every figure beside its floor and, where comparable
 (enqueue, consume per-message ack, consume batch ack), the peers' figures, with ratios.
 Always exits 0: it is a report; the SUMMARY line says which targets failed.
@@ -65,6 +68,12 @@ async def main() -> int:
 
             core_bench.log("jms ...")
             rows.extend(await run_jms(db.dsn, settings, extra.get("peers")))
+        if "java" in settings.suites:
+            from .java_bench import run as run_java
+
+            core_bench.log("java (the Java JMS provider beside ActiveMQ) ...")
+            java_rows, extra["java"] = await run_java(db.dsn, settings, rows)
+            rows.extend(java_rows)
         if "gateway" in settings.suites:
             from .gateway_bench import run as run_gateway
 

@@ -14,7 +14,7 @@ def _int(name: str, default: int) -> int:
     return int(float(os.environ.get(name, default)))  # 1e6 is accepted too
 
 
-ALL_SUITES = "core,peers,jms,gateway,notify,propagation,monitor,stats"
+ALL_SUITES = "core,peers,jms,java,gateway,notify,propagation,monitor,stats"
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,9 @@ class Settings:
     peers_n: int = field(default_factory=lambda: _int("BENCH_PEERS_N", 10_000))
     # row 8's offered rate, msg/s; 0 = half of the measured single-message enqueue rate
     pickup_rate: float = field(default_factory=lambda: _float("BENCH_PICKUP_RATE", 0.0))
+    # the java suite: wake-ups per provider (JV4) and the least pre-fill of a consume half
+    java_rounds: int = field(default_factory=lambda: _int("BENCH_JAVA_ROUNDS", 60))
+    java_fill: int = field(default_factory=lambda: _int("BENCH_JAVA_FILL", 5_000))
     # pg_stat_statements in the cluster, and a statement profile after the core suite
     stats: bool = field(default_factory=lambda: os.environ.get("BENCH_STATS", "") not in ("", "0"))
 
@@ -42,4 +45,5 @@ class Settings:
         return {"seconds": self.seconds, "warmup": self.warmup, "concurrency": self.concurrency,
                 "big": self.big, "small": self.small, "prefill": self.prefill,
                 "fill_chunk": self.fill_chunk, "suites": list(self.suites), "stats": self.stats,
-                "peers_n": self.peers_n, "pickup_rate": self.pickup_rate}
+                "peers_n": self.peers_n, "pickup_rate": self.pickup_rate,
+                "java_rounds": self.java_rounds, "java_fill": self.java_fill}

@@ -5,8 +5,15 @@
 # --test also Chromium (the /dashboard test), docker-compose (validating the compose file and
 # running it), and podman with runc, catatonit (compose's `init: true`) and debootstrap (the
 # base image), which `make compose-test` and tests/e2e/test_compose_up.py start the stack
-# on. Only root on a Debian-like system installs; anyone else is told what to install.
+# on; with --bench (`make bench`) also Debian's ActiveMQ broker, the java suite's peer (the
+# package `activemq`; its dependency libactivemq-java brings the OpenWire client, hawtbuf
+# and slf4j that the driver runs with; no instance is enabled, so no broker starts on its
+# own). Only root on a Debian-like system installs; anyone else is told what to install.
 set -u
+test=0 bench=0
+for a in "$@"; do
+  case "$a" in --test) test=1 ;; --bench) bench=1 ;; esac
+done
 need=()
 jar="${PGAQ_JDBC_JAR:-/usr/share/java/postgresql.jar}"
 [ -f "$jar" ] || need+=(libpostgresql-jdbc-java)
@@ -14,7 +21,12 @@ command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
 # the Java JMS provider (`make java`): a JDK and the javax.jms 1.1 API
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
 [ -f /usr/share/java/geronimo-jms_1.1_spec.jar ] || need+=(libgeronimo-jms-1.1-spec-java)
-if [ "${1:-}" = "--test" ]; then
+if [ "$bench" = 1 ]; then
+  [ -f /usr/share/activemq/bin/activemq.jar ] || need+=(activemq)
+  [ -f /usr/share/java/activemq-client.jar ] || need+=(libactivemq-java)
+  [ -f /usr/share/java/slf4j-nop.jar ] || need+=(libslf4j-java)
+fi
+if [ "$test" = 1 ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
   command -v podman >/dev/null 2>&1 || need+=(podman)

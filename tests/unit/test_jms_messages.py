@@ -215,6 +215,23 @@ def test_missing_map_items_read_as_null() -> None:
             getattr(m, getter)("nope")
 
 
+
+def test_a_string_read_as_char_is_one_utf16_code_unit() -> None:
+    """A Java char holds no character beyond the BMP (one Python character, two UTF-16
+    units): such a String cannot be read as a char, as in the Java provider."""
+    m = MapMessage()
+    m.set_string("bmp", "\u4e2d")
+    m.set_string("beyond", "\U0001F600")
+    assert m.get_char("bmp") == "\u4e2d"
+    with pytest.raises(MessageFormatException):
+        m.get_char("beyond")
+    s = StreamMessage()
+    s.write_string("\U0001F600")
+    s.reset()
+    with pytest.raises(MessageFormatException):
+        s.read_char()
+    assert s.read_string() == "\U0001F600"  # the failed read did not move on
+
 # -- JMS 1.1 section 3.5.4: property value conversions ---------------------------------------
 PROPERTY_TABLE = """
 boolean X - - - - - - X

@@ -155,7 +155,8 @@ def convert(kind: str, value: Any, target: str, allowed: dict[str, frozenset[str
         if target in ("float", "double"):
             return parse_float(value, target == "float")
         if target == "char":
-            if value is None or len(value) != 1:
+            # a char is one UTF-16 code unit, as check() holds it: not a character beyond the BMP
+            if value is None or len(value) != 1 or ord(value) > 0xFFFF:
                 raise MessageFormatException(
                     f"a String of {'null' if value is None else len(value)} characters cannot "
                     "be read as char", "JMS-117")

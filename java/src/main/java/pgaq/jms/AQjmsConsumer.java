@@ -171,13 +171,13 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
     @Override
     public Queue getQueue() throws JMSException {
         checkOpen();
-        return destination;
+        return destination instanceof Queue ? (Queue) destination : null;
     }
 
     @Override
     public Topic getTopic() throws JMSException {
         checkOpen();
-        return destination;
+        return destination instanceof Topic ? (Topic) destination : null;
     }
 
     @Override
@@ -343,7 +343,7 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
             }
             AQjmsMessage m = PayloadCodec.decode(d, info.payloadKind, destination, session.compliant(),
                     session.replyTo());
-            m.setProviderProperty("JMSXState", info.isExceptionQueue() ? 3 : 0);
+            m.setProviderProperty("JMSXState", info.isExceptionQueue() ? 3 : 2);
             m.setProviderProperty("JMSXRcvTimestamp", System.currentTimeMillis());
             if (mode == Session.CLIENT_ACKNOWLEDGE) {
                 m.setAcknowledger(session::acknowledge);

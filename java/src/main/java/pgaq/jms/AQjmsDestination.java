@@ -4,25 +4,32 @@ import java.io.Serializable;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import javax.jms.JMSException;
-import javax.jms.Queue;
+import javax.jms.Destination;
 import javax.jms.Session;
-import javax.jms.Topic;
 
 /**
- * A Queue (a single-consumer AQ queue) or a Topic (a multi-consumer one), {@code owner.name}
- * in the database (Oracle Database Advanced Queuing User's Guide, "JMS Destination").
- * getQueueName/getTopicName give "owner.name", which {@link AQjmsSession#createQueue(String)}
- * takes back: a part that is not a lower-case identifier is double-quoted there
- * (public."test-queue"), as the SQL procedures read names. The administrative methods are
- * Oracle's "JMS Destination Methods".
+ * A Queue (a single-consumer AQ queue: {@link AQjmsQueue}) or a Topic (a multi-consumer one:
+ * {@link AQjmsTopic}), {@code owner.name} in the database (Oracle Database Advanced Queuing
+ * User's Guide, "JMS Destination"). getQueueName/getTopicName give "owner.name", which
+ * {@link AQjmsSession#createQueue(String)} takes back. The administrative methods are
+ * Oracle's "JMS Destination Methods". Oracle's one class is both a Queue and a Topic; here a
+ * queue is not a Topic nor a topic a Queue, so that code asking `instanceof Topic` (JMS
+ * programs, Spring) learns which it has. A part of the name that is not a lower-case
+ * identifier is double-quoted in "owner.name" (public."test-queue"), as the SQL procedures
+ * read names.
  */
-public class AQjmsDestination implements Queue, Topic, Serializable {
+public abstract class AQjmsDestination implements Destination, Serializable {
     private static final long serialVersionUID = 1L;
     /** A name part the SQL procedures read as it is (unquoted parts fold to lower case). */
     private static final Pattern PLAIN = Pattern.compile("[a-z_][a-z0-9_$#]*");
     private final String owner;
     private final String name;
     private final boolean topic;
+
+    /** A Queue or a Topic of this provider; owner and name as the catalog has them. */
+    static AQjmsDestination of(String owner, String name, boolean topic) {
+        return topic ? new AQjmsTopic(owner, name) : new AQjmsQueue(owner, name);
+    }
 
     /** owner and name as the catalog has them (not SQL text: no quotes, case kept). */
     AQjmsDestination(String owner, String name, boolean topic) {
@@ -37,7 +44,7 @@ public class AQjmsDestination implements Queue, Topic, Serializable {
             throw new javax.jms.InvalidDestinationException(
                     "JMS-178: invalid destination " + qualified + ": expected owner.name", "JMS-178");
         }
-        return new AQjmsDestination(qualified.substring(0, dot), qualified.substring(dot + 1), topic);
+        return of(qualified.substring(0, dot), qualified.substring(dot + 1), topic);
     }
 
     /** "owner.name": what the SQL procedures take. */
@@ -68,15 +75,12 @@ public class AQjmsDestination implements Queue, Topic, Serializable {
         return owner;
     }
 
-    /** The queue's name alone (Oracle's AQjmsDestination.getQueueName gives owner.name too
-     *  when asked through getCompleteName; this is javax.jms's, which JMS programs pass to
-     *  Session.createQueue: the complete name, so that it names the same queue back). */
-    @Override
+    /** javax.jms's name, which JMS programs pass back to Session.createQueue / createTopic:
+     *  the complete name, so that it names the same queue. */
     public String getQueueName() {
         return getCompleteName();
     }
 
-    @Override
     public String getTopicName() {
         return getCompleteName();
     }

@@ -33,6 +33,9 @@ public class AQjmsMessage implements Message {
     boolean bodyReadOnly;
     private Acknowledger acknowledger;
     private AQjmsAgent senderId;
+    /** The sender the database recorded on a received message: shown by getSenderID, never
+     *  sent again (a forwarded message is the forwarder's, as in pgaq.jms). */
+    private AQjmsAgent receivedSender;
     private AQjmsAgent[] recipients;
     /** Received by a receive that Oracle's server could stream (a CLIENT_ACKNOWLEDGE or
      *  transacted session's receive of a PERSISTENT message): see {@link Streaming}. */
@@ -88,7 +91,16 @@ public class AQjmsMessage implements Message {
     /** The sender agent (AQjmsMessage.getSenderID): as sent with setSenderID, or as the
      *  database recorded it on a received message. */
     public AQjmsAgent getSenderID() {
+        return senderId != null ? senderId : receivedSender;
+    }
+
+    /** The sender id a send carries: the one set with setSenderID, not a received one. */
+    AQjmsAgent sendersId() {
         return senderId;
+    }
+
+    void setReceivedSender(AQjmsAgent sender) {
+        this.receivedSender = sender;
     }
 
     public void setSenderID(AQjmsAgent sender) {

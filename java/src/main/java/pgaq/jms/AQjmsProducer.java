@@ -114,13 +114,13 @@ public class AQjmsProducer implements QueueSender, TopicPublisher {
     @Override
     public Queue getQueue() throws JMSException {
         checkOpen();
-        return destination;
+        return destination instanceof Queue ? (Queue) destination : null;
     }
 
     @Override
     public Topic getTopic() throws JMSException {
         checkOpen();
-        return destination;
+        return destination instanceof Topic ? (Topic) destination : null;
     }
 
     private static void checkMode(int mode) throws JMSException {

@@ -48,7 +48,7 @@ public class AQjmsQueueBrowser implements QueueBrowser {
     @Override
     public Queue getQueue() throws JMSException {
         checkOpen();
-        return destination;
+        return destination instanceof Queue ? (Queue) destination : null;
     }
 
     @Override
@@ -57,10 +57,10 @@ public class AQjmsQueueBrowser implements QueueBrowser {
         return selector;
     }
 
-    /** Oracle's TopicBrowser.getTopic. */
+    /** Oracle's TopicBrowser.getTopic (null for a QueueBrowser). */
     public Topic getTopic() throws JMSException {
         checkOpen();
-        return destination;
+        return destination instanceof Topic ? (Topic) destination : null;
     }
 
     @Override

@@ -55,6 +55,7 @@ public class AQjmsSession implements QueueSession, TopicSession {
     private final List<AQjmsConsumer> consumers = new ArrayList<>();
     private final List<AQjmsProducer> producers = new ArrayList<>();
     private volatile boolean closed;
+    private boolean closing;
     private MessageListener listener;
 
     AQjmsSession(AQjmsConnection connection, boolean transacted, int acknowledgeMode) {
@@ -115,13 +116,13 @@ public class AQjmsSession implements QueueSession, TopicSession {
     /** Oracle's AQjmsSession.getQueue: a handle to the existing queue owner.name. */
     public Queue getQueue(String owner, String name) throws JMSException {
         checkOpen();
-        return destination(owner, name, false);
+        return (Queue) destination(owner, name, false);
     }
 
     /** Oracle's AQjmsSession.getTopic: a handle to the existing topic owner.name. */
     public Topic getTopic(String owner, String name) throws JMSException {
         checkOpen();
-        return destination(owner, name, true);
+        return (Topic) destination(owner, name, true);
     }
 
     private AQjmsDestination destination(String owner, String name, boolean topic) throws JMSException {
@@ -141,7 +142,7 @@ public class AQjmsSession implements QueueSession, TopicSession {
                     : new InvalidDestinationException("JMS-125: Invalid Queue: " + info.qualified()
                             + " is a multi-consumer queue (getTopic)", "JMS-125");
         }
-        return new AQjmsDestination(info.schema, info.name, topic);
+        return AQjmsDestination.of(info.schema, info.name, topic);
     }
 
     /** JMS's createQueue(name): the existing queue "owner.name", or "name" in the login's
@@ -151,13 +152,13 @@ public class AQjmsSession implements QueueSession, TopicSession {
     @Override
     public Queue createQueue(String name) throws JMSException {
         checkOpen();
-        return named(name, false);
+        return (Queue) named(name, false);
     }
 
     @Override
     public Topic createTopic(String name) throws JMSException {
         checkOpen();
-        return named(name, true);
+        return (Topic) named(name, true);
     }
 
     private AQjmsDestination named(String name, boolean topic) throws JMSException {
@@ -220,13 +221,13 @@ public class AQjmsSession implements QueueSession, TopicSession {
      *  AQjmsDestination.start, as Oracle's). */
     public Queue createQueue(AQQueueTable table, String name, AQjmsDestinationProperty property)
             throws JMSException {
-        return admin().createQueue(table, name, property, false);
+        return (Queue) admin().createQueue(table, name, property, false);
     }
 
     /** Create a topic in a multi-consumer queue table (not started). */
     public Topic createTopic(AQQueueTable table, String name, AQjmsDestinationProperty property)
             throws JMSException {
-        return admin().createQueue(table, name, property, true);
+        return (Topic) admin().createQueue(table, name, property, true);
     }
 
     /** How received messages' JMSReplyTo addresses become destinations: a Topic where the
@@ -250,7 +251,7 @@ public class AQjmsSession implements QueueSession, TopicSession {
             if ("TEMPORARY_TOPIC".equals(kind)) {
                 return new AQjmsTemporaryTopic(o, n, null);
             }
-            return new AQjmsDestination(o, n, "TOPIC".equals(kind));
+            return AQjmsDestination.of(o, n, "TOPIC".equals(kind));
         };
     }
 
@@ -531,6 +532,43 @@ public class AQjmsSession implements QueueSession, TopicSession {
         removeSubscriber(topicOf(topic).getCompleteName(), name);
     }
 
+    /** Oracle's createRemoteSubscriber: messages published to the topic (matching the
+     *  selector) propagate to the remote subscriber's address, a queue here or at a database
+     *  link (Oracle Database Advanced Queuing User's Guide, "RemoteSubscriber"); delivered
+     *  there by a propagation schedule (AQjmsDestination.schedulePropagation). */
+    public void createRemoteSubscriber(Topic topic, AQjmsAgent remote, String selector) throws JMSException {
+        checkOpen();
+        AQjmsDestination t = topicOf(topic);
+        String rule = compileSelector(info(t), selector);
+        db.run(c -> {
+            try (PreparedStatement st = c.prepareStatement(Sql.load("add_remote_subscriber"))) {
+                st.setString(1, t.getCompleteName());
+                st.setString(2, remote.getName());
+                st.setString(3, remote.getAddress());
+                st.setInt(4, remote.getProtocol());
+                st.setString(5, rule);
+                st.execute();
+            }
+            return null;
+        });
+    }
+
+    /** Oracle's unsubscribe(Topic, AQjmsAgent): remove a remote subscriber. */
+    public void unsubscribe(Topic topic, AQjmsAgent remote) throws JMSException {
+        checkOpen();
+        AQjmsDestination t = topicOf(topic);
+        db.run(c -> {
+            try (PreparedStatement st = c.prepareStatement(Sql.load("remove_remote_subscriber"))) {
+                st.setString(1, t.getCompleteName());
+                st.setString(2, remote.getName());
+                st.setString(3, remote.getAddress());
+                st.setInt(4, remote.getProtocol());
+                st.execute();
+            }
+            return null;
+        });
+    }
+
     void removeSubscriber(String topic, String name) throws JMSException {
         db.run(c -> {
             try (PreparedStatement st = c.prepareStatement(Sql.load("remove_subscriber"))) {
@@ -650,13 +688,18 @@ public class AQjmsSession implements QueueSession, TopicSession {
         delivery.quiesce();
     }
 
+    /** Closes after the message listener running now, if any, has returned: until then the
+     *  session stays usable by it (JMS 1.1 section 4.4.1), so its acknowledge or commit counts. */
     @Override
     public void close() throws JMSException {
-        if (closed) {
-            return;
+        synchronized (this) {
+            if (closed || closing) {
+                return;
+            }
+            closing = true;
         }
-        closed = true;
         delivery.close();
+        closed = true;
         JMSException first = null;
         for (AQjmsConsumer c : consumers()) {
             try {

@@ -5,12 +5,12 @@ import javax.jms.TemporaryQueue;
 
 /** A temporary queue (JMS 1.1 section 4.4.3): made by aq.jms_create_temporary, owned by the
  *  connection that made it, dropped by delete() or when that connection closes. */
-public class AQjmsTemporaryQueue extends AQjmsDestination implements TemporaryQueue {
+public class AQjmsTemporaryQueue extends AQjmsQueue implements TemporaryQueue {
     private static final long serialVersionUID = 1L;
     private final transient AQjmsConnection connection;
 
     AQjmsTemporaryQueue(String owner, String name, AQjmsConnection connection) {
-        super(owner, name, false);
+        super(owner, name);
         this.connection = connection;
     }
 

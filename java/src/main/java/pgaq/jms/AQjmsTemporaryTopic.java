@@ -4,12 +4,12 @@ import javax.jms.JMSException;
 import javax.jms.TemporaryTopic;
 
 /** A temporary topic (JMS 1.1 section 4.4.3): as {@link AQjmsTemporaryQueue}, multi-consumer. */
-public class AQjmsTemporaryTopic extends AQjmsDestination implements TemporaryTopic {
+public class AQjmsTemporaryTopic extends AQjmsTopic implements TemporaryTopic {
     private static final long serialVersionUID = 1L;
     private final transient AQjmsConnection connection;
 
     AQjmsTemporaryTopic(String owner, String name, AQjmsConnection connection) {
-        super(owner, name, true);
+        super(owner, name);
         this.connection = connection;
     }
 

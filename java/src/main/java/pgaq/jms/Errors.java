@@ -19,7 +19,8 @@ final class Errors {
     }
 
     static MessageFormatException format(String code, String reason) {
-        return new MessageFormatException(code + ": " + reason, code);
+        return new MessageFormatException(reason.startsWith(code) ? reason : code + ": " + reason,
+                code);
     }
 
     static MessageFormatException format(String code, String reason, Exception cause) {

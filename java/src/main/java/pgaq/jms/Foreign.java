@@ -34,7 +34,11 @@ final class Foreign {
             if (special != null ? !special.settable : !PropertyTable.isUserProperty(canon)) {
                 continue;
             }
-            m.setObjectProperty(canon, f.getObjectProperty(name));
+            try {
+                m.setObjectProperty(canon, f.getObjectProperty(name));
+            } catch (IllegalArgumentException bad) {  // a name the other provider let through
+                throw Errors.format("JMS-119", bad.getMessage(), bad);
+            }
         }
         return m;
     }

@@ -82,7 +82,7 @@ final class FromEngine {
                 + (row.originalMsgid == null || row.originalMsgid.isEmpty()
                         ? row.msgid : row.originalMsgid));
         if (row.senderName != null || row.senderAddress != null) {
-            m.setSenderID(new AQjmsAgent(row.senderName, row.senderAddress, row.senderProtocol));
+            m.setReceivedSender(new AQjmsAgent(row.senderName, row.senderAddress, row.senderProtocol));
         }
         m.setReadOnly();
         return m;

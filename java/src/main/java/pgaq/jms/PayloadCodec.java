@@ -20,7 +20,8 @@ final class PayloadCodec {
      * JMS_OBJECT, JMS_MESSAGE, OBJECT, RAW). {@code aqPriority} is the AQ priority (the
      * caller maps JMSPriority in Java EE compliant mode), {@code timeToLiveMs} the producer's
      * (0: never expires), {@code persistent} false for NON_PERSISTENT (AQ's BUFFERED). The
-     * sender id and recipient list are the message's own (setSenderID, setRecipients).
+     * sender id and recipient list are the message's own (setSenderID, setRecipients; a
+     * received message's sender is not sent again).
      * Another provider's message is read through the javax.jms interfaces. The message is
      * left unchanged. MessageFormatException: JMS-108 when the queue table cannot hold this
      * kind of message, JMS-161 for a string the database cannot store (U+0000, a lone
@@ -31,7 +32,7 @@ final class PayloadCodec {
             boolean persistent) throws JMSException {
         AQjmsMessage m = own(msg);
         return ToEngine.encode(m, payloadKind, aqPriority, timeToLiveMs, persistent,
-                m.getSenderID(), m.getRecipients());
+                m.sendersId(), m.getRecipients());
     }
 
     /** As {@link #encode(Message, String, int, long, boolean)} with this sender id and
@@ -40,7 +41,7 @@ final class PayloadCodec {
             boolean persistent, AQjmsAgent sender, AQjmsAgent[] recipients) throws JMSException {
         AQjmsMessage m = own(msg);
         return ToEngine.encode(m, payloadKind, aqPriority, timeToLiveMs, persistent,
-                sender != null ? sender : m.getSenderID(),
+                sender != null ? sender : m.sendersId(),
                 recipients != null ? recipients.clone() : m.getRecipients());
     }
 

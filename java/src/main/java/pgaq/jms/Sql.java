@@ -80,7 +80,7 @@ final class Sql {
         String state = e.getSQLState();
         JMSException out;
         if (connectionLost(e)) {
-            out = new AQjmsException("JMS-220", "Connection no longer available: " + text, e);
+            return new AQjmsException("JMS-220", "Connection no longer available: " + text, e);
         } else if ("40001".equals(state) || "40P01".equals(state)) {
             out = new TransactionRolledBackException(text, code == 0 ? state : ora(code));
         } else if (code == 24010 || code == 24047 || code == 25205 || code == 24018) {

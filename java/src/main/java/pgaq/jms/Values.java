@@ -88,7 +88,11 @@ final class Values {
                 break;
         }
         if (s == null) {
-            // Float.valueOf(null) would be a NullPointerException: every number reads null alike
+            // JMS 1.1 reads a null as <type>.valueOf(null): Float's and Double's throw a
+            // NullPointerException (as ActiveMQ's do), the integers' a NumberFormatException
+            if (target == Kind.FLOAT || target == Kind.DOUBLE) {
+                throw new NullPointerException("null cannot be read as " + target.java);
+            }
             throw new NumberFormatException("null cannot be read as " + target.java);
         }
         switch (target) {

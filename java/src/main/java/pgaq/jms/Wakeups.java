@@ -1,6 +1,7 @@
 package pgaq.jms;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
@@ -14,7 +15,9 @@ import org.postgresql.PGNotification;
 
 /**
  * A JMS Connection's one listening database connection: the enqueue's NOTIFY on channel
- * {@code aq_<queue id>} wakes the receives and listeners waiting on that queue. Its thread
+ * {@code aq_<queue id>} wakes the receives and listeners waiting on that queue (the
+ * connection registers as the queue's waiter, aq.register_waiter: the enqueue notifies
+ * only queues that have one; its row goes with the backend, or with the monitor's pass). Its thread
  * owns the database connection (LISTEN, getNotifications); waiters only read counters under
  * this object's monitor. A lost connection is opened again with backoff, every channel
  * LISTENed again and every waiter woken (a message may have come meanwhile); waiters also
@@ -155,8 +158,9 @@ final class Wakeups implements Runnable {
                         notifyAll();
                     }
                 }
-            } catch (SQLException e) {
-                lost(e);
+            } catch (SQLException | RuntimeException e) {
+                // a RuntimeException too: this thread must outlive whatever the driver throws
+                lost(e instanceof SQLException ? (SQLException) e : new SQLException(e.toString(), "08006", e));
                 synchronized (this) {
                     try {
                         if (!closed) {
@@ -202,10 +206,13 @@ final class Wakeups implements Runnable {
             }
             return;
         }
-        try (Statement st = db.createStatement()) {
+        try (Statement st = db.createStatement();
+             PreparedStatement register = db.prepareStatement(Sql.load("register_waiter"))) {
             for (String ch : todo) {
                 // channel names are aq_<integer>: made here, never from user input
                 st.execute("LISTEN " + ch);
+                register.setInt(1, Integer.parseInt(ch.substring(3)));
+                register.executeQuery().close();
             }
         }
         synchronized (this) {

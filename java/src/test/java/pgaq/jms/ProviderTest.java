@@ -104,6 +104,11 @@ class ProviderTest {
 
     @Test
     void aBlockingReceiveIsWokenBySendFromAnotherConnection() throws Exception {
+        // a safety poll of a minute: only the enqueue's NOTIFY wakes the receive in time
+        java.util.Properties slow = new java.util.Properties();
+        slow.setProperty("pgaq.safetyPollMillis", "60000");
+        connection.close();
+        connection = TestDb.factory(slow).createConnection();
         Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         Queue q = queue(s, TestDb.queue("wake"));
         connection.start();
@@ -124,8 +129,8 @@ class ProviderTest {
         } finally {
             other.close();
         }
-        Message m = got.poll(30, TimeUnit.SECONDS);
-        assertNotNull(m);
+        Message m = got.poll(20, TimeUnit.SECONDS);
+        assertNotNull(m, "the NOTIFY did not wake the receive");
         assertEquals("wake up", ((TextMessage) m).getText());
     }
 
@@ -176,6 +181,10 @@ class ProviderTest {
 
     @Test
     void aListenerThatThrowsGetsTheMessageAgain() throws Exception {
+        java.util.Properties slow = new java.util.Properties();
+        slow.setProperty("pgaq.safetyPollMillis", "60000");
+        connection.close();
+        connection = TestDb.factory(slow).createConnection();
         Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         Queue q = queue(s, TestDb.queue("listener"));
         BlockingQueue<Integer> counts = new ArrayBlockingQueue<>(10);
@@ -193,8 +202,8 @@ class ProviderTest {
         connection.start();
         Session ps = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         ps.createProducer(q).send(ps.createTextMessage("x"));
-        assertEquals(1, counts.poll(30, TimeUnit.SECONDS));
-        assertEquals(2, counts.poll(30, TimeUnit.SECONDS));
+        assertEquals(1, counts.poll(20, TimeUnit.SECONDS), "the NOTIFY did not wake the listener");
+        assertEquals(2, counts.poll(20, TimeUnit.SECONDS));
     }
 
     @Test

@@ -107,6 +107,14 @@ class SeedExamplesTest {
         }
     }
 
+    private AQjmsQueue queue(String name, AQjmsDestinationProperty p) throws JMSException {
+        return (AQjmsQueue) make(name, false, p);
+    }
+
+    private AQjmsTopic topic(String name, AQjmsDestinationProperty p) throws JMSException {
+        return (AQjmsTopic) make(name, true, p);
+    }
+
     /** pgaq's queue monitor, as its service runs it: aq.monitor_pass() every 200 ms. The
      *  guide's time manager ("It requires the Oracle Database Advanced Queuing background
      *  process queue monitor to be started"): it makes a message READY when its delay or
@@ -154,7 +162,7 @@ class SeedExamplesTest {
      *  written out with getBody; acknowledge() consumes it. */
     @Test
     void streamingWithEnqueueAndDequeue(@TempDir Path dir) throws Exception {
-        make("queueName", false, new AQjmsDestinationProperty());
+        queue("queueName", new AQjmsDestinationProperty());
         byte[] data = random(10 * 1024 * 1024 + 1);
         Files.write(dir.resolve("somefile.data"), data);
         System.setProperty(STREAMING, "true");  // "enable JMS Streaming by using the system property"
@@ -232,7 +240,7 @@ class SeedExamplesTest {
     @Test
     void dequeueStreamsOnlyWhereTheGuideSaysItDoes() throws Exception {
         System.setProperty(THRESHOLD, "1000");  // pgaq's threshold property, for small bodies
-        AQjmsDestination q = make("streamed", false, new AQjmsDestinationProperty());
+        AQjmsQueue q = queue("streamed", new AQjmsDestinationProperty());
         byte[] big = random(2500);
         Session producerSession = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer producer = producerSession.createProducer(q);
@@ -331,7 +339,7 @@ class SeedExamplesTest {
      *  resources allow, the exception listener, close(). */
     @Test
     void jmsConnection() throws Exception {
-        AQjmsDestination q = make("conn_q", false, new AQjmsDestinationProperty());
+        AQjmsQueue q = queue("conn_q", new AQjmsDestinationProperty());
         javax.jms.ConnectionFactory factory = TestDb.factory();
         javax.jms.Connection conn = factory.createConnection(user(), "");  // trusted local login
         try {
@@ -540,7 +548,7 @@ class SeedExamplesTest {
      *  message already examined with a QueueBrowser, without retrieving it. */
     @Test
     void receiveNoDataRemovesABrowsedMessage() throws Exception {
-        AQjmsDestination q = make("nodata", false, new AQjmsDestinationProperty());
+        AQjmsQueue q = queue("nodata", new AQjmsDestinationProperty());
         Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         s.createProducer(q).send(s.createTextMessage("looked at"));
         QueueBrowser browser = s.createBrowser(q);
@@ -567,7 +575,7 @@ class SeedExamplesTest {
         AQjmsDestinationProperty p = new AQjmsDestinationProperty();
         assertEquals(5, p.getMaxRetries(), "The default value for MAX_RETRIES is 5");
         p.setRetryInterval(2);  // seconds
-        AQjmsDestination q = make("retry", false, p);
+        AQjmsQueue q = queue("retry", p);
         QueueMonitor monitor = new QueueMonitor();  // "The ... time manager enforces the retry delay"
         toClose.add(monitor);
         Session s = connection.createSession(true, 0);
@@ -616,7 +624,7 @@ class SeedExamplesTest {
     void exceptionQueues() throws Exception {
         AQjmsDestinationProperty p = new AQjmsDestinationProperty();
         p.setMaxRetries(1);
-        AQjmsDestination q = make("excq", false, p);
+        AQjmsQueue q = queue("excq", p);
         AQjmsSession s = (AQjmsSession) connection.createSession(true, 0);
         AQjmsDestinationProperty eqp = new AQjmsDestinationProperty();
         eqp.setQueueType(AQjmsDestinationProperty.EXCEPTION_QUEUE);
@@ -659,7 +667,7 @@ class SeedExamplesTest {
     void aTopicsMessageGoesToTheExceptionQueueOnceEverySubscriberIsDone() throws Exception {
         AQjmsDestinationProperty p = new AQjmsDestinationProperty();
         p.setMaxRetries(1);
-        AQjmsDestination t = make("alerts", true, p);
+        AQjmsTopic t = topic("alerts", p);
         AQjmsSession s = (AQjmsSession) connection.createSession(true, 0);
         TopicSubscriber a = s.createDurableSubscriber(t, "SUB_A");
         TopicSubscriber b = s.createDurableSubscriber(t, "SUB_B");
@@ -695,7 +703,7 @@ class SeedExamplesTest {
      *  goes to the exception queue. */
     @Test
     void anExpiredMessageGoesToTheExceptionQueue() throws Exception {
-        AQjmsDestination q = make("expiring", false, new AQjmsDestinationProperty());
+        AQjmsQueue q = queue("expiring", new AQjmsDestinationProperty());
         toClose.add(new QueueMonitor());  // "The ... queue monitor must be running to implement TimeToLive"
         AQjmsSession s = (AQjmsSession) connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         s.createProducer(q).send(s.createTextMessage("too late"), DeliveryMode.PERSISTENT, 1, 1000);
@@ -717,7 +725,7 @@ class SeedExamplesTest {
      *  created with a messageSelector". */
     @Test
     void recipientListsAndTopicReceivers() throws Exception {
-        AQjmsDestination t = make("deals", true, new AQjmsDestinationProperty());
+        AQjmsTopic t = topic("deals", new AQjmsDestinationProperty());
         AQjmsSession s = (AQjmsSession) connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         TopicSubscriber a = s.createDurableSubscriber(t, "SUB_A");
         TopicSubscriber b = s.createDurableSubscriber(t, "SUB_B");
@@ -760,7 +768,7 @@ class SeedExamplesTest {
      *  purge operation are also undone"). */
     @Test
     void topicBrowser() throws Exception {
-        AQjmsDestination t = make("bulletins", true, new AQjmsDestinationProperty());
+        AQjmsTopic t = topic("bulletins", new AQjmsDestinationProperty());
         AQjmsSession s = (AQjmsSession) connection.createSession(true, 0);
         s.createDurableSubscriber(t, "READER").close();
         MessageProducer p = s.createProducer(t);
@@ -798,7 +806,7 @@ class SeedExamplesTest {
         assertNull(reader.receive(300));
         s.commit();
         assertThrows(javax.jms.IllegalStateException.class,
-                () -> ((AQjmsQueueBrowser) s.createBrowser(make("plain_q", false, new AQjmsDestinationProperty())))
+                () -> ((AQjmsQueueBrowser) s.createBrowser(queue("plain_q", new AQjmsDestinationProperty())))
                         .purgeSeen(), "a QueueBrowser has no purge");
     }
 
