@@ -5,6 +5,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UTFDataFormatException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -21,6 +23,8 @@ public class AQjmsBytesMessage extends AQjmsMessage implements BytesMessage {
     private byte[] buf = new byte[0];
     private int count;
     private int pos;
+    /** The body came from setInputStream: write calls are refused. */
+    private boolean streamed;
 
     public AQjmsBytesMessage() {
     }
@@ -54,6 +58,7 @@ public class AQjmsBytesMessage extends AQjmsMessage implements BytesMessage {
         buf = new byte[0];
         count = 0;
         pos = 0;
+        streamed = false;
     }
 
     @Override
@@ -77,6 +82,9 @@ public class AQjmsBytesMessage extends AQjmsMessage implements BytesMessage {
     // -- writing ----------------------------------------------------------------------------
     private void put(byte[] data, int off, int len) throws JMSException {
         checkBodyWritable();
+        if (streamed) {
+            throw Streaming.mixed("a write call after setInputStream");
+        }
         if (count + len > buf.length) {
             buf = Arrays.copyOf(buf, Math.max(count + len, buf.length * 2 + 16));
         }
@@ -132,6 +140,9 @@ public class AQjmsBytesMessage extends AQjmsMessage implements BytesMessage {
     @Override
     public void writeUTF(String value) throws JMSException {
         checkBodyWritable();
+        if (streamed) {
+            throw Streaming.mixed("a write call after setInputStream");
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream(value.length() + 2);
         try {
             new DataOutputStream(out).writeUTF(value);
@@ -287,5 +298,46 @@ public class AQjmsBytesMessage extends AQjmsMessage implements BytesMessage {
         System.arraycopy(buf, pos, value, 0, k);
         pos += k;
         return k;
+    }
+
+    // -- Oracle's JMS streaming ("JMS Streaming"; what pgaq does: see Streaming) -------------
+    /** The body is the stream's data, read to its end now (the stream is left open). Refused
+     *  (IllegalStateException, JMS-191) once the body was written to, and write calls are
+     *  refused after it, as Oracle's guide says. */
+    public void setInputStream(InputStream inputStream) throws JMSException {
+        checkBodyWritable();
+        if (count > 0 || streamed) {
+            throw Streaming.mixed("setInputStream on a body already given");
+        }
+        byte[] data = Streaming.readAll(inputStream);
+        put(data, 0, data.length);
+        streamed = true;
+    }
+
+    /** Whether Oracle's server would have streamed this received body: it is longer than the
+     *  threshold and streaming is on (see Streaming). The body is here anyway. */
+    public boolean isLargeBody() throws JMSException {
+        return Streaming.large(this, count);
+    }
+
+    /** The whole body, whatever the read position (left as it is), written to outputStream
+     *  8192 bytes at a time; MessageNotReadableException before reset() on a message being
+     *  written. */
+    public OutputStream getBody(OutputStream outputStream) throws JMSException {
+        return getBody(outputStream, Streaming.DEFAULT_CHUNK, 0L);
+    }
+
+    public OutputStream getBody(OutputStream outputStream, int chunkSize) throws JMSException {
+        return getBody(outputStream, chunkSize, 0L);
+    }
+
+    /** As getBody, within {@code timeout} ms (0 never expires, a negative one is ignored). */
+    public OutputStream getBody(OutputStream outputStream, long timeout) throws JMSException {
+        return getBody(outputStream, Streaming.DEFAULT_CHUNK, timeout);
+    }
+
+    public OutputStream getBody(OutputStream outputStream, int chunkSize, long timeout) throws JMSException {
+        readable();
+        return Streaming.write(buf, count, outputStream, chunkSize, timeout);
     }
 }

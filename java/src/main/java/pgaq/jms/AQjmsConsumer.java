@@ -48,6 +48,11 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
     private volatile MessageListener listener;
     private int navigation;
     private long looks;
+    /** Where NEXT_MESSAGE and NEXT_TRANSACTION go on from in a grouped queue: the last
+     *  message's position and transaction group, persistent [0] and NON_PERSISTENT [1] ones
+     *  each (each class is ordered on its own); null: the head. */
+    private final Object[][] positions = new Object[2][];
+    private final Long[] groups = new Long[2];
 
     private AQjmsConsumer(AQjmsSession session, AQjmsDestination destination, String selector, String name,
             boolean durable, boolean ownSubscriber, boolean noLocal) {
@@ -282,13 +287,21 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
     }
 
     private Message look(String msgid, boolean blocking, boolean noData) throws JMSException {
-        return take(msgid, noData, false);
+        return take(msgid, noData, false, blocking);
+    }
+
+    /** A listener's look (it waits for messages, as a blocking receive). */
+    Message take(String msgid, boolean noData, boolean forListener) throws JMSException {
+        return take(msgid, noData, forListener, true);
     }
 
     /** One look: the next message for this consumer now, or null; a no-local consumer passes
      *  over its own connection's. {@code forListener}: taken in a transaction that the
-     *  listener's return settles. */
-    Message take(String msgid, boolean noData, boolean forListener) throws JMSException {
+     *  listener's return settles. {@code blocking}: at the end of the queue (or of a
+     *  transaction group), navigation starts again from the head, as it does by default
+     *  (Oracle Database Advanced Queuing User's Guide, "Message Navigation in Receive"). */
+    Message take(String msgid, boolean noData, boolean forListener, boolean blocking) throws JMSException {
+        boolean again = msgid == null && (navigation == 0 || blocking);
         while (true) {
             checkOpen();
             int mode = session.ackMode();
@@ -301,15 +314,32 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
             // persistent messages first, NON_PERSISTENT (buffered) ones when there are none;
             // every eighth look the other way round so a steady flow starves neither
             boolean bufferedFirst = (++looks & 7) == 0 && msgid == null;
-            Dequeued d = session.db().dequeue(info, consumer, dmode, nav, msgid, cond, bufferedFirst, inTx);
+            Dequeued d = dequeueFrom(consumer, dmode, nav, msgid, cond, bufferedFirst, inTx);
             if (d == null) {
-                d = session.db().dequeue(info, consumer, dmode, nav, msgid, cond, !bufferedFirst, inTx);
+                d = dequeueFrom(consumer, dmode, nav, msgid, cond, !bufferedFirst, inTx);
+            }
+            if (d == null && again && (positions[0] != null || positions[1] != null)) {
+                again = false;
+                forgetPositions();
+                continue;
             }
             if (d == null) {
                 return null;
             }
+            if (msgid == null) {  // a receive by id leaves the position where it was
+                int k = d.buffered ? 1 : 0;
+                // a removed message is gone: an ungrouped queue is read from the head again
+                // (retries and more urgent messages included); a grouped one goes on in the group
+                positions[k] = info.grouped ? d.position : null;
+                groups[k] = info.grouped ? d.group : null;
+            }
             if (noLocal && session.connection().localName.equals(d.senderName)) {
                 continue;  // one of this connection's own publications
+            }
+            if (noData) {  // REMOVE_NODATA brings no payload to decode: the id is all there is
+                AQjmsMessage removed = new AQjmsMessage();
+                removed.setJMSMessageID("ID:" + d.msgid);
+                return removed;
             }
             AQjmsMessage m = PayloadCodec.decode(d, info.payloadKind, destination, session.compliant(),
                     session.replyTo());
@@ -318,8 +348,26 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
             if (mode == Session.CLIENT_ACKNOWLEDGE) {
                 m.setAcknowledger(session::acknowledge);
             }
+            m.streamable = !forListener && !d.buffered && SessionDatabase.receivesInTransaction(mode);
             return m;
         }
+    }
+
+    /** One dequeue of one delivery class, from this consumer's position in it. */
+    private Dequeued dequeueFrom(String consumer, String dmode, String nav, String msgid, String cond,
+            boolean buffered, boolean inTx) throws JMSException {
+        int k = buffered ? 1 : 0;
+        boolean first = msgid != null || navigation == NAVIGATION_FIRST_MESSAGE;
+        return session.db().dequeue(info, consumer, dmode, nav, msgid, cond, first ? null : positions[k],
+                first ? null : groups[k], buffered, inTx);
+    }
+
+    /** Navigate from the head again (a rollback or recover offers what it took again). */
+    void forgetPositions() {
+        positions[0] = null;
+        positions[1] = null;
+        groups[0] = null;
+        groups[1] = null;
     }
 
     // -- the message listener ---------------------------------------------------------------

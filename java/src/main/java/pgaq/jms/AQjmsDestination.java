@@ -2,6 +2,7 @@ package pgaq.jms;
 
 import java.io.Serializable;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import javax.jms.JMSException;
 import javax.jms.Destination;
 import javax.jms.Session;
@@ -13,19 +14,24 @@ import javax.jms.Session;
  * {@link AQjmsSession#createQueue(String)} takes back. The administrative methods are
  * Oracle's "JMS Destination Methods". Oracle's one class is both a Queue and a Topic; here a
  * queue is not a Topic nor a topic a Queue, so that code asking `instanceof Topic` (JMS
- * programs, Spring) learns which it has.
+ * programs, Spring) learns which it has. A part of the name that is not a lower-case
+ * identifier is double-quoted in "owner.name" (public."test-queue"), as the SQL procedures
+ * read names.
  */
 public abstract class AQjmsDestination implements Destination, Serializable {
     private static final long serialVersionUID = 1L;
+    /** A name part the SQL procedures read as it is (unquoted parts fold to lower case). */
+    private static final Pattern PLAIN = Pattern.compile("[a-z_][a-z0-9_$#]*");
     private final String owner;
     private final String name;
     private final boolean topic;
 
-    /** A Queue or a Topic of this provider. */
+    /** A Queue or a Topic of this provider; owner and name as the catalog has them. */
     static AQjmsDestination of(String owner, String name, boolean topic) {
         return topic ? new AQjmsTopic(owner, name) : new AQjmsQueue(owner, name);
     }
 
+    /** owner and name as the catalog has them (not SQL text: no quotes, case kept). */
     AQjmsDestination(String owner, String name, boolean topic) {
         this.owner = owner;
         this.name = name;
@@ -43,7 +49,22 @@ public abstract class AQjmsDestination implements Destination, Serializable {
 
     /** "owner.name": what the SQL procedures take. */
     public String getCompleteName() {
-        return owner + "." + name;
+        return sqlName(owner) + "." + sqlName(name);
+    }
+
+    /** A catalog name as SQL text: as it is when unquoted text reads back the same, else in
+     *  double quotes ("test-queue", "Orders"). */
+    static String sqlName(String part) {
+        return PLAIN.matcher(part).matches() ? part : '"' + part.replace("\"", "\"\"") + '"';
+    }
+
+    /** A part of a name as SQL text, as the catalog has it: a quoted part without its
+     *  quotes, an unquoted one in lower case. */
+    static String catalogName(String sql) {
+        if (sql.length() >= 2 && sql.startsWith("\"") && sql.endsWith("\"")) {
+            return sql.substring(1, sql.length() - 1).replace("\"\"", "\"");
+        }
+        return sql.toLowerCase(Locale.ROOT);
     }
 
     public String getQueueOwner() {

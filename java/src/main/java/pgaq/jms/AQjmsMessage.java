@@ -37,6 +37,9 @@ public class AQjmsMessage implements Message {
      *  sent again (a forwarded message is the forwarder's, as in pgaq.jms). */
     private AQjmsAgent receivedSender;
     private AQjmsAgent[] recipients;
+    /** Received by a receive that Oracle's server could stream (a CLIENT_ACKNOWLEDGE or
+     *  transacted session's receive of a PERSISTENT message): see {@link Streaming}. */
+    boolean streamable;
 
     public AQjmsMessage() {
     }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 import javax.jms.BytesMessage;
 import javax.jms.Destination;
 import javax.jms.IllegalStateException;
@@ -43,6 +44,9 @@ import javax.jms.TopicSubscriber;
  * createQueue, createTopic, getDBConnection: {@link Admin}).
  */
 public class AQjmsSession implements QueueSession, TopicSession {
+    /** [owner.]name as the SQL procedures read it: identifiers or double-quoted names. */
+    private static final Pattern SQL_NAME = Pattern.compile(
+            "(\"(?:[^\"]|\"\")+\"|[A-Za-z_][A-Za-z0-9_$#]*)(\\.(\"(?:[^\"]|\"\")+\"|[A-Za-z_][A-Za-z0-9_$#]*))?");
     private final AQjmsConnection connection;
     private final boolean transacted;
     private final int acknowledgeMode;
@@ -126,8 +130,11 @@ public class AQjmsSession implements QueueSession, TopicSession {
             throw new InvalidDestinationException("JMS-178: give the owner and the name of the "
                     + (topic ? "topic" : "queue"), "JMS-178");
         }
-        AQjmsDestination d = AQjmsDestination.of(owner, name, topic);
-        DestInfo info = db.info(d);
+        return checked(db.info(owner + "." + name), topic);
+    }
+
+    /** The destination of a queue the catalog has, if it is of the kind asked for. */
+    private AQjmsDestination checked(DestInfo info, boolean topic) throws JMSException {
         if (topic != info.multipleConsumers && !info.isExceptionQueue()) {
             throw topic
                     ? new InvalidDestinationException("JMS-126: Invalid Topic: " + info.qualified()
@@ -139,7 +146,9 @@ public class AQjmsSession implements QueueSession, TopicSession {
     }
 
     /** JMS's createQueue(name): the existing queue "owner.name", or "name" in the login's
-     *  schema search path (Oracle's queues are made by the administrator, not by this call). */
+     *  schema search path (Oracle's queues are made by the administrator, not by this call).
+     *  A name that is not [owner.]name in SQL's spelling ("test-queue", "a.b.c", the names
+     *  other providers' programs use) is one queue name as it is, in the login's schema. */
     @Override
     public Queue createQueue(String name) throws JMSException {
         checkOpen();
@@ -156,8 +165,8 @@ public class AQjmsSession implements QueueSession, TopicSession {
         if (name == null || name.isEmpty()) {
             throw new InvalidDestinationException("JMS-178: a destination needs a name", "JMS-178");
         }
-        DestInfo info = db.info(name);
-        return destination(info.schema, info.name, topic);
+        DestInfo info = db.info(SQL_NAME.matcher(name).matches() ? name : AQjmsDestination.sqlName(name));
+        return checked(info, topic);
     }
 
     @Override
@@ -233,13 +242,16 @@ public class AQjmsSession implements QueueSession, TopicSession {
                     }
                 }
             });
+            // the address is SQL's spelling; a destination holds the catalog's names
+            String o = AQjmsDestination.catalogName(owner);
+            String n = AQjmsDestination.catalogName(name);
             if ("TEMPORARY_QUEUE".equals(kind)) {
-                return new AQjmsTemporaryQueue(owner, name, null);
+                return new AQjmsTemporaryQueue(o, n, null);
             }
             if ("TEMPORARY_TOPIC".equals(kind)) {
-                return new AQjmsTemporaryTopic(owner, name, null);
+                return new AQjmsTemporaryTopic(o, n, null);
             }
-            return AQjmsDestination.of(owner, name, "TOPIC".equals(kind));
+            return AQjmsDestination.of(o, n, "TOPIC".equals(kind));
         };
     }
 

@@ -1,5 +1,7 @@
 package pgaq.jms;
 
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,6 +20,8 @@ public class AQjmsStreamMessage extends AQjmsMessage implements StreamMessage {
     private int index;
     /** Where a byte[] field being read in parts (readBytes) is; -1: none is. */
     private int bytesOffset = -1;
+    /** The body came from setInputStream: write calls are refused. */
+    private boolean streamed;
 
     public AQjmsStreamMessage() {
     }
@@ -58,12 +62,16 @@ public class AQjmsStreamMessage extends AQjmsMessage implements StreamMessage {
     public void clearBody() throws JMSException {
         super.clearBody();
         items = new ArrayList<>();
+        streamed = false;
         rewind();
     }
 
     // -- writing ----------------------------------------------------------------------------
     private void write(Kind kind, Object value) throws JMSException {
         checkBodyWritable();
+        if (streamed) {
+            throw Streaming.mixed("a write call after setInputStream");
+        }
         items.add(value == null ? (kind == Kind.BYTES ? Typed.NULL_BYTES : Typed.NULL_STRING)
                 : new Typed(kind, value));
     }
@@ -258,5 +266,77 @@ public class AQjmsStreamMessage extends AQjmsMessage implements StreamMessage {
             bytesOffset = offset + k;
         }
         return k;
+    }
+
+    // -- Oracle's JMS streaming ("JMS Streaming"; what pgaq does: see Streaming) -------------
+    /** The body is one byte[] field holding the stream's data, read to its end now (the
+     *  stream is left open); readBytes reads it back, as getBody does. Refused
+     *  (IllegalStateException, JMS-191) once a field was written, and write calls are refused
+     *  after it. */
+    public void setInputStream(InputStream inputStream) throws JMSException {
+        checkBodyWritable();
+        if (!items.isEmpty() || streamed) {
+            throw Streaming.mixed("setInputStream on a body already given");
+        }
+        byte[] data = Streaming.readAll(inputStream);
+        items.add(new Typed(Kind.BYTES, data));
+        streamed = true;
+    }
+
+    /** The message data a stream carries: the bytes of the body's byte[] fields, in order;
+     *  MessageFormatException (JMS-161) for a body with fields of other types. */
+    private byte[] data() throws JMSException {
+        if (!bodyReadOnly) {
+            throw Errors.notReadable("the body is write-only: call reset() before reading");
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (Typed t : items) {
+            if (t.kind != Kind.BYTES) {
+                throw Errors.format(Errors.FORMAT, "a " + t.kind.java + " field is not message data "
+                        + "a stream carries (only byte[] fields are)");
+            }
+            if (t.value != null) {
+                byte[] b = (byte[]) t.value;
+                out.write(b, 0, b.length);
+            }
+        }
+        return out.toByteArray();
+    }
+
+    /** Oracle's AQjmsStreamMessage.getBodyLength: the length of the message data (the byte[]
+     *  fields' bytes). */
+    public long getBodyLength() throws JMSException {
+        return data().length;
+    }
+
+    /** Whether Oracle's server would have streamed this received body (see Streaming); false
+     *  for a body of typed fields, which is not message data a stream carries. */
+    public boolean isLargeBody() throws JMSException {
+        for (Typed t : items) {
+            if (t.kind != Kind.BYTES) {
+                return false;
+            }
+        }
+        return Streaming.large(this, data().length);
+    }
+
+    /** The message data written to outputStream 8192 bytes at a time, whatever the read
+     *  position (left as it is). */
+    public OutputStream getBody(OutputStream outputStream) throws JMSException {
+        return getBody(outputStream, Streaming.DEFAULT_CHUNK, 0L);
+    }
+
+    public OutputStream getBody(OutputStream outputStream, int chunkSize) throws JMSException {
+        return getBody(outputStream, chunkSize, 0L);
+    }
+
+    /** As getBody, within {@code timeout} ms (0 never expires, a negative one is ignored). */
+    public OutputStream getBody(OutputStream outputStream, long timeout) throws JMSException {
+        return getBody(outputStream, Streaming.DEFAULT_CHUNK, timeout);
+    }
+
+    public OutputStream getBody(OutputStream outputStream, int chunkSize, long timeout) throws JMSException {
+        byte[] data = data();
+        return Streaming.write(data, data.length, outputStream, chunkSize, timeout);
     }
 }

@@ -33,4 +33,6 @@ final class Dequeued {
     boolean buffered;
     /** Where NEXT_MESSAGE navigation goes on from after this message (a browser's cursor). */
     Object[] position;
+    /** Its transaction group on a grouped queue table, else null. */
+    Long group;
 }

@@ -79,10 +79,10 @@ final class SessionDatabase {
         return info(d.getCompleteName());
     }
 
-    /** The queue "owner.name", or "name" in the login's search path. */
+    /** The queue "owner.name", or "name" in the login's search path (SQL's spelling: cached
+     *  by the text as it is, since "Q" and "q" in quotes are two queues). */
     DestInfo info(String name) throws JMSException {
-        String key = name.toLowerCase(Locale.ROOT);
-        DestInfo hit = infos.get(key);
+        DestInfo hit = infos.get(name);
         if (hit != null) {
             return hit;
         }
@@ -91,14 +91,14 @@ final class SessionDatabase {
             try (ResultSet rs = st.executeQuery()) {
                 rs.next();
                 hit = new DestInfo(rs.getInt(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                        rs.getString(5), rs.getBoolean(6));
+                        rs.getString(5), rs.getBoolean(6), rs.getBoolean(7));
             }
         } catch (SQLException e) {
             throw Sql.error(e);
         } finally {
             endIdle();
         }
-        infos.put(key, hit);
+        infos.put(name, hit);
         return hit;
     }
 
@@ -183,6 +183,14 @@ final class SessionDatabase {
     /** As above, going on from {@code position} (a browser's last message's). */
     Dequeued dequeue(DestInfo info, String consumer, String mode, String navigation, String msgid,
             String condition, Object[] position, boolean buffered, boolean inTx) throws JMSException {
+        return dequeue(info, consumer, mode, navigation, msgid, condition, position, null, buffered, inTx);
+    }
+
+    /** As above, in or past the transaction group {@code group} (a grouped queue's
+     *  NEXT_MESSAGE and NEXT_TRANSACTION navigation). */
+    Dequeued dequeue(DestInfo info, String consumer, String mode, String navigation, String msgid,
+            String condition, Object[] position, Long group, boolean buffered, boolean inTx)
+            throws JMSException {
         lock.lock();
         try {
             Connection c = main();
@@ -214,7 +222,12 @@ final class SessionDatabase {
                 } else {
                     st.setArray(7, c.createArrayOf("bigint", position));
                 }
-                st.setString(8, buffered ? "BUFFERED" : "PERSISTENT");
+                if (group == null) {
+                    st.setNull(8, Types.BIGINT);
+                } else {
+                    st.setLong(8, group);
+                }
+                st.setString(9, buffered ? "BUFFERED" : "PERSISTENT");
                 try (ResultSet rs = st.executeQuery()) {
                     d = rs.next() ? row(rs, buffered) : null;
                 }
@@ -259,6 +272,8 @@ final class SessionDatabase {
         d.buffered = buffered;
         java.sql.Array pos = rs.getArray(18);
         d.position = pos == null ? null : (Object[]) pos.getArray();
+        long group = rs.getLong(19);
+        d.group = rs.wasNull() ? null : group;
         return d;
     }
 
@@ -271,6 +286,43 @@ final class SessionDatabase {
             }
         } catch (SQLException ignored) {
             // the next statement reports a lost connection
+        }
+    }
+
+    /** TopicBrowser.purgeSeen: the messages a browser showed, removed for the durable
+     *  subscriber as its receive would; in a transacted session in its transaction (stable at
+     *  commit, undone by rollback), else at once. How many were removed. */
+    int purge(DestInfo info, String subscriber, List<String> persistent, List<String> buffered)
+            throws JMSException {
+        lock.lock();
+        try {
+            boolean transacted = session.getTransactedQuietly();
+            Connection c = transacted || main().getAutoCommit() ? main() : aside();
+            int n = 0;
+            if (!persistent.isEmpty()) {
+                try (PreparedStatement st = c.prepareStatement(Sql.load("topic_browser_purge"))) {
+                    st.setString(1, info.qualified());
+                    st.setString(2, subscriber);
+                    st.setArray(3, c.createArrayOf("text", persistent.toArray()));
+                    try (ResultSet rs = st.executeQuery()) {
+                        rs.next();
+                        n += rs.getInt(1);
+                    }
+                }
+                if (transacted) {
+                    pending = true;
+                }
+            }
+            for (String id : buffered) {  // the buffered companion: by id, as the receive would
+                if (dequeue(info, subscriber, "REMOVE_NODATA", "FIRST_MESSAGE", id, null, true, transacted) != null) {
+                    n++;
+                }
+            }
+            return n;
+        } catch (SQLException e) {
+            throw failed(e);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -301,12 +353,17 @@ final class SessionDatabase {
         }
     }
 
-    /** Roll back, then count each rolled-back REMOVE as a failed delivery attempt. */
+    /** Roll back, then count each rolled-back REMOVE as a failed delivery attempt. The
+     *  session's consumers navigate from the head again: what was taken comes again in queue
+     *  order. */
     void rollback() throws JMSException {
         lock.lock();
         Map<List<Object>, List<String>> undone = new LinkedHashMap<>(removed);
         try {
             clear();
+            for (AQjmsConsumer c : session.consumers()) {
+                c.forgetPositions();
+            }
             if (db == null) {
                 return;
             }

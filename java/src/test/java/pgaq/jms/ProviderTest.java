@@ -332,4 +332,95 @@ class ProviderTest {
         assertEquals("made by Java", ((TextMessage) s.createConsumer(q).receive(10_000)).getText());
         assertEquals(table.getName(), s.getQueueTable(TestDb.SCHEMA, name + "_t").getName());
     }
+
+    @Test
+    void namesThatAreNotIdentifiersAreQuotedAndRoundTrip() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        String table = TestDb.unique("odd");
+        try (Connection c = TestDb.jdbc()) {
+            try (Statement st = c.createStatement()) {
+                st.execute("CREATE SCHEMA IF NOT EXISTS " + TestDb.SCHEMA);
+            }
+            TestDb.call(c, "CALL dbms_aqadm.create_queue_table(queue_table => ?, queue_payload_type => ?)",
+                    TestDb.SCHEMA + "." + table, "SYS.AQ$_JMS_MESSAGE");
+            for (String q : new String[] {"\"Mixed-Case\"", "\"a.b.c\""}) {
+                TestDb.call(c, "CALL dbms_aqadm.create_queue(queue_name => ?, queue_table => ?)",
+                        TestDb.SCHEMA + "." + q, TestDb.SCHEMA + "." + table);
+                TestDb.call(c, "CALL dbms_aqadm.start_queue(queue_name => ?)", TestDb.SCHEMA + "." + q);
+            }
+        }
+        Queue mixed = s.createQueue(TestDb.SCHEMA + ".\"Mixed-Case\"");
+        assertEquals(TestDb.SCHEMA + ".\"Mixed-Case\"", mixed.getQueueName());
+        assertEquals(mixed, s.createQueue(mixed.getQueueName()));
+        Queue dotted = s.createQueue(TestDb.SCHEMA + ".\"a.b.c\"");
+        TextMessage m = s.createTextMessage("odd");
+        m.setJMSReplyTo(mixed);
+        s.createProducer(dotted).send(m);
+        connection.start();
+        Message got = s.createConsumer(dotted).receive(10_000);
+        assertEquals("odd", ((TextMessage) got).getText());
+        assertEquals(mixed, got.getJMSReplyTo(), "a reply-to address names the same queue back");
+        assertThrows(javax.jms.InvalidDestinationException.class, () -> s.createQueue("no-such-queue"));
+    }
+
+    @Test
+    void aConsumerOfAGroupedQueueGoesOnFromGroupToGroup() throws Exception {
+        String name = TestDb.unique("grouped");
+        try (Connection c = TestDb.jdbc()) {
+            try (Statement st = c.createStatement()) {
+                st.execute("CREATE SCHEMA IF NOT EXISTS " + TestDb.SCHEMA);
+            }
+            TestDb.call(c, "CALL dbms_aqadm.create_queue_table(queue_table => ?, queue_payload_type => ?, "
+                    + "message_grouping => 'TRANSACTIONAL')", TestDb.SCHEMA + "." + name + "_t", "SYS.AQ$_JMS_MESSAGE");
+            TestDb.call(c, "CALL dbms_aqadm.create_queue(queue_name => ?, queue_table => ?)",
+                    TestDb.SCHEMA + "." + name, TestDb.SCHEMA + "." + name + "_t");
+            TestDb.call(c, "CALL dbms_aqadm.start_queue(queue_name => ?)", TestDb.SCHEMA + "." + name);
+        }
+        Session tx = connection.createSession(true, Session.SESSION_TRANSACTED);
+        Queue q = queue(tx, TestDb.SCHEMA + "." + name);
+        MessageProducer p = tx.createProducer(q);
+        for (String[] group : new String[][] {{"a1", "a2"}, {"b1"}, {"c1", "c2"}}) {
+            for (String t : group) {
+                p.send(tx.createTextMessage(t));
+            }
+            tx.commit();
+        }
+        connection.start();
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer c = s.createConsumer(q);
+        List<String> got = new ArrayList<>();
+        for (Message m; (m = c.receiveNoWait()) != null;) {
+            got.add(((TextMessage) m).getText());
+        }
+        assertEquals(java.util.Arrays.asList("a1", "a2", "b1", "c1", "c2"), got);
+
+        Queue plain = queue(s, TestDb.queue("ungrouped"));
+        AQjmsConsumer nav = (AQjmsConsumer) s.createConsumer(plain);
+        nav.setNavigationMode(AQjmsConsumer.NAVIGATION_NEXT_TRANSACTION);
+        JMSException e = assertThrows(JMSException.class, nav::receiveNoWait);
+        assertTrue(e.getMessage().contains("ORA-25237"), e.getMessage());
+    }
+
+    @Test
+    void aTopicBrowserPurgesWhatItShowedOfBothDeliveryModes() throws Exception {
+        AQjmsSession s = (AQjmsSession) connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic t = topic(s, TestDb.topic("purge"));
+        s.createDurableSubscriber(t, "KEEPER").close();
+        MessageProducer p = s.createProducer(t);
+        p.send(s.createTextMessage("persistent"));
+        p.send(s.createTextMessage("buffered"), DeliveryMode.NON_PERSISTENT, 1, 0);
+        p.send(s.createTextMessage("not seen"), DeliveryMode.NON_PERSISTENT, 1, 0);
+        AQjmsQueueBrowser b = s.createBrowser(t, "KEEPER", null);
+        Enumeration<?> e = b.getEnumeration();
+        List<String> seen = new ArrayList<>();
+        seen.add(((TextMessage) e.nextElement()).getText());
+        seen.add(((TextMessage) e.nextElement()).getText());
+        b.purgeSeen();  // not transacted: at once
+        List<String> left = new ArrayList<>();
+        for (Enumeration<?> again = s.createBrowser(t, "KEEPER", null).getEnumeration(); again.hasMoreElements();) {
+            left.add(((TextMessage) again.nextElement()).getText());
+        }
+        assertEquals(java.util.Arrays.asList("persistent", "buffered"), seen, "persistent ones first");
+        assertEquals(java.util.Collections.singletonList("not seen"), left);
+    }
 }
