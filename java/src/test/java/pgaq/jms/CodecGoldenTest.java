@@ -273,7 +273,7 @@ class CodecGoldenTest {
         for (Map<String, Object> c : cases()) {
             if (c.get("name").equals("reply_to_queue")) {
                 AQjmsMessage m = PayloadCodec.decode(row(c), "JMS_TEXT", null, false, null);
-                assertEquals(new AQjmsAgent(null, "SCOTT.REPLIES", 0), m.getJMSReplyTo());
+                assertEquals(new AQjmsAgent(null, "scott.replies", 0), m.getJMSReplyTo());
                 return;
             }
         }
