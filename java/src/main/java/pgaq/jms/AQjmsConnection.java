@@ -183,6 +183,17 @@ public class AQjmsConnection implements QueueConnection, TopicConnection {
         return false;
     }
 
+    /** Whether a session of this connection has the durable subscription open (JMS 1.1:
+     *  unsubscribe of an active subscription is an error). */
+    boolean hasDurableSubscriber(String name) {
+        for (AQjmsSession s : sessions()) {
+            if (s.hasDurableSubscriber(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     void forget(AQjmsSession s) {
         synchronized (sessions) {
             sessions.remove(s);

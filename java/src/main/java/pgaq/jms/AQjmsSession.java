@@ -452,6 +452,15 @@ public class AQjmsSession implements QueueSession, TopicSession {
         }
     }
 
+    boolean hasDurableSubscriber(String name) {
+        for (AQjmsConsumer c : consumers()) {
+            if (c.isDurable() && name.equalsIgnoreCase(c.subscriberName())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     boolean hasConsumersOn(AQjmsDestination d) {
         for (AQjmsConsumer c : consumers()) {
             if (c.destination().equals(d)) {
@@ -498,13 +507,9 @@ public class AQjmsSession implements QueueSession, TopicSession {
     @Override
     public void unsubscribe(String name) throws JMSException {
         checkOpen();
-        for (AQjmsSession s : new AQjmsSession[] {this}) {
-            for (AQjmsConsumer c : s.consumers()) {
-                if (c.isDurable() && name.equalsIgnoreCase(c.subscriberName())) {
-                    throw new IllegalStateException(
-                            "JMS-230: Illegal attempt to delete durable subscription with active TopicSubscribers", "JMS-230");
-                }
-            }
+        if (connection.hasDurableSubscriber(name)) {
+            throw new IllegalStateException(
+                    "JMS-230: Illegal attempt to delete durable subscription with active TopicSubscribers", "JMS-230");
         }
         List<String> topics = db.run(c -> {
             List<String> out = new ArrayList<>();
