@@ -63,7 +63,7 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-def _as_server_user() -> list[str]:
+def as_server_user() -> list[str]:
     if os.geteuid() != 0:
         return []
     try:
@@ -78,7 +78,7 @@ def _as_server_user() -> list[str]:
     return ["su", SERVER_USER, "-s", "/bin/sh", "-c"]  # pragma: no cover
 
 
-def _chown_tree(path: Path) -> None:
+def chown_tree(path: Path) -> None:
     if os.geteuid() != 0:
         return
     pw = pwd.getpwnam(SERVER_USER)
@@ -129,7 +129,7 @@ class Cluster:
 
     def _run(self, args: list[str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
         assert self.bindir is not None
-        cmd = [*_as_server_user(), str(self.bindir / args[0]), *args[1:]]
+        cmd = [*as_server_user(), str(self.bindir / args[0]), *args[1:]]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd="/")
         if proc.returncode != 0:
             raise ConfigError(f"{args[0]} failed ({proc.returncode}): {proc.stderr.strip()}")
@@ -142,7 +142,7 @@ class Cluster:
         """As root, the server runs as `postgres`: every parent must let it through."""
         if os.geteuid() != 0:
             return
-        probe = subprocess.run([*_as_server_user(), "test", "-x", str(self.data_dir)],
+        probe = subprocess.run([*as_server_user(), "test", "-x", str(self.data_dir)],
                                capture_output=True, timeout=10, cwd="/")
         if probe.returncode != 0:
             raise ConfigError(
@@ -157,7 +157,7 @@ class Cluster:
         if not self.initialised():
             self.pgdata.mkdir(parents=True, exist_ok=True)
             os.chmod(self.pgdata, 0o700)
-            _chown_tree(self.data_dir)
+            chown_tree(self.data_dir)
             self._run(
                 ["initdb", "-D", str(self.pgdata), "-U", self.superuser, "-A", "trust",
                  "-E", "UTF8", "--locale=C", *([] if self.durable else ["--no-sync"])]
@@ -179,7 +179,7 @@ class Cluster:
         text = main.read_text()
         if "include_if_exists = 'pgaq.conf'" not in text:
             main.write_text(text + "\ninclude_if_exists = 'pgaq.conf'\n")
-        _chown_tree(self.data_dir)
+        chown_tree(self.data_dir)
 
     def start(self, timeout: float = 60) -> None:
         self._run(
