@@ -5,7 +5,7 @@
 # --test also Chromium (the /dashboard test), docker-compose (validating the compose file and
 # running it), and podman with runc, catatonit (compose's `init: true`) and debootstrap (the
 # base image), which `make compose-test` and tests/e2e/test_compose_up.py start the stack
-# on; with --bench (`make bench`) also Debian's ActiveMQ broker, the java suite's peer (the
+# on, and Patroni, etcd and HAProxy (`make ha-test`); with --bench (`make bench`) also Debian's ActiveMQ broker, the java suite's peer (the
 # package `activemq`; its dependency libactivemq-java brings the OpenWire client, hawtbuf
 # and slf4j that the driver runs with; no instance is enabled, so no broker starts on its
 # own). Only root on a Debian-like system installs; anyone else is told what to install.
@@ -44,6 +44,13 @@ if [ "$test" = 1 ]; then
   [ -f /usr/share/java/spring3-jms.jar ] || need+=(libspring-jms-java)
   # ActiveMQ's example programs (/usr/share/doc/activemq/examples), run against pgaq
   [ -d /usr/share/doc/activemq/examples ] || need+=(activemq)
+  # high availability (`make ha-test`, tests/e2e/test_ha.py): Patroni with etcd, HAProxy in
+  # front; `ip` (iproute2) puts each PostgreSQL member in a network namespace of its own
+  command -v patroni >/dev/null 2>&1 || need+=(patroni)
+  command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
+  command -v etcdctl >/dev/null 2>&1 || need+=(etcd-client)
+  command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
+  command -v ip >/dev/null 2>&1 || need+=(iproute2)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then

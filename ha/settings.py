@@ -16,8 +16,8 @@ class Settings:
     recover_timeout: float = 120.0  # seconds throughput may take to come back to 90 %
     heal_timeout: float = 180.0  # seconds the cluster may take to have every member back
     drain_timeout: float = 120.0
-    rate: float = 100.0  # library enqueues a second (JMS, SQL, propagation, notification queues)
-    idap_clients: int = 4  # IDAP Send+Commit clients, as many receivers
+    rate: float = 60.0  # library enqueues a second (JMS, SQL, propagation, notification queues)
+    idap_clients: int = 2  # IDAP Send+Commit clients (unpaced), as many receivers
     ttl: int = 10  # Patroni's leader key (deploy/ha/patroni.yml.in)
     loop_wait: int = 1
     retry_timeout: int = 4

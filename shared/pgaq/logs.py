@@ -9,6 +9,8 @@ import sys
 import time
 from typing import Any
 
+import asyncpg
+
 from .settings import Environment
 
 _BARE = re.compile(r"^[A-Za-z0-9_.:/@+-]+$")
@@ -29,6 +31,10 @@ def fields(**values: Any) -> dict[str, Any]:
     return {"fields": {k: v for k, v in values.items() if v is not None}}
 
 
+_OUTAGE = (OSError, asyncpg.InterfaceError, asyncpg.CannotConnectNowError,
+           asyncpg.PostgresConnectionError)
+
+
 class LineFormatter(logging.Formatter):
     """One record, one line: tracebacks are folded into an escaped `exc=` field; a record's
     `fields` (see `fields()`) follow the message as `key=value` pairs."""
@@ -41,7 +47,13 @@ class LineFormatter(logging.Formatter):
         if isinstance(extra, dict):
             line += "".join(f" {k}={_value(v)}" for k, v in extra.items())
         if record.exc_info:
-            line += f" exc={json.dumps(self.formatException(record.exc_info))}"
+            exc = record.exc_info[1]
+            if isinstance(exc, _OUTAGE):
+                # the database going away (a restart, a failover) is an outage, not a bug:
+                # asyncpg's pool says so on every retry, and a traceback tells nothing more
+                line += f" error={json.dumps(repr(exc))}"
+            else:
+                line += f" exc={json.dumps(self.formatException(record.exc_info))}"
         return line
 
 

@@ -138,6 +138,19 @@ def test_log_lines_are_single_lines() -> None:
     assert json.loads(line.split(" msg=", 1)[1].split(" exc=")[0]) == "failed: a\nb"
 
 
+def test_a_lost_database_is_logged_as_one_error_without_a_traceback() -> None:
+    # asyncpg's pool logs each failed reconnect with its exception during a failover
+    try:
+        raise ConnectionError("unexpected connection_lost() call")
+    except ConnectionError:
+        record = logging.LogRecord("asyncpg.pool", logging.WARNING, __file__, 1,
+                                   "Failed to restore the pool connection floor; retrying", (),
+                                   sys.exc_info())
+    line = LineFormatter().format(record)
+    assert "Traceback" not in line and " exc=" not in line
+    assert json.loads(line.split(" error=", 1)[1]) == "ConnectionError('unexpected connection_lost() call')"
+
+
 def test_http_status_mapping() -> None:
     assert http_status(QueueError("ORA-24010: no queue", 24010, "P0001")) == 400
     assert http_status(QueueError("bad value", None, "22P02")) == 400

@@ -1,0 +1,22 @@
+"""`python -m ha` (`make ha-test`): pgaq through a SIGKILLed primary, a switchover and a
+partition; exits 1 on any violation. `python -m ha --settings` lists the knobs."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from .driver import run
+from .settings import Settings
+
+
+def main() -> int:
+    if "--settings" in sys.argv[1:]:
+        print(Settings.describe())
+        return 0
+    res = asyncio.run(run(Settings.from_env()))
+    return 1 if res.violations else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""pgaq on the Patroni cluster: the database `ha` made through HAProxy, the queues of
+`sql/setup.sql`, every service pointed at HAProxy through its ordinary settings
+(PGAQ_DSN), and an HTTP receiver for the notifications."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import asyncpg
+from chaos.services import Service
+from chaos.sinks import HttpSink
+from pgaq.embedded import free_port
+from pgaq.migrate import migrate_dsn
+
+from .cluster import PatroniCluster
+from .settings import Settings
+
+SQL = Path(__file__).with_name("sql")
+SERVLET = "/aqserv/servlet"
+SERVICES = ("core", "monitor", "notifier", "propagator", "gateway")
+
+
+class Mesh:
+    def __init__(self, s: Settings, workdir: Path) -> None:
+        self.s = s
+        self.cluster = PatroniCluster(s, workdir)
+        self.sink = HttpSink()
+        self.services: dict[str, Service] = {}
+        self.url = ""
+
+    @property
+    def dsn(self) -> str:
+        return self.cluster.dsn("ha")
+
+    async def start(self) -> None:
+        await self.cluster.start()
+        admin = await asyncpg.connect(self.cluster.dsn())
+        try:
+            await admin.execute("CREATE DATABASE ha")
+        finally:
+            await admin.close()
+        await migrate_dsn(self.dsn)
+        await self.sink.start()
+        conn = await asyncpg.connect(self.dsn)
+        try:
+            await conn.execute((SQL / "setup.sql").read_text())
+            await conn.execute("SELECT aq.register('ha.note_q', NULL, $1)", self.sink.url)
+        finally:
+            await conn.close()
+        common = {"PGAQ_LOG_LEVEL": os.environ.get("PGAQ_LOG_LEVEL", "WARNING"), "PGAQ_DSN": self.dsn,
+                  # a failover takes seconds: a lease or a notification must not wait a minute
+                  "PGAQ_PROPAGATION_LEASE": "5", "PGAQ_PROPAGATION_BACKOFF_BASE": "0.2",
+                  "PGAQ_NOTIFY_LEASE": "5", "PGAQ_NOTIFY_BACKOFF_BASE": "0.2",
+                  "PGAQ_NOTIFY_BACKOFF_MAX": "2", "PGAQ_NOTIFY_MAX_ATTEMPTS": "1000",
+                  "PGAQ_NOTIFY_HTTP_TIMEOUT": "5", "PGAQ_NOTIFY_SMTP_TIMEOUT": "5",
+                  "PGAQ_NOTIFY_PLSQL_TIMEOUT": "5"}
+        core, gw = free_port(), free_port()
+        specs = [
+            Service("core", "pgaq_services.core", {**common, "PGAQ_CORE_PORT": str(core)},
+                    health=f"http://127.0.0.1:{core}/health"),
+            Service("monitor", "pgaq_services.monitor", common),
+            Service("notifier", "pgaq_services.notifier", common),
+            Service("propagator", "pgaq_services.propagator", common),
+            Service("gateway", "pgaq_services.gateway",
+                    {**common, "PGAQ_PORT": str(gw), "PGAQ_GATEWAY_WORKERS": "1"},
+                    health=f"http://127.0.0.1:{gw}/health"),
+        ]
+        for spec in specs:
+            self.services[spec.name] = spec
+            await spec.launch()
+        self.url = f"http://127.0.0.1:{gw}{SERVLET}"
+
+    def deaths(self) -> dict[str, list[int]]:
+        """Services that died on their own (each was started again, but none should have
+        needed it)."""
+        return {n: s.deaths for n, s in self.services.items() if s.deaths}
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(svc.stop() for svc in self.services.values()))
+        await self.sink.stop()
+        await self.cluster.stop()
