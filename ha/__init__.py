@@ -1,0 +1,1 @@
+"""High availability: pgaq on a Patroni cluster, gateways scaled out behind HAProxy."""
