@@ -35,6 +35,12 @@ def send(corr: str, commit: bool = False) -> bytes:
                f"{'<AQXmlCommit/>' if commit else ''}</AQXmlSend>")
 
 
+def receive(corr: str, commit: bool = False) -> bytes:
+    return doc(f'<AQXmlReceive xmlns="{AQ}"><consumer_options><destination>sc.q</destination>'
+               f"<wait_time>0</wait_time><selector><correlation>{corr}</correlation></selector>"
+               f"</consumer_options>{'<AQXmlCommit/>' if commit else ''}</AQXmlReceive>")
+
+
 COMMIT = doc(f'<AQXmlCommit xmlns="{AQ}"/>')
 
 
@@ -44,7 +50,6 @@ class Client:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.opened = ""  # the correlation of the message that opened its transaction
         self.http = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
 
     async def post(self, body: bytes) -> tuple[int, bytes]:
@@ -106,13 +111,12 @@ async def corrids(dsn: str) -> list[str]:
         await c.close()
 
 
-async def pinned_to(farm: GatewayFarm, name: str, corr: str) -> Client:
-    """A client whose open transaction (a Send of `corr`, uncommitted) HAProxy pinned to
-    instance `name`; new sessions are balanced, so a few tries reach it."""
+async def pinned_to(farm: GatewayFarm, name: str, opening: bytes) -> Client:
+    """A client whose open transaction (begun by `opening`, uncommitted) HAProxy pinned
+    to instance `name`; new sessions are balanced, so a few tries reach it."""
     for _ in range(20):
         c = Client(farm.url)
-        c.opened = corr
-        status, body = await c.post(send(corr))
+        status, body = await c.post(opening)
         assert status == 200 and c.instance in farm.names, body
         if c.instance == name:
             return c
@@ -123,8 +127,14 @@ async def pinned_to(farm: GatewayFarm, name: str, corr: str) -> Client:
 
 async def test_a_session_stays_on_its_instance_and_its_death_loses_only_open_work(
         farm: GatewayFarm, db_dsn: str) -> None:
-    a = await pinned_to(farm, "gw1", "a-first")
-    b = await pinned_to(farm, "gw2", "b-first")
+    oneshot = Client(farm.url)
+    try:
+        assert (await oneshot.post(send("r1", commit=True)))[0] == 200
+    finally:
+        await oneshot.close()
+    a = await pinned_to(farm, "gw1", send("a-first"))
+    b = await pinned_to(farm, "gw2", send("b-first"))
+    r = await pinned_to(farm, "gw1", receive("r1"))  # r1 taken, not committed
     try:
         # a's requests all reach gw1: its counter moves by each of them, gw2's not at all
         before = await served(farm)
@@ -134,10 +144,10 @@ async def test_a_session_stays_on_its_instance_and_its_death_loses_only_open_wor
         assert (await a.post(COMMIT))[0] == 200  # the session ends with its transaction
         after = await served(farm)
         assert after["gw1"] - before["gw1"] == 6 and after["gw2"] == before["gw2"], (before, after)
-        committed = sorted(["a-first", *(f"a{i}" for i in range(5))])
+        committed = sorted(["r1", "a-first", *(f"a{i}" for i in range(5))])
         assert sorted(await corrids(db_dsn)) == committed
         await a.close()
-        a = await pinned_to(farm, "gw1", "a-open")  # the transaction gw1's death takes
+        a = await pinned_to(farm, "gw1", send("a-open"))  # the transaction gw1's death takes
 
         await farm.kill("gw1", wait_down=False)  # HAProxy may not know yet: no matter
 
@@ -149,6 +159,18 @@ async def test_a_session_stays_on_its_instance_and_its_death_loses_only_open_wor
         assert a.instance is None  # the cookie is expired: told once
         # nothing committed is lost, nothing uncommitted was kept
         assert sorted(await corrids(db_dsn)) == committed
+        # r's commit of its receive, too, is refused: r1 was not consumed
+        status, body = await r.post(COMMIT)
+        assert status == 500 and error_code(body) == "25402", body
+        c = await asyncpg.connect(db_dsn)
+        try:  # waits (on the row lock) until PostgreSQL has rolled back gw1's transaction
+            await c.execute("SET lock_timeout = '30s'")
+            assert await c.fetchval("SELECT corrid FROM sc.qt WHERE corrid = 'r1' FOR UPDATE") == "r1"
+        finally:
+            await c.close()
+        status, body = await r.post(receive("r1", commit=True))
+        assert status == 200 and b"<RAW>0A0B</RAW>" in body, body
+        committed.remove("r1")
 
         # b, on gw2, is unaffected: its transaction is still open and commits
         status, body = await b.post(send("b-more"))
@@ -180,5 +202,5 @@ async def test_a_session_stays_on_its_instance_and_its_death_loses_only_open_wor
         finally:
             await c.close()
     finally:
-        await a.close()
-        await b.close()
+        for x in (a, b, r):
+            await x.close()
