@@ -4,9 +4,10 @@ requests on the worker holding its transaction.
 One Python process saturates one core well before PostgreSQL does, so the gateway runs
 N workers (SO_REUSEPORT spreads connections between them). A transactional session lives
 in one worker, on a database connection that worker holds: its cookie names the worker
-(`w2.<random>`), and a request carrying it that lands elsewhere is passed on over the
-owner's private Unix socket. Prometheus metrics are shared through prometheus_client's
-multiprocess directory.
+(`w2-<process>.<random>`, the process part new at each start), and a request carrying
+it that lands elsewhere is passed on over the owner's private Unix socket; when the
+owner has died, the session's store answers that its transaction is gone. Prometheus
+metrics are shared through prometheus_client's multiprocess directory.
 """
 
 from __future__ import annotations
