@@ -4,7 +4,7 @@ Each pgaq figure stands beside a floor measured in the same run, on the same dat
 with the same concurrency. Environment: BENCH_SECONDS (per figure, default 5),
 BENCH_WARMUP (1), BENCH_CONCURRENCY (4), BENCH_BIG (1,000,000), BENCH_SMALL (1,000),
 BENCH_PREFILL (0 = sized from the insert rate), BENCH_FILL_CHUNK (10,000),
-BENCH_SUITES (core,peers,jms,java,gateway,notify,propagation,monitor,stats), BENCH_STATS_ROWS
+BENCH_SUITES (core,peers,jms,java,gateway,scaleout,notify,propagation,monitor,stats), BENCH_STATS_ROWS
 (1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (10,000 messages
 each for pgaq, the floor and the peers procrastinate, PgQueuer, pgmq, PgQue, graphile-worker,
 pg-boss), BENCH_PEERS_BATCH (100: the batch of pgaq's array dequeue and of the batch-ack
@@ -79,6 +79,11 @@ async def main() -> int:
 
             core_bench.log("gateway ...")
             rows.extend(await run_gateway(db.dsn, db.socket_dsn, settings.seconds, settings.warmup))
+        if "scaleout" in settings.suites:
+            from .scaleout_bench import run as run_scaleout
+
+            core_bench.log("gateways behind HAProxy: 2 instances against 1 ...")
+            rows.extend(await run_scaleout(db.dsn, db.socket_dsn, settings.seconds, settings.warmup))
         if "notify" in settings.suites:
             from .notify_bench import run as run_notify
 

@@ -14,7 +14,7 @@ def _int(name: str, default: int) -> int:
     return int(float(os.environ.get(name, default)))  # 1e6 is accepted too
 
 
-ALL_SUITES = "core,peers,jms,java,gateway,notify,propagation,monitor,stats"
+ALL_SUITES = "core,peers,jms,java,gateway,scaleout,notify,propagation,monitor,stats"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@
 # on, and Patroni, etcd and HAProxy (`make ha-test`); with --bench (`make bench`) also Debian's ActiveMQ broker, the java suite's peer (the
 # package `activemq`; its dependency libactivemq-java brings the OpenWire client, hawtbuf
 # and slf4j that the driver runs with; no instance is enabled, so no broker starts on its
-# own). Only root on a Debian-like system installs; anyone else is told what to install.
+# own); with either, HAProxy (the gateways' scale-out test and bench row, tests/e2e/
+# test_gateway_scaleout.py). Only root on a Debian-like system installs; anyone else is told what to install.
 set -u
 test=0 bench=0
 for a in "$@"; do
@@ -25,6 +26,9 @@ if [ "$bench" = 1 ]; then
   [ -f /usr/share/activemq/bin/activemq.jar ] || need+=(activemq)
   [ -f /usr/share/java/activemq-client.jar ] || need+=(libactivemq-java)
   [ -f /usr/share/java/slf4j-nop.jar ] || need+=(libslf4j-java)
+fi
+if [ "$test" = 1 ] || [ "$bench" = 1 ]; then
+  [ -x /usr/sbin/haproxy ] || need+=(haproxy)
 fi
 if [ "$test" = 1 ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
@@ -49,7 +53,6 @@ if [ "$test" = 1 ]; then
   command -v patroni >/dev/null 2>&1 || need+=(patroni)
   command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
   command -v etcdctl >/dev/null 2>&1 || need+=(etcd-client)
-  command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
   command -v ip >/dev/null 2>&1 || need+=(iproute2)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0

@@ -152,17 +152,18 @@ async def handle_post(ctx: Context, req: Incoming, record: RequestInfo) -> Reply
     store = ctx.store
     if token and settings.workers > 1 and req.header(FORWARDED) is None:
         owner = store.owner_of(token)
-        if owner and owner != store.prefix:
+        if owner and owner != store.prefix and ctx.forwarder.has(owner):
             forwarded = await ctx.forwarder.forward(owner, req, raw)
             if forwarded is not None:
                 record.operation = "forwarded"  # the owning worker logs the operation
                 return forwarded
-            token = None
+        # a sibling that is gone, or another instance: store.get tells the client that the
+        # session's transaction went with its process
     try:
         session = store.get(token, agent)
     except SessionError as exc:
         metrics.count("session", "client_fault")
-        return _fault(ctx, record, Fault(True, str(exc), exc.code))
+        return _fault(ctx, record, Fault(True, str(exc), exc.code), drop=exc.drop)
     operation = "unknown"
     try:
         async with session.lock:

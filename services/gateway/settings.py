@@ -9,6 +9,7 @@ import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from pgaq.idap.sessions import process_prefix
 from pgaq.settings import Environment
 
 
@@ -43,11 +44,15 @@ class Settings:
     fastpath: bool = True  # serve the servlet's plain POSTs without aiohttp (fastpath.py)
     keepalive_timeout: float = 75.0  # an idle keep-alive connection is closed after this
     gc_gen0: int = 20000  # young collections every this many allocations (gctune.py); 0: defaults
+    _prefix: str = field(default="", repr=False)
 
     @property
     def prefix(self) -> str:
-        """What this worker's session tokens start with."""
-        return "" if self.worker is None else f"w{self.worker}."
+        """What this process's session tokens start with: new at each start (see
+        pgaq.idap.sessions.process_prefix), and naming the worker within its group."""
+        if not self._prefix:
+            self._prefix = process_prefix("g" if self.worker is None else f"w{self.worker}")
+        return self._prefix
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

@@ -4,9 +4,10 @@ requests on the worker holding its transaction.
 One Python process saturates one core well before PostgreSQL does, so the gateway runs
 N workers (SO_REUSEPORT spreads connections between them). A transactional session lives
 in one worker, on a database connection that worker holds: its cookie names the worker
-(`w2.<random>`), and a request carrying it that lands elsewhere is passed on over the
-owner's private Unix socket. Prometheus metrics are shared through prometheus_client's
-multiprocess directory.
+(`w2-<process>.<random>`, the process part new at each start), and a request carrying
+it that lands elsewhere is passed on over the owner's private Unix socket; when the
+owner has died, the session's store answers that its transaction is gone. Prometheus
+metrics are shared through prometheus_client's multiprocess directory.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import asyncio
 import ctypes
 import logging
 import os
+import re
 import shutil
 import signal
 import sys
@@ -33,6 +35,7 @@ FORWARDED = "X-Pgaq-Forwarded"
 # the subject of the client certificate the forwarding worker verified: the owner cannot
 # see the TLS connection, and trusts this header only on its private Unix socket (app.py)
 CLIENT_SUBJECT = "X-Pgaq-Client-Subject"
+_WORKER = re.compile(r"w[0-9]{1,4}-[a-z2-7]{8}\.")  # a worker's prefix (sessions.process_prefix)
 _PASS_HEADERS = ("Authorization", "Content-Type", "Cookie", "SOAPAction", "SOAPMethodName")
 
 
@@ -57,9 +60,16 @@ class Forwarder:
             self._clients[owner] = client
         return client
 
+    def has(self, owner: str) -> bool:
+        """Whether `owner` is (or was) a worker of this group: its socket is here. A token
+        of another instance names none."""
+        if not self.run_dir or not _WORKER.fullmatch(owner):  # never a path the client chose
+            return False
+        return Path(socket_path(self.run_dir, owner)).exists()
+
     async def forward(self, owner: str, request: Incoming, body: bytes) -> Reply | None:
-        """The owner's response, or None when the owner is gone (a crash or restart took
-        the session's transaction with it): the caller then serves it as a new session."""
+        """The owner's response, or None when the owner is gone (a crash took the
+        session's transaction with it): the caller then tells the client so."""
         headers = {h: v for h in _PASS_HEADERS if (v := request.header(h)) is not None}
         headers[FORWARDED] = "1"
         subject = request.client_subject()
@@ -73,7 +83,7 @@ class Forwarder:
                         if name in r.headers]
                 return Reply(r.status, kept, payload, list(r.headers.getall("Set-Cookie", [])))
         except (aiohttp.ClientConnectionError, OSError) as exc:
-            log.warning("worker %s unreachable (%r); serving the request here", owner, exc)
+            log.warning("worker %s unreachable (%r): its sessions' transactions are gone", owner, exc)
             return None
 
     async def close(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
 import signal
 from collections.abc import AsyncIterator
 
@@ -140,3 +141,39 @@ async def test_workers_die_with_their_parent(gateway: tuple[str, asyncio.subproc
         await asyncio.sleep(0.05)
     else:
         raise AssertionError(f"workers {alive} outlived the gateway's parent")
+
+
+def _worker_index(pid: int) -> str | None:
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        for item in f.read().split(b"\0"):
+            if item.startswith(b"PGAQ_GATEWAY_WORKER="):
+                return item.split(b"=", 1)[1].decode()
+    return None
+
+
+async def test_a_session_whose_worker_died_is_told_once(
+        gateway: tuple[str, asyncio.subprocess.Process], db_dsn: str) -> None:
+    """The worker holding a session's transaction is SIGKILLed (its group starts another):
+    the session's next request, whichever worker takes it, hears ORA-25402 with its cookie
+    expired, never a silent fresh session; the request after that works."""
+    base, proc = gateway
+    status, cookie, body = await post(base, send(0, commit=False))
+    assert status == 200 and cookie, body
+    owner = cookie.split("-", 1)[0][1:]  # w<i>-<random>.<token>
+    victim = next(p for p in await children_of(proc.pid) if _worker_index(p) == owner)
+    os.kill(victim, signal.SIGKILL)
+    for _ in range(600):  # the group starts a new worker in its place
+        workers = await children_of(proc.pid)
+        if victim not in workers and len(workers) == 2:
+            break
+        await asyncio.sleep(0.05)
+    status, after, body = await post(base, send(1, commit=False), cookie)
+    assert status == 500 and b"<error_code>25402</error_code>" in body, body
+    assert after == ""  # expired: told once
+    status, _, body = await post(base, send(2, commit=True))  # no cookie: a new session
+    assert status == 200, body
+    c = await asyncpg.connect(db_dsn)
+    try:
+        assert [r["corrid"] for r in await c.fetch("SELECT corrid FROM wk.qt")] == ["m2"]
+    finally:
+        await c.close()

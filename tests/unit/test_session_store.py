@@ -66,3 +66,22 @@ def test_tokens_are_random_url_safe_and_not_shared_with_a_forked_child() -> None
         child = f.read().decode()
     os.waitpid(pid, 0)
     assert len(child) == 43 and child != new_token()
+
+
+def test_a_token_of_another_process_is_told_its_transaction_is_gone_once() -> None:
+    """A token another gateway process issued (a dead worker, a killed or restarted
+    instance behind a load balancer) gets ORA-25402 once, with its cookie expired; then it
+    starts a fresh session. Tokens of this process and forged ones behave as before."""
+    from pgaq.idap.sessions import process_prefix
+
+    dead, here = store(prefix=process_prefix("g")), store(prefix=process_prefix("g"))
+    assert dead.prefix != here.prefix  # new at each start, even for the same role
+    t = dead.get(None, "A").token
+    with pytest.raises(SessionError) as err:
+        here.get(t, "A")
+    assert err.value.code == 25402 and err.value.drop and "nothing it did" in str(err.value)
+    fresh = here.get(t, "A")  # told once: the next request works
+    assert fresh.token != t and fresh.token.startswith(here.prefix)
+    # a forged token (no gateway's shape) and an unknown one of this process start afresh
+    assert here.get("w0.attacker-chosen", "A").token.startswith(here.prefix)
+    assert here.get(here.prefix + "x" * 43, "A").token.startswith(here.prefix)

@@ -13,6 +13,7 @@ import asyncio
 import base64
 import logging
 import os
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -33,7 +34,12 @@ log = logging.getLogger("pgaq.gateway.sessions")
 
 
 class SessionError(PgaqError):
-    """A session problem the client caused (foreign cookie, too many transactions)."""
+    """A session problem the client caused (foreign cookie, too many transactions).
+    `drop`: the reply expires the client's cookie (the session it names is gone)."""
+
+    def __init__(self, message: str, code: int | None = None, *, drop: bool = False) -> None:
+        super().__init__(message, code)
+        self.drop = drop
 
 
 _TOKENS: list[str] = []  # read ahead: one getrandom call and one encoding per 128 tokens
@@ -55,6 +61,20 @@ def new_token() -> str:
         text = base64.urlsafe_b64encode(os.urandom(33 * 128)).decode("ascii")
         _TOKENS.extend(text[i:i + 43] for i in range(0, len(text), 44))
     return _TOKENS.pop()
+
+
+def process_prefix(tag: str) -> str:
+    """The prefix of the tokens one gateway process issues: its role (`g` alone, `w<i>` a
+    worker) and a random part new at each start. A token of a process that ended (killed,
+    restarted, or another instance behind a load balancer) is then told from this
+    process's own and from a forged one: its next request hears that its transaction is
+    gone instead of silently starting afresh (SessionStore.get)."""
+    return f"{tag}-{base64.b32encode(os.urandom(5)).decode('ascii').lower()}."
+
+
+# what process_prefix + new_token make; anything else is no gateway's token (a forgery or
+# a cookie of an older version) and starts a new session as it always did
+_ISSUED = re.compile(r"(?:g|w[0-9]{1,4})-[a-z2-7]{8}\.[A-Za-z0-9_-]{43}")
 
 
 @dataclass
@@ -110,6 +130,9 @@ class SessionStore:
         # tokens whose transaction the reaper rolled back: their next request is told so
         # (once), rather than silently starting a new session (bounded, oldest dropped)
         self._expired: dict[str, str] = {}
+        # tokens of other processes already told their transaction is gone (bounded, oldest
+        # dropped): told once, as above, even by a client that ignores the expired cookie
+        self._told: dict[str, None] = {}
         self.fast_cache: dict[tuple[str | None, str, bool], FastPath] = {}  # shared by all sessions
         self._open = 0
         self._stop = asyncio.Event()
@@ -159,11 +182,30 @@ class SessionStore:
                 # least recently used last: eviction takes from the front
                 self._sessions[token] = self._sessions.pop(token)
                 return s
+            if s is None:
+                self._foreign(token)
         if len(self._sessions) >= self.max_sessions:
             self._evict()
         s = HttpSession(token=self.prefix + new_token(), agent=agent)
         self._sessions[s.token] = s
         return s
+
+    def _foreign(self, token: str) -> None:
+        """A token issued by another gateway process (this instance's dead worker, or an
+        instance that was killed, restarted or is unreachable, whose requests a load
+        balancer now sends here): whatever transaction it had open went with that
+        process. Say so, once, instead of starting a fresh session as if nothing had
+        happened; the client's next request (without the cookie) then works."""
+        owner = self.owner_of(token)
+        if owner == self.prefix or not _ISSUED.fullmatch(token) or token in self._told:
+            return
+        self._told[token] = None
+        while len(self._told) > self.max_sessions:
+            del self._told[next(iter(self._told))]
+        raise SessionError(f"ORA-25402: transaction must roll back: the gateway process that "
+                           f"held this session ({owner.rstrip('.')}) is gone, and the session's "
+                           "transaction with it; nothing it did since its last commit was "
+                           "kept", 25402, drop=True)
 
     def _evict(self) -> None:
         """Make room by dropping the least recently used sessions that hold no transaction
