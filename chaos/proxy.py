@@ -30,13 +30,22 @@ class LinkProxy:
 
     async def cut(self, seconds: float) -> None:
         """The link is down for `seconds`: open connections die, new ones are closed."""
-        self.cut_now = True
-        self.cuts += 1
-        self._drop()
+        self.down()
         try:
             await asyncio.sleep(seconds)  # the fault's own duration
         finally:
-            self.cut_now = False
+            self.up()
+
+    def down(self) -> None:
+        """Cut the link until `up()`: open connections die, new ones are closed (what
+        HAProxy does to a failed primary's clients until the new one is in service)."""
+        self.cut_now = True
+        self.cuts += 1
+        self._drop()
+
+    def up(self) -> None:
+        """Accept (and forward) connections again."""
+        self.cut_now = False
 
     def _drop(self) -> None:
         for w in list(self._writers):

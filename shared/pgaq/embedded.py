@@ -169,6 +169,10 @@ class Cluster:
             "shared_buffers": "256MB",
             "log_min_messages": "warning",
             "logging_collector": "off",
+            # a backend whose client is gone ends within a second even while a statement
+            # runs: a dbms_aq.dequeue waiting in SQL (a loop that never reads its socket)
+            # must not wait on and take a later message for nobody (docs/deployment.md)
+            "client_connection_check_interval": "'1s'",
         }
         if not self.durable:
             conf.update({"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"})

@@ -40,7 +40,7 @@ from .request import (
     parse_request,
 )
 from .schema import validate
-from .sessions import HttpSession, SessionError, SessionStore
+from .sessions import CommitInDoubt, HttpSession, SessionError, SessionStore
 from .typeinfo import Transformation, load_kind_info, load_transformation, load_type_info
 from .xmlsafe import XmlError, parse
 
@@ -92,7 +92,20 @@ def _state_code(sqlstate: str | None, server: bool) -> int:
     return _STATE_CODES.get(state) or _CLASS_CODES.get(state[:2]) or 604
 
 
-def to_fault(exc: BaseException) -> Fault:
+# a lost connection: Oracle's servlet answers ORA-03113 (end-of-file on communication
+# channel); what became of the session's work is said, so a client never takes a fault
+# for a commit that happened, or a later success for work that was lost
+_EOF = "ORA-03113: end-of-file on communication channel: the database connection was lost"
+LOST_TRANSACTION = (f"{_EOF}; the session's transaction was rolled back (nothing it did since "
+                    "its last commit was kept): run it again")
+LOST_IN_COMMIT = (f"{_EOF} during the commit: whether the transaction was committed is "
+                  "unknown")
+LOST_RETRY = f"{_EOF}; the database is unavailable: retry later"
+
+
+def to_fault(exc: BaseException, *, transaction: bool = False) -> Fault:
+    """The fault for `exc`; `transaction`: the session held a transaction when it failed
+    (a lost connection took it)."""
     if isinstance(exc, Fault):
         return exc
     if isinstance(exc, XmlError):
@@ -113,9 +126,13 @@ def to_fault(exc: BaseException) -> Fault:
                      else f"ORA-00600: internal error: {exc.message}", INTERNAL_ERROR)
     if isinstance(exc, ConnectionLost):
         log.warning("the database connection failed: %s", exc.message)
-        # ORA-03113 (end-of-file on communication channel) when the driver gave no number:
-        # every fault carries an error_code
-        return Fault(False, "the database is unavailable; retry later", exc.code or 3113)
+        if isinstance(exc, CommitInDoubt):
+            return Fault(False, LOST_IN_COMMIT, 3113)
+        if transaction:
+            return Fault(False, LOST_TRANSACTION, 3113)
+        if exc.code is not None:  # the server refused a new session (ORA-00018, ...)
+            return Fault(False, f"{exc.message}; retry later", exc.code)
+        return Fault(False, LOST_RETRY, 3113)
     if isinstance(exc, PgaqError):
         server = bool(exc.sqlstate and exc.sqlstate.startswith(_SERVER_STATES))
         msg = exc.message.split("\nCONTEXT:")[0]
@@ -189,6 +206,7 @@ class Gateway:
         if call is None and self._hook_list:  # a caller without HTTP: hooks still get a call
             call = HookCall(NoHeaders(), document, max_depth=self.settings.max_depth)
         s.call = call
+        held = s.lease is not None  # a transaction from earlier requests (a commit ends it)
         try:
             env = parse(document, max_depth=self.settings.max_depth)
             if self.schema is not None:
@@ -209,7 +227,7 @@ class Gateway:
                 failure = wrap_db_error(exc)
             else:
                 log.debug("operation %s failed: %r", operation, exc)
-            out_fault = to_fault(failure)
+            out_fault = to_fault(failure, transaction=held or s.lease is not None)
             if isinstance(failure, (ConnectionLost, InternalError)):
                 # the session's connection is gone or its state is suspect: end its
                 # transaction (if any) so the next request starts afresh

@@ -26,7 +26,7 @@ from ..engine import FastPath, Session
 
 if TYPE_CHECKING:
     from .hooks import HookCall
-from ..errors import PgaqError
+from ..errors import ConnectionLost, PgaqError
 from ..lease import Lease
 from ..listener import Listener
 
@@ -40,6 +40,11 @@ class SessionError(PgaqError):
     def __init__(self, message: str, code: int | None = None, *, drop: bool = False) -> None:
         super().__init__(message, code)
         self.drop = drop
+
+
+class CommitInDoubt(ConnectionLost):
+    """The connection was lost while its COMMIT was on the way: the server may have
+    committed. (Lost before, the transaction is known to be rolled back.)"""
 
 
 _TOKENS: list[str] = []  # read ahead: one getrandom call and one encoding per 128 tokens
@@ -280,7 +285,13 @@ class SessionStore:
             return
         try:
             if commit:
-                await s.engine.commit()
+                sent = s.conn is not None and not s.conn.is_closed()
+                try:
+                    await s.engine.commit()
+                except ConnectionLost as exc:
+                    if not sent:
+                        raise  # never reached the server: rolled back with its connection
+                    raise CommitInDoubt(exc.message, exc.code, exc.sqlstate) from exc
             else:
                 await s.engine.rollback()
         finally:
