@@ -299,7 +299,12 @@ class Session:
             return
         if self.conn is None:
             raise PgaqError("a transaction needs a connection")
-        tx = self.conn.transaction()
+        try:
+            # a pooled connection the server closed is already back in its pool: asking
+            # it for a transaction raises too (a lost connection, not a bug)
+            tx = self.conn.transaction()
+        except _DRIVER_ERRORS as exc:
+            raise wrap_db_error(exc) from exc
         try:
             await tx.start()
             if self.role:

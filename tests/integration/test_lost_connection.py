@@ -86,6 +86,14 @@ async def live_waiter(conn: asyncpg.Connection, queue: str) -> bool:
         " WHERE upper(q.schema_name || '.' || q.queue_name) = upper($1))", queue))
 
 
+async def alone(conn: asyncpg.Connection) -> None:
+    """Until `conn` is the database's only backend (every other one was cut, and the
+    clients, told by the same resets, have seen their connections close)."""
+    await until(lambda: conn.fetchval(
+        "SELECT count(*) = 0 FROM pg_stat_activity WHERE datname = current_database()"
+        " AND pid <> pg_backend_pid()"), "the cut backends to end")
+
+
 async def count(conn: asyncpg.Connection, table: str) -> int:
     return int(await conn.fetchval(f"SELECT count(*) FROM {table}"))
 
@@ -160,9 +168,7 @@ async def test_idap_blocked_receive_is_woken_after_the_database_is_back(
         waiting = asyncio.ensure_future(c.post(receive(50)))
         await until(lambda: live_waiter(conn, QUEUE), "the gateway to wait on the queue")
         link.down()
-        await until(lambda: conn.fetchval(
-            "SELECT count(*) = 0 FROM pg_stat_activity WHERE datname = current_database()"
-            " AND pid <> pg_backend_pid()"), "the gateway's backends to end")
+        await alone(conn)
         assert not waiting.done()
         link.up()
         await until(lambda: live_waiter(conn, QUEUE), "the gateway's LISTEN connection to come back")
@@ -311,3 +317,31 @@ async def test_jms_clients_go_on_after_every_connection_is_cut(
     finally:
         await connection.close()
         await direct.close()
+
+
+async def test_jms_sessions_with_nothing_open_go_on_and_each_outage_is_told_once(
+        conn: asyncpg.Connection, db_dsn: str, link: LinkProxy) -> None:
+    """Sessions that held nothing when their connections were cut just send on (new
+    connections; nothing was in flight). A connection that only sends never opens a
+    listening connection: its sessions say when the database is back, so each outage is
+    told once, the second too."""
+    await make_queue(conn, "lc.sent", "lc.sent_t", "SYS.AQ$_JMS_TEXT_MESSAGE")
+    connection = await jms.ConnectionFactory(through(link, db_dsn)).create_connection()
+    told: asyncio.Queue[jms.JMSException] = asyncio.Queue()
+    connection.set_exception_listener(told.put_nowait)
+    try:
+        sessions = [connection.create_session() for _ in range(3)]
+        producers = [s.create_producer(s.get_queue("lc", "sent")) for s in sessions]
+        for outage in range(2):
+            for s, p in zip(sessions, producers, strict=True):
+                await p.send(s.create_text_message(f"before {outage}"))
+            link.down()
+            await alone(conn)
+            link.up()
+            for s, p in zip(sessions, producers, strict=True):
+                await p.send(s.create_text_message(f"after {outage}"))
+            await asyncio.wait_for(told.get(), 10)
+            assert told.empty()  # three sessions lost theirs: one outage, told once
+        assert await count(conn, "lc.sent_t") == 12
+    finally:
+        await connection.close()

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, NoReturn, TypeVar
 
-from ..errors import PgaqError
+from ..errors import ConnectionLost, PgaqError
 from . import errors as jerr
 
 T = TypeVar("T")
@@ -64,6 +64,12 @@ def make(cls: type[jerr.JMSException], code: int, text: str,
          linked: BaseException | None = None) -> jerr.JMSException:
     """A JMS exception carrying Oracle's `JMS-nnn` code as `error_code`."""
     return cls(text, f"JMS-{code}", linked)
+
+
+def lost_connection(exc: jerr.JMSException) -> bool:
+    """Whether `exc` reports a lost database connection (JMS-220), which a wait outlives."""
+    return exc.error_code == f"JMS-{CONNECTION_UNAVAILABLE}" or isinstance(
+        exc.linked_exception, ConnectionLost)
 
 
 def fail(cls: type[jerr.JMSException], code: int, text: str) -> NoReturn:

@@ -114,7 +114,7 @@ class ClientAcknowledge(AckMode):
         s = self.session
         async with s._lock:
             if s._tx_lost:
-                s._tx_lost = False
+                await s.rollback_locked()
                 raise make(jerr.JMSException, CONNECTION_UNAVAILABLE, "the messages were not "
                            "acknowledged: the database connection was lost (they come again)")
             eng = s._engine

@@ -182,6 +182,9 @@ class Connection:
         self._listener_lock = asyncio.Lock()
         self._listener_retry_at = 0.0
         self._outage = False
+        # outages reported so far: a session's connection taken before the last one began
+        # dies in an outage already told, however late the session finds out
+        self.outages = 0
         self._tasks = TaskGroup("pgaq-jms-connection")
         # the name this connection's publications carry when one of its consumers is no_local
         self.local_name = "JMS" + uuid.uuid4().hex[:20].upper()
@@ -257,11 +260,14 @@ class Connection:
         self._used = True
         self._exception_listener = listener
 
-    def database_lost(self, exc: jerr.JMSException) -> None:
-        """Report an outage to the exception listener once, until the database is back."""
-        if self._closed or self._outage:
+    def database_lost(self, exc: jerr.JMSException, since: int | None = None) -> None:
+        """Report an outage to the exception listener once, until the database is back.
+        `since`: `outages` when the lost database connection was opened (a session's, found
+        dead after the listening connection came back is no new outage)."""
+        if self._closed or self._outage or (since is not None and since < self.outages):
             return
         self._outage = True
+        self.outages += 1
         log.warning("jms connection lost its database: %s", exc)
         listener = self._exception_listener
         if listener is not None:

@@ -42,6 +42,7 @@ from ._support import (
     as_jms,
     call,
     fail,
+    lost_connection,
     make,
 )
 from .connection import in_listener
@@ -291,9 +292,10 @@ class MessageConsumer:
             if not conn.started.is_set():
                 return None
             return await self._look(info, msgid, listener, no_data=no_data)
+        retry = 0.0  # after a look that lost the database: look again this soon
         if conn.started.is_set() and not any(s.is_set() for s in stops):
             # a message already there needs no subscription (its LISTEN round trips)
-            got = await self._look(info, msgid, listener, blocking, no_data)
+            got, retry = await self._look_waiting(info, msgid, listener, blocking, no_data, retry)
             if got is not None:
                 return got
         async with conn.subscribe(info.channel) as event:
@@ -308,16 +310,36 @@ class MessageConsumer:
                     continue
                 if event is not None:
                     event.clear()
-                got = await self._look(info, msgid, listener, blocking, no_data)
+                got, retry = await self._look_waiting(info, msgid, listener, blocking, no_data,
+                                                      retry)
                 if got is not None:
                     return got
-                await self.session.ack.idle()
+                if not retry:
+                    await self.session.ack.idle()
                 remaining = None if deadline is None else deadline - loop.time()
                 if remaining is not None and remaining <= 0:
                     return None
-                pause = poll if remaining is None else min(remaining, poll)
+                pause = poll if not retry else min(poll, retry)
+                pause = pause if remaining is None else min(remaining, pause)
                 waits = [*stops] if event is None else [event, *stops]
                 await _wait_any(waits, pause)
+
+    async def _look_waiting(self, info: DestinationInfo, msgid: str | None, listener: bool,
+                            blocking: bool, no_data: bool, retry: float
+                            ) -> tuple[tuple[engine.Message, jmsg.Message] | None, float]:
+        """A waiting receive's look and when to look again if the database was lost (0.0:
+        it was not). A receive waits through an outage, as a listener does: the session
+        has dropped its connection and told the exception listener, and the look after the
+        reconnect takes a new one (a reconnect that came first wakes nobody again, so the
+        receive looks again on its own, backing off)."""
+        try:
+            return await self._look(info, msgid, listener, blocking, no_data), 0.0
+        except jerr.JMSException as exc:
+            if not lost_connection(exc) or self.closed or self.session.connection.closed:
+                raise
+            log.info("a receive on %s lost the database; waiting on: %s",
+                     self.destination.qualified, exc)
+            return None, min(max(retry * 2, 0.05), 5.0)
 
     async def _look(self, info: DestinationInfo, msgid: str | None, listener: bool,
                     blocking: bool = False,

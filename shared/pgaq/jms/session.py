@@ -128,6 +128,7 @@ class Session(Administration):
         self._work = False  # the open transaction holds work of the application's
         self._tx_lost = False  # the open transaction died with the database connection
         self._pinned = False  # get_db_connection handed the connection out: kept for life
+        self._db_since = 0  # the connection's `outages` when `_db` was taken
         # non-durable subscribers closed while the transaction held their messages
         self._unsubscribe: list[tuple[str, str]] = []
         # ids a transacted session sent in its open transaction, per queue: its own receives
@@ -175,10 +176,20 @@ class Session(Administration):
 
     # -- the database connection ----------------------------------------------------------
     async def _ensure(self) -> engine.Session:
+        if self._db is not None and _closed(self._db) and self._holds_nothing():
+            # closed under the session while it held nothing (a failover): nothing is in
+            # flight, so the operation goes on with a new connection; the outage is told
+            since = self._db_since
+            await self._drop_db()
+            self._connection.database_lost(make(jerr.JMSException, CONNECTION_UNAVAILABLE,
+                                                "connection no longer available: the "
+                                                "session's database connection was closed"),
+                                           since)
         if self._db is None:
             pool = self._connection.pool
             try:
                 self._db = await pool.take()
+                self._db_since = self._connection.outages
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                 self._connection.database_lost(make(jerr.JMSException, CONNECTION_UNAVAILABLE,
                                                     f"connection no longer available: {exc!r}",
@@ -277,10 +288,11 @@ class Session(Administration):
         self._end_locked()
         self._sent_ids.clear()
         self._work = False
+        since = self._db_since
         await self._drop_db()
         self._connection.database_lost(make(jerr.JMSException, CONNECTION_UNAVAILABLE,
                                             f"connection no longer available: {exc.message}",
-                                            exc))
+                                            exc), since)
 
     @asynccontextmanager
     async def using(self) -> AsyncIterator[engine.Session]:
@@ -292,6 +304,11 @@ class Session(Administration):
             eng = await self._ensure()
             try:
                 yield eng
+                if self._db_since == self._connection.outages:
+                    # a connection opened since the last outage began has worked: the next
+                    # outage is told (a JMS connection that never waits has no listening
+                    # connection to say the database is back)
+                    self._connection.database_back()
                 await self._park()
             except ConnectionLost as exc:
                 await self._lost(exc)
@@ -853,8 +870,7 @@ class Session(Administration):
                  "Illegal attempt to commit on a non transacted JMS Session")
         async with self._lock:
             if self._tx_lost:
-                self._tx_lost = False
-                self._sent_ids.clear()
+                await self.rollback_locked()
                 raise make(jerr.TransactionRolledBackException, 207, "the transaction was "
                            "rolled back: its database connection was lost")
             eng = self._engine
@@ -899,24 +915,30 @@ class Session(Administration):
 
     async def _rollback(self) -> None:
         async with self._lock:
-            self._sent_ids.clear()
-            self._prefetched.clear()
-            self._end_locked()
-            self._tx_lost = False
-            self._taken_ids.clear()
-            self._work = False
-            eng = self._engine
-            if eng is None or not eng.in_transaction:
-                return
-            try:
-                await eng.rollback()
-            except ConnectionLost as exc:
-                await self._lost(exc)
-                self._tx_lost = False
-            except PgaqError as exc:
-                raise as_jms(exc) from exc
-            await self._park()
+            await self.rollback_locked()
         await self._remove_subscribers()
+
+    async def rollback_locked(self) -> None:
+        """Roll back under the session's lock (held by the caller): also what a commit or
+        acknowledge does when the transaction was lost with its connection, so that the
+        work done since, on a new connection, goes with the rest (comes again too)."""
+        self._sent_ids.clear()
+        self._prefetched.clear()
+        self._end_locked()
+        self._tx_lost = False
+        self._taken_ids.clear()
+        self._work = False
+        eng = self._engine
+        if eng is None or not eng.in_transaction:
+            return
+        try:
+            await eng.rollback()
+        except ConnectionLost as exc:
+            await self._lost(exc)
+            self._tx_lost = False
+        except PgaqError as exc:
+            raise as_jms(exc) from exc
+        await self._park()
 
     async def recover(self) -> None:
         """Redeliver every message consumed and not acknowledged (a rollback in AQ, so each
@@ -977,3 +999,12 @@ def _buffered_turn(consumer: MessageConsumer, look: int) -> bool:
 
 def _engine_id(message_id: str) -> str:
     return message_id[3:] if message_id.upper().startswith("ID:") else message_id
+
+
+def _closed(conn: asyncpg.Connection) -> bool:
+    """Whether the driver knows `conn` is closed (a pool takes back a connection the server
+    closed: its proxy then refuses every call)."""
+    try:
+        return bool(conn.is_closed())
+    except asyncpg.InterfaceError:
+        return True
