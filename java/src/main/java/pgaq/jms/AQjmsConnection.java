@@ -44,6 +44,9 @@ public class AQjmsConnection implements QueueConnection, TopicConnection {
      *  with noLocal: those consumers pass over them. */
     final String localName = "JMS" + UUID.randomUUID().toString().replace("-", "").substring(0, 20).toUpperCase();
     final Set<String> noLocalTopics = ConcurrentHashMap.newKeySet();
+    /** Ids of messages taken by transactions lost with their database connection: AQ counts
+     *  no attempt for them, so delivered again they are flagged JMSRedelivered here. */
+    final Set<String> maybeDelivered = ConcurrentHashMap.newKeySet();
     private final Object state = new Object();
     private volatile boolean started;
     private volatile boolean closed;

@@ -249,6 +249,7 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
         long deadline = timeout < 0 || timeout == Long.MAX_VALUE ? Long.MAX_VALUE
                 : System.nanoTime() / 1_000_000L + timeout;
         long poll = conn.factory().safetyPollMillis;
+        long retry = 0;  // after a look that lost the database: look again this soon (ms)
         try {
             if (timeout < 0) {
                 return conn.isStarted() ? look(msgid, false, noData) : null;
@@ -270,13 +271,31 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
                 }
                 long epoch = w.epoch();
                 long seen = w.register(info.channel());
-                Message m = look(msgid, true, noData);
+                Message m;
+                try {
+                    m = look(msgid, true, noData);
+                    retry = 0;
+                } catch (JMSException e) {
+                    if (!"JMS-220".equals(e.getErrorCode()) || closed || session.isClosed() || conn.isClosed()) {
+                        throw e;
+                    }
+                    // the database was lost (told to the ExceptionListener by the listening
+                    // connection): a blocking receive waits through the outage and looks
+                    // again on a new connection, backing off (a reconnect that came first
+                    // wakes nobody again)
+                    m = null;
+                    retry = Math.min(Math.max(retry * 2, 50), 5000);
+                }
                 if (m != null) {
                     return m;
                 }
                 left = deadline == Long.MAX_VALUE ? poll : deadline - System.nanoTime() / 1_000_000L;
                 if (left <= 0) {
                     return null;
+                }
+                if (retry > 0) {
+                    Thread.sleep(Math.min(left, retry));
+                    continue;
                 }
                 w.await(info.channel(), seen, epoch, Math.min(left, poll));
             }
@@ -343,6 +362,11 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
             }
             AQjmsMessage m = PayloadCodec.decode(d, info.payloadKind, destination, session.compliant(),
                     session.replyTo());
+            if (session.connection().maybeDelivered.remove(d.msgid) && !m.getJMSRedelivered()) {
+                // taken by a transaction lost with its connection (AQ counted no attempt)
+                m.setJMSRedelivered(true);
+                m.setProviderProperty("JMSXDeliveryCount", d.attempts + 2);
+            }
             m.setProviderProperty("JMSXState", info.isExceptionQueue() ? 3 : 2);
             m.setProviderProperty("JMSXRcvTimestamp", System.currentTimeMillis());
             if (mode == Session.CLIENT_ACKNOWLEDGE) {

@@ -45,6 +45,10 @@ final class SessionDatabase {
     private Connection db;
     private Connection aside;
     private boolean pending;
+    /** The open transaction died with its connection, found by a statement before it was
+     *  settled: its commit (or acknowledge) must say so rather than commit what was done
+     *  since on a new connection. */
+    private boolean lost;
 
     SessionDatabase(AQjmsSession session) {
         this.session = session;
@@ -94,7 +98,7 @@ final class SessionDatabase {
                         rs.getString(5), rs.getBoolean(6), rs.getBoolean(7));
             }
         } catch (SQLException e) {
-            throw Sql.error(e);
+            throw failed(e);
         } finally {
             endIdle();
         }
@@ -107,11 +111,12 @@ final class SessionDatabase {
      *  on the session's connection when no transaction is open there, else on the second. */
     <T> T run(SqlCall<T> call) throws JMSException {
         lock.lock();
+        boolean second = false;
         try {
-            Connection c = main().getAutoCommit() ? main() : aside();
-            return call.apply(c);
+            second = !main().getAutoCommit();
+            return call.apply(second ? aside() : main());
         } catch (SQLException e) {
-            throw Sql.error(e);
+            throw second ? failedAside(e) : failed(e);
         } finally {
             lock.unlock();
         }
@@ -129,9 +134,11 @@ final class SessionDatabase {
     /** Enqueue one message as the session's mode wants it; its id (hex). */
     String enqueue(DestInfo info, Outgoing o) throws JMSException {
         lock.lock();
+        boolean second = false;
         try {
             boolean transacted = session.getTransactedQuietly();
-            Connection c = transacted || !pending ? main() : aside();
+            second = !transacted && pending;
+            Connection c = second ? aside() : main();
             String id;
             try (PreparedStatement st = c.prepareStatement(Sql.load("enqueue"))) {
                 st.setString(1, info.qualified());
@@ -156,7 +163,7 @@ final class SessionDatabase {
             }
             return id;
         } catch (SQLException e) {
-            throw failed(e);
+            throw second ? failedAside(e) : failed(e);
         } finally {
             lock.unlock();
         }
@@ -331,6 +338,10 @@ final class SessionDatabase {
     void commit() throws JMSException {
         lock.lock();
         try {
+            if (lost) {
+                rollback();  // the work since the loss belongs to the lost transaction
+                throw lostTransaction(null);
+            }
             if (db != null && !db.getAutoCommit()) {
                 db.commit();
                 if (!session.getTransactedQuietly()) {
@@ -338,14 +349,12 @@ final class SessionDatabase {
                 }
             }
         } catch (SQLException e) {
-            clear();
             if (Sql.connectionLost(e)) {
-                TransactionRolledBackException t = new TransactionRolledBackException(
-                        "JMS-220: the transaction was lost with its database connection", "JMS-220");
-                t.setLinkedException(e);
-                dropConnection();
-                throw t;
+                lostWith();
+                lost = false;
+                throw lostTransaction(e);
             }
+            clear();
             throw Sql.error(e);
         } finally {
             clear();
@@ -360,6 +369,7 @@ final class SessionDatabase {
         lock.lock();
         Map<List<Object>, List<String>> undone = new LinkedHashMap<>(removed);
         try {
+            lost = false;
             clear();
             for (AQjmsConsumer c : session.consumers()) {
                 c.forgetPositions();
@@ -387,7 +397,8 @@ final class SessionDatabase {
             }
         } catch (SQLException e) {
             if (Sql.connectionLost(e)) {
-                dropConnection();  // the server rolled back with it
+                lostWith();  // the server rolled back with it
+                lost = false;
                 return;
             }
             throw Sql.error(e);
@@ -406,10 +417,49 @@ final class SessionDatabase {
      *  transaction held was rolled back by the server). */
     private JMSException failed(SQLException e) {
         if (Sql.connectionLost(e)) {
-            clear();
-            dropConnection();
+            lostWith();
         }
         return Sql.error(e);
+    }
+
+    /** A statement on the second connection failed: a lost one is dropped (the next use
+     *  opens another); the session's transaction, on the first, is not its concern. */
+    private JMSException failedAside(SQLException e) {
+        if (Sql.connectionLost(e)) {
+            Connection c = aside;
+            aside = null;
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (SQLException ignored) {
+                    // lost already
+                }
+            }
+        }
+        return Sql.error(e);
+    }
+
+    /** The session's connection is gone, and with it what its transaction held: remembered
+     *  for the commit (lost), the messages it took for their redelivery (maybeDelivered). */
+    private void lostWith() {
+        if (pendingWork()) {
+            lost = true;
+        }
+        for (List<String> ids : removed.values()) {
+            session.connection().maybeDelivered.addAll(ids);
+        }
+        clear();
+        dropConnection();
+    }
+
+    private static TransactionRolledBackException lostTransaction(SQLException cause) {
+        TransactionRolledBackException t = new TransactionRolledBackException(
+                "JMS-220: the transaction was rolled back: its database connection was lost", "JMS-220");
+        if (cause != null) {
+            t.setLinkedException(cause);
+            t.initCause(cause);
+        }
+        return t;
     }
 
     private void dropConnection() {
