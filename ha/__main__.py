@@ -4,7 +4,10 @@ partition; exits 1 on any violation. `python -m ha --settings` lists the knobs."
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+
+from pgaq.logs import setup_logging
 
 from .driver import run
 from .settings import Settings
@@ -14,6 +17,8 @@ def main() -> int:
     if "--settings" in sys.argv[1:]:
         print(Settings.describe())
         return 0
+    # the run's own clients log as the services do: one line each, level PGAQ_LOG_LEVEL
+    setup_logging(os.environ.get("PGAQ_LOG_LEVEL", "ERROR"))
     res = asyncio.run(run(Settings.from_env()))
     return 1 if res.violations else 0
 

@@ -82,15 +82,12 @@ async def run_cell(mesh: Mesh, load: Load, name: str) -> Cell:
     while time.monotonic() < deadline:
         load.check()
         now = time.monotonic()
-        acks = load.rec.ack_times()
-        after = [t for t in acks if t > t_fault]
-        if after and cell.rto is None:
-            cell.rto = _rto(acks, t_fault, now)
         if now - t_fault > WINDOW and _rate(_idap_times(load), now - WINDOW, now) >= 0.9 * cell.before_rate:
             cell.recovery = now - t_fault
-            cell.rto = _rto(acks, t_fault, now)
             break
         await asyncio.sleep(0.25)
+    if any(t > t_fault for t in load.rec.ack_times()):
+        cell.rto = _rto(load.rec.ack_times(), t_fault, time.monotonic())
     new = await cluster.primary()
     cell.new_primary = new.name if new else "?"
     if name == "partition":
