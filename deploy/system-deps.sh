@@ -5,7 +5,7 @@
 # --test also Chromium (the /dashboard test), docker-compose (validating the compose file and
 # running it), and podman with runc, catatonit (compose's `init: true`) and debootstrap (the
 # base image), which `make compose-test` and tests/e2e/test_compose_up.py start the stack
-# on; with --bench (`make bench`) also Debian's ActiveMQ broker, the java suite's peer (the
+# on, and Patroni, etcd and HAProxy (`make ha-test`'s PostgreSQL cluster); with --bench (`make bench`) also Debian's ActiveMQ broker, the java suite's peer (the
 # package `activemq`; its dependency libactivemq-java brings the OpenWire client, hawtbuf
 # and slf4j that the driver runs with; no instance is enabled, so no broker starts on its
 # own). Only root on a Debian-like system installs; anyone else is told what to install.
@@ -36,6 +36,12 @@ if [ "$test" = 1 ]; then
   command -v runc >/dev/null 2>&1 || need+=(runc)
   command -v catatonit >/dev/null 2>&1 || need+=(catatonit)
   command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+  # PostgreSQL under Patroni with etcd and HAProxy: `make ha-test` runs them here (the compose
+  # profile `ha` runs them in its image); HAProxy also fronts the scaled-out gateways
+  command -v patroni >/dev/null 2>&1 || need+=(patroni)
+  command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
+  command -v etcdctl >/dev/null 2>&1 || need+=(etcd-client)
+  [ -x /usr/sbin/haproxy ] || need+=(haproxy)
   # the Java provider's tests: JUnit 5 (its console launcher runs JUnit 4 too), the
   # embedded ActiveMQ broker of the conformance suite, Spring JMS
   [ -f /usr/share/java/junit-platform-console-standalone.jar ] || need+=(junit5)
