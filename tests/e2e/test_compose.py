@@ -334,6 +334,40 @@ def test_ha_members_haproxy_and_etcd(services: dict[str, dict[str, Any]]) -> Non
     assert "pg_isready" in services["haproxy"]["healthcheck"]["test"]
 
 
+def test_ha_files_rendered_with_the_compose_defaults(services: dict[str, dict[str, Any]],
+                                                     tmp_path: Path) -> None:
+    """What the containers write with the file's defaults (bridge networking) is the YAML
+    and HAProxy configuration meant: every member on its own name, the password given."""
+    render = load_module("pgaq_ha_render", ROOT / "deploy" / "ha" / "render.py")
+    image_env = dict(re.findall(r"(PGAQ_HA_\w+)=(\S+)", dockerfile_stages(DOCKERFILE.read_text())["ha"][1]))
+    secret = tmp_path / "pw"
+    secret.write_text("s3cret")
+    for name in HA_MEMBERS:
+        env = {**image_env, **services[name]["environment"], "PGAQ_HA_PASSWORD_FILE": str(secret),
+               "PGAQ_HA_TEMPLATES": str(ROOT / "deploy" / "ha"), "PGAQ_HA_OUT": str(tmp_path / name)}
+        conf = yaml.safe_load(render.render_file("patroni.yml.in", env).read_text())
+        assert conf["name"] == name.removeprefix("pg-") and conf["scope"] == "pgaq"
+        assert conf["restapi"]["connect_address"] == f"{name}:8008"
+        assert conf["postgresql"]["listen"] == "0.0.0.0:5432"
+        assert conf["postgresql"]["connect_address"] == f"{name}:5432"
+        assert conf["postgresql"]["authentication"]["superuser"]["password"] == "s3cret"
+        assert conf["etcd3"]["hosts"] == "etcd:2379"
+        assert conf["bootstrap"]["dcs"]["synchronous_mode"] is True
+    haproxy = {**image_env, **services["haproxy"]["environment"],
+               "PGAQ_HA_TEMPLATES": str(ROOT / "deploy" / "ha"), "PGAQ_HA_OUT": str(tmp_path / "haproxy")}
+    cfg = render.render_file("haproxy-postgres.cfg.in", haproxy).read_text()
+    assert "bind 0.0.0.0:5432" in cfg and "option httpchk GET /primary" in cfg
+    assert [ln.split()[:3] for ln in cfg.splitlines() if ln.split()[:1] == ["server"]] == [
+        ["server", f"m{i}", f"pg-m{i}:5432"] for i in (1, 2, 3)]
+    haproxy_exe = shutil.which("haproxy") or "/usr/sbin/haproxy"
+    if Path(haproxy_exe).exists():  # HAProxy's own check (the names resolve inside compose only)
+        local = tmp_path / "haproxy-local.cfg"
+        local.write_text(re.sub(r"pg-m\d:", "127.0.0.1:", cfg))
+        check = subprocess.run([haproxy_exe, "-c", "-f", str(ROOT / "deploy" / "ha" / "haproxy-global.cfg"),
+                                "-f", str(local)], capture_output=True, text=True, timeout=30)
+        assert check.returncode == 0, check.stderr
+
+
 def test_ha_render_fills_the_templates_as_the_harness_does(tmp_path: Path) -> None:
     """deploy/ha/render.py (the containers') and ha/cluster.py's render() (`make ha-test`)
     give the same file from the same fields; the password comes from its _FILE."""
