@@ -40,10 +40,12 @@ test: $(STAMP) test-deps
 
 # docker-compose.yml for real (tests/e2e/test_compose_up.py, also part of `make test`): the
 # base image (debootstrap, kept in podman's store), the images, `up` of the default profile
-# on podman with host networking, a user's round trip, a SIGKILLed container, `down -v`.
+# on podman with host networking, a user's round trip, a SIGKILLed container, `down -v`;
+# then the profile `ha` (test_compose_ha.py): Patroni, etcd, HAProxy, the round trip, the
+# leader's container killed, the round trip again on the new leader.
 # Here podman missing is a failure, not a skip.
 compose-test: $(STAMP) test-deps
-	PGAQ_COMPOSE_TEST=1 $(BIN)/python -m pytest -q -s tests/e2e/test_compose_up.py
+	PGAQ_COMPOSE_TEST=1 $(BIN)/python -m pytest -q -s tests/e2e/test_compose_up.py tests/e2e/test_compose_ha.py
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests/unit

@@ -5,11 +5,13 @@
 # --test also Chromium (the /dashboard test), docker-compose (validating the compose file and
 # running it), and podman with runc, catatonit (compose's `init: true`) and debootstrap (the
 # base image), which `make compose-test` and tests/e2e/test_compose_up.py start the stack
-# on, and Patroni, etcd and HAProxy (`make ha-test`); with --bench (`make bench`) also Debian's ActiveMQ broker, the java suite's peer (the
+# on, and Patroni, etcd and HAProxy (`make ha-test`'s PostgreSQL cluster); with --bench
+# (`make bench`) also Debian's ActiveMQ broker, the java suite's peer (the
 # package `activemq`; its dependency libactivemq-java brings the OpenWire client, hawtbuf
 # and slf4j that the driver runs with; no instance is enabled, so no broker starts on its
 # own); with either, HAProxy (the gateways' scale-out test and bench row, tests/e2e/
-# test_gateway_scaleout.py). Only root on a Debian-like system installs; anyone else is told what to install.
+# test_gateway_scaleout.py). Only root on a Debian-like system installs; anyone else is
+# told what to install.
 set -u
 test=0 bench=0
 for a in "$@"; do
@@ -40,6 +42,15 @@ if [ "$test" = 1 ]; then
   command -v runc >/dev/null 2>&1 || need+=(runc)
   command -v catatonit >/dev/null 2>&1 || need+=(catatonit)
   command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+  # PostgreSQL under Patroni with etcd and HAProxy: `make ha-test` runs them here (the compose
+  # profile `ha` runs them in its image, tests/e2e/test_ha.py the bounded run); HAProxy also
+  # fronts the scaled-out gateways
+  command -v patroni >/dev/null 2>&1 || need+=(patroni)
+  command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
+  command -v etcdctl >/dev/null 2>&1 || need+=(etcd-client)
+  [ -x /usr/sbin/haproxy ] || need+=(haproxy)
+  # `ip` (iproute2) puts each of make ha-test's PostgreSQL members in a network namespace
+  command -v ip >/dev/null 2>&1 || need+=(iproute2)
   # the Java provider's tests: JUnit 5 (its console launcher runs JUnit 4 too), the
   # embedded ActiveMQ broker of the conformance suite, Spring JMS
   [ -f /usr/share/java/junit-platform-console-standalone.jar ] || need+=(junit5)
@@ -48,12 +59,6 @@ if [ "$test" = 1 ]; then
   [ -f /usr/share/java/spring3-jms.jar ] || need+=(libspring-jms-java)
   # ActiveMQ's example programs (/usr/share/doc/activemq/examples), run against pgaq
   [ -d /usr/share/doc/activemq/examples ] || need+=(activemq)
-  # high availability (`make ha-test`, tests/e2e/test_ha.py): Patroni with etcd, HAProxy in
-  # front; `ip` (iproute2) puts each PostgreSQL member in a network namespace of its own
-  command -v patroni >/dev/null 2>&1 || need+=(patroni)
-  command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
-  command -v etcdctl >/dev/null 2>&1 || need+=(etcd-client)
-  command -v ip >/dev/null 2>&1 || need+=(iproute2)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then

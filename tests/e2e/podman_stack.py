@@ -52,6 +52,16 @@ def missing_tools() -> list[str]:
     return [t for t in ("podman", "docker-compose", "runc") if shutil.which(t) is None]
 
 
+def unavailable() -> str | None:
+    """Why the compose tests cannot run here, or None."""
+    missing = missing_tools()
+    if missing:
+        return f"needs {', '.join(missing)} (deploy/system-deps.sh --test installs them)"
+    if os.geteuid() != 0:
+        return "needs root (rootful podman, debootstrap)"
+    return None
+
+
 def debian_mirror() -> str:
     """The mirror apt is configured with (deb822 or one-line sources), for debootstrap."""
     sources = [*sorted(Path("/etc/apt/sources.list.d").glob("*.sources")), Path("/etc/apt/sources.list")]

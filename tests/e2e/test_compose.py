@@ -46,7 +46,9 @@ DASHBOARD = ROOT / "deploy" / "grafana" / "dashboards" / "pgaq.json"
 READER_SQL = ROOT / "deploy" / "postgres" / "grafana-reader.sql"
 SECRET_NAME = re.compile(r"PASSWORD|TOKEN|SECRET|PASSWD|CREDENTIAL|PRIVATE", re.I)
 # services that are not long-running, with the reason they have no health check
-ONE_SHOT = {"grafana-db": "creates Grafana's read-only role once core has migrated, then exits"}
+ONE_SHOT = {"grafana-db": "creates Grafana's read-only role once core has migrated, then exits",
+            "ha-db": "creates pgaq's role and database on the Patroni cluster's primary, then exits"}
+HA_MEMBERS = ("pg-m1", "pg-m2", "pg-m3")
 
 
 def load_module(name: str, path: Path) -> ModuleType:
@@ -82,8 +84,9 @@ def services(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def pgaq_services(services: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    return {name: s for name, s in services.items()
-            if any(str(a).startswith("pgaq_services.") for a in s.get("command") or [])}
+    """The default profile's pgaq services (the `ha` profile's copies are checked apart)."""
+    return {name: s for name, s in services.items() if not s.get("profiles")
+            and any(str(a).startswith("pgaq_services.") for a in s.get("command") or [])}
 
 
 def port_targets(svc: dict[str, Any]) -> set[int]:
@@ -272,12 +275,121 @@ def test_dockerfile_builds_the_images_from_debian_alone() -> None:
     assert "jdk" not in chain("runtime") and "jdbc" not in chain("runtime")  # a JRE only where stats runs
     assert "postgresql-15" in stages["postgres"][1]
     # every image compose runs ends as an unprivileged user
-    for target in ("runtime", "stats", "postgres"):
+    for target in ("runtime", "stats", "postgres", "ha"):
         users = re.findall(r"^USER\s+(\S+)", stages[target][1], re.M)
         assert users and users[-1].split(":")[0] not in ("root", "0"), target
     for line in text.splitlines():
         if re.match(r"\s*(ENV|ARG)\b", line):
             assert not SECRET_NAME.search(line), line
+
+
+# ---- the profile `ha`: Patroni, etcd, HAProxy and the services pointed at HAProxy -------
+
+def test_ha_profile_is_the_default_services_pointed_at_haproxy(services: dict[str, dict[str, Any]]) -> None:
+    """Each ha-<name> is <name> but for its profile, its start order and PGAQ_DSN (and
+    PGAQ_TCP_DSN) naming HAProxy: the same image, command, settings, secrets, health check."""
+    for name, svc in pgaq_services(services).items():
+        ha = services[f"ha-{name}"]
+        assert ha["profiles"] == ["ha"]
+        differ = {k for k in set(svc) | set(ha) if svc.get(k) != ha.get(k)}
+        assert differ == {"profiles", "depends_on", "environment"}, (name, differ)
+        env, ha_env = svc["environment"], ha["environment"]
+        assert {k for k in set(env) | set(ha_env) if env.get(k) != ha_env.get(k)} \
+            == {k for k in ("PGAQ_DSN", "PGAQ_TCP_DSN") if k in env}, name
+        for key in ("PGAQ_DSN", "PGAQ_TCP_DSN"):
+            if key in env:
+                assert ha_env[key] == env[key].replace("@postgres:5432/", "@haproxy:5432/"), (name, key)
+        want = ({"ha-db": "service_completed_successfully"} if name == "core"
+                else {"ha-core": "service_healthy"})
+        assert {k: v["condition"] for k, v in ha["depends_on"].items()} == want, name
+    assert services["ha-db"]["depends_on"]["haproxy"]["condition"] == "service_healthy"
+    assert services["ha-db"]["environment"]["PGHOST"] == "haproxy"
+
+
+def test_ha_members_haproxy_and_etcd(services: dict[str, dict[str, Any]]) -> None:
+    """Debian's programs from the image `ha`, as unprivileged users, each configured from
+    the environment: the members through deploy/ha/patroni.yml.in (every field given),
+    HAProxy through haproxy-postgres.cfg.in with a server line per member, checked on its
+    Patroni REST port; the password from the secret file only."""
+    fields = set(re.findall(r"\$\{(\w+)\}", (ROOT / "deploy/ha/patroni.yml.in").read_text()))
+    image_env = dict(re.findall(r"(PGAQ_HA_\w+)=(\S+)", dockerfile_stages(DOCKERFILE.read_text())["ha"][1]))
+    for name in ("etcd", *HA_MEMBERS, "haproxy", "ha-db"):
+        svc = services[name]
+        assert svc["profiles"] == ["ha"] and svc["build"]["target"] == "ha", name
+        assert svc["image"] == services["pg-m1"]["image"], name
+    for i, name in enumerate(HA_MEMBERS, 1):
+        env = services[name]["environment"]
+        given = {k.removeprefix("PGAQ_HA_").removesuffix("_FILE").lower() for k in [*env, *image_env]}
+        assert fields <= given, (name, fields - given)
+        assert env["PGAQ_HA_NAME"] == f"m{i}" and env["PGAQ_HA_HOST"] == name
+        assert env["PGAQ_HA_PASSWORD_FILE"] == "/run/secrets/postgres_password"
+        assert "user" not in services[name]  # the image's: postgres (Patroni refuses root)
+        assert services[name]["depends_on"]["etcd"]["condition"] == "service_healthy"
+        line = f"server m{i} {name}:{env['PGAQ_HA_PG_PORT']} check port {env['PGAQ_HA_REST_PORT']}"
+        assert line in services["haproxy"]["environment"]["PGAQ_HA_PG_SERVERS"].splitlines()
+        assert f"http://{name}:{env['PGAQ_HA_REST_PORT']}/health" in services[name]["healthcheck"]["test"]
+    assert len({services[n]["volumes"][0] for n in HA_MEMBERS}) == 3  # a data volume each
+    assert services["etcd"]["user"] == "etcd" and services["haproxy"]["user"] == "haproxy"
+    assert "haproxy-postgres.cfg.in" in services["haproxy"]["command"]
+    assert "pg_isready" in services["haproxy"]["healthcheck"]["test"]
+
+
+def test_ha_files_rendered_with_the_compose_defaults(services: dict[str, dict[str, Any]],
+                                                     tmp_path: Path) -> None:
+    """What the containers write with the file's defaults (bridge networking) is the YAML
+    and HAProxy configuration meant: every member on its own name, the password given."""
+    render = load_module("pgaq_ha_render", ROOT / "deploy" / "ha" / "render.py")
+    image_env = dict(re.findall(r"(PGAQ_HA_\w+)=(\S+)", dockerfile_stages(DOCKERFILE.read_text())["ha"][1]))
+    secret = tmp_path / "pw"
+    secret.write_text("s3cret")
+    for name in HA_MEMBERS:
+        env = {**image_env, **services[name]["environment"], "PGAQ_HA_PASSWORD_FILE": str(secret),
+               "PGAQ_HA_TEMPLATES": str(ROOT / "deploy" / "ha"), "PGAQ_HA_OUT": str(tmp_path / name)}
+        conf = yaml.safe_load(render.render_file("patroni.yml.in", env).read_text())
+        assert conf["name"] == name.removeprefix("pg-") and conf["scope"] == "pgaq"
+        assert conf["restapi"]["connect_address"] == f"{name}:8008"
+        assert conf["postgresql"]["listen"] == "0.0.0.0:5432"
+        assert conf["postgresql"]["connect_address"] == f"{name}:5432"
+        assert conf["postgresql"]["authentication"]["superuser"]["password"] == "s3cret"
+        assert conf["etcd3"]["hosts"] == "etcd:2379"
+        assert conf["bootstrap"]["dcs"]["synchronous_mode"] is True
+    haproxy = {**image_env, **services["haproxy"]["environment"],
+               "PGAQ_HA_TEMPLATES": str(ROOT / "deploy" / "ha"), "PGAQ_HA_OUT": str(tmp_path / "haproxy")}
+    cfg = render.render_file("haproxy-postgres.cfg.in", haproxy).read_text()
+    assert "bind 0.0.0.0:5432" in cfg and "option httpchk GET /primary" in cfg
+    assert [ln.split()[:3] for ln in cfg.splitlines() if ln.split()[:1] == ["server"]] == [
+        ["server", f"m{i}", f"pg-m{i}:5432"] for i in (1, 2, 3)]
+    haproxy_exe = shutil.which("haproxy") or "/usr/sbin/haproxy"
+    if Path(haproxy_exe).exists():  # HAProxy's own check (the names resolve inside compose only)
+        local = tmp_path / "haproxy-local.cfg"
+        local.write_text(re.sub(r"pg-m\d:", "127.0.0.1:", cfg))
+        check = subprocess.run([haproxy_exe, "-c", "-f", str(ROOT / "deploy" / "ha" / "haproxy-global.cfg"),
+                                "-f", str(local)], capture_output=True, text=True, timeout=30)
+        assert check.returncode == 0, check.stderr
+
+
+def test_ha_render_fills_the_templates_as_the_harness_does(tmp_path: Path) -> None:
+    """deploy/ha/render.py (the containers') and ha/cluster.py's render() (`make ha-test`)
+    give the same file from the same fields; the password comes from its _FILE."""
+    from ha.cluster import render as harness_render
+
+    render = load_module("pgaq_ha_render", ROOT / "deploy" / "ha" / "render.py")
+    secret = tmp_path / "pw"
+    secret.write_text("s3cret\n")
+    fields: dict[str, str] = {
+        "scope": "pgaq", "name": "m2", "host": "pg-m2", "listen": "127.0.0.1", "rest_port": "8009",
+        "pg_port": "5433", "etcd_hosts": "etcd:2379", "ttl": "10", "loop_wait": "1", "retry_timeout": "4",
+        "max_connections": "300", "data_dir": "/d", "bin_dir": "/b", "pgpass": "/p", "socket_dir": "/s"}
+    env = {f"PGAQ_HA_{k.upper()}": v for k, v in fields.items()}
+    env.update(PGAQ_HA_PASSWORD_FILE=str(secret), PGAQ_HA_TEMPLATES=str(ROOT / "deploy" / "ha"),
+               PGAQ_HA_OUT=str(tmp_path / "out"))
+    out = render.render_file("patroni.yml.in", env)
+    assert out == tmp_path / "out" / "patroni.yml"
+    assert out.read_text() == harness_render("patroni.yml.in", **fields, password="s3cret")
+    assert out.stat().st_mode & 0o077 == 0  # it holds the password
+    env.pop("PGAQ_HA_TTL")
+    with pytest.raises(SystemExit, match="PGAQ_HA_TTL"):
+        render.render_file("patroni.yml.in", env)
 
 
 # ---- the image's entrypoint and health check, run here ---------------------------------

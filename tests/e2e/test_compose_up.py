@@ -44,18 +44,9 @@ AUTH = "Basic " + base64.b64encode(b"E2E:secret-pw").decode()
 BACKLOG = 3000
 
 
-def _why_not() -> str | None:
-    missing = ps.missing_tools()
-    if missing:
-        return f"needs {', '.join(missing)} (deploy/system-deps.sh --test installs them)"
-    if os.geteuid() != 0:
-        return "needs root (rootful podman, debootstrap)"
-    return None
-
-
 @pytest.fixture(scope="module")
 def podman() -> ps.Podman:
-    reason = _why_not()
+    reason = ps.unavailable()
     if reason is not None:
         if os.environ.get("PGAQ_COMPOSE_TEST") == "1":
             pytest.fail(reason)
@@ -150,7 +141,7 @@ def stack(podman: ps.Podman) -> Iterator[dict[str, Any]]:
 
 
 def wait_healthy(podman: ps.Podman, services: tuple[str, ...], deadline: float,
-                 since: float) -> dict[str, str]:
+                 since: float, project: str = PROJECT) -> dict[str, str]:
     """service -> container, once every one of them reports healthy (health checks run by
     `HealthChecker`: container health is only observable by polling)."""
     t0 = since  # when `up` started: it returns only once postgres and core are healthy
@@ -158,7 +149,7 @@ def wait_healthy(podman: ps.Podman, services: tuple[str, ...], deadline: float,
     status: dict[str, str] = {}
     healthy_at: dict[str, float] = {}
     while True:
-        found = podman.containers(PROJECT)
+        found = podman.containers(project)
         names = {c.service: c.name for c in found}
         health = {c.service: c.health for c in found}
         status = {s: str(health.get(s, "absent")) for s in services}
