@@ -6,6 +6,7 @@ seconds more: the pickup latency after, with the outage's backlog gone."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -113,7 +114,7 @@ def _rto(acks: list[float], t_fault: float, now: float) -> float:
     end the outage)."""
     window = [t_fault] + [t for t in acks if t_fault < t <= now]
     best_end, best = window[-1], 0.0
-    for a, b in zip(window, window[1:]):
+    for a, b in itertools.pairwise(window):
         if b - a > best:
             best, best_end = b - a, b
     return best_end - t_fault

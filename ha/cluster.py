@@ -45,7 +45,7 @@ class Proc:
     proc: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
-        with open(self.log, "ab") as out:
+        with open(self.log, "ab") as out:  # noqa: ASYNC230 (a local file, opened once)
             self.proc = await asyncio.create_subprocess_exec(
                 *self.argv, stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=out,
                 start_new_session=True, env={**os.environ, **self.env}, cwd="/")
@@ -238,7 +238,8 @@ class PatroniCluster:
             rows = (await self.topology())["members"]
             last = rows
             leader = [r for r in rows if r.get("role") == "leader" and r.get("state") == "running"]
-            sync = [r for r in rows if r.get("role") == "sync_standby" and r.get("state") in ("streaming", "running")]
+            sync = [r for r in rows if r.get("role") == "sync_standby"
+                    and r.get("state") in ("streaming", "running")]
             others = [r for r in rows if r.get("role") in ("replica", "sync_standby")
                       and r.get("state") in ("streaming", "running")]
             if leader and len(rows) == want and (want == 1 or (sync and len(others) == want - 1)):

@@ -7,7 +7,9 @@ import os
 import shutil
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from .account import Accounts, account, drain
 from .cells import CELLS, Cell, run_cell
@@ -24,6 +26,7 @@ class Result:
     accounts: Accounts | None = None
     violations: list[str] = field(default_factory=list)
     deaths: dict[str, list[int]] = field(default_factory=dict)
+    stats_after: dict[str, Any] | None = None  # the statistics run after the last cell
     seconds: float = 0.0
 
 
@@ -45,6 +48,10 @@ async def run(s: Settings) -> Result:
         await mesh.start()
         say(f"ha: {s.members} PostgreSQL members under Patroni, {s.etcd_members} etcd, HAProxy; "
             f"{'namespaces' if mesh.cluster.can_cut else 'loopback'}; {workdir}")
+        if s.stats:
+            first = await mesh.stats_run_after(datetime.min.replace(tzinfo=UTC), 600)
+            if first is None:
+                res.violations.append("stats: no statistics run succeeded before the load")
         load = Load(mesh.dsn, mesh.url, s.rate, s.idap_clients)
         await load.start()
         for name in cells:
@@ -54,7 +61,13 @@ async def run(s: Settings) -> Result:
             cell = await run_cell(mesh, load, name)
             res.cells.append(cell)
             say(describe(cell))
+        cells_done = datetime.now(UTC)
         seconds = await drain(mesh, load, s.drain_timeout)
+        if s.stats and res.cells:
+            # the Spark job reads through HAProxy: a run after the failovers must work
+            res.stats_after = await mesh.stats_run_after(cells_done, 120 + s.stats_interval * 60)
+            if res.stats_after is None:
+                res.violations.append("stats: no statistics run succeeded after the failovers")
         res.accounts = await account(mesh, load, seconds)
         res.deaths = mesh.deaths()
         judge(res, load)
@@ -141,6 +154,8 @@ def report(res: Result, load: Load | None) -> list[str]:
                    f"missing {acc.notes_missing}")
     if load is not None:
         out.append(f"client errors: {dict(load.rec.errors)}; IDAP faults: {dict(load.rec.faults)}")
+    if res.stats_after is not None:
+        out.append(f"statistics run after the failovers: {res.stats_after}")
     out.append(f"ha: {res.seconds:.0f} s")
     for line in res.violations:
         out.append(f"VIOLATION: {line}")

@@ -309,7 +309,8 @@ class Load:
         consumer_session = c.create_session(False, jms.AUTO_ACKNOWLEDGE)
         consumer = consumer_session.create_consumer(consumer_session.get_queue("ha", "jms_q"))
 
-        def on_message(m: jms.TextMessage) -> None:
+        def on_message(m: jms.Message) -> None:
+            assert isinstance(m, jms.TextMessage)
             text = m.get_text() or ""
             if m.jms_redelivered:
                 self.rec.redelivered["jms"] += 1

@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 import asyncpg
-from chaos.services import Service
-from chaos.sinks import HttpSink
 from pgaq.embedded import free_port
 from pgaq.migrate import migrate_dsn
+
+from chaos.services import Service
+from chaos.sinks import HttpSink
 
 from .cluster import PatroniCluster
 from .settings import Settings
@@ -67,10 +72,37 @@ class Mesh:
                     {**common, "PGAQ_PORT": str(gw), "PGAQ_GATEWAY_WORKERS": "1"},
                     health=f"http://127.0.0.1:{gw}/health"),
         ]
+        if self.s.stats:
+            port = free_port()
+            # JDBC through HAProxy too (PGAQ_TCP_DSN); the first run at once, the next
+            # every stats_interval minutes
+            specs.append(Service("stats", "pgaq_services.stats", {
+                **common, "PGAQ_TCP_DSN": self.dsn, "PGAQ_STATS_PORT": str(port),
+                "PGAQ_STATS_FIRST_DELAY": "0", "PGAQ_STATS_INTERVAL": str(self.s.stats_interval)},
+                health=f"http://127.0.0.1:{port}/health"))
         for spec in specs:
             self.services[spec.name] = spec
             await spec.launch()
         self.url = f"http://127.0.0.1:{gw}{SERVLET}"
+
+    async def stats_run_after(self, since: datetime, timeout: float) -> dict[str, Any] | None:
+        """The statistics service's first successful run that started after `since` (its
+        /health says; nothing else to wait on but another process's schedule), or None."""
+        svc = self.services["stats"]
+        assert svc.health is not None
+        deadline = time.monotonic() + timeout
+        async with aiohttp.ClientSession() as http:
+            while time.monotonic() < deadline:
+                try:
+                    async with http.get(svc.health, timeout=aiohttp.ClientTimeout(total=5)) as r:
+                        last = (await r.json()).get("last_run")
+                except (aiohttp.ClientError, TimeoutError, ValueError):
+                    last = None
+                if (last and last.get("outcome") == "ok"
+                        and datetime.fromisoformat(last["started"]) >= since.replace(microsecond=0)):
+                    return dict(last)
+                await asyncio.sleep(1)
+        return None
 
     def deaths(self) -> dict[str, list[int]]:
         """Services that died on their own (each was started again, but none should have

@@ -24,6 +24,8 @@ class Settings:
     check_interval: str = "500ms"  # HAProxy's health checks of the members
     max_connections: int = 300
     scope: str = "pgaq"
+    stats: bool = True  # the statistics service (Spark over JDBC) in the mesh
+    stats_interval: float = 2.0  # minutes between its runs
     namespaces: bool = True  # each member a machine of its own (root and `ip netns`)
     workdir: Path | None = None  # default .pgaq/ha/<pid> under the repository
 
