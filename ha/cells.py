@@ -59,6 +59,7 @@ async def run_cell(mesh: Mesh, load: Load, name: str) -> Cell:
     faults0 = dict(load.rec.faults)
     listener0 = len(load.rec.exception_listener)
     tx0 = load.rec.tx_lost
+    await mesh.quiet()
     start = time.monotonic()
     await asyncio.sleep(s.steady)  # the measurement window before the fault
     load.check()
@@ -96,6 +97,7 @@ async def run_cell(mesh: Mesh, load: Load, name: str) -> Cell:
     await cluster.wait_healthy()
     cell.heal = time.monotonic() - t_fault
     # the pickup after: once the cluster is whole again and the outage's backlog is gone
+    await mesh.quiet()
     mark = time.monotonic()
     await asyncio.sleep(s.steady)
     for dest in ("jms", "sql"):

@@ -85,6 +85,25 @@ class Mesh:
             await spec.launch()
         self.url = f"http://127.0.0.1:{gw}{SERVLET}"
 
+    async def quiet(self, timeout: float = 300) -> None:
+        """Until no statistics run is going (its /metrics gauge says): a Spark run takes both
+        cores for a while here, and a pickup measured beside one is measuring Spark."""
+        svc = self.services.get("stats")
+        if svc is None or svc.health is None:
+            return
+        url = svc.health.replace("/health", "/metrics")
+        deadline = time.monotonic() + timeout
+        async with aiohttp.ClientSession() as http:
+            while time.monotonic() < deadline:
+                try:
+                    async with http.get(url, timeout=aiohttp.ClientTimeout(total=5)) as r:
+                        text = await r.text()
+                except (aiohttp.ClientError, TimeoutError):
+                    text = ""
+                if "\npgaq_stats_running 0.0" in text or "\npgaq_stats_running 0\n" in text:
+                    return
+                await asyncio.sleep(0.5)
+
     async def stats_run_after(self, since: datetime, timeout: float) -> dict[str, Any] | None:
         """The statistics service's first successful run that started after `since` (its
         /health says; nothing else to wait on but another process's schedule), or None."""
