@@ -232,6 +232,9 @@ DECLARED: tuple[Setting, ...] = (
     _s("PGAQ_IMAGE", "text", "pgaq:latest", "", ("compose",), "image of the pgaq services"),
     _s("PGAQ_STATS_IMAGE", "text", "pgaq-stats:latest", "", ("compose",), "image of the statistics job"),
     _s("PGAQ_POSTGRES_IMAGE", "text", "pgaq-postgres:15", "", ("compose",), "image of PostgreSQL"),
+    _s("PGAQ_HA_", "prefix", None, "", ("compose",),
+       "the profile `ha`'s cluster: `PGAQ_HA_<FIELD>` (or `PGAQ_HA_<FIELD>_FILE`) fills a field of "
+       "`deploy/ha/`'s templates (`deploy/ha/render.py`); `deploy/pgaq.env.example` lists them"),
     _s("PGAQ_CORE_PUBLISH", "text", "127.0.0.1:8081", "", ("compose",),
        "where the host publishes core's port"),
     _s("PGAQ_GATEWAY_PUBLISH", "text", "8080", "", ("compose",),
