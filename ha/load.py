@@ -122,7 +122,8 @@ class Load:
         share = self.rate / 4
         for kind, queue in (("sql", "ha.sql_q"), ("prop", "ha.topic"), ("note", "ha.note_q")):
             spawn(f"enqueue-{kind}", self._library_producer(kind, queue, share))
-        spawn("sql-dequeue", self._sql_dequeuer())
+        for w in range(2):  # two sessions blocked in dbms_aq.dequeue, as an application runs them
+            spawn(f"sql-dequeue{w}", self._sql_dequeuer())
         spawn("prop-dequeue", self._ledger_consumer("prop", "ha.prop_in"))
         spawn("note-dequeue", self._ledger_consumer("note", "ha.note_q"))
         await self._start_jms(share)
