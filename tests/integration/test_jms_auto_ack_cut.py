@@ -67,11 +67,12 @@ async def left(conn: asyncpg.Connection) -> int:
 
 
 async def cut_backends_gone(conn: asyncpg.Connection, proxy: ReplyCut) -> None:
-    """The backend whose client the proxy cut has ended (its transaction settled)."""
+    """The backend whose client the proxy cut has ended its transaction (committed, or
+    rolled back as it found its client gone): no other backend is in one."""
     await proxy.fired.wait()
     await until(lambda: conn.fetchval(
         "SELECT count(*) = 0 FROM pg_stat_activity WHERE datname = current_database()"
-        " AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'"),
+        " AND pid <> pg_backend_pid() AND xact_start IS NOT NULL"),
         "the cut backend's transaction to end")
 
 

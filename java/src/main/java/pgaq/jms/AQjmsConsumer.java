@@ -325,10 +325,12 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
             checkOpen();
             int mode = session.ackMode();
             boolean inTx = forListener || SessionDatabase.receivesInTransaction(mode);
-            // AUTO_ACKNOWLEDGE receive: a PERSISTENT message is removed in a transaction
-            // committed once the message is made (SessionDatabase.settleReceive): at least
-            // once; a NON_PERSISTENT one in autocommit, at most once (JMS 1.1 section 4.7)
-            boolean settle = !forListener && mode == Session.AUTO_ACKNOWLEDGE;
+            // AUTO_ACKNOWLEDGE (and DUPS_OK, which allows duplicates, not losses) receive: a
+            // PERSISTENT message is removed in a transaction committed once the message is
+            // made (SessionDatabase.settleReceive): at least once; a NON_PERSISTENT one in
+            // autocommit, at most once (JMS 1.1 section 4.7)
+            boolean settle = !forListener
+                    && (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE);
             String nav = navigation == NAVIGATION_FIRST_MESSAGE ? "FIRST_MESSAGE"
                     : navigation == NAVIGATION_NEXT_TRANSACTION ? "NEXT_TRANSACTION" : "NEXT_MESSAGE";
             String dmode = noData ? "REMOVE_NODATA" : "REMOVE";

@@ -25,9 +25,10 @@ import javax.jms.TransactionRolledBackException;
  * mode                 connection autocommit        settled by
  * -------------------  ---------------------------  -----------------------------------------
  * transacted           off                          commit(), rollback()
- * AUTO receive         off for a PERSISTENT REMOVE  settleReceive() before receive returns
- * AUTO, DUPS_OK        on; off while a listener     the statement itself; the listener's
- *                      has a message                return (commit) or exception (rollback)
+ * AUTO, DUPS_OK        off for a PERSISTENT REMOVE  receive: settleReceive() before it
+ *                      (BEGIN sent with it), else   returns; a NON_PERSISTENT one: the
+ *                      on; off while a listener     statement itself; a listener: its return
+ *                      has a message                (commit) or exception (rollback)
  * CLIENT_ACKNOWLEDGE   off once a message is taken  acknowledge() (commit), recover() (rollback)
  * </pre>
  * A rolled-back REMOVE counts as a failed attempt (aq.record_failed_attempts), as Oracle's
