@@ -789,6 +789,10 @@ class Session(Administration):
             # FIRST_MESSAGE, so that a consumer of a grouped queue goes on to the next
             # group instead of stalling after the first)
             eng.forget_position(info.qualified, consumer.consumer_name)
+            if tx and not (self._work or self._consumed or self._holds_locks()):
+                # the transaction holds nothing: begun afresh in the COMMIT's round trip
+                # rather than a savepoint's two
+                await eng.commit(begin_next=True)
             got = await eng.dequeue(info.qualified, opts)
         if got:
             if tx:
