@@ -27,8 +27,8 @@ _NEGOTIATIONS = (80877103, 80877104)  # SSLRequest, GSSENCRequest: answered by o
 class Cut:
     """Where to cut: before the first server message of `kind` (and body `status`: for
     ReadyForQuery the transaction status, for CommandComplete the tag) that follows a
-    DataRow, or any message of `kind` when `after_row` is False. The cut message and all
-    after it are never forwarded."""
+    DataRow holding `row`, or, when `after_row` is False, the first of `kind` holding
+    `row`. The cut message and all after it are never forwarded."""
 
     kind: bytes
     status: bytes | None = None
@@ -36,6 +36,8 @@ class Cut:
     # the server's message is forwarded, and the client's next message is the one that
     # never arrives: the connection dies with the server waiting for it
     client_next: bool = False
+    # only a DataRow holding these bytes counts (a message's text: not an empty look's row)
+    row: bytes = b""
 
 
 # the server committed the transaction that sent rows (autocommit or an explicit COMMIT)
@@ -127,7 +129,8 @@ class ReplyCut(LinkProxy):
                 head = await src.readexactly(5)
                 body = await src.readexactly(struct.unpack("!i", head[1:])[0] - 4)
                 kind, cut = head[:1], self._cut
-                if cut is not None and kind == cut.kind and (row or not cut.after_row) and (
+                if cut is not None and kind == cut.kind and (
+                        row if cut.after_row else cut.row in body) and (
                         cut.status is None or body == cut.status):
                     self._cut = None
                     if cut.client_next:
@@ -136,7 +139,7 @@ class ReplyCut(LinkProxy):
                         upstream.transport.abort()  # the server sees its client vanish
                         self.fired.set()
                         return
-                if cut is not None and kind == DATA_ROW:
+                if cut is not None and kind == DATA_ROW and cut.row in body:
                     row = True
                 dst.write(head + body)
                 await dst.drain()

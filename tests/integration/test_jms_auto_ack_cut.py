@@ -11,6 +11,7 @@ JMSRedelivered.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import asyncpg
 import pgaq.jms as jms
@@ -52,6 +53,10 @@ def through(proxy: ReplyCut, dsn: str) -> str:
 async def setup(conn: asyncpg.Connection, db_dsn: str, *texts: str) -> None:
     await conn.execute("CREATE SCHEMA cut")
     await make_queue(conn, "cut.orders_q", "cut.orders_t", "SYS.AQ$_JMS_TEXT_MESSAGE")
+    await send(db_dsn, *texts)
+
+
+async def send(db_dsn: str, *texts: str) -> None:
     sender = await jms.ConnectionFactory(db_dsn).create_connection()  # not through the proxy
     try:
         s = sender.create_session()
@@ -101,7 +106,7 @@ async def test_auto_ack_receive_cut_while_settling_loses_nothing(
         consumer = await session.create_consumer(session.get_queue(*QUEUE))
         await connection.start()
         assert text(await consumer.receive_no_wait()) == "warm-up"  # statements prepared
-        proxy.arm(cut)
+        proxy.arm(replace(cut, row=b"precious"))
         seen: list[jms.Message] = []
         try:
             m = await consumer.receive_no_wait()
@@ -136,13 +141,43 @@ async def test_auto_ack_listener_commit_cut_after_it_returned_loses_nothing(
         connection.set_exception_listener(lambda _e: None)
         session = connection.create_session(False, jms.AUTO_ACKNOWLEDGE)
         consumer = await session.create_consumer(session.get_queue(*QUEUE))
-        proxy.arm(COMMIT_DONE)
+        proxy.arm(replace(COMMIT_DONE, row=b"first"))
         consumer.set_message_listener(lambda m: got.append(text(m)))
         await connection.start()
         await until(lambda: len(got) >= 2, "both messages delivered")
         assert proxy.fired.is_set()
         await connection.stop()
         assert got == ["first", "second"]
+        assert await left(conn) == 0
+    finally:
+        await connection.close()
+
+
+async def test_auto_ack_listener_commit_that_never_arrived_redelivers_flagged(
+        conn: asyncpg.Connection, db_dsn: str, proxy: ReplyCut) -> None:
+    """The COMMIT after the listener returned never reaches the server: the message comes
+    again, JMSRedelivered (the duplicate AUTO_ACKNOWLEDGE allows), and delivery goes on."""
+    await setup(conn, db_dsn, "warm-up")
+    # the rolled-back message sends no NOTIFY: the poll finds it once the cut backend is gone
+    connection = await jms.ConnectionFactory(through(proxy, db_dsn),
+                                             safety_poll=0.2).create_connection()
+    got: list[tuple[str | None, bool]] = []
+    try:
+        connection.set_exception_listener(lambda _e: None)
+        session = connection.create_session(False, jms.AUTO_ACKNOWLEDGE)
+        consumer = await session.create_consumer(session.get_queue(*QUEUE))
+        consumer.set_message_listener(lambda m: got.append((text(m), m.jms_redelivered)))
+        await connection.start()
+        await until(lambda: len(got) == 1, "the warm-up message delivered")
+        proxy.arm(replace(COMMIT_LOST, row=b"first"))
+        await send(db_dsn, "first", "second")
+        try:
+            await until(lambda: len(got) >= 4, "the messages delivered")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}: {got}") from exc
+        assert proxy.fired.is_set()
+        await connection.stop()
+        assert sorted(got[1:]) == [("first", False), ("first", True), ("second", False)]
         assert await left(conn) == 0
     finally:
         await connection.close()

@@ -647,10 +647,10 @@ class Session(Administration):
         costs a borrowed connection. DUPS_OK takes `dups_ok_batch` messages per dequeue and
         hands them out one by one, committing when every consumer has handed out its share."""
         async with self.using() as eng:
-            got_ = await self._take(eng, consumer, info, listener, msgid, blocking, no_data)
+            taken = await self._take(eng, consumer, info, listener, msgid, blocking, no_data)
         if self.ack.batches:
             await self.ack.handed_out()
-        return got_
+        return taken
 
     async def _take(self, eng: engine.Session, consumer: MessageConsumer, info: DestinationInfo,
                     listener: bool, msgid: str | None, blocking: bool, no_data: bool

@@ -349,6 +349,9 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
                 continue;
             }
             if (d == null) {
+                // nothing taken: a transaction that holds nothing is not left open while
+                // the receive or the listener waits (its REMOVE's locks would stay held)
+                session.db().endIdle();
                 return null;
             }
             if (msgid == null) {  // a receive by id leaves the position where it was

@@ -98,7 +98,7 @@ class AutoAckCutTest {
         MessageConsumer c = s.createConsumer(queue(s));
         connection.start();
         assertEquals("warm-up", ((TextMessage) c.receiveNoWait()).getText());
-        proxy.arm(cut);
+        proxy.arm(cut, "precious");
         List<Message> seen = new ArrayList<>();
         Message m = c.receiveNoWait();
         assertNotNull(m, "the receive cut while settling returns its message");

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * server's reply, as chaos/wirecut.py does (issue 34): it reads both directions as the
  * protocol frames them (a type byte and a 4-byte length that counts itself; the one-byte
  * answer to an SSLRequest passed through). {@link #arm} makes the next connection that
- * reaches the cut die there, both sides reset, nothing after it forwarded. No TLS.
+ * reaches the cut (after a DataRow holding a given text) die there, both sides reset, nothing after it forwarded. No TLS.
  */
 final class ReplyCutProxy implements AutoCloseable {
     /** Where to cut: before the server's first message {@code kind} with body {@code status}
@@ -43,6 +43,8 @@ final class ReplyCutProxy implements AutoCloseable {
     private final int target;
     private final ServerSocket server;
     private final AtomicReference<Cut> armed = new AtomicReference<>();
+    /** Only a DataRow holding these bytes counts (a message's text, not an empty look's). */
+    private volatile byte[] rowHolds = new byte[0];
     private volatile CountDownLatch fired = new CountDownLatch(1);
     private volatile boolean closed;
 
@@ -62,9 +64,24 @@ final class ReplyCutProxy implements AutoCloseable {
         return url.replace(direct, "//127.0.0.1:" + server.getLocalPort() + "/");
     }
 
-    void arm(Cut cut) {
+    /** Cut the next connection at {@code cut}, after a DataRow that holds {@code text}. */
+    void arm(Cut cut, String text) {
         fired = new CountDownLatch(1);
+        rowHolds = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         armed.set(cut);
+    }
+
+    private static boolean holds(byte[] body, byte[] part) {
+        outer:
+        for (int i = 0; i + part.length <= body.length; i++) {
+            for (int j = 0; j < part.length; j++) {
+                if (body[i + j] != part[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     boolean fired() {
@@ -174,7 +191,7 @@ final class ReplyCutProxy implements AutoCloseable {
                     }
                     drop.set(true);  // before the client can answer this message
                 }
-                if (cut != null && kind == 'D') {
+                if (cut != null && kind == 'D' && holds(body, rowHolds)) {
                     row = true;
                 }
                 out.write(kind);
