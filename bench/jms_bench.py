@@ -76,6 +76,10 @@ def _message(session: jms.Session) -> jms.TextMessage:
     return m
 
 
+def _remover(x: Session, queue: str) -> Op:
+    return lambda: x.dequeue(queue)
+
+
 def _join(a: Result, b: Result) -> Result:
     return Result(a.ops + b.ops, a.seconds + b.seconds, a.latencies + b.latencies,
                   a.items_per_op, a.dry or b.dry)
@@ -243,7 +247,7 @@ class JmsBench:
         as its own (a floor on the queue J2 already drained from would flatter the ratio)."""
 
         async def floor(t: float) -> Result:
-            r = await run_ops([(lambda x=x: x.dequeue("jmsb.auto_tx_floor")) for x in self.sessions], t)
+            r = await run_ops([_remover(x, "jmsb.auto_tx_floor") for x in self.sessions], t)
             r.latencies = []
             return r
 
@@ -289,7 +293,7 @@ class JmsBench:
         await self.fill("jmsb.recv_floor", n)
 
         async def floor(t: float) -> Result:
-            return await run_ops([(lambda x=x: x.dequeue("jmsb.recv_floor")) for x in self.sessions], t)
+            return await run_ops([_remover(x, "jmsb.recv_floor") for x in self.sessions], t)
 
         conn = await self.factory(safety_poll=60.0).create_connection()
         try:
