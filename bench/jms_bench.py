@@ -58,8 +58,8 @@ from .settings import Settings
 
 TEXT = "x" * 100
 KIND = "SYS.AQ$_JMS_TEXT_MESSAGE"
-QUEUES = ("send", "send_floor", "auto", "auto_floor", "auto_tx", "auto_tx_floor", "dups", "tx",
-          "wake", "wake_floor")
+QUEUES = ("send", "send_floor", "auto", "auto_floor", "auto_tx", "auto_tx_floor", "recv",
+          "recv_floor", "dups", "tx", "wake", "wake_floor")
 SCHEMA = "CREATE SCHEMA jmsb;\n" + "".join(
     f"CALL dbms_aqadm.create_queue_table('jmsb.{q}_t', '{KIND}');\n"
     f"CALL dbms_aqadm.create_queue('jmsb.{q}', 'jmsb.{q}_t');\n"
@@ -74,6 +74,10 @@ def _message(session: jms.Session) -> jms.TextMessage:
     m = session.create_text_message(TEXT)
     m.set_string_property("region", "EU")
     return m
+
+
+def _remover(x: Session, queue: str) -> Op:
+    return lambda: x.dequeue(queue)
 
 
 def _join(a: Result, b: Result) -> Result:
@@ -232,7 +236,7 @@ class JmsBench:
         row = ratio_row(f"J2. jms listener AUTO_ACK, {s.concurrency} sessions", o, f, 0.9,
                         note=f"time-boxed conn.start()..stop(); floor: engine REMOVE 1 msg/txn on "
                              f"{s.concurrency} connections; {n:,} pre-filled in each queue")
-        return [row, await self.auto_ceiling(o, n)]
+        return [row, await self.auto_ceiling(o, n), await self.auto_receive(n)]
 
     async def auto_ceiling(self, listener: Result, n: int) -> Row:
         """Context row J2b: what AUTO_ACKNOWLEDGE's contract costs before any JMS code. A
@@ -243,7 +247,7 @@ class JmsBench:
         as its own (a floor on the queue J2 already drained from would flatter the ratio)."""
 
         async def floor(t: float) -> Result:
-            r = await run_ops([(lambda x=x: x.dequeue("jmsb.auto_tx_floor")) for x in self.sessions], t)
+            r = await run_ops([_remover(x, "jmsb.auto_tx_floor") for x in self.sessions], t)
             r.latencies = []
             return r
 
@@ -281,6 +285,41 @@ class JmsBench:
                              f"{listener.rate / o.rate if o.rate else 0:.2f}x of it; {n:,} pre-filled")
         row["context"] = True
         return row
+
+    async def auto_receive(self, n: int) -> Row:
+        """Row J2r: `receive()` in a loop on AUTO_ACKNOWLEDGE sessions (each message settled
+        before receive returns), against the engine's autocommit REMOVE on a fresh queue."""
+        await self.fill("jmsb.recv", n)
+        await self.fill("jmsb.recv_floor", n)
+
+        async def floor(t: float) -> Result:
+            return await run_ops([_remover(x, "jmsb.recv_floor") for x in self.sessions], t)
+
+        conn = await self.factory(safety_poll=60.0).create_connection()
+        try:
+            consumers = []
+            for _ in range(self.s.concurrency):
+                session = conn.create_session(False, jms.AUTO_ACKNOWLEDGE)
+                consumers.append(await session.create_consumer(session.get_queue("jmsb", "recv")))
+            await conn.start()
+
+            async def receives(c: jms.MessageConsumer) -> bool:
+                return await c.receive(1.0) is not None
+
+            ops = [(lambda c=c: receives(c)) for c in consumers]
+
+            async def ours(t: float) -> Result:
+                r = await run_ops(ops, t)
+                r.dry = await self.left("jmsb.recv") == 0
+                return r
+
+            f, o = await self.pair("jms receive() AUTO_ACKNOWLEDGE", floor, ours)
+        finally:
+            await conn.close()
+        return ratio_row(f"J2r. jms receive() AUTO_ACK, {self.s.concurrency} sessions", o, f, 0.9,
+                         latency=True,
+                         note=f"receive(1.0) in a loop, PERSISTENT TextMessages pre-filled ({n:,}); "
+                              f"floor: engine REMOVE 1 msg/txn on {self.s.concurrency} connections")
 
     # -- J3, J4 -----------------------------------------------------------------------
     async def drain(self, queue: str, n: int, mode: int) -> Result:

@@ -46,6 +46,9 @@ class AckMode:
     receive_in_transaction: ClassVar[bool] = True
     # a look takes a batch, handed out one by one and committed later (DUPS_OK)
     batches: ClassVar[bool] = False
+    # a receive's look at persistent messages runs in a transaction of its own, committed
+    # before the receive returns (AUTO_ACKNOWLEDGE; `Session.take`)
+    settles_receive: ClassVar[bool] = False
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -82,25 +85,40 @@ class Transacted(AckMode):
 
 
 class AutoAcknowledge(AckMode):
-    """AUTO_ACKNOWLEDGE: a receive REMOVEs in autocommit, settled before it returns; a
-    listener's look REMOVEs in a transaction that `settle` commits when the listener returns
-    and rolls back (a failed attempt) when it raises."""
+    """AUTO_ACKNOWLEDGE, at least once for PERSISTENT messages. A receive REMOVEs in a
+    transaction and commits it before it returns (`Session.take`): the message is in hand
+    before the COMMIT, so a connection lost during the COMMIT (its outcome unknown: a
+    failover) still returns it, and if the server did not commit it comes again, flagged
+    JMSRedelivered, the one duplicate JMS 1.1 allows this mode (4.4.13); a REMOVE that
+    failed took nothing. An autocommit REMOVE would have committed before its rows reached
+    the client, and a connection lost in between lost the message. A NON_PERSISTENT one is
+    removed in autocommit: at most once (JMS 1.1 4.7), as before. A listener's look REMOVEs
+    in a transaction that `settle` commits when the listener returns and rolls back (a
+    failed attempt) when it raises."""
 
     code = AUTO_ACKNOWLEDGE
     receive_in_transaction = False
+    settles_receive = True
 
     async def settle(self, ok: bool) -> None:
         s = self.session
         if s._closed:
             return
         async with s.using() as eng:
-            if ok:
-                # the listener's next look follows at once: its BEGIN rides on the COMMIT
-                await eng.commit(begin_next=s._connection.started.is_set())
-            else:
-                await eng.rollback()
-            s._taken_ids.clear()
-            s._work = False
+            try:
+                if ok:
+                    # the listener's next look follows at once: its BEGIN rides on the COMMIT
+                    await eng.commit(begin_next=s._connection.started.is_set())
+                else:
+                    await eng.rollback()
+            except PgaqError:
+                # the transaction ended without a commit (a lost connection: perhaps with
+                # one): its messages come again, flagged JMSRedelivered; `using` reports it
+                s._connection.maybe_delivered.update(s._taken_ids)
+                raise
+            finally:
+                s._taken_ids.clear()
+                s._work = False
 
 
 class ClientAcknowledge(AckMode):

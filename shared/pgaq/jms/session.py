@@ -10,7 +10,9 @@ SESSION_TRANSACTED     REMOVE in the session's transaction; commit() commits it,
                        rolls it back and AQ counts a failed attempt (redelivered with
                        JMSRedelivered and JMSXDeliveryCount + 1, or moved to the exception
                        queue past the queue's max_retries, after its retry_delay)
-AUTO_ACKNOWLEDGE       receive(): REMOVE in autocommit, committed before receive returns;
+AUTO_ACKNOWLEDGE       receive(): REMOVE in a transaction committed before receive returns
+                       (a COMMIT lost with the connection still returns the message: at
+                       least once; NON_PERSISTENT ones in autocommit, at most once);
                        a listener: REMOVE in a transaction committed when the listener
                        returns and rolled back (a failed attempt) when it raises
 CLIENT_ACKNOWLEDGE     REMOVE in a transaction that acknowledge() commits (everything the
@@ -645,51 +647,101 @@ class Session(Administration):
         costs a borrowed connection. DUPS_OK takes `dups_ok_batch` messages per dequeue and
         hands them out one by one, committing when every consumer has handed out its share."""
         async with self.using() as eng:
-            queued = self._prefetched.get(consumer)
-            key = (info.qualified, consumer.consumer_name)
-            if queued and msgid is None:
-                m = queued.pop(0)
-            else:
-                got = self._prefetched_by_id(consumer, _engine_id(msgid)) if msgid else []
-                got = got or await self._dequeue(eng, consumer, info, listener, msgid,
-                                                 blocking, no_data)
-                if not got:
-                    return None
-                m = got[0]
-                if len(got) > 1:
-                    self._prefetched[consumer] = got[1:]
-            if m.msgid in self._locked.get(key, ()):
-                self._held.setdefault(key, []).append(m.msgid)  # removed by the commit
-                eng.hold(info.qualified, consumer.consumer_name, m.msgid)
-                self._taken_ids.append(m.msgid)
-                self._work = True
-            if self.transacted:
-                self._tx_taken += 1
-            if (consumer.no_local and m.sender_id is not None
-                    and m.sender_id.name == self._connection.local_name):
-                return False
-            msg = codec.from_engine(m, info.payload_kind, consumer.destination,
-                                    j2ee_compliant=self._connection.j2ee_compliant)
-            # JMSXState (JMS 1.1 3.5.9) as the message was when received: the engine gives
-            # the state a REMOVE left (PROCESSED), which is not what the receiver took
-            msg._provider_property("JMSXState", "int", jmsg.JMSX_STATE[
-                "EXPIRED" if info.queue_type == "EXCEPTION_QUEUE" else "READY"])
-            await settle_reply_to(self._db, self._connection, msg)
-            msg._acknowledger = self._acknowledger
-            if m.msgid in self._connection.maybe_delivered and not msg.jms_redelivered:
-                # taken by a transaction that died with its connection, which AQ does not
-                # count as an attempt (seed 004): JMS wants it flagged as redelivered
-                self._connection.maybe_delivered.discard(m.msgid)
-                msg._redelivered = True
-                msg._provider_property("JMSXDeliveryCount", "int", m.attempts + 2)
+            taken = await self._take(eng, consumer, info, listener, msgid, blocking, no_data)
         if self.ack.batches:
             await self.ack.handed_out()
+        return taken
+
+    async def _take(self, eng: engine.Session, consumer: MessageConsumer, info: DestinationInfo,
+                    listener: bool, msgid: str | None, blocking: bool, no_data: bool
+                    ) -> tuple[engine.Message, jmsg.Message] | bool | None:
+        """`take` under the session's lock. An AUTO_ACKNOWLEDGE receive that took a message
+        in a transaction (`_dequeue`) commits it last, once the message is made: a message
+        that cannot be made is rolled back (a failed attempt) rather than removed."""
+        if not (self.ack.settles_receive and not listener):
+            return await self._take_one(eng, consumer, info, listener, msgid, blocking, no_data)
+        try:
+            got = await self._take_one(eng, consumer, info, listener, msgid, blocking, no_data)
+        except BaseException:
+            if self._work and eng.in_transaction:
+                try:
+                    await eng.rollback()
+                except ConnectionLost:
+                    raise  # `using` drops the connection, the ids flagged maybe delivered
+                except PgaqError:
+                    pass  # the first failure is the one to report
+                self._taken_ids.clear()
+                self._work = False
+            raise
+        if self._work:
+            await self._settle_receive(eng)
+        return got
+
+    async def _settle_receive(self, eng: engine.Session) -> None:
+        """Commit an AUTO_ACKNOWLEDGE receive's REMOVE, the message in hand. A connection
+        lost during the COMMIT leaves its outcome unknown: the message is returned all the
+        same (if the server did not commit, it comes again flagged JMSRedelivered: a
+        duplicate, never a loss) and the outage is reported as any other. A COMMIT the
+        server refused took nothing: the receive fails and the message stays."""
+        try:
+            await eng.commit()
+        except ConnectionLost as exc:
+            await self._lost(exc)  # the ids go to maybe_delivered, the outage is told
+            self._tx_lost = False  # nothing of the application's was in the transaction
+        finally:
+            self._taken_ids.clear()
+            self._work = False
+
+    async def _take_one(self, eng: engine.Session, consumer: MessageConsumer,
+                        info: DestinationInfo, listener: bool, msgid: str | None,
+                        blocking: bool, no_data: bool
+                        ) -> tuple[engine.Message, jmsg.Message] | bool | None:
+        queued = self._prefetched.get(consumer)
+        key = (info.qualified, consumer.consumer_name)
+        if queued and msgid is None:
+            m = queued.pop(0)
+        else:
+            got = self._prefetched_by_id(consumer, _engine_id(msgid)) if msgid else []
+            got = got or await self._dequeue(eng, consumer, info, listener, msgid,
+                                             blocking, no_data)
+            if not got:
+                return None
+            m = got[0]
+            if len(got) > 1:
+                self._prefetched[consumer] = got[1:]
+        if m.msgid in self._locked.get(key, ()):
+            self._held.setdefault(key, []).append(m.msgid)  # removed by the commit
+            eng.hold(info.qualified, consumer.consumer_name, m.msgid)
+            self._taken_ids.append(m.msgid)
+            self._work = True
+        if self.transacted:
+            self._tx_taken += 1
+        if (consumer.no_local and m.sender_id is not None
+                and m.sender_id.name == self._connection.local_name):
+            return False
+        msg = codec.from_engine(m, info.payload_kind, consumer.destination,
+                                j2ee_compliant=self._connection.j2ee_compliant)
+        # JMSXState (JMS 1.1 3.5.9) as the message was when received: the engine gives
+        # the state a REMOVE left (PROCESSED), which is not what the receiver took
+        msg._provider_property("JMSXState", "int", jmsg.JMSX_STATE[
+            "EXPIRED" if info.queue_type == "EXCEPTION_QUEUE" else "READY"])
+        await settle_reply_to(self._db, self._connection, msg)
+        msg._acknowledger = self._acknowledger
+        if m.msgid in self._connection.maybe_delivered and not msg.jms_redelivered:
+            # taken by a transaction that died with its connection, which AQ does not
+            # count as an attempt (seed 004): JMS wants it flagged as redelivered
+            self._connection.maybe_delivered.discard(m.msgid)
+            msg._redelivered = True
+            msg._provider_property("JMSXDeliveryCount", "int", m.attempts + 2)
         return m, msg
 
     async def _dequeue(self, eng: engine.Session, consumer: MessageConsumer,
                        info: DestinationInfo, listener: bool, msgid: str | None,
                        blocking: bool = False, no_data: bool = False) -> list[engine.Message]:
         in_tx = self.ack.receive_in_transaction or listener
+        # persistent messages in a transaction: the session's, or (AUTO_ACKNOWLEDGE) one
+        # that `_take` commits before the receive returns
+        tx = in_tx or self.ack.settles_receive
         condition = None if consumer.subscribed else consumer.sql_selector
         own = self._sent_ids.get(info.qualified) if self.transacted else None
         if own and info.payload_kind.startswith("JMS"):
@@ -724,9 +776,9 @@ class Session(Administration):
             if self._consumed and not any(self._prefetched.values()):
                 # the last batch was handed out whole; this look's BEGIN rides on the COMMIT
                 await self._commit_consumed(eng, begin_next=True)
-        if in_tx:
+        if tx:
             await eng.begin()
-        opts = replace(base, visibility="ON_COMMIT" if in_tx else "IMMEDIATE",
+        opts = replace(base, visibility="ON_COMMIT" if tx else "IMMEDIATE",
                        delivery_mode="PERSISTENT", batch_size=batch)
         got = await eng.dequeue(info.qualified, opts)
         if (not got and not msgid and (consumer.navigation is None or blocking)
@@ -737,12 +789,18 @@ class Session(Administration):
             # FIRST_MESSAGE, so that a consumer of a grouped queue goes on to the next
             # group instead of stalling after the first)
             eng.forget_position(info.qualified, consumer.consumer_name)
+            if tx and not (self._work or self._consumed or self._holds_locks()):
+                # the transaction holds nothing: begun afresh in the COMMIT's round trip
+                # rather than a savepoint's two
+                await eng.commit(begin_next=True)
             got = await eng.dequeue(info.qualified, opts)
         if got:
-            if in_tx:
+            if tx:
                 self._taken_ids.extend(m.msgid for m in got)
                 self._work = True
             return got
+        if tx and not in_tx:
+            await self._end_idle(eng)  # the autocommit look below runs on this connection
         if buffered or (msgid and consumer.buffered):
             # a receive by id looks at both kinds too (Oracle JMS guide, "Dequeuing JMS
             # Buffered Messages": the dequeue "checks for both persistent and buffered")

@@ -325,6 +325,12 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
             checkOpen();
             int mode = session.ackMode();
             boolean inTx = forListener || SessionDatabase.receivesInTransaction(mode);
+            // AUTO_ACKNOWLEDGE (and DUPS_OK, which allows duplicates, not losses) receive: a
+            // PERSISTENT message is removed in a transaction committed once the message is
+            // made (SessionDatabase.settleReceive): at least once; a NON_PERSISTENT one in
+            // autocommit, at most once (JMS 1.1 section 4.7)
+            boolean settle = !forListener
+                    && (mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE);
             String nav = navigation == NAVIGATION_FIRST_MESSAGE ? "FIRST_MESSAGE"
                     : navigation == NAVIGATION_NEXT_TRANSACTION ? "NEXT_TRANSACTION" : "NEXT_MESSAGE";
             String dmode = noData ? "REMOVE_NODATA" : "REMOVE";
@@ -333,9 +339,9 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
             // persistent messages first, NON_PERSISTENT (buffered) ones when there are none;
             // every eighth look the other way round so a steady flow starves neither
             boolean bufferedFirst = (++looks & 7) == 0 && msgid == null;
-            Dequeued d = dequeueFrom(consumer, dmode, nav, msgid, cond, bufferedFirst, inTx);
+            Dequeued d = dequeueFrom(consumer, dmode, nav, msgid, cond, bufferedFirst, inTx, settle);
             if (d == null) {
-                d = dequeueFrom(consumer, dmode, nav, msgid, cond, !bufferedFirst, inTx);
+                d = dequeueFrom(consumer, dmode, nav, msgid, cond, !bufferedFirst, inTx, settle);
             }
             if (d == null && again && (positions[0] != null || positions[1] != null)) {
                 again = false;
@@ -343,6 +349,9 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
                 continue;
             }
             if (d == null) {
+                // nothing taken: a transaction that holds nothing is not left open while
+                // the receive or the listener waits (its REMOVE's locks would stay held)
+                session.db().endIdle();
                 return null;
             }
             if (msgid == null) {  // a receive by id leaves the position where it was
@@ -352,38 +361,67 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
                 positions[k] = info.grouped ? d.position : null;
                 groups[k] = info.grouped ? d.group : null;
             }
-            if (noLocal && session.connection().localName.equals(d.senderName)) {
+            boolean settling = settle && !d.buffered;
+            AQjmsMessage m;
+            try {
+                m = made(d, noData, mode, forListener);
+            } catch (JMSException | RuntimeException e) {
+                if (settling) {
+                    session.db().rollback();  // not removed: a failed attempt
+                }
+                throw e;
+            }
+            if (settling) {
+                session.db().settleReceive();
+            }
+            if (m == null) {
                 continue;  // one of this connection's own publications
             }
-            if (noData) {  // REMOVE_NODATA brings no payload to decode: the id is all there is
-                AQjmsMessage removed = new AQjmsMessage();
-                removed.setJMSMessageID("ID:" + d.msgid);
-                return removed;
-            }
-            AQjmsMessage m = PayloadCodec.decode(d, info.payloadKind, destination, session.compliant(),
-                    session.replyTo());
-            if (session.connection().maybeDelivered.remove(d.msgid) && !m.getJMSRedelivered()) {
-                // taken by a transaction lost with its connection (AQ counted no attempt)
-                m.setJMSRedelivered(true);
-                m.setProviderProperty("JMSXDeliveryCount", d.attempts + 2);
-            }
-            m.setProviderProperty("JMSXState", info.isExceptionQueue() ? 3 : 2);
-            m.setProviderProperty("JMSXRcvTimestamp", System.currentTimeMillis());
-            if (mode == Session.CLIENT_ACKNOWLEDGE) {
-                m.setAcknowledger(session::acknowledge);
-            }
-            m.streamable = !forListener && !d.buffered && SessionDatabase.receivesInTransaction(mode);
             return m;
         }
     }
 
-    /** One dequeue of one delivery class, from this consumer's position in it. */
+    /** The message the application gets of {@code d}; null for a no-local consumer's own. */
+    private AQjmsMessage made(Dequeued d, boolean noData, int mode, boolean forListener)
+            throws JMSException {
+        if (noLocal && session.connection().localName.equals(d.senderName)) {
+            return null;
+        }
+        if (noData) {  // REMOVE_NODATA brings no payload to decode: the id is all there is
+            AQjmsMessage removed = new AQjmsMessage();
+            removed.setJMSMessageID("ID:" + d.msgid);
+            return removed;
+        }
+        AQjmsMessage m = PayloadCodec.decode(d, info.payloadKind, destination, session.compliant(),
+                session.replyTo());
+        if (session.connection().maybeDelivered.remove(d.msgid) && !m.getJMSRedelivered()) {
+            // taken by a transaction lost with its connection (AQ counted no attempt)
+            m.setJMSRedelivered(true);
+            m.setProviderProperty("JMSXDeliveryCount", d.attempts + 2);
+        }
+        m.setProviderProperty("JMSXState", info.isExceptionQueue() ? 3 : 2);
+        m.setProviderProperty("JMSXRcvTimestamp", System.currentTimeMillis());
+        if (mode == Session.CLIENT_ACKNOWLEDGE) {
+            m.setAcknowledger(session::acknowledge);
+        }
+        m.streamable = !forListener && !d.buffered && SessionDatabase.receivesInTransaction(mode);
+        return m;
+    }
+
+    /** One dequeue of one delivery class, from this consumer's position in it; {@code
+     *  settle}: an AUTO_ACKNOWLEDGE receive's, PERSISTENT ones in a transaction (an empty one
+     *  ended at once: the NON_PERSISTENT look runs in autocommit). */
     private Dequeued dequeueFrom(String consumer, String dmode, String nav, String msgid, String cond,
-            boolean buffered, boolean inTx) throws JMSException {
+            boolean buffered, boolean inTx, boolean settle) throws JMSException {
         int k = buffered ? 1 : 0;
         boolean first = msgid != null || navigation == NAVIGATION_FIRST_MESSAGE;
-        return session.db().dequeue(info, consumer, dmode, nav, msgid, cond, first ? null : positions[k],
-                first ? null : groups[k], buffered, inTx);
+        boolean tx = inTx || (settle && !buffered);
+        Dequeued d = session.db().dequeue(info, consumer, dmode, nav, msgid, cond, first ? null : positions[k],
+                first ? null : groups[k], buffered, tx);
+        if (d == null && tx && !inTx) {
+            session.db().endIdle();
+        }
+        return d;
     }
 
     /** Navigate from the head again (a rollback or recover offers what it took again). */

@@ -25,8 +25,10 @@ import javax.jms.TransactionRolledBackException;
  * mode                 connection autocommit        settled by
  * -------------------  ---------------------------  -----------------------------------------
  * transacted           off                          commit(), rollback()
- * AUTO, DUPS_OK        on; off while a listener     the statement itself; the listener's
- *                      has a message                return (commit) or exception (rollback)
+ * AUTO, DUPS_OK        off for a PERSISTENT REMOVE  receive: settleReceive() before it
+ *                      (BEGIN sent with it), else   returns; a NON_PERSISTENT one: the
+ *                      on; off while a listener     statement itself; a listener: its return
+ *                      has a message                (commit) or exception (rollback)
  * CLIENT_ACKNOWLEDGE   off once a message is taken  acknowledge() (commit), recover() (rollback)
  * </pre>
  * A rolled-back REMOVE counts as a failed attempt (aq.record_failed_attempts), as Oracle's
@@ -285,7 +287,7 @@ final class SessionDatabase {
     }
 
     /** A look that found nothing in a non-transacted session: no idle transaction kept. */
-    private void endIdle() {
+    void endIdle() {
         try {
             if (db != null && !session.getTransactedQuietly() && !pendingWork() && !db.getAutoCommit()) {
                 db.commit();
@@ -334,6 +336,41 @@ final class SessionDatabase {
     }
 
     // -- settling ---------------------------------------------------------------------------------
+    /**
+     * AUTO_ACKNOWLEDGE receive: commit the REMOVE of the message about to be returned (it
+     * ran in a transaction so that its rows reached the client before anything committed:
+     * an autocommit REMOVE commits first, and a connection lost before its answer lost the
+     * message). A connection lost during the COMMIT leaves its outcome unknown: this returns
+     * normally, the message goes to the application, and if the server did not commit it
+     * comes again flagged JMSRedelivered (maybeDelivered): a duplicate, never a loss. A
+     * COMMIT the server refused took nothing: the receive fails, the message stays.
+     */
+    void settleReceive() throws JMSException {
+        lock.lock();
+        try {
+            if (db != null && !db.getAutoCommit()) {
+                db.commit();
+                db.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            if (Sql.connectionLost(e)) {
+                lostWith();
+                lost = false;  // nothing of the application's was in that transaction
+                return;
+            }
+            try {
+                db.rollback();
+                db.setAutoCommit(true);
+            } catch (SQLException ignored) {
+                // the next statement reports it
+            }
+            throw Sql.error(e);
+        } finally {
+            clear();
+            lock.unlock();
+        }
+    }
+
     /** Commit what the open transaction holds (commit, acknowledge, a listener's return). */
     void commit() throws JMSException {
         lock.lock();
@@ -354,7 +391,10 @@ final class SessionDatabase {
                 lost = false;
                 throw lostTransaction(e);
             }
-            clear();
+            // the server refused the COMMIT and rolled back: the messages come again
+            for (List<String> ids : removed.values()) {
+                session.connection().maybeDelivered.addAll(ids);
+            }
             throw Sql.error(e);
         } finally {
             clear();
