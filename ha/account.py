@@ -1,7 +1,7 @@
 """After the cells: the producers stop, the consumers drain, and every id is accounted
 for. The truth for the SQL clients is the ledger they commit with each dequeue; for IDAP
-and pgaq.jms what the clients were told, with the queue table's retained rows telling a
-lost message from a Receive whose answer was lost."""
+and the JMS clients (pgaq.jms, the Java provider) what the clients were told, with the
+queue table's retained rows telling a lost message from a Receive whose answer was lost."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ FROM aq.notifications n JOIN ha.aq$note_t v ON v.msg_id = upper(encode(n.msgid, 
 """
 PENDING = "SELECT count(*) AS n FROM aq.notifications WHERE state IN ('PENDING', 'SENDING')"
 LEDGER_DESTS = ("sql", "prop", "note")
+JMS_KINDS = ("jms", "java")  # JMS AUTO_ACKNOWLEDGE: a repeat is allowed when flagged redelivered
 
 
 @dataclass
@@ -66,7 +67,7 @@ def _ledger_counts(rows: list[asyncpg.Record]) -> dict[str, Counter[str]]:
 async def drain(mesh: Mesh, load: Load, timeout: float) -> float:
     """Stop producing; wait until every acknowledged id has reached its consumer (polled:
     the consumers are other tasks and processes)."""
-    load.producing.clear()
+    await load.pause()
     start = time.monotonic()
     while time.monotonic() - start < timeout:
         load.check()
@@ -95,7 +96,8 @@ async def account(mesh: Mesh, load: Load, drain_seconds: float) -> Accounts:
     ledger = _ledger_counts(await _fetch(mesh.dsn, LEDGER))
     idap_rows = await _fetch(mesh.dsn, IDAP_KEPT)
     processed = {r["id"] for r in idap_rows if r["msg_state"] == "PROCESSED"}
-    for kind in ("idap", "jms", *LEDGER_DESTS):
+    kinds = ("idap", "jms", *(("java",) if load.java is not None else ()), *LEDGER_DESTS)
+    for kind in kinds:
         t = acc.tallies[kind] = Tally()
         acked = load.rec.acked.get(kind, {})
         unsure = load.rec.unsure.get(kind, set()) - acked.keys()
@@ -115,7 +117,7 @@ async def account(mesh: Mesh, load: Load, drain_seconds: float) -> Accounts:
             if i in unsure:
                 t.unsure_committed += 1
             if n > 1:
-                if kind == "jms":
+                if kind in JMS_KINDS:
                     t.redelivered += n - 1
                 else:
                     t.duplicated += n - 1

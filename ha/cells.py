@@ -16,6 +16,7 @@ from .mesh import Mesh
 
 CELLS = ("kill", "switchover", "partition")
 WINDOW = 3.0  # seconds of throughput compared with before
+PICKUP = ("jms", "java", "sql")  # consumers whose pickup latency is measured
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Cell:
     pickup_after: dict[str, float] = field(default_factory=dict)
     faults: dict[str, int] = field(default_factory=dict)  # what IDAP clients were told
     exception_listener: int = 0  # JMS ExceptionListener calls during the cell
+    exception_listener_java: int | None = None  # the Java client's (None: it did not run)
     tx_lost: int = 0
 
 
@@ -58,6 +60,7 @@ async def run_cell(mesh: Mesh, load: Load, name: str) -> Cell:
     cell.old_primary = primary.name
     faults0 = dict(load.rec.faults)
     listener0 = len(load.rec.exception_listener)
+    java0 = len(load.rec.exception_listener_java)
     tx0 = load.rec.tx_lost
     await mesh.quiet()
     start = time.monotonic()
@@ -65,7 +68,7 @@ async def run_cell(mesh: Mesh, load: Load, name: str) -> Cell:
     load.check()
     t_fault = time.monotonic()
     cell.before_rate = _rate(_idap_times(load), start, t_fault)
-    for dest in ("jms", "sql"):
+    for dest in PICKUP:
         p = _p50(load, dest, start, t_fault - 1)
         if p is not None:
             cell.pickup_before[dest] = p
@@ -100,12 +103,14 @@ async def run_cell(mesh: Mesh, load: Load, name: str) -> Cell:
     await mesh.quiet()
     mark = time.monotonic()
     await asyncio.sleep(s.steady)
-    for dest in ("jms", "sql"):
+    for dest in PICKUP:
         p = _p50(load, dest, mark, time.monotonic() - 1)
         if p is not None:
             cell.pickup_after[dest] = p
     cell.faults = {k: v - faults0.get(k, 0) for k, v in load.rec.faults.items() if v != faults0.get(k, 0)}
     cell.exception_listener = len(load.rec.exception_listener) - listener0
+    if load.java is not None:
+        cell.exception_listener_java = len(load.rec.exception_listener_java) - java0
     cell.tx_lost = load.rec.tx_lost - tx0
     return cell
 

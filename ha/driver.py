@@ -52,7 +52,8 @@ async def run(s: Settings) -> Result:
             first = await mesh.stats_run_after(datetime.min.replace(tzinfo=UTC), 600)
             if first is None:
                 res.violations.append("stats: no statistics run succeeded before the load")
-        load = Load(mesh.dsn, mesh.url, s.rate, s.idap_clients)
+        load = Load(mesh.dsn, mesh.url, s.rate, s.idap_clients,
+                    jdbc_url=mesh.cluster.jdbc_url("ha") if s.java else None, logdir=workdir)
         await load.start()
         for name in cells:
             if name == "partition" and not mesh.cluster.can_cut:
@@ -98,7 +99,8 @@ def describe(c: Cell) -> str:
     return (f"cell {c.name}: {c.old_primary} -> {c.new_primary}; RTO {_s(c.rto)}; 90 % throughput "
             f"after {_s(c.recovery)} (before {c.before_rate:.0f} IDAP msg/s); members all back after "
             f"{_s(c.heal)}; pickup p50 {pick}; IDAP faults: {faults}; IDAP transactions lost "
-            f"{c.tx_lost}; JMS exception listener told {c.exception_listener}x")
+            f"{c.tx_lost}; JMS exception listener told {c.exception_listener}x"
+            + ("" if c.exception_listener_java is None else f", Java's {c.exception_listener_java}x"))
 
 
 def judge(res: Result, load: Load) -> None:
@@ -112,10 +114,11 @@ def judge(res: Result, load: Load) -> None:
             v.append(f"{kind}: {t.duplicated} deliveries more than once")
         if t.unknown:
             v.append(f"{kind}: {len(t.unknown)} ids nobody sent (e.g. {t.unknown[:3]})")
-    jms = acc.tallies["jms"]
-    if jms.redelivered > load.rec.redelivered["jms"]:
-        v.append(f"jms: {jms.redelivered} repeated deliveries, only {load.rec.redelivered['jms']} "
-                 "flagged JMSRedelivered")
+    for kind in ("jms", "java"):
+        jt = acc.tallies.get(kind)
+        if jt is not None and jt.redelivered > load.rec.redelivered[kind]:
+            v.append(f"{kind}: {jt.redelivered} repeated deliveries, only {load.rec.redelivered[kind]} "
+                     "flagged JMSRedelivered")
     if acc.notifications["FAILED"]:
         v.append(f"notifications: {acc.notifications['FAILED']} FAILED")
     if acc.notes_unseen:
@@ -134,6 +137,8 @@ def judge(res: Result, load: Load) -> None:
                 v.append(f"cell {c.name}: {dest} pickup p50 {_ms(after)} after, {_ms(before)} before")
         if c.exception_listener < 1:
             v.append(f"cell {c.name}: the JMS exception listener was not told")
+        if c.exception_listener_java is not None and c.exception_listener_java < 1:
+            v.append(f"cell {c.name}: the Java JMS exception listener was not told")
     if load.rec.tx_lost != load.rec.tx_next_ok and load.rec.tx_lost > load.rec.tx_next_ok + 1:
         v.append(f"IDAP: {load.rec.tx_lost} sessions lost a transaction, only {load.rec.tx_next_ok} "
                  "then worked")

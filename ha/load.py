@@ -14,12 +14,15 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import aiohttp
 import asyncpg
 from pgaq import jms
 from pgaq.engine import DequeueOptions, Session
 from pgaq.errors import PgaqError
+
+from . import java_client
 
 AGENT, PASSWORD = "HA", "ha-secret"
 NS = 'xmlns="http://ns.oracle.com/AQ/schemas/access"'
@@ -67,6 +70,7 @@ class Record:
     tx_lost: int = 0  # IDAP transactions whose commit faulted
     tx_next_ok: int = 0  # ... whose next request then worked
     exception_listener: list[float] = field(default_factory=list)  # JMS ExceptionListener calls
+    exception_listener_java: list[float] = field(default_factory=list)  # ... the Java client's
 
     def ack(self, kind: str, ids: list[str], at: float | None = None) -> None:
         t = time.monotonic() if at is None else at
@@ -98,10 +102,14 @@ class Ids:
 
 
 class Load:
-    """Starts every client against `dsn` (HAProxy) and `url` (the gateway)."""
+    """Starts every client against `dsn` (HAProxy) and `url` (the gateway); the Java JMS
+    client too when given HAProxy's `jdbc_url` (its log in `logdir`)."""
 
-    def __init__(self, dsn: str, url: str, rate: float, idap_clients: int) -> None:
+    def __init__(self, dsn: str, url: str, rate: float, idap_clients: int,
+                 jdbc_url: str | None = None, logdir: Path | None = None) -> None:
         self.dsn, self.url, self.rate, self.idap_clients = dsn, url, rate, idap_clients
+        self.jdbc_url, self.logdir = jdbc_url, logdir
+        self.java: java_client.JavaClient | None = None
         self.rec = Record()
         self.ids = Ids()
         self.stop = asyncio.Event()
@@ -127,8 +135,27 @@ class Load:
         spawn("prop-dequeue", self._ledger_consumer("prop", "ha.prop_in"))
         spawn("note-dequeue", self._ledger_consumer("note", "ha.note_q"))
         await self._start_jms(share)
+        if self.jdbc_url is not None:
+            await self._start_java(self.jdbc_url, share)
+
+    async def _start_java(self, jdbc_url: str, rate: float) -> None:
+        classpath, why = await java_client.prepare()
+        if classpath is None:
+            print(f"ha: the Java JMS client skipped: {why} (HA_JAVA=0 turns it off)", flush=True)
+            return
+        self.java = java_client.JavaClient(self.rec, (self.logdir or Path(".")) / "java-client.log")
+        await self.java.start(classpath, jdbc_url, "ha", "java_q", rate)
+
+    async def pause(self) -> None:
+        """The producers stop (the drain); the Java client's last send is recorded once
+        this returns."""
+        self.producing.clear()
+        if self.java is not None:
+            await self.java.pause()
 
     async def close(self) -> None:
+        if self.java is not None:  # first: its reader records until the JVM has gone
+            await self.java.close()
         self.stop.set()
         self.producing.set()
         for t in self._tasks:
@@ -145,6 +172,8 @@ class Load:
         for t in self._tasks:
             if t.done() and not t.cancelled() and t.exception() is not None:
                 raise RuntimeError(f"client {t.get_name()} failed") from t.exception()
+        if self.java is not None and (exc := self.java.failure()) is not None:
+            raise RuntimeError("client java failed") from exc
 
     # -- IDAP -----------------------------------------------------------------------------
     async def _post(self, http: aiohttp.ClientSession, doc: bytes) -> tuple[int, bytes]:

@@ -26,6 +26,7 @@ class Settings:
     scope: str = "pgaq"
     stats: bool = True  # the statistics service (Spark over JDBC) in the mesh
     stats_interval: float = 2.0  # minutes between its runs
+    java: bool = True  # the Java JMS client (pgaq-jms.jar) beside pgaq.jms; needs a JDK
     namespaces: bool = True  # each member a machine of its own (root and `ip netns`)
     workdir: Path | None = None  # default .pgaq/ha/<pid> under the repository
 

@@ -9,6 +9,10 @@ CALL dbms_aqadm.start_queue('ha.idap_q');
 CALL dbms_aqadm.create_queue_table('ha.jms_t', 'SYS.AQ$_JMS_TEXT_MESSAGE');
 CALL dbms_aqadm.create_queue('ha.jms_q', 'ha.jms_t');
 CALL dbms_aqadm.start_queue('ha.jms_q');
+-- the Java provider (pgaq-jms.jar): a producer and a message listener, in a JVM of its own
+CALL dbms_aqadm.create_queue_table('ha.java_t', 'SYS.AQ$_JMS_TEXT_MESSAGE');
+CALL dbms_aqadm.create_queue('ha.java_q', 'ha.java_t');
+CALL dbms_aqadm.start_queue('ha.java_q');
 -- a plain SQL client blocked in dbms_aq.dequeue
 CALL dbms_aqadm.create_queue_table('ha.sql_t', 'RAW');
 CALL dbms_aqadm.create_queue('ha.sql_q', 'ha.sql_t');
