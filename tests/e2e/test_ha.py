@@ -30,7 +30,7 @@ async def test_failovers_lose_nothing(tmp_path: Path) -> None:
         sys.executable, "-m", "ha", cwd=ROOT, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         env={**os.environ, "HA_ETCD_MEMBERS": "1", "HA_STEADY": "6", "HA_WORKDIR": str(workdir),
-             "HA_STATS": "0", "PGAQ_LOG_LEVEL": "ERROR"})
+             "HA_STATS": "0", "HA_JAVA": "0", "PGAQ_LOG_LEVEL": "ERROR"})
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), 880)
     finally:
