@@ -3,6 +3,7 @@ accounts, the figures and the verdict."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import time
@@ -55,6 +56,8 @@ async def run(s: Settings) -> Result:
         load = Load(mesh.dsn, mesh.url, s.rate, s.idap_clients,
                     jdbc_url=mesh.cluster.jdbc_url("ha") if s.java else None, logdir=workdir)
         await load.start()
+        # not measured: the clients' first connections, the JVM's JIT, the first statistics run
+        await asyncio.sleep(s.steady / 2)
         for name in cells:
             if name == "partition" and not mesh.cluster.can_cut:
                 say("ha: partition skipped: cutting a member off needs root and `ip netns`")

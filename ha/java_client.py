@@ -10,7 +10,6 @@ import contextlib
 import os
 import shutil
 import signal
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -107,18 +106,22 @@ class JavaClient:
             parts = line.decode(errors="replace").split()
             if not parts:
                 continue
-            word, rest = parts[0], parts[1:]
+            # the last field is when it happened: Java's System.nanoTime(), CLOCK_MONOTONIC as
+            # time.monotonic() (the line is read later, and a receipt's line may come first)
+            if not parts[-1].isdigit():
+                continue  # not one of the program's lines
+            word, rest, at = parts[0], parts[1:-1], int(parts[-1]) / 1e9
             if word == "SENT":
-                rec.ack("java", rest[:1])
+                rec.ack("java", rest[:1], at)
             elif word == "UNSURE":
                 rec.doubt("java", rest[:1])
                 rec.errors["java send"] += 1
             elif word == "GOT":
                 if rest[1] == "1":
                     rec.redelivered["java"] += 1
-                rec.receive("java", rest[:1])
+                rec.receive("java", rest[:1], at)
             elif word == "EXC":
-                rec.exception_listener_java.append(time.monotonic())
+                rec.exception_listener_java.append(at)
             elif word == "READY":
                 self.ready.set()
             elif word == "PAUSED":

@@ -81,8 +81,8 @@ class Record:
     def doubt(self, kind: str, ids: list[str]) -> None:
         self.unsure.setdefault(kind, set()).update(ids)
 
-    def receive(self, dest: str, ids: list[str]) -> None:
-        t = time.monotonic()
+    def receive(self, dest: str, ids: list[str], at: float | None = None) -> None:
+        t = time.monotonic() if at is None else at
         seen = self.got.setdefault(dest, Counter())
         first = self.got_at.setdefault(dest, {})
         for i in ids:

@@ -34,7 +34,8 @@ import pgaq.jms.AQjmsSession;
  * send, after a short pause, has a new id, as an application would do), {@code GOT id 0|1}
  * in the listener (1: JMSRedelivered), {@code EXC millis} in the ExceptionListener
  * (System.currentTimeMillis), {@code PAUSED} once sending stopped after {@code pause} on
- * stdin. {@code stop} on stdin, or its end, closes the connection and exits.
+ * stdin. {@code stop} on stdin, or its end, closes the connection and exits. Every line
+ * ends with the {@code System.nanoTime()} of its event.
  */
 public final class HaJmsClient {
     private static final PrintStream OUT = System.out;
@@ -43,8 +44,11 @@ public final class HaJmsClient {
     }
 
     private static void emit(String line) {
+        // every line ends with System.nanoTime(): CLOCK_MONOTONIC on Linux, the clock of
+        // Python's time.monotonic(), so the run times Java's sends and receipts as its own
+        long at = System.nanoTime();
         synchronized (OUT) {
-            OUT.println(line);
+            OUT.println(line + " " + at);
             OUT.flush();
         }
     }
