@@ -62,9 +62,14 @@ class LinkProxy:
             writer.transport.abort()
             return
         self._writers.update((writer, up_w))
-        await asyncio.gather(self._pipe(reader, up_w), self._pipe(up_r, writer))
+        await self._relay(reader, writer, up_r, up_w)
         self._writers.discard(writer)
         self._writers.discard(up_w)
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                     up_r: asyncio.StreamReader, up_w: asyncio.StreamWriter) -> None:
+        """Forward both ways until either side ends (a subclass may read what passes)."""
+        await asyncio.gather(self._pipe(reader, up_w), self._pipe(up_r, writer))
 
     @staticmethod
     async def _pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:

@@ -66,22 +66,12 @@ class ReplyCut(LinkProxy):
         self._cut = cut
         self.fired.clear()
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self.cut_now:
-            writer.transport.abort()
-            return
-        try:
-            up_r, up_w = await asyncio.open_connection("127.0.0.1", self.target)
-        except OSError:
-            writer.transport.abort()
-            return
-        self._writers.update((writer, up_w))
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                     up_r: asyncio.StreamReader, up_w: asyncio.StreamWriter) -> None:
         negotiating = [0]  # one-byte answers the server owes (SSLRequest, GSSENCRequest)
         drop = asyncio.Event()  # the client's next message is not to arrive
         await asyncio.gather(self._upward(reader, up_w, writer, negotiating, drop),
                              self._downward(up_r, writer, up_w, negotiating, drop))
-        self._writers.discard(writer)
-        self._writers.discard(up_w)
 
     async def _upward(self, src: asyncio.StreamReader, dst: asyncio.StreamWriter,
                       client: asyncio.StreamWriter, negotiating: list[int],
