@@ -43,6 +43,13 @@ class LinkProxy:
         self.cuts += 1
         self._drop()
 
+    def route(self, dsn: str) -> str:
+        """`dsn` (a connection string to the target on 127.0.0.1), reached through the proxy."""
+        direct = f"127.0.0.1:{self.target}/"
+        if direct not in dsn:
+            raise ValueError(f"{dsn!r} does not name 127.0.0.1:{self.target}")
+        return dsn.replace(direct, f"127.0.0.1:{self.port}/")
+
     def up(self) -> None:
         """Accept (and forward) connections again."""
         self.cut_now = False

@@ -44,10 +44,6 @@ async def proxy(cluster: Cluster) -> AsyncIterator[ReplyCut]:
         await p.stop()
 
 
-def through(proxy: ReplyCut, dsn: str) -> str:
-    direct = f"127.0.0.1:{proxy.target}/"
-    assert direct in dsn, dsn
-    return dsn.replace(direct, f"127.0.0.1:{proxy.port}/")
 
 
 async def setup(conn: asyncpg.Connection, db_dsn: str, *texts: str) -> None:
@@ -98,7 +94,7 @@ async def test_auto_ack_receive_cut_while_settling_loses_nothing(
         again: bool) -> None:
     await setup(conn, db_dsn, "warm-up", "precious")
     told: list[jms.JMSException] = []
-    connection = await jms.ConnectionFactory(through(proxy, db_dsn),
+    connection = await jms.ConnectionFactory(proxy.route(db_dsn),
                                              safety_poll=60.0).create_connection()
     try:
         connection.set_exception_listener(told.append)
@@ -134,7 +130,7 @@ async def test_auto_ack_listener_commit_cut_after_it_returned_loses_nothing(
     """The COMMIT after the listener returned is done by the server but its answer is lost:
     the listener had the message once, it does not come again, delivery goes on."""
     await setup(conn, db_dsn, "first", "second")
-    connection = await jms.ConnectionFactory(through(proxy, db_dsn),
+    connection = await jms.ConnectionFactory(proxy.route(db_dsn),
                                              safety_poll=60.0).create_connection()
     got: list[str | None] = []
     try:
@@ -159,7 +155,7 @@ async def test_auto_ack_listener_commit_that_never_arrived_redelivers_flagged(
     again, JMSRedelivered (the duplicate AUTO_ACKNOWLEDGE allows), and delivery goes on."""
     await setup(conn, db_dsn, "warm-up")
     # the rolled-back message sends no NOTIFY: the poll finds it once the cut backend is gone
-    connection = await jms.ConnectionFactory(through(proxy, db_dsn),
+    connection = await jms.ConnectionFactory(proxy.route(db_dsn),
                                              safety_poll=0.2).create_connection()
     got: list[tuple[str | None, bool]] = []
     try:

@@ -71,11 +71,6 @@ async def link(cluster: Cluster) -> AsyncIterator[LinkProxy]:
         await proxy.stop()
 
 
-def through(link: LinkProxy, dsn: str) -> str:
-    """`dsn`, reached through the proxy."""
-    direct = f"127.0.0.1:{link.target}/"
-    assert direct in dsn, dsn
-    return dsn.replace(direct, f"127.0.0.1:{link.port}/")
 
 
 async def live_waiter(conn: asyncpg.Connection, queue: str) -> bool:
@@ -109,7 +104,7 @@ async def gateway(conn: asyncpg.Connection, db_dsn: str, link: LinkProxy) -> Asy
         CALL dbms_aqadm.start_queue('lc.raw_q');
     """)
     # safety_poll 60: a wait woken in time was woken by NOTIFY, not by the poll
-    async with running_gateway(through(link, db_dsn), safety_poll=60.0, max_wait=60.0) as url:
+    async with running_gateway(link.route(db_dsn), safety_poll=60.0, max_wait=60.0) as url:
         yield url
     await drop_roles(conn, roles)
 
@@ -218,7 +213,7 @@ async def test_sql_dequeue_waiting_when_cut_leaves_nothing_behind(
     backend ends too, rather than waiting on and taking a later message for nobody, and
     a later waiter on the same queue is served at once."""
     await make_queue(conn)
-    client = await asyncpg.connect(through(link, db_dsn))
+    client = await asyncpg.connect(link.route(db_dsn))
     pid = await client.fetchval("SELECT pg_backend_pid()")
     call = asyncio.ensure_future(client.execute(DEQ_FOREVER))
     await until(lambda: conn.fetchval(
@@ -230,7 +225,7 @@ async def test_sql_dequeue_waiting_when_cut_leaves_nothing_behind(
     await until(lambda: conn.fetchval(
         "SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1)", pid),
         "the cut waiter's backend to end", timeout=15)
-    later = await asyncpg.connect(through(link, db_dsn))
+    later = await asyncpg.connect(link.route(db_dsn))
     try:
         got = asyncio.ensure_future(later.fetchrow(DEQ))
         await conn.execute(ENQ, b"\x01")
@@ -253,7 +248,7 @@ async def test_jms_clients_go_on_after_every_connection_is_cut(
     for name in ("listened", "received", "tx", "acked"):
         await make_queue(conn, f"lc.{name}", f"lc.{name}_t", "SYS.AQ$_JMS_TEXT_MESSAGE")
     direct = await jms.ConnectionFactory(db_dsn).create_connection()  # the far side, not cut
-    factory = jms.ConnectionFactory(through(link, db_dsn), safety_poll=60.0)
+    factory = jms.ConnectionFactory(link.route(db_dsn), safety_poll=60.0)
     connection = await factory.create_connection()
     told: list[jms.JMSException] = []
     first_told = asyncio.Event()
@@ -326,7 +321,7 @@ async def test_jms_sessions_with_nothing_open_go_on_and_each_outage_is_told_once
     listening connection: its sessions say when the database is back, so each outage is
     told once, the second too."""
     await make_queue(conn, "lc.sent", "lc.sent_t", "SYS.AQ$_JMS_TEXT_MESSAGE")
-    connection = await jms.ConnectionFactory(through(link, db_dsn)).create_connection()
+    connection = await jms.ConnectionFactory(link.route(db_dsn)).create_connection()
     told: asyncio.Queue[jms.JMSException] = asyncio.Queue()
     connection.set_exception_listener(told.put_nowait)
     try:
