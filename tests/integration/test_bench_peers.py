@@ -92,7 +92,7 @@ def test_pgque_sql_is_found_beside_the_repository(monkeypatch: pytest.MonkeyPatc
         pytest.skip(f"{peers_bench.PGQUE_SQL} is not on this machine")
     assert peers_bench.pgque_sql() == str(peers_bench.PGQUE_SQL)
     monkeypatch.setenv("BENCH_PGQUE_SQL", "/nonexistent/pgque.sql")
-    with pytest.raises(peers_bench.Missing, match="/nonexistent/pgque.sql"):
+    with pytest.raises(peers_bench.Missing, match=r"/nonexistent/pgque\.sql"):
         peers_bench.pgque_sql()
 
 
