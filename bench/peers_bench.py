@@ -83,9 +83,10 @@ said):
   messages, one publisher confirm per message, C consumers acknowledging each message
   (prefetch 10). Per-message acknowledgement. Then its fan-out curve: a fanout exchange
   bound to 1, 10, 100, 1,000 durable queues (BENCH_RABBITMQ_FANOUT), BENCH_FANOUT_N
-  (2,000) messages published, one consumer draining one queue: rows "RabbitMQ fanout N
-  queues" (compare_as fanout_publish_N and fanout_drain_N, so a pgaq row of that kind
-  shows them beside its own figure).
+  (2,000) messages published (or as many as BENCH_FANOUT_SECONDS, 10, allow), one
+  consumer draining one queue: rows "RabbitMQ fanout N queues" (compare_as
+  fanout_publish_N and fanout_drain_N, so a pgaq row of that kind shows them beside its
+  own figure).
 A peer whose package or install is missing is reported as "missing" with the reason; one
 that fails as "FAILED"; neither stops the others. The Node peers speak a JSON-lines
 protocol on stdout (bench/node/peer.js says it); `make bench` installs them with

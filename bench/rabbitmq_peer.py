@@ -14,9 +14,10 @@ The job is the peers suite's: N persistent 256-byte messages, then consume them 
   acks; closing the channels then requeues nothing (the queue is checked empty).
 - fan-out: for each of FANOUT_QUEUES (1, 10, 100, 1,000), a durable fanout exchange
   bound to that many durable classic queues; M persistent messages (BENCH_FANOUT_N,
-  2,000) published to the exchange by C clients, one per confirm: the publish rate; then
-  one consumer (as above) drains one of the queues: its drain rate. The queues are
-  deleted after each size.
+  2,000, or fewer when BENCH_FANOUT_SECONDS, 10, run out first) published to the
+  exchange by C clients, one per confirm: the publish rate; then one consumer (as
+  above) drains one of the queues (all M): its drain rate. The queues are deleted after
+  each size.
 
 Durability each side gives when it says "done":
 - RabbitMQ 3.10 (one node, no replica): a persistent message routed to a durable classic
@@ -41,6 +42,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
+from .core_bench import log
+
 PREFETCH = 10  # aio-pika's README consumer example
 
 
@@ -51,6 +54,12 @@ def fanout_queues() -> tuple[int, ...]:
 
 def fanout_n() -> int:
     return int(float(os.environ.get("BENCH_FANOUT_N", "2000")))
+
+
+def fanout_seconds() -> float:
+    """At most this long publishing to one fan-out size (1,000 durable queues take a few
+    messages a second on a loaded 2-core machine: 2,000 would take minutes)."""
+    return float(os.environ.get("BENCH_FANOUT_SECONDS", "10"))
 
 
 class NotAvailable(Exception):
@@ -87,9 +96,10 @@ def needs() -> None:
 
 
 async def _publish(url: str, n: int, clients: int, exchange: str, routing_key: str,
-                   body: bytes) -> float:
-    """n persistent messages from `clients` connections, each publish awaiting its confirm;
-    returns the wall time."""
+                   body: bytes, seconds: float | None = None) -> tuple[int, float]:
+    """n persistent messages from `clients` connections, each publish awaiting its confirm,
+    or fewer when `seconds` run out first; returns how many were confirmed and the wall
+    time."""
     import aio_pika
 
     conns = [await aio_pika.connect_robust(url) for _ in range(clients)]
@@ -99,18 +109,20 @@ async def _publish(url: str, n: int, clients: int, exchange: str, routing_key: s
             ch = await c.channel()  # publisher_confirms=True: its default
             targets.append(ch.default_exchange if not exchange
                            else await ch.get_exchange(exchange, ensure=False))
-        left = [n]
+        left, confirmed = [n], [0]
+        started = time.perf_counter()
+        deadline = started + seconds if seconds is not None else float("inf")
 
         async def loop(w: int) -> None:
-            while left[0] > 0:
+            while left[0] > 0 and time.perf_counter() < deadline:
                 left[0] -= 1
                 await targets[w].publish(
                     aio_pika.Message(body, delivery_mode=aio_pika.DeliveryMode.PERSISTENT),
                     routing_key=routing_key)
+                confirmed[0] += 1
 
-        started = time.perf_counter()
         await asyncio.gather(*(loop(w) for w in range(clients)))
-        return time.perf_counter() - started
+        return confirmed[0], time.perf_counter() - started
     finally:
         for c in conns:
             await c.close()
@@ -177,11 +189,11 @@ async def _fanout(url: str, queues: int, m: int, clients: int, body: bytes) -> F
             declared = await ch.declare_queue(q, durable=True,
                                               arguments={"x-queue-type": "classic"})
             await declared.bind(ex)
-    pub = await _publish(url, m, clients, name, "", body)
+    sent, pub = await _publish(url, m, clients, name, "", body, fanout_seconds())
     last = await _depth(url, names[-1])
-    if last != m:
-        raise AssertionError(f"RabbitMQ fanout {queues}: the last queue holds {last} of {m}")
-    drain = await _consume(url, names[0], m, 1)
+    if last != sent:
+        raise AssertionError(f"RabbitMQ fanout {queues}: the last queue holds {last} of {sent}")
+    drain = await _consume(url, names[0], sent, 1)
     left = await _depth(url, names[0])
     async with await aio_pika.connect_robust(url) as conn:
         ch = await conn.channel()
@@ -190,7 +202,7 @@ async def _fanout(url: str, queues: int, m: int, clients: int, body: bytes) -> F
         await ch.exchange_delete(name)
     if left:
         raise AssertionError(f"RabbitMQ fanout {queues}: {left} messages left after the drain")
-    return Fanout(queues, m / pub if pub else 0.0, m / drain if drain else 0.0, m)
+    return Fanout(queues, sent / pub if pub else 0.0, sent / drain if drain else 0.0, sent)
 
 
 async def measure(n: int, concurrency: int, body: bytes,
@@ -207,19 +219,24 @@ async def measure(n: int, concurrency: int, body: bytes,
         async with await aio_pika.connect_robust(node.url) as conn:
             ch = await conn.channel()
             await ch.declare_queue("bench", durable=True, arguments={"x-queue-type": "classic"})
-        enq = await _publish(node.url, n, concurrency, "", "bench", body)
+        _, enq = await _publish(node.url, n, concurrency, "", "bench", body)
         con = await _consume(node.url, "bench", n, concurrency)
         left = await _depth(node.url, "bench")
         if left:
             raise AssertionError(f"RabbitMQ: {left} messages left after consuming {n}")
-        fans = [await _fanout(node.url, k, m, concurrency, body) for k in sizes]
+        log(f"peers, RabbitMQ {node.version}: enqueue {n / enq:,.0f}/s, consume {n / con:,.0f}/s")
+        fans = []
+        for k in sizes:
+            fans.append(await _fanout(node.url, k, m, concurrency, body))
+            log(f"peers, RabbitMQ fanout {k:,} queues: publish {fans[-1].publish:,.0f}/s, "
+                f"one queue drained {fans[-1].drain:,.0f}/s")
         version = node.version
     return Figures(n / enq if enq else 0.0, n / con if con else 0.0, fans,
                    {"version": f"RabbitMQ {version}, aio-pika {metadata.version('aio-pika')}",
                     "queue": "durable classic queue (v1), persistent messages",
-                    "publish": "1 message per publisher confirm, a connection per client",
-                    "consume": f"a manual ack per message, prefetch {PREFETCH}, "
-                               f"{concurrency} consumers",
+                    "publish_mode": "1 message per publisher confirm, a connection per client",
+                    "consume_mode": f"a manual ack per message, prefetch {PREFETCH}, "
+                                    f"{concurrency} consumers",
                     "fanout": {f.queues: {"publish": round(f.publish, 1),
                                           "drain_one": round(f.drain, 1),
                                           "messages": f.messages} for f in fans}})
