@@ -42,9 +42,11 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
-from .core_bench import log
-
 PREFETCH = 10  # aio-pika's README consumer example
+
+
+def log(text: str) -> None:
+    print(f"  [{time.strftime('%H:%M:%S')}] {text}", flush=True)
 
 
 def fanout_queues() -> tuple[int, ...]:
