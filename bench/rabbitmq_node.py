@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -120,7 +121,8 @@ async def private_node() -> AsyncIterator[Node]:
             try:
                 await asyncio.wait_for(proc.wait(), 60)
             except TimeoutError:
-                proc.kill()
+                # the script and the Erlang VM it started: the session this node began
+                os.killpg(proc.pid, signal.SIGKILL)
                 await proc.wait()
         await _run(env, _epmd(), "-kill", timeout=30)  # the node's own epmd (ERL_EPMD_PORT)
         os.close(out)
