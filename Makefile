@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# the benchmark's Python peers (procrastinate, PgQueuer, pgmq, pgque-py): only `make bench` needs them
+# the benchmark's Python peers (procrastinate, PgQueuer, pgmq, pgque-py, aio-pika): only `make bench` needs them
 $(BENCH_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev,stats,bench]'
 	touch $(BENCH_STAMP)

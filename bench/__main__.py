@@ -7,8 +7,11 @@ BENCH_PREFILL (0 = sized from the insert rate), BENCH_FILL_CHUNK (10,000),
 BENCH_SUITES (core,peers,jms,java,gateway,scaleout,notify,propagation,monitor,stats), BENCH_STATS_ROWS
 (1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (10,000 messages
 each for pgaq, the floor and the peers procrastinate, PgQueuer, pgmq, PgQue, graphile-worker,
-pg-boss), BENCH_PEERS_BATCH (100: the batch of pgaq's array dequeue and of the batch-ack
-peers), BENCH_PGQUE_SQL (a pgque.sql to install PgQue from; without it PgQue is missing),
+pg-boss, RabbitMQ), BENCH_PEERS_BATCH (100: the batch of pgaq's array dequeue and of the batch-ack
+peers), BENCH_PGQUE_SQL (a pgque.sql to install PgQue from; default ../shared/peers/pgque/
+pgque.sql, and PgQue is missing without either), BENCH_RABBITMQ_FANOUT (1,10,100,1000: the
+queues bound to RabbitMQ's fanout exchange), BENCH_FANOUT_N (2,000 messages per fan-out size,
+at most BENCH_FANOUT_SECONDS, 10, of publishing),
 BENCH_PICKUP_RATE (row 8's offered msg/s; 0 = half of row 1's enqueue rate),
 BENCH_JAVA_ROUNDS (60 listener wake-ups per provider), BENCH_JAVA_FILL (5,000: the least
 pre-fill of a consume half), BENCH_ACTIVEMQ_HOME (/usr/share/activemq): the java suite runs

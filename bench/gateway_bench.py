@@ -1,4 +1,7 @@
-"""IDAP gateway figures over loopback (issue 3's targets), the gateway in its own process."""
+"""IDAP gateway figures over loopback (issue 3's targets), the gateway in its own process,
+and IDAP Send+Commit beside the HTTP floor (issue 35): a bare aiohttp handler with the
+gateway's worker count that reads the body and runs one INSERT (bench/http_floor.py),
+driven by the same client, clients and document as the Send+Commit row."""
 
 from __future__ import annotations
 
@@ -7,9 +10,11 @@ import base64
 import functools
 import os
 import statistics
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -20,6 +25,7 @@ from pgaq_services.gateway.settings import workers_for
 
 from .measure import Result, run_for, start_gateway
 
+ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = int(os.environ.get("BENCH_HTTP_CLIENTS", "16"))
 ROUNDS = max(1, int(os.environ.get("BENCH_GATEWAY_ROUNDS", "3")))  # floor/pgaq/floor rounds
 WORKERS = os.environ.get("PGAQ_GATEWAY_WORKERS", "auto")  # as the gateway resolves it
@@ -272,6 +278,64 @@ async def _http_loop(url: str, doc: bytes, seconds: float, clients: int,
     return Result(len(run.latencies), time.perf_counter() - started, run.latencies, dry=run.dry)
 
 
+async def start_http_floor(dsn: str, workers: int
+                           ) -> tuple[list[asyncio.subprocess.Process], str]:
+    """`workers` processes of bench/http_floor.py sharing one port (SO_REUSEPORT), each
+    returned once it printed that it listens; and their URL."""
+    from pgaq.embedded import free_port
+
+    port = free_port()
+    env = {**os.environ, "BENCH_FLOOR_DSN": dsn, "BENCH_FLOOR_PORT": str(port),
+           "BENCH_FLOOR_ROLE": ROLE}
+    procs: list[asyncio.subprocess.Process] = []
+    try:
+        for _ in range(workers):
+            p = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bench.http_floor", env=env,
+                cwd=ROOT, stdout=asyncio.subprocess.PIPE)
+            procs.append(p)
+            assert p.stdout is not None
+            line = await asyncio.wait_for(p.stdout.readline(), 60)
+            if not line.startswith(b"ready"):
+                raise RuntimeError(f"the HTTP floor's worker did not start (exit {p.returncode})")
+    except BaseException:
+        await stop_all(procs)
+        raise
+    return procs, f"http://127.0.0.1:{port}/aqserv/servlet"
+
+
+async def stop_all(procs: list[asyncio.subprocess.Process]) -> None:
+    for p in procs:
+        if p.returncode is None:
+            p.terminate()
+    for p in procs:
+        await p.wait()
+
+
+async def _paired(seconds: float, warmup: float, floor: Callable[[float], Awaitable[Result]],
+                  ours: Callable[[float], Awaitable[Result]],
+                  checkpoint: Callable[[], Awaitable[object]]) -> Paired:
+    """_around with a floor that is itself timed (the HTTP floor): ROUNDS rounds of floor,
+    pgaq, floor, the median round's ratio."""
+    if warmup > 0:
+        await floor(warmup / 2)
+        await ours(warmup / 2)
+    share = seconds / ROUNDS
+    floors: list[Result] = []
+    mine: list[Result] = []
+    ratios: list[float] = []
+    for _ in range(ROUNDS):
+        await checkpoint()
+        before = await floor(share / 2)
+        run = await ours(share)
+        after = await floor(share / 2)
+        both = _join(before, after)
+        ratios.append(run.rate / both.rate if both.rate else 0.0)
+        floors.append(both)
+        mine.append(run)
+    return Paired(functools.reduce(_join, floors), functools.reduce(_join, mine), ratios)
+
+
 def _rss_kib(pid: int) -> int:
     """Resident memory of the gateway: the process and its worker processes."""
     total = 0
@@ -296,7 +360,9 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
     socket. Each figure's floor is measured around it like for like: CLIENTS connections
     on that same socket, as the agent's ordinary (non-superuser) role."""
     await _setup(dsn)
+    workers = workers_for(WORKERS, service_dsn)
     proc, url = await start_gateway(service_dsn, PGAQ_MAX_TRANSACTIONS="100", PGAQ_GATEWAY_WORKERS=WORKERS)
+    floor_procs: list[asyncio.subprocess.Process] = []
     rows: list[dict[str, Any]] = []
 
     async def checkpoint() -> None:
@@ -312,16 +378,21 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
     async def floor_delete(c: asyncpg.Connection) -> bool:
         return await c.fetchrow(FLOOR_DELETE) is not None
 
-    def http(doc: bytes, items: int = 1, need: bytes | None = None
+    def http(doc: bytes, items: int = 1, need: bytes | None = None, to: str | None = None
              ) -> Callable[[float], Awaitable[Result]]:
         async def go(secs: float) -> Result:
-            r = await _http_loop(url, doc, secs, CLIENTS, need)
+            r = await _http_loop(to or url, doc, secs, CLIENTS, need)
             r.items_per_op = items
             return r
         return go
 
     try:
         send = await _around(service_dsn, seconds, warmup, floor_insert, http(SEND), checkpoint)
+        # the HTTP floor: both servers up (the idle one takes no CPU), rounds interleaved
+        floor_procs, floor_url = await start_http_floor(service_dsn, workers)
+        beside_http = await _paired(seconds, warmup, http(SEND, to=floor_url), http(SEND),
+                                    checkpoint)
+        await stop_all(floor_procs)
         publish = await _around(service_dsn, seconds, warmup, floor_insert, http(PUBLISH, 100), checkpoint)
         n = max(20_000, int(send.floor.rate * (seconds + warmup) * 1.5))
         await _prefill(dsn, n)
@@ -359,6 +430,7 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
             for s in sessions:
                 await s.close()
     finally:
+        await stop_all(floor_procs)
         proc.terminate()
         await proc.wait()
 
@@ -372,10 +444,17 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
                      "floor_p50_ms": round(floor.p50, 3), "floor_p99_ms": round(floor.pct(99), 3),
                      "note": note})
 
-    workers = workers_for(WORKERS, service_dsn)
     how = (f"{CLIENTS} HTTP clients, {workers} gateway workers; floor: {CLIENTS} connections; "
            f"both on PostgreSQL's Unix socket as role {ROLE} (not a superuser)")
     row(f"IDAP Send+Commit ({CLIENTS} clients)", send, 0.40, f"floor: INSERT rate; {how}")
+    http_floor = beside_http.floor.rate
+    sql_floor = send.floor.rate
+    row(f"IDAP Send+Commit vs HTTP floor ({CLIENTS} clients)", beside_http, 0.8,
+        f"floor: a bare aiohttp handler (bench/http_floor.py), {workers} worker process(es) "
+        "on one port (SO_REUSEPORT), reads the body, one INSERT of the SQL floor's row on an "
+        f"asyncpg pool as role {ROLE}, autocommit; same client, clients and document as "
+        f"Send+Commit; HTTP floor / SQL INSERT floor of the row above: "
+        f"{http_floor / sql_floor if sql_floor else 0.0:.2f}x")
     row("IDAP Publish 100/request", publish, 1.5, f"floor: single-row INSERT rate; {how}")
     row("IDAP Receive REMOVE+Commit", receive, 0.30,
         f"floor: DELETE SKIP LOCKED rate; {n:,} pre-filled; {how}"

@@ -1,5 +1,5 @@
-"""pgaq beside its peers (procrastinate, PgQueuer, pgmq, PgQue, graphile-worker, pg-boss)
-and the raw-SQL floor.
+"""pgaq beside its peers (procrastinate, PgQueuer, pgmq, PgQue, graphile-worker, pg-boss,
+and RabbitMQ, the broker users pick instead) and the raw-SQL floor.
 
 Every contender does the same job on the same cluster in the same run: enqueue N
 messages with a 256-byte body (bytes where the peer takes bytes, a 256-character string
@@ -14,7 +14,8 @@ Two contracts, reported in separate rows, since a batch acknowledgement amortise
 a per-message one pays for every message:
 - per-message acknowledgement (row P2): every message's success is recorded on its own
   and one message's failure neither holds back nor redelivers the others: pgaq's REMOVE
-  (one message per transaction), procrastinate, PgQueuer, pgmq, graphile-worker;
+  (one message per transaction), procrastinate, PgQueuer, pgmq, graphile-worker,
+  RabbitMQ (a basic.ack per message);
 - batch acknowledgement (row P3): one acknowledgement settles a delivered batch as a
   unit, and a consumer that dies before it gets the whole batch again: pgaq's array
   dequeue (a REMOVE of up to B messages committed together), PgQue (ack(batch_id)),
@@ -72,9 +73,20 @@ said):
   after the enqueue (so the last events need not wait out the ticker's lag); consume: C
   `pgque.Consumer(subconsumer=...)` threads (LISTEN/NOTIFY wake-up, `receive_coop` of a
   whole batch, handlers, then `ack(batch_id)` in one transaction). Batch acknowledgement.
-  PgQue's schema (`pgque.sql`) ships in no registry package (pgque-py is the client
-  only) nor in ../shared/peers: it runs only with BENCH_PGQUE_SQL naming a pgque.sql,
-  and is otherwise reported missing.
+  PgQue's schema (`pgque.sql`, 0.2.0, the version pgque-py 0.2.2 speaks) ships in no
+  registry package (pgque-py is the client only) but beside the repository, in
+  ../shared/peers/pgque/pgque.sql: that file is installed unless BENCH_PGQUE_SQL names
+  another; without either PgQue is reported missing.
+- RabbitMQ (bench/rabbitmq_peer.py says how, and which durability each side gives): a
+  private node of Debian's rabbitmq-server started on loopback for this contender
+  (bench/rabbitmq_node.py), aio-pika from PyPI; a durable classic queue, persistent
+  messages, one publisher confirm per message, C consumers acknowledging each message
+  (prefetch 10). Per-message acknowledgement. Then its fan-out curve: a fanout exchange
+  bound to 1, 10, 100, 1,000 durable queues (BENCH_RABBITMQ_FANOUT), BENCH_FANOUT_N
+  (2,000) messages published (or as many as BENCH_FANOUT_SECONDS, 10, allow), one
+  consumer draining one queue: rows "RabbitMQ fanout N queues" (compare_as
+  fanout_publish_N and fanout_drain_N, so a pgaq row of that kind shows them beside its
+  own figure).
 A peer whose package or install is missing is reported as "missing" with the reason; one
 that fails as "FAILED"; neither stops the others. The Node peers speak a JSON-lines
 protocol on stdout (bench/node/peer.js says it); `make bench` installs them with
@@ -105,7 +117,9 @@ from .report import Row
 PAYLOAD = b"x" * 256
 TEXT = PAYLOAD.decode()
 NODE_DIR = Path(__file__).resolve().parent / "node"
-PER_MESSAGE = ("procrastinate", "PgQueuer", "pgmq", "graphile-worker")
+# PgQue's SQL beside the repository (../shared/peers, reference material for the bench)
+PGQUE_SQL = Path(__file__).resolve().parent.parent.parent / "shared" / "peers" / "pgque" / "pgque.sql"
+PER_MESSAGE = ("procrastinate", "PgQueuer", "pgmq", "graphile-worker", "RabbitMQ")
 BATCH_ACK = ("PgQue", "pg-boss")
 PEERS = PER_MESSAGE + BATCH_ACK
 
@@ -488,21 +502,35 @@ def _pgque_sync(dsn: str, n: int, c: int, sql_path: str) -> Figures:
 
 
 def pgque_sql() -> str:
-    """The pgque.sql to install PgQue from (BENCH_PGQUE_SQL), or Missing with the reason."""
+    """The pgque.sql to install PgQue from (BENCH_PGQUE_SQL, else the one in
+    ../shared/peers), or Missing with the reason."""
     try:
         import pgque  # noqa: F401
     except ImportError as e:
         raise Missing(f"pgque-py not installed ({e}): the bench extra installs it") from e
-    sql_path = os.environ.get("BENCH_PGQUE_SQL", "")
-    if not sql_path or not os.path.isfile(sql_path):
-        raise Missing("its schema, pgque.sql, ships in no registry package (pgque-py "
-                      "0.2.2 is the client only) nor in ../shared/peers; set "
+    sql_path = os.environ.get("BENCH_PGQUE_SQL", "") or str(PGQUE_SQL)
+    if not os.path.isfile(sql_path):
+        raise Missing(f"its schema, pgque.sql, ships in no registry package (pgque-py "
+                      f"0.2.2 is the client only) and {sql_path} is not there; set "
                       "BENCH_PGQUE_SQL to a pgque.sql to measure it")
     return sql_path
 
 
 async def _pgque(dsn: str, n: int, c: int) -> Figures:
     return await asyncio.to_thread(_pgque_sync, dsn, n, c, pgque_sql())
+
+
+async def _rabbitmq(n: int, c: int) -> Figures:
+    """RabbitMQ on a private node (bench/rabbitmq_peer.py): enqueue, consume and its
+    fan-out curve, the last kept in detail["fanout"]."""
+    from . import rabbitmq_peer
+
+    try:
+        rabbitmq_peer.needs()
+    except rabbitmq_peer.NotAvailable as e:
+        raise Missing(str(e)) from e
+    figs = await rabbitmq_peer.measure(n, c, PAYLOAD)
+    return Figures(figs.enqueue, figs.consume, figs.detail)
 
 
 def node_missing(peer: str) -> str | None:
@@ -566,9 +594,53 @@ def _row(name: str, kind: str, ours: float, floor: float, peers: dict[str, float
             "note": note}
 
 
+def rabbitmq_prefetch() -> int:
+    from .rabbitmq_peer import PREFETCH
+
+    return PREFETCH
+
+
+def fanout_rows(fig: Figures | None, missing: str | None, error: str | None,
+                clients: int) -> list[Row]:
+    """RabbitMQ's fan-out curve, two rows per size: publish to a fanout exchange bound to
+    N durable queues, and one consumer draining one of them. pgaq's own curve is the
+    fanout suite's; rows of the same compare_as (fanout_publish_N, fanout_drain_N) show
+    these figures beside theirs."""
+    from .rabbitmq_peer import fanout_n, fanout_queues
+
+    if fig is None:
+        cell, why = ("missing", f"RabbitMQ missing: {missing}") if missing else \
+            ("FAILED", f"RabbitMQ FAILED: {error}")
+        curve: dict[int, dict[str, Any]] = {k: {"publish": cell, "drain_one": cell,
+                                                "messages": fanout_n()}
+                                            for k in fanout_queues()}
+    else:
+        curve, why = fig.detail.get("fanout", {}), ""
+    rows: list[Row] = []
+    for k, f in curve.items():
+        m = f["messages"]
+        for kind, label, value, note in (
+                ("publish", f"publish {m:,} msgs, 1/confirm, {clients} clients", f["publish"],
+                 "persistent, each publish awaits its confirm (after every bound queue's "
+                 "fsync)"),
+                ("drain", f"1 consumer drains 1 queue of {m:,} msgs", f["drain_one"],
+                 f"manual ack per message, prefetch {rabbitmq_prefetch()}")):
+            rows.append({"benchmark": f"RabbitMQ fanout {k:,} queues: {label}", "pgaq": "-",
+                         "floor": "-", "unit": "msg/s", "target": "-", "pass": True,
+                         "context": True, "compare_as": f"fanout_{kind}_{k}",
+                         "peers": {"RabbitMQ": round(value, 1)
+                                   if isinstance(value, float) else value},
+                         "note": "; ".join(x for x in (
+                             f"a durable fanout exchange bound to {k:,} durable classic "
+                             f"queues; {note}; pgaq's figure: the fanout suite's row of "
+                             f"this kind", why) if x)})
+    return rows
+
+
 def versions() -> dict[str, str]:
     out = {}
-    for dist in ("procrastinate", "pgqueuer", "pgmq", "pgque-py", "psycopg", "asyncpg"):
+    for dist in ("procrastinate", "pgqueuer", "pgmq", "pgque-py", "psycopg", "asyncpg",
+                 "aio-pika"):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
@@ -597,6 +669,7 @@ def contenders(dsn: str, n: int, c: int, batch: int
                             lambda d: _node("graphile-worker", d, n, c, batch)),
         "PgQue": ("bench_pgque", lambda d: _pgque(d, n, c)),
         "pg-boss": ("bench_pg_boss", lambda d: _node("pg-boss", d, n, c, batch)),
+        "RabbitMQ": (None, lambda d: _rabbitmq(n, c)),
     }
 
 
@@ -618,7 +691,8 @@ async def measure(dsn: str, n: int, concurrency: int, batch: int,
             if only is not None and name not in only:
                 continue
             try:
-                if db is not None:
+                if db is not None:  # a fresh one: a test cluster may hold an earlier run's
+                    await admin.execute(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
                     await admin.execute(f"CREATE DATABASE {db}")
                 await admin.execute("CHECKPOINT")
                 figs[name] = await go(_with_db(dsn, db) if db else dsn)
@@ -670,14 +744,18 @@ async def run(dsn: str, n: int, concurrency: int) -> tuple[list[Row], dict[str, 
         _row(f"P1. enqueue {n:,} msgs, 1/txn, {concurrency} clients", "enqueue", o.enqueue,
              f.enqueue, cells(PEERS, "enqueue"),
              "floor: INSERT 1 row/txn; peers: 1 job per call (defer_async, Queries.enqueue, "
-             "pgmq.send, addJob, PgqueClient.send, boss.send)" + gone(PEERS) + ours_failed),
+             "pgmq.send, addJob, PgqueClient.send, boss.send; RabbitMQ: a persistent publish "
+             "awaiting its confirm); durability: pgaq and the PostgreSQL peers return after "
+             "COMMIT (fsync, synchronous_commit on), RabbitMQ confirms after its queue's "
+             "fsync (grouped)" + gone(PEERS) + ours_failed),
         _row(f"P2. consume {n:,} msgs, {concurrency} workers, per-message ack", "consume",
              o.consume, f.consume, cells(PER_MESSAGE, "consume"),
              "per-message acknowledgement: pgaq REMOVE + commit, 1 msg/txn; floor DELETE .. "
              "SKIP LOCKED 1 row/txn; procrastinate: 1 fetch + 1 finish txn per job; "
              "PgQueuer: picks 10/txn, each job's completion logged (grouped writes); pgmq: "
              f"read qty {batch}, pgmq.delete per message; graphile-worker: get_job + "
-             "complete_job per job" + gone(PER_MESSAGE) + ours_failed),
+             f"complete_job per job; RabbitMQ: basic.ack per message, prefetch "
+             f"{rabbitmq_prefetch()}" + gone(PER_MESSAGE) + ours_failed),
         _row(f"P3. consume {n:,} msgs, {concurrency} workers, batch ack (batch {batch})",
              "consume_batch", oa.consume, fb.consume, cells(BATCH_ACK, "consume"),
              f"batch acknowledgement: pgaq Session.dequeue(batch_size={batch}), one REMOVE "
@@ -685,6 +763,8 @@ async def run(dsn: str, n: int, concurrency: int) -> tuple[list[Row], dict[str, 
              f"receive_coop + ack(batch_id); pg-boss: batchSize {batch}, complete(ids) per "
              "batch, polling 0.5 s" + gone(BATCH_ACK) + ours_failed),
     ]
+    rows += fanout_rows(figs.get("RabbitMQ"), missing.get("RabbitMQ"), errors.get("RabbitMQ"),
+                        concurrency)
     facts = {"n": n, "concurrency": concurrency, "batch": batch, "versions": versions(),
              "contracts": {"per_message_ack": list(PER_MESSAGE), "batch_ack": list(BATCH_ACK)},
              "figures": {k: {"enqueue": round(v.enqueue, 1), "consume": round(v.consume, 1),

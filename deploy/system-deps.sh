@@ -9,7 +9,9 @@
 # (`make bench`) also Debian's ActiveMQ broker, the java suite's peer (the
 # package `activemq`; its dependency libactivemq-java brings the OpenWire client, hawtbuf
 # and slf4j that the driver runs with; no instance is enabled, so no broker starts on its
-# own); with either, HAProxy (the gateways' scale-out test and bench row, tests/e2e/
+# own), and Debian's RabbitMQ (`rabbitmq-server`, the peers suite's broker; the bench
+# starts a private node of its own on loopback, and stops the system service the package
+# enables, which the bench never uses); with either, HAProxy (the gateways' scale-out test and bench row, tests/e2e/
 # test_gateway_scaleout.py). Only root on a Debian-like system installs; anyone else is
 # told what to install.
 set -u
@@ -28,6 +30,7 @@ if [ "$bench" = 1 ]; then
   [ -f /usr/share/activemq/bin/activemq.jar ] || need+=(activemq)
   [ -f /usr/share/java/activemq-client.jar ] || need+=(libactivemq-java)
   [ -f /usr/share/java/slf4j-nop.jar ] || need+=(libslf4j-java)
+  [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need+=(rabbitmq-server)
 fi
 if [ "$test" = 1 ] || [ "$bench" = 1 ]; then
   [ -x /usr/sbin/haproxy ] || need+=(haproxy)
