@@ -36,6 +36,7 @@ import asyncpg
 import pgaq.jms as jms
 from pgaq import waiting
 from pgaq.engine import DequeueOptions, Session
+from pgaq.errors import PgaqError
 
 from .measure import Result, measure, percentile, start_gateway
 from .report import Row
@@ -55,7 +56,7 @@ STORAGE_TARGET = 1.25  # bytes/msg at the largest audience / at 1 subscriber: "f
 CPU_TARGET = 1.5  # CPU/msg with the most waiters / with the fewest
 P99_TARGET = 10.0  # ms
 PAD = b"x" * 92  # 8-byte number + pad: the 100-byte payload of the other rows
-WARM = 3  # warm-up messages per producer before a waiter stream's clock starts
+WARM = 1  # warm-up messages per producer before a waiter stream's clock starts
 ROLE, AGENT = "bench_fanout", "FANOUT"  # the IDAP agent and its database role
 
 
@@ -366,7 +367,9 @@ async def _stream(dsn: str, postmaster: int, queue: str, kind: str, waiters: int
     st = Stream()
     try:
         writers = [Session(c) for c in conns]
+        t0 = time.perf_counter()
         stop = await start(st)
+        t1 = time.perf_counter()
         for i in range(WARM):
             for j, w in enumerate(writers):
                 st.warm_expected += 1
@@ -403,7 +406,12 @@ async def _stream(dsn: str, postmaster: int, queue: str, kind: str, waiters: int
         except TimeoutError:
             pass  # reported as messages not taken
         cpu = cpu_seconds(postmaster) - cpu0
+        t3 = time.perf_counter()
         await stop()
+        if s.fanout_trace:  # where a stream's wall time goes
+            log(f"  {kind} {waiters}: start {t1 - t0:.1f} s, warm {started - t1:.1f} s, stream "
+                f"{deadline - started:.1f} s, tail {t3 - deadline:.1f} s, "
+                f"stop {time.perf_counter() - t3:.1f} s")
     finally:
         for c in conns:
             await c.close()
@@ -441,14 +449,25 @@ def _library(dsn: str, admin: asyncpg.Connection, queue: str, n: int) -> Consume
     async def start(st: Stream) -> Callable[[], Awaitable[None]]:
         conns = await _connect(dsn, n)
         readers = [Session(c, safety_poll=60) for c in conns]
-        for r in readers:  # each reader's statements and queue lookup, before the clock
-            await r.dequeue(queue, DequeueOptions(wait=0))
+        gate = asyncio.Semaphore(16)
+
+        async def look(x: Session) -> None:  # its statements and queue lookup, before the clock
+            async with gate:
+                await x.dequeue(queue, DequeueOptions(wait=0))
+
+        await asyncio.gather(*(look(r) for r in readers))
         stopping = asyncio.Event()
 
         async def consume(x: Session) -> None:
             opts = DequeueOptions(wait=30)
             while not stopping.is_set():
-                for m in await x.dequeue(queue, opts):
+                try:
+                    got = await x.dequeue(queue, opts)
+                except PgaqError:
+                    if stopping.is_set():
+                        return  # its connection dropped by stop()
+                    raise
+                for m in got:
                     assert isinstance(m.payload, bytes)
                     st.took(m.payload)
 
@@ -456,12 +475,16 @@ def _library(dsn: str, admin: asyncpg.Connection, queue: str, n: int) -> Consume
         await _until_waiting(admin, queue, n)
 
         async def stop() -> None:
+            # cancelled waits may linger in their unsubscribe; closing the shared listener
+            # and dropping the connections (no close handshake, no cancel requests) ends them
             stopping.set()
             for t in tasks:
                 t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            await asyncio.gather(*(c.close() for c in conns))
+            await asyncio.wait(tasks, timeout=1)
             await waiting.shutdown()
+            for c in conns:
+                c.terminate()
+            await asyncio.wait(tasks, timeout=5)
 
         return stop
     return start
@@ -569,6 +592,7 @@ async def waiters(dsn: str, service_dsn: str, s: Settings) -> list[Row]:
                 CALL dbms_aqadm.create_aq_agent(agent_name => '{AGENT}', enable_http => true,
                                                 password => 'pw');
                 CALL dbms_aqadm.enable_db_access(agent_name => '{AGENT}', db_username => '{ROLE}');""")
+            # as `pgaq up` runs it: its own settings (workers, pool) left at their defaults
             proc, url = await start_gateway(service_dsn, PGAQ_LOG_LEVEL="WARNING")
         for kind in s.fanout_kinds:
             queue = f"fow.{kind}"
@@ -593,6 +617,11 @@ async def waiters(dsn: str, service_dsn: str, s: Settings) -> list[Row]:
 
 LABELS = {"library": "Session.dequeue(wait)", "idap": "IDAP receives in the gateway",
           "jms": "pgaq.jms MessageListeners"}
+HOW = {"library": "each waiter a Session on its own connection, dequeue(wait=30)",
+       "idap": "each waiter a keep-alive HTTP connection posting AQXmlReceive wait_time 30 "
+               "+ AQXmlCommit to a gateway process with its default settings",
+       "jms": "each waiter an AUTO_ACKNOWLEDGE session of one Connection with a listener "
+              "(factory max_pool_size = waiters + 4, safety_poll 60 s)"}
 
 
 def _waiter_rows(results: dict[str, list[Waited]], s: Settings) -> list[Row]:
@@ -616,7 +645,8 @@ def _waiter_rows(results: dict[str, list[Waited]], s: Settings) -> list[Row]:
                 base.cpu_per_msg_ms, "ms",
                 target=f"CPU <= {CPU_TARGET:g}x of {base.waiters}, p99 <= {P99_TARGET:g} ms",
                 scored=last, passed=ok,
-                note=f"pickup p50/p99 {w.p50:.2f}/{w.p99:.2f} ms; {w.offered:,} messages at "
+                note=f"pickup p50/p99 {w.p50:.2f}/{w.p99:.2f} ms; {HOW[kind]}; "
+                     f"{w.offered:,} messages at "
                      f"{w.rate:,.0f} msg/s (1/txn, {s.concurrency} producers, "
                      f"{s.fanout_stream:g} s); CPU: all PostgreSQL processes (/proc "
                      f"utime+stime); floor: {base.waiters} waiting{bad}{today}")

@@ -62,6 +62,9 @@ class Settings:
     fanout_stream: float = field(default_factory=lambda: _float("BENCH_FANOUT_STREAM", 4.0))
     fanout_kinds: tuple[str, ...] = field(
         default_factory=lambda: _names("BENCH_FANOUT_KINDS", "library,idap,jms"))
+    # log where each waiter stream's wall time goes (start, warm-up, stream, tail, stop)
+    fanout_trace: bool = field(
+        default_factory=lambda: os.environ.get("BENCH_FANOUT_TRACE", "") not in ("", "0"))
     # pg_stat_statements in the cluster, and a statement profile after the core suite
     stats: bool = field(default_factory=lambda: os.environ.get("BENCH_STATS", "") not in ("", "0"))
 
