@@ -64,6 +64,10 @@ def log(text: str) -> None:
     print(f"  [{time.strftime('%H:%M:%S')}] {text}", flush=True)
 
 
+def _subs(n: int) -> str:
+    return f"{n:,} subscriber{'' if n == 1 else 's'}"
+
+
 def _today(value: float | str, unit: str) -> str:
     text = f"{value:,.0f} {unit}" if isinstance(value, float) and value >= 100 else f"{value} {unit}"
     return f"today {text.strip()} ({TODAY})"
@@ -75,7 +79,7 @@ def _curve_row(name: str, value: float, base: float, unit: str, *, target: str, 
     column) and their ratio; scored only at the audience the target names."""
     row: Row = {"benchmark": name, "pgaq": round(value, 2), "floor": round(base, 2), "unit": unit,
                 "ratio": round(value / base, 3) if base else 0.0,
-                "target": target if scored else f"(curve; {target} at the last point)",
+                "target": target if scored else "curve",
                 "pass": passed, "note": note}
     if not scored:
         row["context"] = True
@@ -207,7 +211,7 @@ async def subscribers(dsn: str, s: Settings) -> list[Row]:
                 drain[n] = await _drain(x, f"{_schema(n)}.s", s.fanout_seconds)
             finally:
                 await reader.close()
-            log(f"{n:,} subscribers (set up in {setup:.1f} s): publish {pub[n].rate:,.0f}/s, "
+            log(f"{_subs(n)} (set up in {setup:.1f} s): publish {pub[n].rate:,.0f}/s, "
                 f"S1 drains {drain[n].rate:,.0f}/s ({drain[n].ops:,} taken), "
                 f"{fills[n].bytes_per_msg:,.0f} B/msg")
             await admin.execute(f"DROP SCHEMA {_schema(n)} CASCADE")  # its gigabytes go now
@@ -219,11 +223,11 @@ async def subscribers(dsn: str, s: Settings) -> list[Row]:
     for n in counts:
         r, ratio = pub[n], pub[n].rate / pub[first].rate if pub[first].rate else 0.0
         rows.append(_curve_row(
-            f"F1. publish 1/txn, {n:,} subscribers", r.rate, pub[first].rate, "msg/s",
+            f"F1. publish 1/txn, {_subs(n)}", r.rate, pub[first].rate, "msg/s",
             target=f">= {PUBLISH_TARGET:g}x of {first:,}", scored=n == last,
             passed=ratio >= PUBLISH_TARGET,
             note=f"{s.concurrency} sessions, Session.enqueue RAW 100 B, {s.fanout_seconds:g} s; "
-                 f"floor: {first:,} subscriber(s), same run"
+                 f"floor: {_subs(first)}, same run"
                  + (f"; {_today(PUBLISH_TODAY[n], 'msg/s')}, "
                     f"{PUBLISH_TODAY[n] / PUBLISH_TODAY[1]:.2f}x" if n in PUBLISH_TODAY else "")))
     for n in counts:
@@ -232,7 +236,7 @@ async def subscribers(dsn: str, s: Settings) -> list[Row]:
         took = (f"all {m:,} messages" if r.ops == m
                 else f"{r.ops:,} of {m:,} messages in the time box")
         rows.append(_curve_row(
-            f"F2. one subscriber drains (batch 100), {n:,} subscribers", r.rate, drain[first].rate,
+            f"F2. one subscriber drains (batch 100), {_subs(n)}", r.rate, drain[first].rate,
             "msg/s", target=f">= {DRAIN_TARGET:g}x of {first:,}", scored=n == last,
             passed=ratio >= DRAIN_TARGET,
             note=f"S1: Session.dequeue REMOVE batch_size=100, autocommit, until empty or "
@@ -246,7 +250,7 @@ async def subscribers(dsn: str, s: Settings) -> list[Row]:
         recip = ("no aq$_st_r table" if f.recipient_rows is None
                  else f"{f.recipient_rows:,} recipient rows")
         row = _curve_row(
-            f"F3. storage per message (B), {n:,} subscribers", f.bytes_per_msg,
+            f"F3. storage per message (B), {_subs(n)}", f.bytes_per_msg,
             fills[first].bytes_per_msg, "B/msg", target=f"<= {STORAGE_TARGET:g}x of {first:,}",
             scored=n == last, passed=ratio <= STORAGE_TARGET,
             note=f"growth of all tables (+indexes, TOAST) for {m:,} messages, per message; "
@@ -270,7 +274,7 @@ async def _with_rules(dsn: str, admin: asyncpg.Connection, s: Settings, one: Res
     r = await _publish(dsn, f"{_schema(n, True)}.p", s)
     log(f"{n:,} subscribers with a rule each (added in {setup:.1f} s): publish {r.rate:,.0f}/s")
     await admin.execute(f"DROP SCHEMA {_schema(n, True)} CASCADE")
-    row = _curve_row(f"F4. publish 1/txn, {n:,} subscribers with a rule each", r.rate, one.rate,
+    row = _curve_row(f"F4. publish 1/txn, {_subs(n)} with a rule each", r.rate, one.rate,
                      "msg/s", target="report", scored=False, passed=True,
                      note=f"rule 'priority >= 0' on every subscriber (all match); floor: 1 "
                           f"subscriber without a rule (F1); {n:,} add_subscriber with a rule "

@@ -27,10 +27,10 @@ async def test_the_subscriber_curve(db_dsn: str, monkeypatch: pytest.MonkeyPatch
     s = _tiny(monkeypatch, BENCH_FANOUT_WAITERS="")
     rows = await fanout_bench.run(db_dsn, db_dsn, s)
     names = [r["benchmark"] for r in rows]
-    assert names == ["F1. publish 1/txn, 1 subscribers", "F1. publish 1/txn, 3 subscribers",
-                     "F2. one subscriber drains (batch 100), 1 subscribers",
+    assert names == ["F1. publish 1/txn, 1 subscriber", "F1. publish 1/txn, 3 subscribers",
+                     "F2. one subscriber drains (batch 100), 1 subscriber",
                      "F2. one subscriber drains (batch 100), 3 subscribers",
-                     "F3. storage per message (B), 1 subscribers",
+                     "F3. storage per message (B), 1 subscriber",
                      "F3. storage per message (B), 3 subscribers",
                      "F4. publish 1/txn, 2 subscribers with a rule each"]
     scored = [r for r in rows if not r.get("context")]
