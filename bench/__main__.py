@@ -5,8 +5,7 @@ with the same concurrency. Environment: BENCH_SECONDS (per figure, default 5),
 BENCH_WARMUP (1), BENCH_CONCURRENCY (4), BENCH_BIG (1,000,000), BENCH_SMALL (1,000),
 BENCH_PREFILL (0 = sized from the insert rate), BENCH_FILL_CHUNK (10,000),
 BENCH_SUITES (core,peers,jms,java,gateway,scaleout,notify,propagation,monitor,stats,fanout),
-BENCH_STATS_ROWS
-(1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (10,000 messages
+BENCH_STATS_ROWS (1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (10,000 messages
 each for pgaq, the floor and the peers procrastinate, PgQueuer, pgmq, PgQue, graphile-worker,
 pg-boss, RabbitMQ), BENCH_PEERS_BATCH (100: the batch of pgaq's array dequeue and of the batch-ack
 peers), BENCH_PGQUE_SQL (a pgque.sql to install PgQue from; default ../shared/peers/pgque/
