@@ -4,8 +4,8 @@ Each pgaq figure stands beside a floor measured in the same run, on the same dat
 with the same concurrency. Environment: BENCH_SECONDS (per figure, default 5),
 BENCH_WARMUP (1), BENCH_CONCURRENCY (4), BENCH_BIG (1,000,000), BENCH_SMALL (1,000),
 BENCH_PREFILL (0 = sized from the insert rate), BENCH_FILL_CHUNK (10,000),
-BENCH_SUITES (core,peers,jms,java,gateway,scaleout,notify,propagation,monitor,stats), BENCH_STATS_ROWS
-(1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (10,000 messages
+BENCH_SUITES (core,peers,jms,java,gateway,scaleout,notify,propagation,monitor,stats,fanout),
+BENCH_STATS_ROWS (1,000,000), BENCH_STATS (1 = pg_stat_statements profile), BENCH_PEERS_N (10,000 messages
 each for pgaq, the floor and the peers procrastinate, PgQueuer, pgmq, PgQue, graphile-worker,
 pg-boss, RabbitMQ), BENCH_PEERS_BATCH (100: the batch of pgaq's array dequeue and of the batch-ack
 peers), BENCH_PGQUE_SQL (a pgque.sql to install PgQue from; default ../shared/peers/pgque/
@@ -16,6 +16,11 @@ BENCH_PICKUP_RATE (row 8's offered msg/s; 0 = half of row 1's enqueue rate),
 BENCH_JAVA_ROUNDS (60 listener wake-ups per provider), BENCH_JAVA_FILL (5,000: the least
 pre-fill of a consume half), BENCH_ACTIVEMQ_HOME (/usr/share/activemq): the java suite runs
 the Java provider (java/) and Debian's ActiveMQ broker with the same Java driver.
+The fanout suite (issue 35's curves): BENCH_FANOUT_SUBSCRIBERS (1,10,100,1000),
+BENCH_FANOUT_SECONDS (3: each publish figure), BENCH_FANOUT_MESSAGES (2,000 stored and
+drained per count), BENCH_FANOUT_RULES (200 subscribers with a rule; 0 = no row),
+BENCH_FANOUT_WAITERS (4,64,256), BENCH_FANOUT_RATE (150 msg/s), BENCH_FANOUT_STREAM (4 s),
+BENCH_FANOUT_KINDS (library,idap,jms).
 The run ends with one table: every figure beside its floor and, where comparable
 (enqueue, consume per-message ack, consume batch ack), the peers' figures, with ratios.
 Always exits 0: it is a report; the SUMMARY line says which targets failed.
@@ -51,7 +56,10 @@ async def main() -> int:
     extra: dict[str, Any] = {}
     print(f"pgaq bench: suites {','.join(settings.suites)}; {settings.concurrency} connections, "
           f"{settings.seconds:g} s per figure; {os.cpu_count()} CPUs", flush=True)
-    async with private_database(stats=settings.stats) as db:
+    # the fanout suite's waiting consumers hold a connection each
+    wide = "fanout" in settings.suites and bool(settings.fanout_waiters)
+    conns = max(100, 2 * max(settings.fanout_waiters) + 100) if wide else 100
+    async with private_database(stats=settings.stats, max_connections=conns) as db:
         machine = describe(db.version)
         print(f"PostgreSQL {db.version} (private cluster, durable: fsync and synchronous_commit "
               "on)", flush=True)
@@ -107,6 +115,11 @@ async def main() -> int:
 
             core_bench.log("statistics job ...")
             rows.extend(await run_stats(db.dsn))
+        if "fanout" in settings.suites:
+            from .fanout_bench import run as run_fanout
+
+            core_bench.log("fanout: subscriber and waiter curves (issue 35) ...")
+            rows.extend(await run_fanout(db.dsn, db.socket_dsn, settings))
     if settings.stats and extra.get("profiles"):
         _print_profiles(extra["profiles"])
     rows = with_peers(rows)

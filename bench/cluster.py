@@ -27,12 +27,14 @@ class Database:
 
 
 @asynccontextmanager
-async def private_database(stats: bool = False) -> AsyncIterator[Database]:
+async def private_database(stats: bool = False, max_connections: int = 100
+                           ) -> AsyncIterator[Database]:
     """Start a cluster with PostgreSQL's durable defaults (fsync, synchronous_commit,
-    full_page_writes) in a temporary directory, create and migrate a database."""
+    full_page_writes) in a temporary directory, create and migrate a database.
+    `max_connections`: the fanout suite's hundreds of waiting consumers each hold one."""
     base = Path(tempfile.mkdtemp(prefix="pgaq-bench-"))
     os.chmod(base, 0o755)  # as root the server runs as `postgres` and must reach it
-    settings = {"max_connections": "100"}
+    settings = {"max_connections": str(max_connections)}
     if stats:
         settings.update({"shared_preload_libraries": "'pg_stat_statements'",
                          "pg_stat_statements.track": "all",
