@@ -230,6 +230,7 @@ async def subscribers(dsn: str, s: Settings) -> list[Row]:
                  f"floor: {_subs(first)}, same run"
                  + (f"; {_today(PUBLISH_TODAY[n], 'msg/s')}, "
                     f"{PUBLISH_TODAY[n] / PUBLISH_TODAY[1]:.2f}x" if n in PUBLISH_TODAY else "")))
+        rows[-1]["compare_as"] = f"fanout_publish_{n}"  # RabbitMQ's row of this size (peers)
     for n in counts:
         r = drain[n]
         ratio = r.rate / drain[first].rate if drain[first].rate else 0.0
@@ -244,6 +245,7 @@ async def subscribers(dsn: str, s: Settings) -> list[Row]:
                  f"p50 {r.p50:.1f} ms/call"
                  + (f"; {_today(DRAIN_TODAY[n], 'msg/s')}, {DRAIN_TODAY[n] / DRAIN_TODAY[1]:.3f}x"
                     if n in DRAIN_TODAY else "")))
+        rows[-1]["compare_as"] = f"fanout_drain_{n}"
     for n in counts:
         f = fills[n]
         ratio = f.bytes_per_msg / fills[first].bytes_per_msg if fills[first].bytes_per_msg else 0.0
