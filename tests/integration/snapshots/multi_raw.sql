@@ -266,10 +266,10 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT 1 )
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -280,10 +280,10 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT p_batch )
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -294,10 +294,10 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT 1 )
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -308,10 +308,10 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT p_batch )
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -324,10 +324,10 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -338,10 +338,10 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -352,10 +352,10 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -366,10 +366,10 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -382,14 +382,14 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
                   RETURNING r.msgid)
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -400,14 +400,14 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
                   RETURNING r.msgid)
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -418,14 +418,14 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
                   RETURNING r.msgid)
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -436,14 +436,14 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
                   RETURNING r.msgid)
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, m.user_data
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -456,14 +456,14 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
                   RETURNING r.msgid)
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -474,14 +474,14 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
                   RETURNING r.msgid)
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -492,14 +492,14 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
                   RETURNING r.msgid)
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)
@@ -510,14 +510,14 @@ AS $function$
         WITH c AS (
           SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
-          WHERE r.q_name = p_queue AND r.consumer_name = p_consumer AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
+          WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = p_consumer AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
                   RETURNING r.msgid)
-          , o AS (SELECT m.msgid, m.q_name, p_consumer, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+          , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
           FROM c JOIN gen.t m ON m.msgid = c.msgid)

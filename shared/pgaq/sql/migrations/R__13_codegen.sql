@@ -46,7 +46,7 @@ DECLARE
   -- the generated functions' parameters, by what the statements call them
   enq_refs jsonb := jsonb_build_object('queue', 'p_queue', 'props', 'p_props', 'payloads', 'p_payloads',
                                        'raw', 'p_raw', 'agent', 'p_agent');
-  deq_refs jsonb := jsonb_build_object('queue', 'p_queue', 'consumer', 'p_consumer', 'now', 'p_now',
+  deq_refs jsonb := jsonb_build_object('queue', 'p_queue', 'consumer', '(p_consumer COLLATE "default")', 'now', 'p_now',
                                        'agent', 'p_agent', 'into', 'INTO result ');
   kinds text := '';
   kind text;
