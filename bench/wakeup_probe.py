@@ -2,12 +2,14 @@
 with 4, 64, 256 consumers waiting on one queue, at a steady offered rate.
 
     python -m bench.wakeup_probe [--waiters 4,64,256] [--rate 150] [--seconds 10]
-                                 [--kind lib,jms]
+                                 [--kind lib,pool,jms]
 
 `lib`: library sessions blocked in `Session.dequeue(wait=30)`, one connection each, woken
 through the process's shared listening connection (as row 8 of core_bench). `jms`: pgaq.jms
-MessageListeners, one session each, on one Connection. One producer enqueues one message
-per transaction on an absolute schedule. CPU: utime+stime of every process of the cluster
+MessageListeners, one session each, on one Connection. `pool`: the gateway's way for IDAP
+receives (engine sessions on one pool of 60, PGAQ_GATEWAY_POOL_MAX's default, one Listener
+wired), without HTTP. One producer enqueues one message per transaction on an absolute
+schedule. CPU: utime+stime of every process of the cluster
 (/proc/<pid>/stat), from the first enqueue until every message was taken, over the
 messages. Runs its own private durable cluster.
 """
@@ -29,12 +31,14 @@ import pgaq.jms as jms
 from pgaq import waiting
 from pgaq.embedded import Cluster
 from pgaq.engine import DequeueOptions, Session
+from pgaq.listener import Listener
 from pgaq.migrate import migrate
 
 from .measure import percentile
 
 PAD = b"x" * 92
 TICK = os.sysconf("SC_CLK_TCK")
+POOL = 60  # the gateway's default pool (PGAQ_GATEWAY_POOL_MAX)
 
 
 class Held(dict[int, float]):
@@ -162,6 +166,50 @@ async def lib(dsn: str, pgdata: Path, waiters: int, rate: float, seconds: float)
             await c.close()
 
 
+async def pooled(dsn: str, pgdata: Path, waiters: int, rate: float, seconds: float) -> dict[str, Any]:
+    """The gateway's IDAP receives' way of waiting: engine sessions on one pool (a connection
+    per look), woken by one Listener the process wires."""
+    queue = f"probe.g{waiters}"
+    admin = await asyncpg.connect(dsn)
+    await admin.execute(f"""
+        CALL dbms_aqadm.create_queue_table('probe.gt{waiters}', 'RAW');
+        CALL dbms_aqadm.create_queue('{queue}', 'probe.gt{waiters}');
+        CALL dbms_aqadm.start_queue('{queue}');""")
+    pool = await asyncpg.create_pool(dsn, min_size=2, max_size=POOL)
+    listener = Listener(dsn)
+    await listener.start()
+    producer = Session(admin)
+    stop = asyncio.Event()
+
+    async def consumers(held: Held) -> tuple[Callable[[], Awaitable[None]], Any]:
+        async def consume(s: Session) -> None:
+            opts = DequeueOptions(wait=30, visibility="IMMEDIATE")
+            while not stop.is_set():
+                for m in await s.dequeue(queue, opts):
+                    assert isinstance(m.payload, bytes)
+                    held[struct.unpack(">q", m.payload[:8])[0]] = time.perf_counter()
+
+        readers = [Session(None, pool=pool, listener=listener, safety_poll=60) for _ in range(waiters)]
+        tasks = [asyncio.create_task(consume(r)) for r in readers]
+
+        async def halt() -> None:
+            stop.set()
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        return halt, listener
+
+    async def send(k: int) -> None:
+        await producer.enqueue(queue, struct.pack(">q", k) + PAD)
+
+    try:
+        return await _run(dsn, pgdata, queue, waiters, rate, seconds, consumers, send)
+    finally:
+        await listener.close()
+        await pool.close()
+        await admin.close()
+
+
 async def jms_listeners(dsn: str, pgdata: Path, waiters: int, rate: float,
                         seconds: float) -> dict[str, Any]:
     name = f"j{waiters}"
@@ -209,7 +257,7 @@ async def main() -> None:
     ap.add_argument("--waiters", default="4,64,256")
     ap.add_argument("--rate", type=float, default=150.0)
     ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--kind", default="lib,jms")
+    ap.add_argument("--kind", default="lib,pool,jms")
     ap.add_argument("--dir", default="/tmp/pgaq-wakeup-probe")
     a = ap.parse_args()
     base = Path(a.dir)
@@ -227,7 +275,7 @@ async def main() -> None:
         await migrate(conn)
         await conn.execute("CREATE SCHEMA probe")
         await conn.close()
-        kinds = {"lib": lib, "jms": jms_listeners}
+        kinds = {"lib": lib, "jms": jms_listeners, "pool": pooled}
         for kind in a.kind.split(","):
             for n in [int(x) for x in a.waiters.split(",")]:
                 r = await kinds[kind](dsn, cluster.pgdata, n, a.rate, a.seconds)
