@@ -129,6 +129,9 @@ async def lib(dsn: str, pgdata: Path, waiters: int, rate: float, seconds: float)
         CALL dbms_aqadm.create_queue('{queue}', 'probe.qt{waiters}');
         CALL dbms_aqadm.start_queue('{queue}');""")
     conns = [await asyncpg.connect(dsn) for _ in range(waiters)]
+    statements = [0]
+    for c in conns:
+        c.add_query_logger(lambda _q: statements.__setitem__(0, statements[0] + 1))
     producer = Session(admin)
     await producer.enqueue(queue, struct.pack(">q", -1) + PAD)
     await Session(admin).dequeue(queue, DequeueOptions(wait=0))
@@ -148,11 +151,13 @@ async def lib(dsn: str, pgdata: Path, waiters: int, rate: float, seconds: float)
         tasks = [asyncio.create_task(consume(r)) for r in readers]
 
         async def halt() -> None:
+            print(f"  lib statements: {statements[0] - first}", flush=True)
             stop.set()
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
         await settled(lambda: bool(waiting.listening()))
+        first = statements[0]
         return halt, waiting.listening()[0]
 
     async def send(k: int) -> None:

@@ -3,7 +3,7 @@
 Waiters subscribe to a channel and get an event (`Wakeup`, an asyncio.Event) set on
 NOTIFY. A plain subscription is set on every NOTIFY of its channels. Waiters that compete
 for the same messages (the same queue, consumer and criteria: `share`, a key) instead pass
-a baton: a NOTIFY sets ONE of them (the longest idle one blocked in its wait), not all,
+a baton: a NOTIFY sets ONE of them (the one that began its wait last), not all,
 so a message committed while hundreds wait costs one look, not hundreds. A woken waiter
 that got something calls `took()`, which wakes the next one (there may be more: a
 transaction that enqueued k messages notifies once); one that found nothing keeps the
@@ -53,6 +53,8 @@ class Wakeup(asyncio.Event):
         self.blocked = 0  # tasks waiting on it now (idle: preferred for a wake-up)
 
     async def wait(self) -> Literal[True]:
+        if not self.blocked and not self.is_set():
+            self._listener._idle_now(self)
         self.blocked += 1
         try:
             return await super().wait()
@@ -79,8 +81,8 @@ class Listener:
         self._linger = linger
         self._lingering: dict[str, asyncio.Task[None]] = {}  # registered, no waiter left
         self._conn: asyncpg.Connection | None = None
-        # channel -> share key (None: woken on every NOTIFY) -> subscriptions, the one idle
-        # longest first (a woken one moves to the end)
+        # channel -> share key (None: woken on every NOTIFY) -> subscriptions, the one that
+        # began to wait last at the end
         self._subs: dict[str, dict[Hashable | None, dict[Wakeup, None]]] = {}
         self._listening: set[str] = set()
         self._lock = asyncio.Lock()
@@ -169,11 +171,11 @@ class Listener:
 
     @staticmethod
     def _wake_one(group: dict[Wakeup, None], but: Wakeup | None = None) -> None:
-        """Set the event of the longest idle waiter of `group` blocked in its wait, else of
-        one not set (busy looking: it looks again); none when every event is set already
-        (each of them looks again)."""
+        """Set the event of the waiter of `group` that began to wait last (blocked in its
+        wait), else of one not set (busy looking: it looks again); none when every event is
+        set already (each of them looks again)."""
         chosen = None
-        for event in group:
+        for event in reversed(group):
             if event is but or event.is_set():
                 continue
             if event.blocked:
@@ -183,8 +185,18 @@ class Listener:
                 chosen = event
         if chosen is not None:
             chosen.set()
-            del group[chosen]  # to the end: the next wake-up goes to another
-            group[chosen] = None
+
+    def _idle_now(self, event: Wakeup) -> None:
+        """`event`'s waiter begins to wait: the most recently idle of its key, the next to
+        be woken (its backend and its memory are the warmest: with hundreds of waiters, the
+        longest idle one's cost a cold start per message)."""
+        if event.share is None:
+            return
+        for channel in event.channels:
+            group = self._subs.get(channel, {}).get(event.share)
+            if group is not None and event in group:
+                del group[event]
+                group[event] = None
 
     def _pass_on(self, event: Wakeup) -> None:
         for channel in event.channels:

@@ -116,9 +116,9 @@ async def test_waiters_of_different_consumers_are_each_woken(
 
 
 async def test_the_baton_passes_on_as_waiters_leave(conn: asyncpg.Connection, db_dsn: str) -> None:
-    """At the Listener: a NOTIFY sets one shared subscription, the longest idle; leaving
-    with it unused (set), or by an exception, or took(), sets the next; a plain
-    subscription is set on every NOTIFY."""
+    """At the Listener: a NOTIFY sets one shared subscription, the one blocked in its wait
+    that began to wait last; took() sets the next; leaving with it unused (set), or by an
+    exception, sets another; a plain subscription is set on every NOTIFY."""
     listener = Listener(db_dsn)
     await listener.start()
     notify = "SELECT pg_notify('herd_test', '')"
@@ -131,24 +131,33 @@ async def test_the_baton_passes_on_as_waiters_leave(conn: asyncpg.Connection, db
                 await asyncio.wait_for(plain.wait(), 10)
                 plain.clear()
 
+            def woken() -> list[str]:
+                return [n for n, e in zip("abc", (a, b, c), strict=True) if e.is_set()]
+
+            waits = {n: asyncio.create_task(e.wait()) for n, e in zip("abc", (a, b, c), strict=True)}
+            await until(lambda: listener.idle == 3, "a, b, c in their waits, in that order")
             await conn.execute(notify)
             await heard()
-            assert (a.is_set(), b.is_set(), c.is_set()) == (True, False, False)
-            a.clear()
-            a.took()  # got something: the next one
-            assert (a.is_set(), b.is_set(), c.is_set()) == (False, True, False)
+            assert woken() == ["c"]  # the last to begin its wait: the warmest
+            c.clear()
+            c.took()  # got something: the next one
+            assert woken() == ["b"]
             b.clear()  # found nothing: keeps it
             await conn.execute(notify)
-            await heard()  # c has waited longest
-            assert (a.is_set(), b.is_set(), c.is_set()) == (False, False, True)
+            await heard()
+            assert woken() == ["a"]  # the only one still blocked in its wait
+            await asyncio.gather(*waits.values())
+            a.clear()
             with pytest.raises(RuntimeError):
                 async with listener.subscribe("herd_test", share="k") as d:
+                    wait_d = asyncio.create_task(d.wait())
+                    await until(lambda: listener.idle == 1, "d in its wait")
                     await conn.execute(notify)
                     await heard()
-                    assert d.is_set() is False and a.is_set()  # c is set: a's turn
-                    a.clear()
-                    raise RuntimeError("a waiter fails")  # leaves: passes on
-            assert a.is_set() or b.is_set()
+                    await wait_d
+                    assert woken() == []
+                    raise RuntimeError("a waiter fails before it looks")  # passes it on
+            assert len(woken()) == 1
     finally:
         await listener.close()
 
@@ -165,7 +174,7 @@ async def test_a_timing_out_holder_strands_nothing(
         async with listener.subscribe(f"aq_{qid}", share="q") as other:
             async with listener.subscribe(f"aq_{qid}", share="q") as holder:
                 await Session(conn).enqueue("s.q", b"x")
-                await asyncio.wait_for(holder.wait(), 10)  # it waited longest: woken
+                await asyncio.wait_for(holder.wait(), 10)  # blocked in its wait: woken
                 assert not other.is_set()
             # its wait ran out with the wake-up unused
             await asyncio.wait_for(other.wait(), 1)
