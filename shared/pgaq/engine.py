@@ -24,7 +24,7 @@ from .clock import Clock, SystemClock
 from .coalesce import Coalescer
 from .errors import ConnectionLost, PgaqError, QueueError, wrap_db_error
 from .lease import Lease
-from .listener import Listener
+from .listener import Listener, Wakeup
 from .queries import load
 
 T = TypeVar("T")
@@ -590,8 +590,22 @@ class Session:
         if wait <= 0:
             return await self._dequeue_once(queue, o, wrap=False)
         channel = f"aq_{await self.queue_id(queue)}"
-        got = await self._until([channel], wait, lambda: self._dequeue_once(queue, o, wrap=True))
+        got = await self._until([channel], wait, lambda: self._dequeue_once(queue, o, wrap=True),
+                                self._share(queue, o), lambda got: len(got) >= o.batch_size)
         return got or []
+
+    def _share(self, queue: str, o: DequeueOptions) -> Hashable | None:
+        """The key of the waiters this dequeue competes with for the same messages (the
+        listener wakes one of them per NOTIFY, pgaq.listener), or None (woken on every
+        one): only a REMOVE from the first available message, so that a waiter that finds
+        nothing says no other of its key would have found anything. A saved position
+        (LOCKED, BROWSE, grouped queues) or a message id waits on its own."""
+        if (o.dequeue_mode.upper() not in ("REMOVE", "REMOVE_NODATA") or o.msgid is not None
+                or self.continues_from(queue, o.consumer_name, o)):
+            return None
+        return ("dequeue", queue.lower(), (o.consumer_name or "").upper() or None,
+                o.delivery_mode.upper(), o.navigation.upper(), o.correlation, o.condition,
+                self.role)
 
     async def listen(self, agents: Sequence[Agent], wait: float | None = None) -> Agent | None:
         """Oracle's LISTEN: the first agent of `agents` (in their order) with a message READY
@@ -628,11 +642,14 @@ class Session:
         return self.max_wait if wait is None or wait < 0 else min(wait, self.max_wait)
 
     async def _until(self, channels: list[str], wait: float,
-                     attempt: Callable[[], Awaitable[T]]) -> T | None:
+                     attempt: Callable[[], Awaitable[T]], share: Hashable | None = None,
+                     full: Callable[[T], bool] | None = None) -> T | None:
         """`attempt()` again after every NOTIFY of `channels` (and every `safety_poll`
-        seconds) until it returns something or `wait` seconds have passed (then None)."""
+        seconds) until it returns something or `wait` seconds have passed (then None).
+        With a `share` key, woken in turn with the other waiters of that key; an attempt
+        that got something (all it could take: `full`) wakes the next one."""
         deadline = self.clock.monotonic() + wait
-        async with self._subscribed(channels) as event:
+        async with self._subscribed(channels, share) as event:
             while True:
                 if event is not None:
                     event.clear()
@@ -643,6 +660,8 @@ class Session:
                         raise  # the transaction (or our own connection) is gone
                     got = None  # a pooled connection died (a restart): wait and try again
                 if got:
+                    if event is not None and (full is None or full(got)):
+                        event.took()
                     return got
                 remaining = deadline - self.clock.monotonic()
                 if remaining <= 0:
@@ -657,7 +676,8 @@ class Session:
                     pass
 
     @asynccontextmanager
-    async def _subscribed(self, channels: list[str]) -> AsyncIterator[asyncio.Event | None]:
+    async def _subscribed(self, channels: list[str],
+                          share: Hashable | None = None) -> AsyncIterator[Wakeup | None]:
         """An event set on each NOTIFY of `channels`: on the session's Listener, else on the
         process's shared one (pgaq.waiting); None when neither can listen."""
         listener = self.listener
@@ -670,7 +690,7 @@ class Session:
         if listener is None:
             yield None
             return
-        async with listener.subscribe(*channels) as event:
+        async with listener.subscribe(*channels, share=share) as event:
             yield event
 
     async def _dequeue_once(self, queue: str, o: DequeueOptions, *, wrap: bool) -> list[Message]:

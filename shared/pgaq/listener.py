@@ -1,7 +1,17 @@
 """LISTEN on a dedicated connection, shared by every waiter of a process.
 
-Waiters subscribe to a channel and get an asyncio.Event set on each NOTIFY. The
-connection is never a pooled one; when it drops, the listener reconnects with backoff,
+Waiters subscribe to a channel and get an event (`Wakeup`, an asyncio.Event) set on
+NOTIFY. A plain subscription is set on every NOTIFY of its channels. Waiters that compete
+for the same messages (the same queue, consumer and criteria: `share`, a key) instead pass
+a baton: a NOTIFY sets ONE of them (the one that began its wait last), not all,
+so a message committed while hundreds wait costs one look, not hundreds. A woken waiter
+that got something calls `took()`, which wakes the next one (there may be more: a
+transaction that enqueued k messages notifies once); one that found nothing keeps the
+wake-up, as no other waiter of its key could have found more. One that leaves holding a
+wake-up it did not use (its event set, or by an exception) passes it on. So a message is
+always looked for by some waiter of each key until one takes it, and no wake-up is lost.
+
+The connection is never a pooled one; when it drops, the listener reconnects with backoff,
 re-subscribes every channel and then wakes every waiter, so that no wake-up is lost
 across a PostgreSQL restart (waiters re-check the database after any wake-up, and also
 poll slowly on their own).
@@ -18,10 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Literal
 
 import asyncpg
 
@@ -30,6 +39,32 @@ from .db import DB_ERRORS
 from .queries import load
 
 log = logging.getLogger("pgaq.listener")
+
+
+class Wakeup(asyncio.Event):
+    """A subscription's event. With a `share` key, `took()` after a look that got
+    something passes the wake-up on to the next waiter of the key."""
+
+    def __init__(self, listener: Listener, channels: list[str], share: Hashable | None) -> None:
+        super().__init__()
+        self._listener = listener
+        self.channels = channels
+        self.share = share
+        self.blocked = 0  # tasks waiting on it now (idle: preferred for a wake-up)
+
+    async def wait(self) -> Literal[True]:
+        if not self.blocked and not self.is_set():
+            self._listener._idle_now(self)
+        self.blocked += 1
+        try:
+            return await super().wait()
+        finally:
+            self.blocked -= 1
+
+    def took(self) -> None:
+        """This waiter's look got something: there may be more, wake the next one."""
+        if self.share is not None:
+            self._listener._pass_on(self)
 
 
 class Listener:
@@ -46,7 +81,9 @@ class Listener:
         self._linger = linger
         self._lingering: dict[str, asyncio.Task[None]] = {}  # registered, no waiter left
         self._conn: asyncpg.Connection | None = None
-        self._events: dict[str, set[asyncio.Event]] = defaultdict(set)
+        # channel -> share key (None: woken on every NOTIFY) -> subscriptions, the one that
+        # began to wait last at the end
+        self._subs: dict[str, dict[Hashable | None, dict[Wakeup, None]]] = {}
         self._listening: set[str] = set()
         self._lock = asyncio.Lock()
         self._lost = asyncio.Event()
@@ -72,19 +109,22 @@ class Listener:
             await self._conn.close()
 
     @asynccontextmanager
-    async def subscribe(self, *channels: str) -> AsyncIterator[asyncio.Event]:
-        """One event set on every NOTIFY of any of `channels` (and after reconnects)."""
-        event = asyncio.Event()
+    async def subscribe(self, *channels: str, share: Hashable | None = None) -> AsyncIterator[Wakeup]:
+        """An event set on NOTIFY of any of `channels` (and after reconnects): on every one,
+        or, with a `share` key, when this waiter's turn comes among those of the same key
+        (see the module's doc: call `took()` after a look that got something)."""
         wanted = list(dict.fromkeys(channels))
+        event = Wakeup(self, wanted, share)
         firsts = []
         for channel in wanted:
-            if not self._events.get(channel):
+            if not self._subs.get(channel):
                 lingering = self._lingering.pop(channel, None)
                 if lingering is not None:
                     lingering.cancel()  # still registered
                 else:
                     firsts.append(channel)
-            self._events[channel].add(event)
+            self._subs.setdefault(channel, {}).setdefault(share, {})[event] = None
+        ok = False
         try:
             for channel in wanted:
                 await self._ensure_listening(channel)
@@ -92,21 +132,77 @@ class Listener:
                 await self._register(channel)
             self.subscribed.set()
             yield event
+            ok = True
         finally:
             for channel in wanted:
-                self._events[channel].discard(event)
-                if not self._events[channel]:
-                    self._events.pop(channel, None)
+                groups = self._subs.get(channel, {})
+                group = groups.get(share, {})
+                group.pop(event, None)
+                if not group:
+                    groups.pop(share, None)
+            if share is not None and (event.is_set() or not ok):
+                self._pass_on(event)  # a wake-up it may not have used
+            for channel in wanted:
+                if not self._subs.get(channel):
+                    self._subs.pop(channel, None)
                     await self._release(channel)
 
     @property
     def waiters(self) -> int:
         """How many subscriptions are open (one per waiting call)."""
-        return len({id(e) for events in self._events.values() for e in events})
+        return len(self._all())
+
+    @property
+    def idle(self) -> int:
+        """How many of them are blocked in their wait with no wake-up pending (all of them,
+        once every wake-up was looked into)."""
+        return sum(1 for e in self._all() if e.blocked and not e.is_set())
+
+    def _all(self) -> set[Wakeup]:
+        return {e for groups in self._subs.values() for g in groups.values() for e in g}
 
     def _notify(self, _conn: Any, _pid: int, channel: str, _payload: str) -> None:
-        for event in list(self._events.get(channel, ())):
-            event.set()
+        for share, group in list(self._subs.get(channel, {}).items()):
+            if share is None:
+                for event in list(group):
+                    event.set()
+            else:
+                self._wake_one(group)
+
+    @staticmethod
+    def _wake_one(group: dict[Wakeup, None], but: Wakeup | None = None) -> None:
+        """Set the event of the waiter of `group` that began to wait last (blocked in its
+        wait), else of one not set (busy looking: it looks again); none when every event is
+        set already (each of them looks again)."""
+        chosen = None
+        for event in reversed(group):
+            if event is but or event.is_set():
+                continue
+            if event.blocked:
+                chosen = event
+                break
+            if chosen is None:
+                chosen = event
+        if chosen is not None:
+            chosen.set()
+
+    def _idle_now(self, event: Wakeup) -> None:
+        """`event`'s waiter begins to wait: the most recently idle of its key, the next to
+        be woken (its backend and its memory are the warmest: with hundreds of waiters, the
+        longest idle one's cost a cold start per message)."""
+        if event.share is None:
+            return
+        for channel in event.channels:
+            group = self._subs.get(channel, {}).get(event.share)
+            if group is not None and event in group:
+                del group[event]
+                group[event] = None
+
+    def _pass_on(self, event: Wakeup) -> None:
+        for channel in event.channels:
+            group = self._subs.get(channel, {}).get(event.share)
+            if group:
+                self._wake_one(group, event)
 
     async def _ensure_listening(self, channel: str) -> None:
         async with self._lock:
@@ -180,7 +276,7 @@ class Listener:
             for task in self._lingering.values():  # the old connection's rows are stale
                 task.cancel()
             self._lingering.clear()
-            for channel in list(self._events):
+            for channel in list(self._subs):
                 await conn.add_listener(channel, self._notify)
                 self._listening.add(channel)
                 qid = self._queue_id(channel)
@@ -215,6 +311,7 @@ class Listener:
                     await wait_any(asyncio.Event(), delay, self._stop)
                     delay = min(delay * 2, self._reconnect_max)
             # wake every waiter: whatever was notified while we were away is re-checked
-            for events in list(self._events.values()):
-                for event in list(events):
-                    event.set()
+            for groups in list(self._subs.values()):
+                for group in list(groups.values()):
+                    for event in list(group):
+                        event.set()

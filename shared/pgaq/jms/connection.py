@@ -16,7 +16,7 @@ import asyncio
 import contextvars
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -25,7 +25,7 @@ import asyncpg
 
 from ..aio import TaskGroup
 from ..db import DB_ERRORS
-from ..listener import Listener
+from ..listener import Listener, Wakeup
 from . import errors as jerr
 from ._support import (
     AUTO_ACKNOWLEDGE,
@@ -384,14 +384,16 @@ class Connection:
         return self._listener
 
     @asynccontextmanager
-    async def subscribe(self, channel: str) -> AsyncIterator[asyncio.Event | None]:
-        """An event set on each NOTIFY of `channel` (and after each reconnect); None when
-        the listening connection cannot be opened."""
+    async def subscribe(self, channel: str,
+                        share: Hashable | None = None) -> AsyncIterator[Wakeup | None]:
+        """An event set on each NOTIFY of `channel` (and after each reconnect), or in turn
+        with the other waiters of the `share` key (pgaq.listener); None when the listening
+        connection cannot be opened."""
         listener = await self.listening()
         if listener is None:
             yield None
             return
-        async with listener.subscribe(channel) as event:
+        async with listener.subscribe(channel, share=share) as event:
             yield event
 
     def spawn(self, name: str, coro: Any) -> asyncio.Task[Any]:

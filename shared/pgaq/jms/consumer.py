@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Hashable
 from typing import TYPE_CHECKING, Any
 
 import asyncpg
@@ -298,7 +298,7 @@ class MessageConsumer:
             got, retry = await self._look_waiting(info, msgid, listener, blocking, no_data, retry)
             if got is not None:
                 return got
-        async with conn.subscribe(info.channel) as event:
+        async with conn.subscribe(info.channel, None if msgid else self._share(info)) as event:
             while True:
                 if self.closed or any(s.is_set() for s in stops):
                     return None
@@ -313,6 +313,8 @@ class MessageConsumer:
                 got, retry = await self._look_waiting(info, msgid, listener, blocking, no_data,
                                                       retry)
                 if got is not None:
+                    if event is not None:
+                        event.took()
                     return got
                 if not retry:
                     await self.session.ack.idle()
@@ -323,6 +325,16 @@ class MessageConsumer:
                 pause = pause if remaining is None else min(remaining, pause)
                 waits = [*stops] if event is None else [event, *stops]
                 await _wait_any(waits, pause)
+
+    def _share(self, info: DestinationInfo) -> Hashable | None:
+        """The key of this connection's waiters that compete for the same messages: the
+        listener wakes one of them per NOTIFY (pgaq.listener). A look starts from the first
+        message its consumer may take (a look that finds nothing says so for them all); a
+        consumer with a navigation mode of its own waits on its own."""
+        if self.navigation is not None:
+            return None
+        return ("jms", info.qualified.lower(), self.consumer_name,
+                None if self.subscribed else self.sql_selector, self.no_local, self.buffered)
 
     async def _look_waiting(self, info: DestinationInfo, msgid: str | None, listener: bool,
                             blocking: bool, no_data: bool, retry: float
@@ -412,14 +424,15 @@ class MessageConsumer:
         while not (stop.is_set() or self._closing.is_set()):
             try:
                 info = await self.open()
-                async with conn.subscribe(info.channel) as event:
+                async with conn.subscribe(info.channel, self._share(info)) as event:
                     while not (stop.is_set() or self._closing.is_set()):
                         if not conn.started.is_set():
                             await _wait_any([conn.started, stop, self._closing], None)
                             continue
                         if event is not None:
                             event.clear()
-                        if await self._deliver_one(info, listener, stop):
+                        if await self._deliver_one(info, listener, stop,
+                                                   None if event is None else event.took):
                             backoff = 0.05
                             continue
                         if not conn.started.is_set():
@@ -438,9 +451,10 @@ class MessageConsumer:
                 backoff = min(backoff * 2, 5.0)
 
     async def _deliver_one(self, info: DestinationInfo, listener: MessageListener,
-                           stop: asyncio.Event) -> bool:
+                           stop: asyncio.Event, took: Callable[[], None] | None = None) -> bool:
         """Take one message and hand it to the listener, holding the session's delivery
-        lock (one listener at a time per session; stop() waits for it)."""
+        lock (one listener at a time per session; stop() waits for it). `took` is told
+        as soon as a message is taken (the next waiting listener looks meanwhile)."""
         s = self.session
         async with s.delivery:
             if stop.is_set() or self._closing.is_set() or not s.connection.started.is_set():
@@ -448,6 +462,8 @@ class MessageConsumer:
             got = await self._look(info, None, True, True)
             if got is None:
                 return False
+            if took is not None:
+                took()
             ok = True
             try:
                 await call(listener, got[1])
