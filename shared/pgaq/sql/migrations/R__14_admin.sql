@@ -308,6 +308,50 @@ END $$;
 -- Harmless for anybody to call: it only recompiles rules already in the catalog.
 GRANT EXECUTE ON FUNCTION aq.rebuild_rules(integer) TO PUBLIC;
 
+-- A subscriber just added: its rule compiled alone and appended to the queue's cache, which
+-- then reads as aq.rebuild_rules would write it (subscribers in id order, the new one last;
+-- one added concurrently with a lower id only changes the order of the CASE's branches).
+-- Rebuilding the whole cache on every add compiled every rule again: adding 1,000
+-- subscribers with a rule each took 187 s, quadratic in their number.
+CREATE OR REPLACE FUNCTION aq.append_rule(p_queue_id integer, p_subscriber_id integer) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  q aq.queue_info;
+  rc aq.rule_cache;
+  s aq.subscribers;
+  c aq.compiled_condition;
+BEGIN
+  SELECT * INTO rc FROM aq.rule_cache WHERE queue_id = p_queue_id FOR UPDATE;
+  -- only a subscriber this transaction inserted (add_subscriber's) and not in the cache yet;
+  -- anything else rebuilds, as anybody may (a rule whose text looks like its branch too:
+  -- a rebuild is never wrong)
+  SELECT x.* INTO s FROM aq.subscribers x
+  WHERE x.id = p_subscriber_id AND x.queue_id = p_queue_id AND x.xmin = xid(pg_current_xact_id())
+    AND NOT x.id = ANY (rc.plain_ids)
+    AND coalesce(strpos(rc.rules_sql, format(' WHEN %s THEN ', x.id)), 0) = 0;
+  IF rc.queue_id IS NULL OR s.id IS NULL THEN
+    PERFORM aq.rebuild_rules(p_queue_id);
+    RETURN;
+  END IF;
+  IF s.rule IS NOT NULL AND btrim(s.rule) <> '' THEN
+    SELECT * INTO q FROM aq.queue_info WHERE queue_id = p_queue_id;
+    c := aq.compile_condition(s.rule, aq.rule_dialect(q), q.payload_type, 2,
+                              coalesce(array_length(rc.rules_params, 1), 0));
+  END IF;
+  IF c.sql IS NULL THEN
+    UPDATE aq.rule_cache SET plain_ids = plain_ids || s.id WHERE queue_id = p_queue_id;
+  ELSE
+    UPDATE aq.rule_cache
+    SET rules_sql = coalesce(left(rules_sql, -length(' ELSE false END')), 'CASE sub.id')
+                    || format(' WHEN %s THEN coalesce((%s), false)', s.id, c.sql) || ' ELSE false END',
+        rules_params = coalesce(rules_params, '{}') || coalesce(c.params, '{}')
+    WHERE queue_id = p_queue_id;
+  END IF;
+END $$;
+
+-- Harmless for anybody to call, as aq.rebuild_rules.
+GRANT EXECUTE ON FUNCTION aq.append_rule(integer, integer) TO PUBLIC;
+
 CREATE OR REPLACE FUNCTION aq.refresh_rules(q aq.queue_info) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -383,6 +427,7 @@ DECLARE
   -- the messages it gets: persistent, buffered or both (R__11_buffered)
   dmode text := aq.check_delivery_mode(delivery_mode, 'a subscriber',
                                        '{PERSISTENT,BUFFERED,PERSISTENT_OR_BUFFERED}');
+  added integer;
 BEGIN
   PERFORM aq.check_protocol(a, 'subscriber');
   IF nullif(btrim(a.address), '') IS NOT NULL AND dmode <> 'PERSISTENT' THEN
@@ -405,8 +450,9 @@ BEGIN
   INSERT INTO aq.subscribers (queue_id, name, address, protocol, rule, transformation, delivery_mode)
   VALUES (q.queue_id, a.name, a.address, a.protocol, nullif(btrim(rule), ''),
           CASE WHEN tr.id IS NULL THEN NULL ELSE tr.schema_name || '.' || tr.name END,
-          dmode);
-  PERFORM aq.refresh_rules(q);
+          dmode)
+  RETURNING id INTO added;
+  PERFORM aq.append_rule(q.queue_id, added);
 END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aqadm.alter_subscriber(
