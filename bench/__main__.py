@@ -18,7 +18,7 @@ pre-fill of a consume half), BENCH_ACTIVEMQ_HOME (/usr/share/activemq): the java
 the Java provider (java/) and Debian's ActiveMQ broker with the same Java driver.
 The fanout suite (issue 35's curves): BENCH_FANOUT_SUBSCRIBERS (1,10,100,1000),
 BENCH_FANOUT_SECONDS (3: each publish figure), BENCH_FANOUT_MESSAGES (2,000 stored and
-drained per count), BENCH_FANOUT_RULES (200 subscribers with a rule; 0 = no row),
+drained per count), BENCH_FANOUT_RULES (1,000 subscribers with a rule; 0 = no row),
 BENCH_FANOUT_WAITERS (4,64,256), BENCH_FANOUT_RATE (150 msg/s), BENCH_FANOUT_STREAM (4 s),
 BENCH_FANOUT_KINDS (library,idap,jms).
 The run ends with one table: every figure beside its floor and, where comparable
