@@ -116,7 +116,8 @@ class Topic:
         await self.load.stop_producers()
         t0 = time.monotonic()
         want = len(self.load.acked)
-        while time.monotonic() - t0 <= timeout:
+        last = t0
+        while (now := time.monotonic()) - t0 <= timeout:
             got = await self.ctx.admin.fetch(
                 "SELECT consumer, count(DISTINCT id) AS n FROM pressure.ledger WHERE cell = $1 "
                 "GROUP BY consumer", self.load.ledger)
@@ -124,6 +125,11 @@ class Topic:
             if (all(counts.get(c, 0) >= want for c in self.consuming)
                     and not await self._ready(self.consuming)):
                 return time.monotonic() - t0
+            if now - last >= 10:
+                self.ctx.say(f"pressure {self.cell}: topic draining, the consuming subscribers have "
+                             f"{sum(max(0, want - counts.get(c, 0)) for c in self.consuming)} "
+                             f"messages left between them")
+                last = now
             await asyncio.sleep(0.5)  # a query polled: the consuming subscribers' backlog
         return None
 
