@@ -4,7 +4,10 @@ consumers delete meanwhile. Rules: throughput ≥ 70 % of clean, dequeue transac
 ≤ 50 ms, the queue table's growth reported; once the session ends, autovacuum (or, after
 `PRESSURE_VACUUM_WAIT` s, a VACUUM) reclaims the dead rows and the table stops growing.
 The topic beside the queue (pressure.topic) is pinned too: its deliveries ≥ 70 % of its
-clean rate and its dequeue p99 ≤ 50 ms while pinned, its storage growth reported."""
+clean rate and its dequeue p99 ≤ 50 ms while pinned; held against its own clean phase
+(the machine's noise, not the pin, can set a p99), its dequeue p99 ≤ max(50 ms, 2 x clean),
+over the whole pin and over its last quarter (a cost growing with the pin shows there);
+its storage growth reported."""
 
 from __future__ import annotations
 
@@ -55,11 +58,18 @@ async def run(ctx: Context, load: Load, cell: Cell, table: str, topic: Topic | N
                 f"{i0 / MIB:.2f} -> {i1 / MIB:.2f} MiB")
     if topic is not None:
         topic_r, topic_p99 = topic.under_fault(cell, t0, t1, "while pinned")
+        bound = max(50.0, 2 * topic.clean.txn_p99)
+        late = topic.load.p99(topic.load.stats.txn, t1 - (t1 - t0) / 4, t1)
+        cell.figure("topic_late_p99_ms", round(late, 1),
+                    f"topic dequeue p99 over the pin's last {(t1 - t0) / 4:.0f} s {late:.1f} ms; "
+                    f"the bound max(50 ms, 2 x clean) {bound:.1f} ms")
         cell.figure("topic_growth_mib", round((topic_b1 - topic_b0) / MIB, 2),
                     f"topic storage while pinned: {topic_b0 / MIB:.2f} -> {topic_b1 / MIB:.2f} MiB "
                     f"({len(topic.names)} subscribers)")
         cell.rule("topic: deliveries while pinned ≥ 70 % of clean", topic_r >= 0.70, s.strict)
         cell.rule("topic: dequeue p99 while pinned ≤ 50 ms", topic_p99 <= 50, s.strict)
+        cell.rule("topic: dequeue p99 while pinned, and over its last quarter, ≤ max(50 ms, 2 x clean)",
+                  topic_p99 <= bound and late <= bound, s.strict)
     rec = await recovery(load, t1, clean.rate, 0.95, s.recovery)
     # reclaimed: the dead rows counted down by autovacuum (by our VACUUM if it has not come)
     t2 = time.monotonic()

@@ -15,7 +15,9 @@ import asyncio
 import time
 from dataclasses import dataclass
 
-from .cluster import make_topic, relation_bytes, subscriber_names
+import asyncpg
+
+from .cluster import DRIVER_APP, make_topic, relation_bytes, subscriber_names
 from .figures import Cell, Clean, Context, ratio, reconnected, recovery
 from .load import Load, payload_id
 
@@ -105,25 +107,33 @@ class Topic:
     async def size(self) -> int:
         return await relation_bytes(self.ctx.admin, self.table)
 
-    async def _ready(self, consumers: list[str]) -> int:
-        return int(await self.ctx.admin.fetchval(
+    async def _ready(self, conn: asyncpg.Connection, consumers: list[str]) -> int:
+        return int(await conn.fetchval(
             f"SELECT count(*) FROM {self.view} WHERE consumer_name = ANY($1::text[]) "
             "AND msg_state IN ('READY', 'WAIT')", consumers))
 
     async def drain(self, timeout: float) -> float | None:
         """Stop the publisher, then wait until no consuming subscriber has a message left
-        (every removal committed): first by the ledger (cheap), then by AQ$<table>."""
+        (every removal committed): first by the ledger (cheap), then by AQ$<table>. On a
+        connection of its own: the queue's drain polls the driver's meanwhile."""
         await self.load.stop_producers()
+        conn = await self.ctx.cluster.connect(f"{DRIVER_APP}-topic")
+        try:
+            return await self._drain(conn, timeout)
+        finally:
+            await conn.close()
+
+    async def _drain(self, conn: asyncpg.Connection, timeout: float) -> float | None:
         t0 = time.monotonic()
         want = len(self.load.acked)
         last = t0
         while (now := time.monotonic()) - t0 <= timeout:
-            got = await self.ctx.admin.fetch(
+            got = await conn.fetch(
                 "SELECT consumer, count(DISTINCT id) AS n FROM pressure.ledger WHERE cell = $1 "
                 "GROUP BY consumer", self.load.ledger)
             counts = {r["consumer"]: r["n"] for r in got}
             if (all(counts.get(c, 0) >= want for c in self.consuming)
-                    and not await self._ready(self.consuming)):
+                    and not await self._ready(conn, self.consuming)):
                 return time.monotonic() - t0
             if now - last >= 10:
                 self.ctx.say(f"pressure {self.cell}: topic draining, the consuming subscribers have "
