@@ -19,7 +19,9 @@ DRIVER_APP = "pressure-driver"  # the driver's own connections: never a fault's 
 APP_ROLE = "pressure_app"  # the exhaustion cell's load logs in as this role (its CONNECTION LIMIT)
 LEDGER = f"""
 CREATE SCHEMA IF NOT EXISTS pressure;
-CREATE TABLE IF NOT EXISTS pressure.ledger (cell text NOT NULL, id bigint NOT NULL);
+-- consumer: the subscriber that dequeued (a topic's), '' on a single-consumer queue
+CREATE TABLE IF NOT EXISTS pressure.ledger (cell text NOT NULL, id bigint NOT NULL,
+                                            consumer text NOT NULL DEFAULT '');
 CREATE ROLE {APP_ROLE} LOGIN;
 GRANT USAGE ON SCHEMA pressure TO {APP_ROLE};
 GRANT INSERT ON pressure.ledger TO {APP_ROLE};
@@ -68,6 +70,33 @@ async def make_queue(conn: asyncpg.Connection, cell: str) -> tuple[str, str]:
     await conn.execute(f"CALL dbms_aqadm.start_queue('{queue}')")
     await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('ALL', '{queue}', '{APP_ROLE}')")
     return queue, table
+
+
+def subscriber_names(n: int) -> list[str]:
+    return [f"S{i:04d}" for i in range(1, n + 1)]
+
+
+async def make_topic(conn: asyncpg.Connection, cell: str, subscribers: int) -> tuple[str, str]:
+    """A fresh multi-consumer RAW queue for `cell` with `subscribers` subscribers (no rules),
+    added through dbms_aqadm as a user would: (queue, queue table)."""
+    queue, table = f"pressure.{cell}_topic", f"pressure.{cell}_topic_qt"
+    await conn.execute(f"CALL dbms_aqadm.create_queue_table('{table}', 'RAW', multiple_consumers => true)")
+    await conn.execute(f"CALL dbms_aqadm.create_queue('{queue}', '{table}')")
+    await conn.execute(f"CALL dbms_aqadm.start_queue('{queue}')")
+    await conn.execute(f"CALL dbms_aqadm.grant_queue_privilege('ALL', '{queue}', '{APP_ROLE}')")
+    await conn.executemany("CALL dbms_aqadm.add_subscriber($1, sys.aq$_agent($2, NULL, NULL))",
+                           [(queue, name) for name in subscriber_names(subscribers)])
+    return queue, table
+
+
+async def relation_bytes(conn: asyncpg.Connection, table: str) -> int:
+    """Bytes of every table of the schema named after a queue table (the queue table and
+    whatever companions pgaq keeps for it), with their indexes and TOAST."""
+    schema, name = table.split(".")
+    return int(await conn.fetchval(
+        "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = $1 AND c.relkind = 'r' AND strpos(c.relname, $2) > 0", schema, name))
 
 
 async def table_bytes(conn: asyncpg.Connection, table: str) -> tuple[int, int]:

@@ -16,6 +16,7 @@ from .figures import Cell, Context, account, drain, reconnected
 from .load import Load
 from .monitor import RunningMonitor
 from .settings import Settings
+from .topic import Topic
 
 __all__ = ["Cell", "Settings", "run"]
 
@@ -24,31 +25,46 @@ async def run_cell(ctx: Context, name: str) -> Cell:
     s = ctx.s
     cell = Cell(name, ctx.say)
     queue, table = await make_queue(ctx.admin, name)
+    topic = await Topic.create(ctx, name)  # a topic beside the queue (kill, idle)
     load = Load(ctx.cluster.dsn, queue, name, s, APP_ROLE if name == "exhaust" else None)
-    load.start()
+    loads = [load] if topic is None else [load, topic.load]
+    for ld in loads:
+        ld.start()
     try:
-        if await reconnected(load, 60) is None:
-            cell.rule("the load connected", False)
-            return cell
+        for ld in loads:
+            if await reconnected(ld, 60) is None:
+                cell.rule("the load connected", False)
+                return cell
         await asyncio.sleep(s.warmup)  # the warm-up's length
         if name == "kill":
-            await kill.run(ctx, load, cell)
+            await kill.run(ctx, load, cell, topic)
         elif name == "exhaust":
             await exhaust.run(ctx, load, cell)
         elif name == "idle":
-            await idle.run(ctx, load, cell, table)
+            await idle.run(ctx, load, cell, table, topic)
         elif name == "readers":
             await readers.run(ctx, load, cell, table)
         else:
             await surge.run(ctx, load, cell, table)
-        took = await drain(ctx, load, table, s.drain_timeout)
+        took, topic_took = await asyncio.gather(
+            drain(ctx, load, table, s.drain_timeout),
+            topic.drain(s.drain_timeout) if topic is not None else _none())
+        also = "" if topic is None else ("; the topic's consuming subscribers in "
+                                         f"{'-' if topic_took is None else f'{topic_took:.1f}'} s")
         cell.say(f"pressure {name}: drained in {'-' if took is None else f'{took:.1f}'} s "
-                 "after the producers stopped")
+                 f"after the producers stopped{also}")
     finally:
-        await load.stop()
+        for ld in loads:
+            await ld.stop()
     await account(ctx, load, table, cell)
+    if topic is not None:
+        await topic.account(cell)
     cell.say(f"pressure {name}: {'PASS' if cell.passed else 'FAIL'}")
     return cell
+
+
+async def _none() -> None:
+    return None
 
 
 async def run(s: Settings) -> list[Cell]:
@@ -68,7 +84,9 @@ async def run(s: Settings) -> list[Cell]:
         try:
             ctx = Context(s, cluster, admin, say, random.Random(s.seed))
             say(f"pressure: cells {', '.join(s.cells)}; {s.rate:g} msg/s from {s.producers} producers, "
-                f"{s.consumers} consumers, {s.payload} B payloads; strict {s.strict}")
+                f"{s.consumers} consumers, {s.payload} B payloads; strict {s.strict}; beside kill and idle "
+                f"a topic of {s.topic_subscribers} subscribers, {s.topic_consumers} consuming, "
+                f"{s.topic_rate:g} msg/s")
             for name in s.cells:
                 cells.append(await run_cell(ctx, name))
                 await waiting.shutdown()

@@ -59,6 +59,8 @@ class Clean:
     rate: float
     txn_p99: float  # ms
     pickup_p99: float  # ms
+    t0: float = 0.0  # the phase's span (monotonic), for the same window on a topic's load
+    t1: float = 0.0
 
 
 async def clean_phase(ctx: Context, load: Load, cell: Cell) -> Clean:
@@ -67,7 +69,7 @@ async def clean_phase(ctx: Context, load: Load, cell: Cell) -> Clean:
     await asyncio.sleep(ctx.s.clean)  # the measurement's own length
     t1 = time.monotonic()
     c = Clean(load.rate_between(t0, t1), load.p99(load.stats.txn, t0, t1),
-              load.p99(load.stats.pickup, t0, t1))
+              load.p99(load.stats.pickup, t0, t1), t0, t1)
     cell.figure("clean_rate", round(c.rate, 1),
                 f"clean {c.rate:.1f} msg/s (offered {load.rate:g}), dequeue transaction p99 "
                 f"{c.txn_p99:.1f} ms, pickup p99 {c.pickup_p99:.1f} ms over {ctx.s.clean:g} s")

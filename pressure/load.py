@@ -1,6 +1,7 @@
 """Steady load through pgaq's engine: producers enqueue (one message per call, autocommit)
 at a paced rate, consumers take one message per transaction (REMOVE, a ledger row, commit),
-so the ledger says exactly which ids were dequeued and how often. Every client reconnects
+so the ledger says exactly which ids were dequeued, by whom and how often. On a topic each
+consumer is one subscriber's session (DequeueOptions.consumer_name). Every client reconnects
 when its connection goes (a terminated backend, a refused connection), counting what it
 saw; the timestamps of completions and the transactions' durations are the figures."""
 
@@ -11,7 +12,7 @@ import bisect
 import contextlib
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import asyncpg
@@ -38,6 +39,8 @@ class Stats:
     done: list[float] = field(default_factory=list)  # completion times (monotonic, ascending)
     txn: list[float] = field(default_factory=list)  # each completed consume transaction, seconds
     pickup: list[float] = field(default_factory=list)  # enqueue call start -> consumer committed
+    published: list[float] = field(default_factory=list)  # each acknowledged enqueue's end (monotonic)
+    enqueue: list[float] = field(default_factory=list)  # each acknowledged enqueue call, seconds
     errors: Counter[str] = field(default_factory=Counter)  # by ORA code (or error class)
     refusals: list[Refusal] = field(default_factory=list)
     reconnects: int = 0
@@ -63,13 +66,22 @@ async def connect(dsn: str, timeout: float, user: str | None = None) -> asyncpg.
 
 
 class Load:
-    def __init__(self, dsn: str, queue: str, cell: str, s: Settings, user: str | None = None) -> None:
+    def __init__(self, dsn: str, queue: str, cell: str, s: Settings, user: str | None = None, *,
+                 consumers: Sequence[str | None] | None = None, rate: float | None = None,
+                 producers: int | None = None, ledger: str | None = None, name: str = "") -> None:
+        """`consumers`: the subscriber each consumer session dequeues as (a topic's), by
+        default `PRESSURE_CONSUMERS` sessions of a single-consumer queue; `ledger` the key
+        its ledger rows carry (the cell's name by default); `name` prefixes its clients'."""
         self.dsn = dsn
         self.user = user  # the login role (None: the cluster's superuser)
         self.queue = queue
         self.cell = cell
+        self.ledger = ledger or cell
+        self.name = name
         self.s = s
-        self.rate = s.rate  # offered messages/s, changed by the surge
+        self.consumers: list[str | None] = [None] * s.consumers if consumers is None else list(consumers)
+        self.producers = s.producers if producers is None else producers
+        self.rate = s.rate if rate is None else rate  # offered messages/s, changed by the surge
         self.payload = s.payload
         self.acked: set[int] = set()  # enqueued and committed
         self.ambiguous: set[int] = set()  # the answer was lost: committed or not
@@ -83,14 +95,18 @@ class Load:
 
     # -- the clients ----------------------------------------------------------------
     def start(self) -> None:
-        for i in range(self.s.producers):
-            self._tasks.append(asyncio.ensure_future(self._client(f"producer{i}", self._produce)))
-        for i in range(self.s.consumers):
-            self._tasks.append(asyncio.ensure_future(self._client(f"consumer{i}", self._consume)))
+        for i in range(self.producers):
+            self._tasks.append(asyncio.ensure_future(
+                self._client(f"{self.name}producer{i}", self.stop_producing, self._produce)))
+        for i, consumer in enumerate(self.consumers):
+            def work(s: Session, stop: asyncio.Event, consumer: str | None = consumer) -> Awaitable[None]:
+                return self._consume(s, stop, consumer)
+            self._tasks.append(asyncio.ensure_future(
+                self._client(f"{self.name}consumer{i}", self.stop_consuming, work)))
 
     async def stop_producers(self) -> None:
         self.stop_producing.set()
-        await asyncio.gather(*self._tasks[:self.s.producers])
+        await asyncio.gather(*self._tasks[:self.producers])
 
     async def stop(self) -> None:
         self.stop_producing.set()
@@ -100,8 +116,8 @@ class Load:
     def all_connected(self) -> bool:
         return len(self.connected) == len(self._tasks) and all(self.connected.values())
 
-    async def _client(self, name: str, work: Callable[[Session, asyncio.Event], Awaitable[None]]) -> None:
-        stop = self.stop_producing if name.startswith("producer") else self.stop_consuming
+    async def _client(self, name: str, stop: asyncio.Event,
+                      work: Callable[[Session, asyncio.Event], Awaitable[None]]) -> None:
         backoff = BACKOFF
         self.connected[name] = False
         while not stop.is_set():
@@ -138,7 +154,7 @@ class Load:
         """Paced by credit: `rate` messages a second between the producers; after a stall
         (a lost connection) the credit left lets them catch up with the schedule."""
         last = time.monotonic()
-        share = 1 / self.s.producers
+        share = 1 / self.producers
         while not stop.is_set():
             now = time.monotonic()
             self._credit += (now - last) * self.rate * share
@@ -148,12 +164,16 @@ class Load:
                 continue
             self._credit -= 1
             i, payload = self._message()
+            t0 = time.monotonic()
             try:
                 await s.enqueue(self.queue, payload)
             except BaseException:
                 self.ambiguous.add(i)
                 raise
             self.acked.add(i)
+            now = time.monotonic()
+            self.stats.published.append(now)
+            self.stats.enqueue.append(now - t0)
 
     async def burst(self, n: int, chunk: int = 1000) -> float:
         """`n` messages at once, as array enqueues of `chunk` on a connection of its own;
@@ -185,20 +205,21 @@ class Load:
                     await asyncio.wait_for(conn.close(), 5)
         return time.monotonic() - t0
 
-    async def _consume(self, s: Session, stop: asyncio.Event) -> None:
+    async def _consume(self, s: Session, stop: asyncio.Event, consumer: str | None) -> None:
         conn = s.conn
         assert conn is not None
-        opts = DequeueOptions(wait=0, batch_size=self.s.batch)
-        agent = [Agent(None, self.queue)]
+        opts = DequeueOptions(consumer_name=consumer, wait=0, batch_size=self.s.batch)
+        agent = [Agent(consumer, self.queue)]
         while not stop.is_set():
             t0 = time.monotonic()
             await s.begin()
             try:
                 got = await s.dequeue(self.queue, opts)
-                ids = [_id(m.payload) for m in got]
+                ids = [payload_id(m.payload) for m in got]
                 if ids:
-                    await conn.execute("INSERT INTO pressure.ledger SELECT $1, unnest($2::bigint[])",
-                                       self.cell, [i for i, _ in ids])
+                    await conn.execute("INSERT INTO pressure.ledger (cell, id, consumer) "
+                                       "SELECT $1, unnest($2::bigint[]), $3",
+                                       self.ledger, [i for i, _ in ids], consumer or "")
                 await s.commit()
             except BaseException:
                 with contextlib.suppress(Exception):
@@ -218,6 +239,17 @@ class Load:
         d = self.stats.done
         return (bisect.bisect_left(d, b) - bisect.bisect_left(d, a)) / (b - a) if b > a else 0.0
 
+    def published_between(self, a: float, b: float) -> float:
+        """Acknowledged enqueues a second in [a, b)."""
+        d = self.stats.published
+        return (bisect.bisect_left(d, b) - bisect.bisect_left(d, a)) / (b - a) if b > a else 0.0
+
+    def enqueue_p99(self, a: float, b: float) -> float:
+        """The 99th percentile of the acknowledged enqueue calls ending in [a, b), ms."""
+        d = self.stats.published
+        vals = sorted(self.stats.enqueue[bisect.bisect_left(d, a):bisect.bisect_left(d, b)])
+        return vals[min(len(vals) - 1, int(len(vals) * 0.99))] * 1000 if vals else float("nan")
+
     def window(self, a: float, b: float) -> slice:
         d = self.stats.done
         return slice(bisect.bisect_left(d, a), bisect.bisect_left(d, b))
@@ -233,7 +265,7 @@ class Load:
         return len(self.acked) - len(self.stats.done)
 
 
-def _id(payload: object) -> tuple[int, float]:
+def payload_id(payload: object) -> tuple[int, float]:
     assert isinstance(payload, (bytes, bytearray, memoryview)), payload
     head = bytes(payload).split(b" ", 2)
     return int(head[0]), float(head[1])

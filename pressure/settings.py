@@ -44,6 +44,13 @@ class Settings:
     surge_factor: float = _env("PRESSURE_SURGE_FACTOR", "the surge's rate, times the sustained rate", 1.5)
     surge_seconds: float = _env("PRESSURE_SURGE_SECONDS", "seconds of the surge", 300.0)
     burst: int = _env("PRESSURE_BURST", "messages enqueued at once after the surge", 100_000)
+    topic_subscribers: int = _env("PRESSURE_TOPIC_SUBSCRIBERS",
+                                  "subscribers of the topic beside the kill and idle cells' queue (0: none)",
+                                  1000)
+    topic_consumers: int = _env("PRESSURE_TOPIC_CONSUMERS",
+                                "of them, how many consume (one session each); the rest only accumulate", 4)
+    topic_rate: float = _env("PRESSURE_TOPIC_RATE",
+                             "messages/s published to the topic (by PRESSURE_PRODUCERS more producers)", 10.0)
     drain_timeout: float = _env("PRESSURE_DRAIN_TIMEOUT", "seconds a backlog may take to drain", 900.0)
     strict: bool = _env("PRESSURE_STRICT",
                         "1: the throughput and latency rules fail the run; 0: reported only", True)

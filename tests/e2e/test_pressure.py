@@ -4,7 +4,8 @@ taken, xmin pinned, REPEATABLE READ readers, a surge and a burst), prints its fi
 verdict, and accounts for every message id: none lost, none duplicated. The throughput and
 latency rules are reported, not enforced (PRESSURE_STRICT=0: two shared cores are too
 noisy for them); recovery is enforced: every client back, the backlog drained, the dead
-rows reclaimed."""
+rows reclaimed. The kill and idle cells carry a topic (200 subscribers here, 1,000 in
+`make pressure`) whose accounting is enforced the same way."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ SHORT = {
     "PRESSURE_KILL_SECONDS": "6", "PRESSURE_HOLD": "5", "PRESSURE_CONNECT_TIMEOUT": "3",
     "PRESSURE_IDLE_SECONDS": "15", "PRESSURE_VACUUM_WAIT": "20", "PRESSURE_READERS_SECONDS": "8",
     "PRESSURE_SURGE_SECONDS": "6", "PRESSURE_BURST": "3000", "PRESSURE_DRAIN_TIMEOUT": "120",
-    "PRESSURE_STRICT": "0",
+    "PRESSURE_STRICT": "0", "PRESSURE_TOPIC_SUBSCRIBERS": "200", "PRESSURE_TOPIC_RATE": "10",
 }
 
 
@@ -56,3 +57,15 @@ async def test_every_pressure_cell_reports_and_accounts_for_every_message() -> N
     assert "pressure idle: rule recovered: throughput back, dead rows reclaimed, the table grows no more: ok" in text
     assert "pressure readers: rule recovered at all: ok" in text
     assert "pressure surge: rule the backlog drained: ok" in text
+    # the topic beside the kill and idle cells: every consuming subscriber got every message once,
+    # every other subscriber still holds them all
+    for cell in ("kill", "idle"):
+        assert re.search(rf"pressure {cell}: topic clean: published \d+\.\d msg/s", text), cell
+        assert re.search(rf"pressure {cell}: topic accounting: [1-9]\d* acknowledged.*; 4 consuming "
+                         r"subscribers: lost 0, duplicated 0, unknown 0, left 0; 196 of 196 other "
+                         r"subscribers hold all \d+ committed messages READY", text), cell
+        for rule in ("0 messages lost by any consuming subscriber", "0 messages duplicated",
+                     "the consuming subscribers drained", "every other subscriber holds every committed message"):
+            assert f"pressure {cell}: rule topic: {rule}: ok" in text, (cell, rule)
+    assert "pressure kill: rule topic: recovered at all (≥ 95 % of clean, every client connected): ok" in text
+    assert re.search(r"pressure idle: topic storage while pinned: [\d.]+ -> [\d.]+ MiB", text)
