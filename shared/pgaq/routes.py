@@ -210,7 +210,8 @@ async def _send1sql(s: Session, op: Enqueue, fast: FastPath | None) -> list[byte
     p = op.first
     # the values the generated _send1 refuses (with its error) are left to it
     if (p.delay != 0 or (p.expiration is not None and p.expiration < -1)
-            or (p.correlation is not None and len(p.correlation) > 128) or not s.role_is_set(op.visibility)):
+            or (isinstance(p.correlation, str) and len(p.correlation) > 128)
+            or not s.role_is_set(op.visibility)):
         return None
     sql = fast.send_sql
     raw, _ = op.payloads
