@@ -1123,22 +1123,20 @@ AS $function$
 
 -- aq.fast_path('gen.q').send_sql
 -- aq.fast_send_sql: ENQUEUE one message into gen.t
-    WITH q AS (
-      SELECT x.id FROM aq.queues x
-      WHERE x.queue_table_id = <table id> AND x.queue_name = $1::name AND x.queue_type = 'NORMAL_QUEUE'
-        AND x.enqueue_enabled AND NOT x.notify
-        AND $3::integer >= -1 AND coalesce(length($4::text), 0) <= 128
-        AND (current_user = 'postgres' OR pg_has_role(current_user, 'postgres', 'MEMBER')
-             OR aq.may_access(x.id, 'ENQUEUE', current_user))),
-    m AS (
-      INSERT INTO gen.t (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
-                               expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group, user_data)
-      SELECT $1::name, aq.new_msgid(t.now_ts), $4::text, $2::integer, 0, 0, nullif($3::integer, -1), t.now_ts,
-             t.now_ts + make_interval(secs => nullif($3::integer, -1)), nextval('aq.enq_seq'), t.now_ts,
-             current_user, $5::text, pg_current_xact_id()::text, pg_current_xact_id()::text::bigint, $6::bytea
-      FROM q, (SELECT clock_timestamp() AS now_ts) t
-      RETURNING msgid)
-    SELECT m.msgid, aq.wake(q.id) IS NULL AS woken FROM m, q
+    INSERT INTO gen.t (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
+                             expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group, user_data)
+    SELECT $1::name, int8send((extract(epoch FROM t.now_ts) * 1000000)::bigint) || int8send(t.seq), $4::text,
+           $2::integer, CASE WHEN aq.wake(x.id) IS NULL THEN 0 ELSE 0 END,
+           0, nullif($3::integer, -1), t.now_ts, t.now_ts + make_interval(secs => nullif($3::integer, -1)),
+           t.seq, t.now_ts, current_user, $5::text, pg_current_xact_id()::text,
+           pg_current_xact_id()::text::bigint, $6::bytea
+    FROM aq.queues x, (SELECT clock_timestamp() AS now_ts, nextval('aq.enq_seq') AS seq) t
+    WHERE x.schema_name = 'gen' AND x.queue_name = $1::name AND x.queue_table_id = <table id>
+      AND x.queue_type = 'NORMAL_QUEUE' AND x.enqueue_enabled AND NOT x.notify
+      AND $3::integer >= -1 AND coalesce(length($4::text), 0) <= 128
+      AND (current_user = 'postgres' OR pg_has_role(current_user, 'postgres', 'MEMBER')
+           OR aq.may_access(x.id, 'ENQUEUE', current_user))
+    RETURNING msgid
 
 -- aq.fast_path('gen.q').remove_ids_sql
 -- aq.fast_remove_sql: REMOVE one message from gen.t

@@ -94,6 +94,7 @@ CREATE OR REPLACE FUNCTION aq.fast_send_sql(q aq.queue_info) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT aq.render('fast_send', jsonb_build_object(
     'schema', q.table_schema, 'table', q.table_name, 'table_id', q.table_id, 'owner', q.owner,
+    'queue_schema', q.schema_name,
     'room', CASE WHEN aq.is_buffered_info(q)
                  THEN aq.render('fast_send.room', jsonb_build_object('schema', q.table_schema, 'table', q.table_name))
                  ELSE '' END))
