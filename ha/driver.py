@@ -135,8 +135,12 @@ def judge(res: Result, load: Load) -> None:
             v.append(f"cell {c.name}: throughput did not come back to 90 % of before")
         for dest, before in c.pickup_before.items():
             after = c.pickup_after.get(dest)
-            # within 2x of before (2 ms of slack: sub-millisecond medians are noise)
-            if after is None or after > max(2 * before, before + 0.002):
+            # within 2x of before, with 5 ms of slack: on 2 cores shared by three members,
+            # etcd, HAProxy and every service, a few-millisecond median moves by that much
+            # from one 6 s window to the next (the bounded test's kill cell: 2.8 ms before,
+            # 5.7 after, while the other cells went 5.5 -> 4.9 and 5.6 -> 4.4); a waiter that
+            # fell back to polling shows hundreds of milliseconds
+            if after is None or after > max(2 * before, before + 0.005):
                 v.append(f"cell {c.name}: {dest} pickup p50 {_ms(after)} after, {_ms(before)} before")
         if c.exception_listener < 1:
             v.append(f"cell {c.name}: the JMS exception listener was not told")

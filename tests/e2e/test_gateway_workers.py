@@ -45,6 +45,27 @@ def _running(pid: int) -> bool:
         return False
 
 
+def listening_sockets(port: int) -> int:
+    """How many sockets listen on `port` (each worker binds its own, SO_REUSEPORT): a worker
+    that exists but has not reached listen() yet takes no connection, and one whose
+    companion does not listen yet either leaves the port refusing them."""
+    n = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                n += 1
+    return n
+
+
+def _port(base: str) -> int:
+    return int(base.rsplit(":", 1)[1])
+
+
 async def children_of(pid: int) -> list[int]:
     out = await asyncio.create_subprocess_exec("pgrep", "-P", str(pid), stdout=asyncio.subprocess.PIPE)
     return [int(p) for p in (await out.communicate())[0].split()]
@@ -68,6 +89,10 @@ async def gateway(db_dsn: str) -> AsyncIterator[tuple[str, asyncio.subprocess.Pr
         return len(await children_of(proc.pid)) == 2
 
     proc, base = await start_gateway(db_dsn, ready=both_workers)
+    for _ in range(600):  # both processes are there: wait for both to listen
+        if listening_sockets(_port(base)) == 2:
+            break
+        await asyncio.sleep(0.05)
     try:
         yield base, proc
     finally:
@@ -164,7 +189,7 @@ async def test_a_session_whose_worker_died_is_told_once(
     os.kill(victim, signal.SIGKILL)
     for _ in range(600):  # the group starts a new worker in its place
         workers = await children_of(proc.pid)
-        if victim not in workers and len(workers) == 2:
+        if victim not in workers and len(workers) == 2 and listening_sockets(_port(base)) == 2:
             break
         await asyncio.sleep(0.05)
     status, after, body = await post(base, send(1, commit=False), cookie)
