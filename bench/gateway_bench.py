@@ -130,23 +130,7 @@ async def _around(dsn: str, seconds: float, warmup: float, floor_op: Any,
     does not, and it can move the ratio either way. Each round starts with a CHECKPOINT (as
     the core suite's pairs do): no round writes out the dirty buffers of the one before, or
     of the suite before."""
-    if warmup > 0:
-        await _floor(dsn, warmup / 2, floor_op)
-        await ours(warmup / 2)
-    share = seconds / ROUNDS
-    floors: list[Result] = []
-    mine: list[Result] = []
-    ratios: list[float] = []
-    for _ in range(ROUNDS):
-        await checkpoint()
-        before = await _floor(dsn, share / 2, floor_op)
-        run = await ours(share)
-        after = await _floor(dsn, share / 2, floor_op)
-        floor = _join(before, after)
-        ratios.append(run.rate / floor.rate if floor.rate else 0.0)
-        floors.append(floor)
-        mine.append(run)
-    return Paired(functools.reduce(_join, floors), functools.reduce(_join, mine), ratios)
+    return await _paired(seconds, warmup, lambda t: _floor(dsn, t, floor_op), ours, checkpoint)
 
 
 async def _prefill(dsn: str, n: int) -> None:
@@ -315,8 +299,8 @@ async def stop_all(procs: list[asyncio.subprocess.Process]) -> None:
 async def _paired(seconds: float, warmup: float, floor: Callable[[float], Awaitable[Result]],
                   ours: Callable[[float], Awaitable[Result]],
                   checkpoint: Callable[[], Awaitable[object]]) -> Paired:
-    """_around with a floor that is itself timed (the HTTP floor): ROUNDS rounds of floor,
-    pgaq, floor, the median round's ratio."""
+    """ROUNDS rounds of `floor`, pgaq, `floor` (see _around), the median round's ratio;
+    `floor(seconds)` measures the floor (the SQL floor on its pool, or the HTTP floor)."""
     if warmup > 0:
         await floor(warmup / 2)
         await ours(warmup / 2)
