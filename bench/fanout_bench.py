@@ -38,7 +38,7 @@ from pgaq import waiting
 from pgaq.engine import DequeueOptions, Session
 from pgaq.errors import PgaqError
 
-from .measure import Result, measure, percentile, start_gateway
+from .measure import Result, measure, paced, percentile, start_gateway
 from .report import Row
 from .settings import Settings
 
@@ -389,18 +389,12 @@ async def _stream(dsn: str, postmaster: int, queue: str, kind: str, waiters: int
         deadline = started + s.fanout_stream
 
         async def produce(w: Session) -> None:
-            gap = producers / s.fanout_rate
-            due = time.perf_counter()
-            while True:
-                due += gap
-                now = time.perf_counter()
-                if now >= deadline:
-                    return
-                if due > now:
-                    await asyncio.sleep(due - now)
+            async def send() -> None:
                 k = next(numbers)
                 await w.enqueue(queue, struct.pack(">q", k) + PAD)
                 st.committed[k] = time.perf_counter()
+
+            await paced(producers / s.fanout_rate, deadline, send)
 
         await asyncio.gather(*(produce(w) for w in writers))
         offered = len(st.committed)

@@ -128,3 +128,18 @@ async def start_gateway(dsn: str, **env: str) -> tuple[asyncio.subprocess.Proces
                 pass
             await asyncio.sleep(0.1)  # the process is starting; nothing to wait on but it
     return proc, f"http://127.0.0.1:{port}/aqserv/servlet"
+
+
+async def paced(gap: float, deadline: float, send: Callable[[], Awaitable[None]]) -> None:
+    """Call `send` every `gap` seconds on an absolute schedule until `deadline`
+    (time.perf_counter()): a slow call does not lower the offered rate, the next ones
+    catch up."""
+    due = time.perf_counter()
+    while True:
+        due += gap
+        now = time.perf_counter()
+        if now >= deadline:
+            return
+        if due > now:
+            await asyncio.sleep(due - now)
+        await send()

@@ -26,7 +26,7 @@ import asyncpg
 from pgaq import waiting
 from pgaq.engine import DequeueOptions, Session
 
-from .measure import percentile
+from .measure import paced, percentile
 from .report import Row
 from .settings import Settings
 
@@ -66,18 +66,12 @@ async def _stream(dsn: str, queue: str, rate: float, seconds: float, producers: 
         deadline = started + seconds
 
         async def produce(s: Session) -> None:
-            gap = producers / rate
-            due = time.perf_counter()
-            while True:
-                due += gap
-                now = time.perf_counter()
-                if now >= deadline:
-                    return
-                if due > now:
-                    await asyncio.sleep(due - now)
+            async def send() -> None:
                 k = next(numbers)
                 await s.enqueue(queue, struct.pack(">q", k) + PAD)
                 committed[k] = time.perf_counter()
+
+            await paced(producers / rate, deadline, send)
 
         async def consume(s: Session) -> None:
             opts = DequeueOptions(wait=wait)
