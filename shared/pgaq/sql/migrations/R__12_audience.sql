@@ -1,0 +1,113 @@
+-- A topic without a row per subscriber.
+--
+-- Classic AQ writes one recipient row per message and subscriber; with a thousand
+-- subscribers a publish wrote a thousand rows. Here a message published to a queue's
+-- subscribers (no recipient list) is marked `audience` and gets recipient rows only for
+-- the subscribers that need one at enqueue: those with a rule (evaluated at enqueue, as
+-- Oracle does), remote ones (the propagator reads their rows) and buffered-only ones.
+-- Every other subscriber (aq.subscribers.since set, V0017) is a recipient *implicitly*:
+--
+--   (m, s) is pending  <=>  m.audience AND m.state IN (0, 1) AND m.q_name is s's queue
+--                           AND s.since < m.enq_seq AND no recipient row (m, s) exists
+--
+-- A recipient row is written when s has something particular to record about m: a
+-- dequeue (REMOVE writes it PROCESSED), a failed attempt (its retry count), a delay s
+-- waits out, a purge or an expiry (aq.explicitise). A row, once there, is the truth for
+-- (m, s), so every reader of recipient rows reads the implicit ones beside them.
+--
+-- Position: s.pos is a pg_snapshot; a message whose enqueuing transaction (txn_group) it
+-- sees is behind s: s holds a row for it if it wanted it. A dequeue reads only s's
+-- window (audience messages not visible in s.pos), range-scanned from the position's xmin
+-- on the *_audience index; aq.advance_position moves it forward after a dequeue.
+--
+-- Tables with an audience: multi-consumer, persistent (not the buffered companion), no
+-- message grouping (a transaction group keeps its rows: it is read a group at a time).
+
+CREATE OR REPLACE FUNCTION aq.has_audience(q aq.queue_info) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT q.multiple_consumers AND q.message_grouping = 'NONE' AND q.queue_type = 'NORMAL_QUEUE'
+         AND NOT aq.is_buffered_info(q)
+$$;
+
+-- Whether a subscriber reads the audience (since set): local, no rule, persistent messages.
+CREATE OR REPLACE FUNCTION aq.reads_audience(p_address text, p_rule text, p_delivery_mode text,
+                                             p_table_id integer) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT p_address IS NULL AND nullif(btrim(p_rule), '') IS NULL
+         AND p_delivery_mode IN ('PERSISTENT', 'PERSISTENT_OR_BUFFERED')
+         AND EXISTS (SELECT 1 FROM aq.queue_tables t WHERE t.id = p_table_id AND t.multiple_consumers
+                       AND t.message_grouping = 'NONE')
+$$;
+
+-- The window of subscriber `sub` over message `m` (aliases), as a predicate: its lower bound
+-- on txn_group uses the *_audience index.
+CREATE OR REPLACE FUNCTION aq.audience_window_expr(p_sub text, p_msg text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT format('%2$s.audience AND %2$s.state IN (0, 1) AND %2$s.enq_seq > %1$s.since'
+                ' AND %2$s.txn_group >= coalesce(pg_snapshot_xmin(%1$s.pos)::text::bigint, 0)'
+                ' AND (%1$s.pos IS NULL OR NOT pg_visible_in_snapshot(%2$s.txn_group::text::xid8, %1$s.pos))',
+                p_sub, p_msg)
+$$;
+
+-- The advisory lock a session holds on (consumer, message) while it takes a message
+-- implicitly (the SKIP LOCKED of implicit recipients): a 64-bit hash, so two pairs share a
+-- lock only by a collision, which makes one of them wait for a later dequeue.
+CREATE OR REPLACE FUNCTION aq.recipient_lock_key(p_queue name, p_consumer text, p_msgid bytea)
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT hashtextextended(p_queue || '/' || p_consumer || '/' || encode(p_msgid, 'hex'), 1885823345)
+$$;
+
+-- Writes the recipient rows that are implicit now, for consumer p_consumer (NULL: every
+-- subscriber reading the audience) and the messages p_ids of queue q: their state, delay
+-- and order as the message has them. Returns how many it wrote. A row being written by a
+-- concurrent dequeue of the same consumer is waited for and left as that dequeue wrote it.
+CREATE OR REPLACE FUNCTION aq.materialise_recipients(q aq.queue_info, p_consumer text, p_ids bytea[])
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  n integer := 0;
+BEGIN
+  IF NOT aq.has_audience(q) OR p_ids IS NULL OR cardinality(p_ids) = 0 THEN RETURN 0; END IF;
+  EXECUTE format($f$
+    WITH i AS (
+      INSERT INTO %1$I.%2$I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
+                             priority, enq_seq, commit_seq, enq_time, ready_time, txn_group)
+      SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, m.state, m.priority, m.enq_seq,
+             m.commit_seq, m.enq_time, m.ready_time, m.txn_group
+      FROM %1$I.%3$I m JOIN aq.subscribers sub ON sub.queue_id = $1 AND sub.since < m.enq_seq
+      WHERE m.msgid = ANY ($2) AND m.q_name = $3 AND m.audience AND m.state IN (0, 1)
+        AND ($4::text IS NULL OR sub.name = $4) AND sub.address IS NULL
+        AND NOT EXISTS (SELECT 1 FROM %1$I.%2$I r WHERE r.msgid = m.msgid AND r.consumer_name = sub.name
+                          AND r.address = '')
+      ORDER BY m.msgid, sub.id
+      ON CONFLICT DO NOTHING RETURNING 1)
+    SELECT count(*) FROM i
+  $f$, q.table_schema, q.recipients_table, q.table_name)
+  INTO n USING q.queue_id, p_ids, q.queue_name, p_consumer;
+  RETURN n;
+END $$;
+
+-- Gives messages explicit recipients only: a row for every implicit recipient, then the
+-- message leaves the audience. For what acts on a message as a whole (expiry into the
+-- exception queue, purge), which then finds every recipient as a row, as before.
+CREATE OR REPLACE FUNCTION aq.explicitise(q aq.queue_info, p_ids bytea[]) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT aq.has_audience(q) OR p_ids IS NULL OR cardinality(p_ids) = 0 THEN RETURN; END IF;
+  PERFORM aq.materialise_recipients(q, NULL, p_ids);
+  EXECUTE format('UPDATE %I.%I m SET audience = false WHERE m.msgid = ANY ($1) AND m.audience',
+                 q.table_schema, q.table_name) USING p_ids;
+END $$;
+
+-- The same for every audience message of a queue (what removes or changes a subscriber's
+-- audience as a whole: a rule added, the subscriber removed), or only for p_consumer's
+-- pending ones (NULL: everybody's).
+CREATE OR REPLACE FUNCTION aq.materialise_window(q aq.queue_info, p_consumer text) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  ids bytea[];
+BEGIN
+  IF NOT aq.has_audience(q) THEN RETURN 0; END IF;
+  EXECUTE format('SELECT array_agg(m.msgid) FROM %I.%I m WHERE m.q_name = $1 AND m.audience AND m.state IN (0, 1)',
+                 q.table_schema, q.table_name) INTO ids USING q.queue_name;
+  RETURN aq.materialise_recipients(q, p_consumer, ids);
+END $$;
