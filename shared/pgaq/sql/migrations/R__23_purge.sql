@@ -379,6 +379,12 @@ BEGIN
                        t.schema_name, t.table_name, lock_clause)
           INTO held USING ARRAY(SELECT DISTINCT (k).msgid FROM unnest(keys[i:i + batch - 1]) k), modes;
         CONTINUE WHEN held IS NULL;
+        -- implicit recipients (R__12_audience) become rows first, so that what follows finds
+        -- every recipient as before. With the message rows held no dequeue is taking one of
+        -- them (a take holds its message row FOR KEY SHARE), so this waits for nobody.
+        IF cls = 'PERSISTENT' THEN
+          PERFORM aq.explicitise_held(t, held);
+        END IF;
         EXECUTE format($f$SELECT array_agg(ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key)
                            FROM (SELECT * FROM %I.%I r
                                  WHERE r.msgid = ANY ($2)
