@@ -2,18 +2,24 @@
 --
 -- Classic AQ writes one recipient row per message and subscriber; with a thousand
 -- subscribers a publish wrote a thousand rows. Here a message published to a queue's
--- subscribers (no recipient list) is marked `audience` and gets recipient rows only for
--- the subscribers that need one at enqueue: those with a rule (evaluated at enqueue, as
--- Oracle does), remote ones (the propagator reads their rows) and buffered-only ones.
--- Every other subscriber (aq.subscribers.since set, V0017) is a recipient *implicitly*:
+-- subscribers (no recipient list) records the generation of the queue's audience its
+-- enqueuer saw (m.audience, V0017) and gets recipient rows only for the subscribers
+-- outside that audience: those with a rule (evaluated at enqueue, as Oracle does), remote
+-- ones (the propagator reads their rows) and buffered-only ones. A subscriber in the
+-- audience at that generation is a recipient *implicitly*:
 --
---   (m, s) is pending  <=>  m.audience AND m.state IN (0, 1) AND m.q_name is s's queue
---                           AND s.since < m.enq_seq AND no recipient row (m, s) exists
+--   (m, s) is pending  <=>  m.state IN (0, 1) AND m.q_name is s's queue
+--                           AND s.since <= m.audience < s.until (or no until)
+--                           AND no recipient row (m, s) exists
+--
+-- Deciding by the generation the enqueuer saw, not by the subscribers at read time, keeps
+-- Oracle's rule that recipients are decided at enqueue: a subscriber that joins or leaves
+-- (a rule added) while a publish is in flight gets the message or not as the enqueuer saw.
 --
 -- A recipient row is written when s has something particular to record about m: a
--- dequeue (REMOVE writes it PROCESSED), a failed attempt (its retry count), a delay s
--- waits out, a purge or an expiry (aq.explicitise). A row, once there, is the truth for
--- (m, s), so every reader of recipient rows reads the implicit ones beside them.
+-- dequeue (REMOVE writes it PROCESSED), a failed attempt (its retry count), a purge or an
+-- expiry (aq.explicitise). A row, once there, is the truth for (m, s), so every reader of
+-- recipient rows reads the implicit ones beside them.
 --
 -- Position: s.pos is a pg_snapshot; a message whose enqueuing transaction (txn_group) it
 -- sees is behind s: s holds a row for it if it wanted it. A dequeue reads only s's
@@ -29,8 +35,8 @@ LANGUAGE sql STABLE AS $$
          AND NOT aq.is_buffered_info(q)
 $$;
 
--- Whether a subscriber reads the audience (since set): local, no rule, persistent messages.
-CREATE OR REPLACE FUNCTION aq.reads_audience(p_address text, p_rule text, p_delivery_mode text,
+-- Whether a subscriber belongs in the audience: local, no rule, persistent messages.
+CREATE OR REPLACE FUNCTION aq.joins_audience(p_address text, p_rule text, p_delivery_mode text,
                                              p_table_id integer) RETURNS boolean
 LANGUAGE sql STABLE AS $$
   SELECT p_address IS NULL AND nullif(btrim(p_rule), '') IS NULL
@@ -39,14 +45,23 @@ LANGUAGE sql STABLE AS $$
                        AND t.message_grouping = 'NONE')
 $$;
 
--- The window of subscriber `sub` over message `m` (aliases), as a predicate: its lower bound
--- on txn_group uses the *_audience index.
+-- Subscriber `sub` is an implicit recipient of message `m` (aliases; a row (m, sub) overrides)
+CREATE OR REPLACE FUNCTION aq.implicit_expr(p_sub text, p_msg text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  -- (never NULL: callers negate it)
+  SELECT format('(%1$s.since IS NOT NULL AND %2$s.audience IS NOT NULL AND %1$s.since <= %2$s.audience'
+                ' AND (%1$s.until IS NULL OR %2$s.audience < %1$s.until))', p_sub, p_msg)
+$$;
+
+-- The window of subscriber `sub` over message `m` (aliases): its implicit messages still
+-- READY or WAITING whose transaction its position does not see. The lower bound on
+-- txn_group uses the *_audience index.
 CREATE OR REPLACE FUNCTION aq.audience_window_expr(p_sub text, p_msg text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
-  SELECT format('%2$s.audience AND %2$s.state IN (0, 1) AND %2$s.enq_seq > %1$s.since'
+  SELECT format('%2$s.audience IS NOT NULL AND %2$s.state IN (0, 1) AND %3$s'
                 ' AND %2$s.txn_group >= coalesce(pg_snapshot_xmin(%1$s.pos)::text::bigint, 0)'
                 ' AND (%1$s.pos IS NULL OR NOT pg_visible_in_snapshot(%2$s.txn_group::text::xid8, %1$s.pos))',
-                p_sub, p_msg)
+                p_sub, p_msg, aq.implicit_expr(p_sub, p_msg))
 $$;
 
 -- The advisory lock a session holds on (consumer, message) while it takes a message
@@ -73,15 +88,15 @@ BEGIN
                              priority, enq_seq, commit_seq, enq_time, ready_time, txn_group)
       SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, m.state, m.priority, m.enq_seq,
              m.commit_seq, m.enq_time, m.ready_time, m.txn_group
-      FROM %1$I.%3$I m JOIN aq.subscribers sub ON sub.queue_id = $1 AND sub.since < m.enq_seq
-      WHERE m.msgid = ANY ($2) AND m.q_name = $3 AND m.audience AND m.state IN (0, 1)
+      FROM %1$I.%3$I m JOIN aq.subscribers sub ON sub.queue_id = $1 AND %4$s
+      WHERE m.msgid = ANY ($2) AND m.q_name = $3 AND m.audience IS NOT NULL AND m.state IN (0, 1)
         AND ($4::text IS NULL OR sub.name = $4) AND sub.address IS NULL
         AND NOT EXISTS (SELECT 1 FROM %1$I.%2$I r WHERE r.msgid = m.msgid AND r.consumer_name = sub.name
                           AND r.address = '')
       ORDER BY m.msgid, sub.id
       ON CONFLICT DO NOTHING RETURNING 1)
     SELECT count(*) FROM i
-  $f$, q.table_schema, q.recipients_table, q.table_name)
+  $f$, q.table_schema, q.recipients_table, q.table_name, aq.implicit_expr('sub', 'm'))
   INTO n USING q.queue_id, p_ids, q.queue_name, p_consumer;
   RETURN n;
 END $$;
@@ -94,7 +109,7 @@ LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT aq.has_audience(q) OR p_ids IS NULL OR cardinality(p_ids) = 0 THEN RETURN; END IF;
   PERFORM aq.materialise_recipients(q, NULL, p_ids);
-  EXECUTE format('UPDATE %I.%I m SET audience = false WHERE m.msgid = ANY ($1) AND m.audience',
+  EXECUTE format('UPDATE %I.%I m SET audience = NULL WHERE m.msgid = ANY ($1) AND m.audience IS NOT NULL',
                  q.table_schema, q.table_name) USING p_ids;
 END $$;
 
@@ -107,7 +122,62 @@ DECLARE
   ids bytea[];
 BEGIN
   IF NOT aq.has_audience(q) THEN RETURN 0; END IF;
-  EXECUTE format('SELECT array_agg(m.msgid) FROM %I.%I m WHERE m.q_name = $1 AND m.audience AND m.state IN (0, 1)',
+  EXECUTE format('SELECT array_agg(m.msgid) FROM %I.%I m WHERE m.q_name = $1 AND m.audience IS NOT NULL AND m.state IN (0, 1)',
                  q.table_schema, q.table_name) INTO ids USING q.queue_name;
   RETURN aq.materialise_recipients(q, p_consumer, ids);
 END $$;
+
+-- A subscriber joins the audience of its queue: one more generation, from which on the
+-- enqueuers that see it publish to the subscriber without a row. Returns the generation.
+CREATE OR REPLACE FUNCTION aq.next_audience(p_queue_id integer) RETURNS bigint
+LANGUAGE sql AS $$
+  UPDATE aq.queues SET audience_gen = audience_gen + 1 WHERE id = p_queue_id RETURNING audience_gen
+$$;
+
+-- Moves subscriber p_consumer's position past what it has done: to the snapshot of this
+-- statement when nothing of its window is pending, else to just before the first
+-- transaction with a message still pending ('X:X:', every transaction below X behind). A
+-- pending message waiting out a delay gets its row first (it keeps its place in the
+-- recipient rows' order and would hold the position back for the whole delay). A second
+-- session of the same consumer moving it meanwhile is not waited for (SKIP LOCKED).
+-- Harmless for anybody to call: the position only says where the subscriber's rows are,
+-- and it is computed here from the table.
+CREATE OR REPLACE FUNCTION aq.advance_position(p_table_id integer, p_queue name, p_consumer text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  q aq.queue_info;
+  ids bytea[];
+BEGIN
+  SELECT * INTO q FROM aq.queue_info x WHERE x.table_id = p_table_id AND x.queue_name = p_queue;
+  IF NOT FOUND OR NOT aq.has_audience(q) OR p_consumer IS NULL THEN RETURN; END IF;
+  EXECUTE format($f$
+    SELECT array_agg(m.msgid) FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s
+    WHERE sub.queue_id = $1 AND sub.name = $2 AND sub.address IS NULL AND sub.since IS NOT NULL AND m.state = 1
+      AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $2 AND r.address = '')
+  $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'))
+  INTO ids USING q.queue_id, p_consumer, q.queue_name;
+  IF ids IS NOT NULL THEN
+    PERFORM aq.materialise_recipients(q, p_consumer, ids);
+  END IF;
+  EXECUTE format($f$
+    WITH sub AS (
+      SELECT x.id, x.since, x.until, x.pos FROM aq.subscribers x
+      WHERE x.queue_id = $1 AND x.name = $2 AND x.address IS NULL AND x.since IS NOT NULL
+      FOR NO KEY UPDATE SKIP LOCKED),
+    w AS (
+      SELECT count(*) AS n,
+             min(m.txn_group) FILTER (WHERE NOT EXISTS (
+               SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $2 AND r.address = '')) AS lo
+      FROM sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s),
+    p AS (SELECT CASE WHEN w.lo IS NULL THEN pg_current_snapshot()
+                      ELSE (least(w.lo, pg_snapshot_xmin(pg_current_snapshot())::text::bigint)::text || ':'
+                            || least(w.lo, pg_snapshot_xmin(pg_current_snapshot())::text::bigint)::text || ':')::pg_snapshot
+                 END AS pos
+          FROM w WHERE w.n > 0)
+    UPDATE aq.subscribers x SET pos = p.pos FROM sub, w, p
+    WHERE x.id = sub.id
+      AND (sub.pos IS NULL OR w.lo IS NULL OR w.lo > pg_snapshot_xmin(sub.pos)::text::bigint)
+  $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'))
+  USING q.queue_id, p_consumer, q.queue_name;
+END $$;
+GRANT EXECUTE ON FUNCTION aq.advance_position(integer, name, text) TO PUBLIC;

@@ -45,6 +45,7 @@ BEGIN
       original_msgid    bytea,
       original_queue_name name,
       txn_group         bigint,
+      audience          bigint,
       delivery_mode     text NOT NULL DEFAULT %L,
       user_data         %s
     )$f$, persistence, s, qt, CASE WHEN buffered THEN 'BUFFERED' ELSE 'PERSISTENT' END, t.payload_type);
@@ -249,5 +250,17 @@ BEGIN
   -- the monitor's retention scan
   EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I (deq_time) WHERE state = 2',
                  t.table_name || '_done', t.schema_name, t.table_name);
+  -- messages published to the subscribers without a row each (R__12_audience): a
+  -- subscriber's window, by the enqueuing transaction
+  -- (looked up first: ALTER TABLE locks the table even when the column is there)
+  IF NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attname = 'audience' AND NOT a.attisdropped
+                   AND a.attrelid = format('%I.%I', t.schema_name, t.table_name)::regclass) THEN
+    EXECUTE format('ALTER TABLE %I.%I ADD COLUMN audience bigint',
+                   t.schema_name, t.table_name);
+  END IF;
+  IF t.multiple_consumers AND t.message_grouping = 'NONE' AND NOT aq.is_buffered(t) THEN
+    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I (q_name, txn_group) WHERE audience IS NOT NULL AND state IN (0, 1)',
+                   t.table_name || '_audience', t.schema_name, t.table_name);
+  END IF;
   PERFORM aq.create_jms_provider_trigger(t);  -- R__52: JMSXUserID and JMSXAppID
 END $$;

@@ -1,19 +1,24 @@
 -- A topic without a row per subscriber (R__12_audience.sql says how it is read).
 --
--- since: set for a subscriber whose messages need no row of their own (a local subscriber
--- without a rule, taking persistent messages, on a table without message grouping): the
--- enqueue sequence value when it became one. A message published to the audience
--- (m.audience) after that is the subscriber's without a recipient row until the subscriber
--- has something particular to record about it (a dequeue, a failed attempt, a delay it
--- waits out, a purge). NULL: every message it gets has a recipient row, as before.
--- pos: how far the subscriber has read, a pg_snapshot: messages whose enqueuing
--- transaction it sees are behind it (each it wanted has its own recipient row by then);
+-- aq.queues.audience_gen: the generation of a queue's audience, one more each time a
+-- subscriber joins it or leaves it. A message published to the audience records the
+-- generation its enqueuer saw (m.audience); the subscribers that were in the audience at
+-- that generation are its recipients without a row each.
+-- aq.subscribers.since / until: the generations at which the subscriber joined the
+-- audience and left it (a rule added). A subscriber joins when it needs no row of its own
+-- (a local subscriber without a rule, taking persistent messages, on a table without
+-- message grouping). NULL since: every message it gets has a recipient row, as before.
+-- aq.subscribers.pos: how far the subscriber has read, a pg_snapshot: a message whose
+-- enqueuing transaction it sees is behind it (it holds a row for each it wanted by then);
 -- NULL: nothing is behind it yet.
-ALTER TABLE aq.subscribers ADD COLUMN since bigint, ADD COLUMN pos pg_snapshot;
+ALTER TABLE aq.queues ADD COLUMN audience_gen bigint NOT NULL DEFAULT 0;
+ALTER TABLE aq.subscribers ADD COLUMN since bigint, ADD COLUMN until bigint, ADD COLUMN pos pg_snapshot;
 
 -- The subscribers of the previous release keep the recipient rows their messages have and
 -- read new messages through the audience.
-UPDATE aq.subscribers s SET since = (SELECT last_value FROM aq.enq_seq)
+UPDATE aq.queues q SET audience_gen = 1
+FROM aq.queue_tables t WHERE t.id = q.queue_table_id AND t.multiple_consumers;
+UPDATE aq.subscribers s SET since = 1
 FROM aq.queues q JOIN aq.queue_tables t ON t.id = q.queue_table_id
 WHERE q.id = s.queue_id AND t.multiple_consumers AND t.message_grouping = 'NONE'
   AND s.address IS NULL AND s.rule IS NULL
