@@ -11,10 +11,14 @@ notified of each message enqueued for it.
 
 from __future__ import annotations
 
+import asyncio
+
 import asyncpg
 import pytest
+from pgaq.engine import DequeueOptions, Session
 
 from .helpers import make_queue, subscribe
+from .waiting import connected, until
 
 DEQ = ("CALL dbms_aq.dequeue('s.q', dbms_aq.dequeue_options(consumer_name => $1, wait => 0,"
        " dequeue_mode => $2), payload => NULL::bytea, msgid => NULL)")
@@ -153,6 +157,33 @@ async def test_purging_the_pending_deliveries_settles_the_message(conn: asyncpg.
     assert await view(conn) == [(b"\x01", "A", "PROCESSED")]
 
 
+async def test_purge_skips_a_message_an_implicit_dequeue_holds_and_block_waits_for_it(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    """As with rows: without block, a message being dequeued may be left (Oracle's purge
+    without block); with block, the purge waits for the dequeue's transaction."""
+    await topic(conn)
+    await publish(conn, b"\x01", b"\x02")
+    async with connected(db_dsn) as consumer, connected(db_dsn) as admin:
+        s = Session(consumer)
+        await s.begin()
+        [m] = await s.dequeue("s.q", DequeueOptions(consumer_name="B", dequeue_mode="LOCKED"))
+        assert m.payload == b"\x01"
+        await asyncio.wait_for(admin.execute(PURGE, "qtview.consumer_name = 'A'", False), 5)
+        assert [(p, c) for p, c, _ in await view(conn)] == [
+            (b"\x01", "A"), (b"\x01", "B"), (b"\x01", "C"), (b"\x02", "B"), (b"\x02", "C")]
+        pid = admin.get_server_pid()
+        purge = asyncio.create_task(admin.execute(PURGE, "qtview.consumer_name = 'A'", True))
+        # (it takes both tables at once or neither: it retries, sleeping in between)
+        await until(lambda: conn.fetchval(
+            "SELECT wait_event IN ('PgSleep', 'relation') FROM pg_stat_activity WHERE pid = $1", pid),
+            "the purge to wait")
+        assert not purge.done()
+        await s.rollback()
+        await asyncio.wait_for(purge, 5)
+    assert [(p, c) for p, c, _ in await view(conn)] == [
+        (b"\x01", "B"), (b"\x01", "C"), (b"\x02", "B"), (b"\x02", "C")]
+
+
 # -- expiry --------------------------------------------------------------------------------
 
 async def monitor_at(conn: asyncpg.Connection, seconds_ahead: float) -> int:
@@ -172,6 +203,23 @@ async def test_expiry_moves_the_message_with_each_recipient_expired(conn: asyncp
     assert await conn.fetchval("SELECT array_agg(failure_reason ORDER BY consumer_name) FROM s.aq$_qt_r"
                                " WHERE msgid = $1", mid) == ["TIME_EXPIRATION"] * 3
     assert await remove(conn, "A") is None
+
+
+async def test_expiry_waits_for_an_implicit_dequeue_holding_the_message(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    await topic(conn)
+    [mid] = await publish(conn, b"\x01", expiration=5)
+    async with connected(db_dsn) as consumer:
+        s = Session(consumer)
+        await s.begin()
+        [m] = await s.dequeue("s.q", DequeueOptions(consumer_name="B", dequeue_mode="LOCKED"))
+        assert bytes.fromhex(m.msgid) == mid
+        await monitor_at(conn, 6)  # busy: left for a later pass
+        assert {st for _, _, st in await view(conn)} == {"READY"}
+        await s.rollback()
+    await monitor_at(conn, 6)
+    rows = await conn.fetch("SELECT consumer_name, msg_state FROM s.aq$qt ORDER BY consumer_name")
+    assert [tuple(r) for r in rows] == [(c, "EXPIRED") for c in ("A", "B", "C")]
 
 
 async def test_expiry_after_one_removal_expires_the_others(conn: asyncpg.Connection) -> None:
