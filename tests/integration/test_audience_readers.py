@@ -18,7 +18,7 @@ import pytest
 from pgaq.engine import DequeueOptions, Session
 
 from .helpers import make_queue, subscribe
-from .waiting import connected, until
+from .waiting import asleep, connected, until
 
 DEQ = ("CALL dbms_aq.dequeue('s.q', dbms_aq.dequeue_options(consumer_name => $1, wait => 0,"
        " dequeue_mode => $2), payload => NULL::bytea, msgid => NULL)")
@@ -261,6 +261,31 @@ async def test_listen_finds_a_message_for_a_plain_subscriber(conn: asyncpg.Conne
     assert await remove(conn, "B") == b"\x01"
     assert await conn.fetchval(LISTEN_FIRST, agents) == 0
     assert await conn.fetchval(LISTEN_FIRST, [("A", "s.q", None)]) == 1
+
+
+async def test_a_waiting_listen_returns_when_a_plain_subscriber_gets_a_message(
+        conn: asyncpg.Connection, waiter: asyncpg.Connection) -> None:
+    await topic(conn)
+    pid = waiter.get_server_pid()
+    call = asyncio.create_task(waiter.fetchrow(
+        "CALL dbms_aq.listen(agent_list => $1::sys.aq$_agent[], wait => 30)", [("C", "s.q", None)]))
+    await asleep(conn, pid)
+    await publish(conn, b"\x01")
+    row = await asyncio.wait_for(call, 10)
+    assert (row["agent"]["name"], row["agent"]["address"]) == ("C", "s.q")
+
+
+async def test_a_waiting_dequeue_of_a_plain_subscriber_takes_what_is_published(
+        conn: asyncpg.Connection, waiter: asyncpg.Connection) -> None:
+    await topic(conn)
+    pid = waiter.get_server_pid()
+    call = asyncio.create_task(waiter.fetchrow(
+        "CALL dbms_aq.dequeue('s.q', dbms_aq.dequeue_options(consumer_name => 'A', wait => 30),"
+        " payload => NULL::bytea, msgid => NULL)"))
+    await asleep(conn, pid)
+    [mid] = await publish(conn, b"\x01")
+    row = await asyncio.wait_for(call, 10)
+    assert row["msgid"] == mid and bytes(row["payload"]) == b"\x01"
 
 
 async def test_the_look_by_msgid_sees_an_implicit_recipient(conn: asyncpg.Connection) -> None:
