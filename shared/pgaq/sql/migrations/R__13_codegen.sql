@@ -88,10 +88,13 @@ BEGIN
         'now', 'now_ts',
         'returning', ', m.q_name, m.priority, m.enq_time, m.ready_time, m.txn_group, m.audience',
         'recipients', E',\n        rec AS (' || aq.subscriber_recipients_sql(
-                        q, 'ins m', 'sub.queue_id = qrow.id AND sub.id = ANY(sub_ids)'
+                        -- (the audience's subscribers need no row, R__12_audience: every
+                        -- message of the call goes to the same generation, gen, so they are
+                        -- left out before the subscribers meet the messages)
+                        q, 'ins m' || CASE WHEN aq.has_audience(q) THEN ', (SELECT gen AS audience) g' ELSE '' END,
+                        'sub.queue_id = qrow.id AND sub.id = ANY(sub_ids)'
                               || aq.subscriber_mode_filter(aq.is_buffered(t))
-                              -- (those reading the audience need no row: R__12_audience)
-                              || CASE WHEN aq.has_audience(q) THEN ' AND NOT ' || aq.implicit_expr('sub', 'm') ELSE '' END)
+                              || CASE WHEN aq.has_audience(q) THEN ' AND NOT ' || aq.implicit_expr('sub', 'g') ELSE '' END)
                       || ' RETURNING 1)',
         'audience', CASE WHEN aq.has_audience(q) THEN 'gen' ELSE 'NULL::bigint' END,
         'counted', ', (SELECT count(*) FROM rec)',
