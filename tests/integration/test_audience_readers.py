@@ -37,7 +37,7 @@ async def topic(conn: asyncpg.Connection, *, retention: float = 0, max_retries: 
 async def publish(conn: asyncpg.Connection, *payloads: bytes, delay: int = 0,
                   expiration: int | None = None) -> list[bytes]:
     """Enqueues to the subscribers; each message is an audience message with no row for a
-    plain subscriber (asserted: the tests below read implicit recipients, not rows)."""
+    subscriber without a rule (asserted: the tests below read implicit recipients, not rows)."""
     ids = []
     for p in payloads:
         row = await conn.fetchrow(
@@ -45,7 +45,8 @@ async def publish(conn: asyncpg.Connection, *payloads: bytes, delay: int = 0,
             " $1::bytea, NULL)", p, delay, expiration)
         ids.append(row["msgid"])
     assert await conn.fetchval("SELECT bool_and(audience IS NOT NULL) FROM s.qt WHERE msgid = ANY ($1)", ids)
-    assert await conn.fetchval("SELECT count(*) FROM s.aq$_qt_r WHERE msgid = ANY ($1)", ids) == 0
+    assert await conn.fetchval("SELECT count(*) FROM s.aq$_qt_r r JOIN aq.subscribers x ON x.name = r.consumer_name"
+                               " AND x.rule IS NULL WHERE r.msgid = ANY ($1)", ids) == 0
     return ids
 
 
@@ -312,6 +313,20 @@ async def test_a_registration_of_a_plain_subscriber_is_notified(conn: asyncpg.Co
     [mid] = await publish(conn, b"\x01")
     got = await conn.fetch("SELECT consumer_name, msgid, event FROM aq.notifications")
     assert [tuple(r) for r in got] == [("B", mid, "MESSAGE")]
+
+
+async def test_plain_and_rule_subscribers_are_notified_alike(conn: asyncpg.Connection) -> None:
+    await topic(conn)
+    await subscribe(conn, "s.q", "R", "priority > 0")  # a rule: a recipient row of its own
+    await conn.execute("CALL aq.allow_notification_host('127.0.0.0/8')")
+    for name in ("A", "R", "NOBODY"):
+        await conn.fetchval("SELECT aq.register('s.q', $1, 'http://127.0.0.1:9/x')", name)
+    [mid] = await publish(conn, b"\x01")
+    # a message sent to C alone (a recipient list) notifies nobody registered
+    await conn.execute("CALL dbms_aq.enqueue('s.q', NULL, dbms_aq.message_properties(recipient_list =>"
+                       " ARRAY[sys.aq$_agent('C', NULL, NULL)]), '\\x02'::bytea, NULL)")
+    got = await conn.fetch("SELECT consumer_name, msgid FROM aq.notifications ORDER BY consumer_name")
+    assert [tuple(r) for r in got] == [("A", mid), ("R", mid)]
 
 
 # -- failed attempts -----------------------------------------------------------------------
