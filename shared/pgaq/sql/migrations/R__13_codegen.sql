@@ -122,6 +122,14 @@ BEGIN
                    t.schema_name, fn ->> 'name');
   END IF;
 
+  -- _take (R__12_audience): a dequeue's implicit candidates (before _deq, which calls it)
+  IF aq.has_audience(q) THEN
+    fn := jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_take');
+    EXECUTE aq.render('queue_table.take', fn || jsonb_build_object(
+      'table', t.table_name, 'recipients', 'aq$_' || t.table_name || '_r'));
+    EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, fn ->> 'name', t.owner);
+  END IF;
+
   -- _deq: (exception | multi | single) x mode x (delete | keep) x (from the start | after
   -- a position) x (one | a batch)
   FOREACH kind IN ARRAY ARRAY['EXC', 'MULTI', 'SINGLE'] LOOP
@@ -191,14 +199,6 @@ BEGIN
     EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, fn ->> 'name', t.owner);
   ELSE
     EXECUTE format('DROP FUNCTION IF EXISTS %I.%I', t.schema_name, fn ->> 'name');
-  END IF;
-
-  -- _take (R__12_audience): a dequeue's implicit candidates
-  IF aq.has_audience(q) THEN
-    fn := jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_take');
-    EXECUTE aq.render('queue_table.take', fn || jsonb_build_object(
-      'table', t.table_name, 'recipients', 'aq$_' || t.table_name || '_r'));
-    EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, fn ->> 'name', t.owner);
   END IF;
 
   -- _recv

@@ -23,3 +23,17 @@ FROM aq.queues q JOIN aq.queue_tables t ON t.id = q.queue_table_id
 WHERE q.id = s.queue_id AND t.multiple_consumers AND t.message_grouping = 'NONE'
   AND s.address IS NULL AND s.rule IS NULL
   AND s.delivery_mode IN ('PERSISTENT', 'PERSISTENT_OR_BUFFERED');
+
+-- The column on every existing queue table now, before the engine's code that reads it is
+-- replaced (its index comes with the regenerated functions, aq.create_queue_table_indexes).
+DO $$
+DECLARE
+  t record;
+BEGIN
+  FOR t IN SELECT c.oid, n.nspname, c.relname FROM aq.queue_tables x
+           JOIN pg_namespace n ON n.nspname = x.schema_name
+           JOIN pg_class c ON c.relnamespace = n.oid AND c.relkind = 'r'
+             AND c.relname IN (x.table_name, 'aq$_' || x.table_name || '_b') LOOP
+    EXECUTE format('ALTER TABLE %I.%I ADD COLUMN IF NOT EXISTS audience bigint', t.nspname, t.relname);
+  END LOOP;
+END $$;
