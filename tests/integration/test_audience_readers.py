@@ -360,3 +360,25 @@ async def test_a_reported_failed_attempt_counts_on_an_implicit_recipient(conn: a
     assert await conn.fetchval("SELECT max(retry_count) FROM s.aq$qt WHERE consumer_name <> 'C'") == 0
     assert await remove(conn, "C") == b"\x01"
 
+
+
+async def test_a_reported_attempt_waits_for_a_purge_holding_the_message(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    """The purge holds the message row, then writes the implicit recipients' rows; a failed
+    attempt reported meanwhile waits for it before writing its own (written first, the two
+    waited for each other: a deadlock)."""
+    await topic(conn)
+    [mid] = await publish(conn, b"\x01")
+    async with connected(db_dsn) as admin, connected(db_dsn) as client:
+        tx = admin.transaction()
+        await tx.start()
+        await admin.execute("SELECT 1 FROM s.qt WHERE msgid = $1 FOR UPDATE", mid)  # as the purge's batch
+        pid = client.get_server_pid()
+        report = asyncio.create_task(client.fetchval("SELECT aq.record_failed_attempts('s.q', 'C', $1)", [mid]))
+        await until(lambda: conn.fetchval(
+            "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1", pid), "the report to wait")
+        await asyncio.wait_for(admin.execute(PURGE, "qtview.consumer_name = 'A'", False), 5)
+        await tx.commit()
+        assert await asyncio.wait_for(report, 5) == 1
+    rows = await conn.fetch("SELECT consumer_name, retry_count FROM s.aq$qt ORDER BY consumer_name")
+    assert [tuple(r) for r in rows] == [("B", 0), ("C", 1)]

@@ -41,7 +41,7 @@ BEGIN
   IF q.multiple_consumers AND NOT is_exc THEN
     look := format('SELECT EXISTS (SELECT 1 FROM %I.%I x WHERE x.q_name = $1 AND x.consumer_name = $2'
                    ' AND x.address = '''' AND x.state = 0%s)', q.table_schema, q.recipients_table, by_id);
-    IF aq.audience_readable(q) THEN
+    IF aq.has_audience(q) THEN
       look := look || format(
         ' OR EXISTS (SELECT 1 FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $1 AND %4$s'
         ' WHERE sub.queue_id = %5$s AND sub.name = $2 AND sub.address IS NULL'

@@ -426,7 +426,7 @@ BEGIN
       q.table_schema, q.table_name,
       CASE WHEN q.multiple_consumers
            THEN format('JOIN %I.%I rc ON rc.msgid = m.msgid', q.table_schema, q.recipients_table) ELSE '' END);
-    IF aq.audience_readable(q) THEN
+    IF aq.has_audience(q) THEN
       -- the implicit recipients (R__12_audience) that have a registration: a subscriber
       -- reading the audience is notified as one with a row would be
       msgs := msgs || ' UNION ALL ' || format(one, 'rc.name',
