@@ -37,3 +37,6 @@ BEGIN
     EXECUTE format('ALTER TABLE %I.%I ADD COLUMN IF NOT EXISTS audience bigint', t.nspname, t.relname);
   END LOOP;
 END $$;
+
+-- A dequeue finds its subscriber by name (the identity index is on coalesce(name, '')).
+CREATE INDEX subscribers_queue_name ON aq.subscribers (queue_id, name);
