@@ -27,9 +27,11 @@ VIEW = ("SELECT user_data, consumer_name, msg_state FROM s.aq$qt"
         " ORDER BY user_data, consumer_name")
 
 
-async def topic(conn: asyncpg.Connection, *, retention: float = 0, max_retries: int = 5) -> None:
+async def topic(conn: asyncpg.Connection, *, retention: float = 0, max_retries: int = 5,
+                retry_delay: float = 0) -> None:
     """s.q on s.qt with three plain subscribers A, B, C."""
-    await make_queue(conn, "s.q", "s.qt", multiple=True, retention=retention, max_retries=max_retries)
+    await make_queue(conn, "s.q", "s.qt", multiple=True, retention=retention, max_retries=max_retries,
+                     retry_delay=retry_delay)
     for name in ("A", "B", "C"):
         await subscribe(conn, "s.q", name)
 
@@ -382,3 +384,14 @@ async def test_a_reported_attempt_waits_for_a_purge_holding_the_message(
         assert await asyncio.wait_for(report, 5) == 1
     rows = await conn.fetch("SELECT consumer_name, retry_count FROM s.aq$qt ORDER BY consumer_name")
     assert [tuple(r) for r in rows] == [("B", 0), ("C", 1)]
+
+
+async def test_a_retry_delay_holds_back_that_subscriber_only(conn: asyncpg.Connection) -> None:
+    await topic(conn, retry_delay=60)
+    [mid] = await publish(conn, b"\x01")
+    assert await conn.fetchval("SELECT aq.record_failed_attempts('s.q', 'B', $1)", [mid]) == 1
+    assert await view(conn) == [(b"\x01", "A", "READY"), (b"\x01", "B", "WAIT"), (b"\x01", "C", "READY")]
+    assert await remove(conn, "B") is None
+    await monitor_at(conn, 61)
+    assert await view(conn) == [(b"\x01", c, "READY") for c in ("A", "B", "C")]
+    assert await remove(conn, "B") == b"\x01"
