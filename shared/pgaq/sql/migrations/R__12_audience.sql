@@ -109,8 +109,8 @@ LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT aq.has_audience(q) OR p_ids IS NULL OR cardinality(p_ids) = 0 THEN RETURN; END IF;
   PERFORM aq.materialise_recipients(q, NULL, p_ids);
-  EXECUTE format('UPDATE %I.%I m SET audience = NULL WHERE m.msgid = ANY ($1) AND m.audience IS NOT NULL',
-                 q.table_schema, q.table_name) USING p_ids;
+  EXECUTE format('UPDATE %I.%I m SET audience = NULL WHERE m.msgid = ANY ($1) AND m.q_name = $2 AND m.audience IS NOT NULL',
+                 q.table_schema, q.table_name) USING p_ids, q.queue_name;
 END $$;
 
 -- The same for every audience message of a queue (what removes or changes a subscriber's
@@ -138,8 +138,10 @@ $$;
 -- statement when nothing of its window is pending, else to just before the first
 -- transaction with a message still pending ('X:X:', every transaction below X behind). A
 -- pending message waiting out a delay gets its row first (it keeps its place in the
--- recipient rows' order and would hold the position back for the whole delay). A second
--- session of the same consumer moving it meanwhile is not waited for (SKIP LOCKED).
+-- recipient rows' order and would hold the position back for the whole delay). Nothing is
+-- locked or written unless the position moves (a waiting dequeue's looks stay read-only);
+-- a second session of the consumer moving it meanwhile is not waited for (SKIP LOCKED),
+-- nor is a message another transaction holds.
 -- Harmless for anybody to call: the position only says where the subscriber's rows are,
 -- and it is computed here from the table.
 CREATE OR REPLACE FUNCTION aq.advance_position(p_table_id integer, p_queue name, p_consumer text)
@@ -147,37 +149,49 @@ RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq 
 DECLARE
   q aq.queue_info;
   ids bytea[];
+  sid integer;
+  old pg_snapshot;
+  n bigint;
+  lo bigint;
+  target pg_snapshot;
 BEGIN
   SELECT * INTO q FROM aq.queue_info x WHERE x.table_id = p_table_id AND x.queue_name = p_queue;
   IF NOT FOUND OR NOT aq.has_audience(q) OR p_consumer IS NULL THEN RETURN; END IF;
+  SELECT x.id, x.pos INTO sid, old FROM aq.subscribers x
+  WHERE x.queue_id = q.queue_id AND x.name = p_consumer AND x.address IS NULL AND x.since IS NOT NULL;
+  IF sid IS NULL THEN RETURN; END IF;
   EXECUTE format($f$
-    SELECT array_agg(m.msgid) FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s
-    WHERE sub.queue_id = $1 AND sub.name = $2 AND sub.address IS NULL AND sub.since IS NOT NULL AND m.state = 1
-      AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $2 AND r.address = '')
+    SELECT array_agg(w.msgid) FROM (
+      SELECT m.msgid FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s
+      WHERE sub.id = $1 AND m.state = 1
+        AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $2 AND r.address = '')
+      ORDER BY m.msgid FOR KEY SHARE OF m SKIP LOCKED) w
   $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'))
-  INTO ids USING q.queue_id, p_consumer, q.queue_name;
+  INTO ids USING sid, p_consumer, q.queue_name;
   IF ids IS NOT NULL THEN
     PERFORM aq.materialise_recipients(q, p_consumer, ids);
   END IF;
+  -- one statement: the window is read with the snapshot the position becomes
   EXECUTE format($f$
-    WITH sub AS (
-      SELECT x.id, x.since, x.until, x.pos FROM aq.subscribers x
-      WHERE x.queue_id = $1 AND x.name = $2 AND x.address IS NULL AND x.since IS NOT NULL
-      FOR NO KEY UPDATE SKIP LOCKED),
-    w AS (
-      SELECT count(*) AS n,
-             min(m.txn_group) FILTER (WHERE NOT EXISTS (
-               SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $2 AND r.address = '')) AS lo
-      FROM sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s),
-    p AS (SELECT CASE WHEN w.lo IS NULL THEN pg_current_snapshot()
-                      ELSE (least(w.lo, pg_snapshot_xmin(pg_current_snapshot())::text::bigint)::text || ':'
-                            || least(w.lo, pg_snapshot_xmin(pg_current_snapshot())::text::bigint)::text || ':')::pg_snapshot
-                 END AS pos
-          FROM w WHERE w.n > 0)
-    UPDATE aq.subscribers x SET pos = p.pos FROM sub, w, p
-    WHERE x.id = sub.id
-      AND (sub.pos IS NULL OR w.lo IS NULL OR w.lo > pg_snapshot_xmin(sub.pos)::text::bigint)
+    SELECT count(*),
+           min(m.txn_group) FILTER (WHERE NOT EXISTS (
+             SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $2 AND r.address = '')),
+           pg_current_snapshot()
+    FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s
+    WHERE sub.id = $1
   $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'))
-  USING q.queue_id, p_consumer, q.queue_name;
+  INTO n, lo, target USING sid, p_consumer, q.queue_name;
+  IF n = 0 THEN
+    RETURN;  -- nothing in its window: nothing to move past
+  END IF;
+  IF lo IS NOT NULL THEN
+    lo := least(lo, pg_snapshot_xmin(target)::text::bigint);
+    IF old IS NOT NULL AND lo <= pg_snapshot_xmin(old)::text::bigint THEN
+      RETURN;  -- held back where it is
+    END IF;
+    target := (lo::text || ':' || lo::text || ':')::pg_snapshot;
+  END IF;
+  UPDATE aq.subscribers x SET pos = target
+  WHERE x.id = (SELECT y.id FROM aq.subscribers y WHERE y.id = sid FOR NO KEY UPDATE SKIP LOCKED);
 END $$;
 GRANT EXECUTE ON FUNCTION aq.advance_position(integer, name, text) TO PUBLIC;

@@ -691,9 +691,10 @@ SELECT aq.define_template('queue_table.recv', $tpl$
       END $body$
     $tpl$);
 
--- after a REMOVE on a table with an audience: the consumer's position (R__12_audience)
+-- after a REMOVE that took something on a table with an audience: the consumer's position
+-- (R__12_audience; one that found nothing writes nothing, as a waiting dequeue's looks)
 SELECT aq.define_template('queue_table.recv.advance', $tpl$
-        IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
+        IF result IS NOT NULL AND multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
           PERFORM aq.advance_position({{table_id}}, p_queue, consumer);
         END IF;$tpl$);
 

@@ -487,11 +487,11 @@ BEGIN
     IF nav = 'NEXT_TRANSACTION' THEN grp := p_group; END IF;
   END LOOP;
 
-  IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') AND aq.has_audience(q) THEN
-    PERFORM aq.advance_position(q.table_id, q.queue_name, consumer);  -- R__12_audience
-  END IF;
   IF result IS NULL THEN
     RETURN;
+  END IF;
+  IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') AND aq.has_audience(q) THEN
+    PERFORM aq.advance_position(q.table_id, q.queue_name, consumer);  -- R__12_audience
   END IF;
   IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
     PERFORM aq.finish_messages(q, ARRAY(SELECT (x).msgid FROM unnest(result) x));
