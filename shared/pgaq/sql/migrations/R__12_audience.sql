@@ -134,6 +134,17 @@ LANGUAGE sql AS $$
   UPDATE aq.queues SET audience_gen = audience_gen + 1 WHERE id = p_queue_id RETURNING audience_gen
 $$;
 
+-- Whether a REMOVE that returned `result` (of at most p_batch) moves its consumer's
+-- position: one that took something and ran out (it caught up), a batch (the statements
+-- are few beside it), or about every 32nd message of single ones (a byte of the id), so
+-- that a one-at-a-time consumer's window stays short without two more statements per
+-- message. A look that found nothing writes nothing (a waiting dequeue stays read-only).
+CREATE OR REPLACE FUNCTION aq.time_to_advance(result aq.dequeued[], p_batch integer) RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT result IS NOT NULL AND (cardinality(result) < p_batch OR p_batch >= 16
+         OR EXISTS (SELECT 1 FROM unnest(result) x WHERE get_byte((x).msgid, 15) < 8))
+$$;
+
 -- Moves subscriber p_consumer's position past what it has done: to the snapshot of this
 -- statement when nothing of its window is pending, else to just before the first
 -- transaction with a message still pending ('X:X:', every transaction below X behind). A
@@ -151,37 +162,40 @@ DECLARE
   ids bytea[];
   sid integer;
   old pg_snapshot;
-  n bigint;
+  any_in boolean;
   lo bigint;
   target pg_snapshot;
+  -- the window's messages the subscriber has no row for, in transaction order (the index's)
+  pending text;
 BEGIN
   SELECT * INTO q FROM aq.queue_info x WHERE x.table_id = p_table_id AND x.queue_name = p_queue;
   IF NOT FOUND OR NOT aq.has_audience(q) OR p_consumer IS NULL THEN RETURN; END IF;
   SELECT x.id, x.pos INTO sid, old FROM aq.subscribers x
   WHERE x.queue_id = q.queue_id AND x.name = p_consumer AND x.address IS NULL AND x.since IS NOT NULL;
   IF sid IS NULL THEN RETURN; END IF;
-  EXECUTE format($f$
-    SELECT array_agg(w.msgid) FROM (
-      SELECT m.msgid FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s
-      WHERE sub.id = $1 AND m.state = 1
-        AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $2 AND r.address = '')
-      ORDER BY m.msgid FOR KEY SHARE OF m SKIP LOCKED) w
-  $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'))
-  INTO ids USING sid, p_consumer, q.queue_name;
+  pending := format($f$
+    FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s
+    WHERE sub.id = $1
+      AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $2 AND r.address = '')
+  $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'));
+  -- delayed messages in front of the first READY one get their rows (64 at most per call)
+  EXECUTE 'SELECT m.txn_group ' || pending || ' AND m.state = 0 ORDER BY m.txn_group LIMIT 1'
+    INTO lo USING sid, p_consumer, q.queue_name;
+  EXECUTE 'SELECT array_agg(w.msgid) FROM (SELECT m.msgid ' || pending
+          || ' AND m.state = 1 AND m.txn_group < coalesce($4, 9223372036854775807)'
+          || ' ORDER BY m.txn_group LIMIT 64 FOR KEY SHARE OF m SKIP LOCKED) w'
+    INTO ids USING sid, p_consumer, q.queue_name, lo;
   IF ids IS NOT NULL THEN
     PERFORM aq.materialise_recipients(q, p_consumer, ids);
   END IF;
   -- one statement: the window is read with the snapshot the position becomes
   EXECUTE format($f$
-    SELECT count(*),
-           min(m.txn_group) FILTER (WHERE NOT EXISTS (
-             SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $2 AND r.address = '')),
+    SELECT EXISTS (SELECT 1 FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s WHERE sub.id = $1),
+           (SELECT m.txn_group %4$s ORDER BY m.txn_group LIMIT 1),
            pg_current_snapshot()
-    FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s
-    WHERE sub.id = $1
-  $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'))
-  INTO n, lo, target USING sid, p_consumer, q.queue_name;
-  IF n = 0 THEN
+  $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'), pending)
+  INTO any_in, lo, target USING sid, p_consumer, q.queue_name;
+  IF NOT any_in THEN
     RETURN;  -- nothing in its window: nothing to move past
   END IF;
   IF lo IS NOT NULL THEN

@@ -694,7 +694,7 @@ SELECT aq.define_template('queue_table.recv', $tpl$
 -- after a REMOVE that took something on a table with an audience: the consumer's position
 -- (R__12_audience; one that found nothing writes nothing, as a waiting dequeue's looks)
 SELECT aq.define_template('queue_table.recv.advance', $tpl$
-        IF result IS NOT NULL AND multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
+        IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') AND aq.time_to_advance(result, coalesce(p_batch, 1)) THEN
           PERFORM aq.advance_position({{table_id}}, p_queue, consumer);
         END IF;$tpl$);
 
@@ -734,26 +734,21 @@ SELECT aq.define_template('queue_table.rm1', $tpl$
   $tpl$);
 
 -- _take: whether a dequeue of p_consumer may take message p_msgid as an implicit recipient
--- (R__12_audience), deciding with a snapshot of its own, taken after the lock: no other
--- session of the consumer holds it (the advisory lock, kept to the end of the transaction),
--- the message is still READY or WAITING and no recipient row of the consumer has appeared
--- since the dequeue's snapshot. The message row is held (FOR KEY SHARE) so that it is not
--- settled away before the row the dequeue writes refers to it.
+-- (R__12_audience), called once the dequeue holds the advisory lock on (consumer, message)
+-- (the SKIP LOCKED among the consumer's sessions, kept to the end of the transaction), so
+-- it decides with a snapshot taken after the lock: the message is still READY or WAITING
+-- and no recipient row of the consumer has appeared since the dequeue's snapshot (another
+-- session's delivery committed meanwhile). The message row is held (FOR KEY SHARE) so that
+-- it is not settled away before the row the dequeue writes refers to it. One statement.
 SELECT aq.define_template('queue_table.take', $tpl$
     CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_queue name, p_consumer text, p_msgid bytea)
     RETURNS boolean LANGUAGE plpgsql AS $body$
     BEGIN
-      IF NOT pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, p_consumer, p_msgid)) THEN
-        RETURN false;
-      END IF;
-      PERFORM 1 FROM {{schema:ident}}.{{table:ident}} m WHERE m.msgid = p_msgid AND m.state IN (0, 1)
-        AND m.audience IS NOT NULL
-      FOR KEY SHARE SKIP LOCKED;
-      IF NOT FOUND THEN
-        RETURN false;
-      END IF;
-      RETURN NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r
-                         WHERE r.msgid = p_msgid AND r.consumer_name = p_consumer AND r.address = '');
+      RETURN EXISTS (SELECT 1 FROM {{schema:ident}}.{{table:ident}} m
+                     WHERE m.msgid = p_msgid AND m.state IN (0, 1) AND m.audience IS NOT NULL
+                     FOR KEY SHARE SKIP LOCKED)
+             AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r
+                             WHERE r.msgid = p_msgid AND r.consumer_name = p_consumer AND r.address = '');
     END $body$
   $tpl$);
 

@@ -278,7 +278,9 @@ BEGIN
     args := args || jsonb_build_object('table_id', q.table_id,
       'window', aq.audience_window_expr('sub', 'm'),
       'take', CASE WHEN p_mode = 'BROWSE' THEN 'true'
-                   ELSE format('%I.%I(%s, %s, w.msgid)', q.table_schema, 'aq$_' || q.table_name || '_take',
+                   ELSE format('CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(%3$s, %4$s, w.msgid))'
+                               ' THEN %1$I.%2$I(%3$s, %4$s, w.msgid) ELSE false END',
+                               q.table_schema, 'aq$_' || q.table_name || '_take',
                                args ->> 'queue', args ->> 'consumer') END);
     RETURN CASE WHEN p_mode IN ('REMOVE', 'REMOVE_NODATA') THEN aq.render_dequeue_audience_remove(args)
                 ELSE aq.render_dequeue_audience_look(args) END;
@@ -490,7 +492,8 @@ BEGIN
   IF result IS NULL THEN
     RETURN;
   END IF;
-  IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') AND aq.has_audience(q) THEN
+  IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') AND aq.has_audience(q)
+     AND aq.time_to_advance(result, coalesce(p_batch, 1)) THEN
     PERFORM aq.advance_position(q.table_id, q.queue_name, consumer);  -- R__12_audience
   END IF;
   IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
