@@ -86,7 +86,12 @@ SELECT aq.define_template('dequeue.recipients.candidates', $tpl$
 -- window without a row of the consumer, as rows (r) of the same columns, so that filters,
 -- selection and order read both alike. An implicit candidate is taken (take: the table's
 -- _take, or true for BROWSE) in queue order, after the sort, until the batch is full: the
--- SKIP LOCKED of rows that do not exist. The batch is the first of both in queue order.
+-- SKIP LOCKED of rows that do not exist; of the first candidates only (twice the batch and
+-- 16: a top-N sort; those other sessions of the consumer hold beyond them are left to the
+-- next dequeue). The window is read by its own index, from the position on, and sorted by
+-- the position's key, the queue order: sorted by the order's columns, PostgreSQL would walk
+-- the READY index from the queue's start, over every message the consumer has done and the
+-- others not yet. The batch is the first of both in queue order.
 -- table_id: the queue table's; window: aq.audience_window_expr over sub and m.
 SELECT aq.define_template('dequeue.audience.candidates', $tpl$
         WITH e AS (
@@ -109,7 +114,7 @@ SELECT aq.define_template('dequeue.audience.candidates', $tpl$
               AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} x
                               WHERE x.msgid = m.msgid AND x.consumer_name = {{consumer}} AND x.address = '')
               {{filters}} {{selection}}
-            ORDER BY {{order}} OFFSET 0) w
+            ORDER BY {{position}} LIMIT ({{batch}}) * 2 + 16) w
           WHERE {{take}}
           LIMIT {{batch}})
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT {{batch}})$tpl$);
