@@ -167,26 +167,34 @@ DECLARE
   target pg_snapshot;
   -- the window's messages the subscriber has no row for, in transaction order (the index's)
   pending text;
+  mine bytea[];
 BEGIN
   SELECT * INTO q FROM aq.queue_info x WHERE x.table_id = p_table_id AND x.queue_name = p_queue;
   IF NOT FOUND OR NOT aq.has_audience(q) OR p_consumer IS NULL THEN RETURN; END IF;
   SELECT x.id, x.pos INTO sid, old FROM aq.subscribers x
   WHERE x.queue_id = q.queue_id AND x.name = p_consumer AND x.address IS NULL AND x.since IS NOT NULL;
   IF sid IS NULL THEN RETURN; END IF;
+  -- its own rows from the window's start, read once (as the dequeue's `mine`; one written
+  -- after this look only makes the position more careful)
+  EXECUTE format($f$SELECT coalesce(array_agg(r.msgid), '{}') FROM %I.%I r
+                    WHERE r.q_name = $1 AND r.consumer_name = $2 AND r.address = ''
+                      AND r.txn_group >= coalesce(pg_snapshot_xmin($3)::text::bigint, 0)$f$,
+                 q.table_schema, q.recipients_table)
+    INTO mine USING q.queue_name, p_consumer, old;
   pending := format($f$
-    FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s
-    WHERE sub.id = $1
-      AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $2 AND r.address = '')
-  $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'));
+    FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s
+    WHERE sub.id = $1 AND NOT (m.msgid = ANY ($5))
+  $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'));
   -- delayed messages in front of the first READY one get their rows (64 at most per call)
   EXECUTE 'SELECT m.txn_group ' || pending || ' AND m.state = 0 ORDER BY m.txn_group LIMIT 1'
-    INTO lo USING sid, p_consumer, q.queue_name;
+    INTO lo USING sid, p_consumer, q.queue_name, NULL::bigint, mine;
   EXECUTE 'SELECT array_agg(w.msgid) FROM (SELECT m.msgid ' || pending
           || ' AND m.state = 1 AND m.txn_group < coalesce($4, 9223372036854775807)'
           || ' ORDER BY m.txn_group LIMIT 64 FOR KEY SHARE OF m SKIP LOCKED) w'
-    INTO ids USING sid, p_consumer, q.queue_name, lo;
+    INTO ids USING sid, p_consumer, q.queue_name, lo, mine;
   IF ids IS NOT NULL THEN
     PERFORM aq.materialise_recipients(q, p_consumer, ids);
+    mine := mine || ids;
   END IF;
   -- one statement: the window is read with the snapshot the position becomes
   EXECUTE format($f$
@@ -194,7 +202,7 @@ BEGIN
            (SELECT m.txn_group %4$s ORDER BY m.txn_group LIMIT 1),
            pg_current_snapshot()
   $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'), pending)
-  INTO any_in, lo, target USING sid, p_consumer, q.queue_name;
+  INTO any_in, lo, target USING sid, p_consumer, q.queue_name, NULL::bigint, mine;
   IF NOT any_in THEN
     RETURN;  -- nothing in its window: nothing to move past
   END IF;

@@ -83,7 +83,9 @@ SELECT aq.define_template('dequeue.recipients.candidates', $tpl$
 
 -- The candidates of a multi-consumer queue with an audience (R__12_audience): the
 -- consumer's recipient rows (e), and its implicit ones (i): the audience messages of its
--- window without a row of the consumer, as rows (r) of the same columns, so that filters,
+-- window without a row of the consumer (mine: its rows from the window's start, read once
+-- by their index, so that no plan made while the table was empty, one row to the planner,
+-- looks them up again for every message), as rows (r) of the same columns, so that filters,
 -- selection and order read both alike. An implicit candidate is taken (take: the table's
 -- _take, or true for BROWSE) in queue order, after the sort, until the batch is full: the
 -- SKIP LOCKED of rows that do not exist; of the first candidates only (twice the batch and
@@ -104,15 +106,18 @@ SELECT aq.define_template('dequeue.audience.candidates', $tpl$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = {{table_id}} AND x.queue_name = {{queue}} AND s.name = {{consumer}}
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , mine AS MATERIALIZED (
+          SELECT coalesce(array_agg(x.msgid), '{}') AS ids FROM sub CROSS JOIN {{schema:ident}}.{{recipients:ident}} x
+          WHERE x.q_name = {{queue}} AND x.consumer_name = {{consumer}} AND x.address = ''
+            AND x.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0))
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT r.msgid, r.state, {{position}} AS pos
-            FROM sub CROSS JOIN {{schema:ident}}.{{table:ident}} m
+            FROM sub CROSS JOIN mine CROSS JOIN {{schema:ident}}.{{table:ident}} m
             CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                        m.enq_time, m.ready_time, 0 AS retry_count) r
             WHERE m.q_name = {{queue}} AND {{window}} AND m.state {{states}}
-              AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = {{consumer}} AND x.address = '')
+              AND NOT (m.msgid = ANY (mine.ids))
               {{filters}} {{selection}}
             ORDER BY {{position}} LIMIT ({{batch}}) * 2 + 16) w
           WHERE {{take}}
