@@ -174,13 +174,15 @@ BEGIN
   SELECT x.id, x.pos INTO sid, old FROM aq.subscribers x
   WHERE x.queue_id = q.queue_id AND x.name = p_consumer AND x.address IS NULL AND x.since IS NOT NULL;
   IF sid IS NULL THEN RETURN; END IF;
-  -- its own rows from the window's start, read once (as the dequeue's `mine`; one written
-  -- after this look only makes the position more careful)
-  EXECUTE format($f$SELECT coalesce(array_agg(r.msgid), '{}') FROM %I.%I r
-                    WHERE r.q_name = $1 AND r.consumer_name = $2 AND r.address = ''
-                      AND r.txn_group >= coalesce(pg_snapshot_xmin($3)::text::bigint, 0)$f$,
-                 q.table_schema, q.recipients_table)
-    INTO mine USING q.queue_name, p_consumer, old;
+  -- its own rows in the window, read once by their ids (as the dequeue's `mine`; one
+  -- written after this look only makes the position more careful)
+  EXECUTE format($f$
+    SELECT coalesce(array_agg(r.msgid), '{}') FROM %1$I.%3$I r
+    WHERE r.consumer_name = $2 AND r.address = '' AND r.msgid = ANY (ARRAY(
+      SELECT m.msgid FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s
+      WHERE sub.id = $1 AND m.txn_group >= coalesce(pg_snapshot_xmin($4)::text::bigint, 0)))
+  $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'))
+    INTO mine USING sid, p_consumer, q.queue_name, old;
   pending := format($f$
     FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s
     WHERE sub.id = $1 AND NOT (m.msgid = ANY ($5))

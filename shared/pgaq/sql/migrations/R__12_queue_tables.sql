@@ -95,7 +95,6 @@ BEGIN
     EXECUTE format('CREATE INDEX %I ON %I.%I (q_name, address, %s) WHERE state = 0 AND address <> %L',
                    rt || '_remote', s, rt, aq.sort_columns(sk, ''), '');
     EXECUTE format('CREATE INDEX %I ON %I.%I (ready_time) WHERE state = 1', rt || '_wait', s, rt);
-    PERFORM aq.create_queue_table_indexes(t);  -- (those on the recipients table too)
     EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', s, rt, t.owner);
   END IF;
   EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', s, qt, t.owner);
@@ -262,11 +261,6 @@ BEGIN
   IF t.multiple_consumers AND t.message_grouping = 'NONE' AND NOT aq.is_buffered(t) THEN
     EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I (q_name, txn_group) WHERE audience IS NOT NULL AND state IN (0, 1)',
                    t.table_name || '_audience', t.schema_name, t.table_name);
-    -- a consumer's own rows within its window (the recipients table, once it is there)
-    IF to_regclass(format('%I.%I', t.schema_name, 'aq$_' || t.table_name || '_r')) IS NOT NULL THEN
-      EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I (q_name, consumer_name, txn_group) WHERE address = %L',
-                     'aq$_' || t.table_name || '_r_mine', t.schema_name, 'aq$_' || t.table_name || '_r', '');
-    END IF;
   END IF;
   PERFORM aq.create_jms_provider_trigger(t);  -- R__52: JMSXUserID and JMSXAppID
 END $$;

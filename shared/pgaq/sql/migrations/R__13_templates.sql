@@ -83,17 +83,15 @@ SELECT aq.define_template('dequeue.recipients.candidates', $tpl$
 
 -- The candidates of a multi-consumer queue with an audience (R__12_audience): the
 -- consumer's recipient rows (e), and its implicit ones (i): the audience messages of its
--- window without a row of the consumer (mine: its rows from the window's start, read once
--- by their index, so that no plan made while the table was empty, one row to the planner,
--- looks them up again for every message), as rows (r) of the same columns, so that filters,
--- selection and order read both alike. An implicit candidate is taken (take: the table's
--- _take, or true for BROWSE) in queue order, after the sort, until the batch is full: the
--- SKIP LOCKED of rows that do not exist; of the first candidates only (twice the batch and
--- 16: a top-N sort; those other sessions of the consumer hold beyond them are left to the
--- next dequeue). The window is read by its own index, from the position on, and sorted by
--- the position's key, the queue order: sorted by the order's columns, PostgreSQL would walk
--- the READY index from the queue's start, over every message the consumer has done and the
--- others not yet. The batch is the first of both in queue order.
+-- window (win: read by the *_audience index from the position on, as rows r of the
+-- recipients' columns, so that filters, selection and order read both alike) without a row
+-- of the consumer (mine: its rows among them, found by their ids on the primary key, so
+-- that no plan made while the recipients table was small walks it once per message). An
+-- implicit candidate is taken (take: the table's _take behind the advisory lock, or true
+-- for BROWSE) in queue order, after the sort, until the batch is full: the SKIP LOCKED of
+-- rows that do not exist; of the first candidates only (twice the batch and 16, a top-N
+-- sort; those other sessions of the consumer hold beyond them are left to the next
+-- dequeue). The batch is the first of both in queue order.
 -- table_id: the queue table's; window: aq.audience_window_expr over sub and m.
 SELECT aq.define_template('dequeue.audience.candidates', $tpl$
         WITH e AS (
@@ -106,20 +104,21 @@ SELECT aq.define_template('dequeue.audience.candidates', $tpl$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = {{table_id}} AND x.queue_name = {{queue}} AND s.name = {{consumer}}
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, {{position}} AS pos
+          FROM sub CROSS JOIN {{schema:ident}}.{{table:ident}} m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = {{queue}} AND {{window}} AND m.state {{states}}
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+            {{filters}} {{selection}})
           , mine AS MATERIALIZED (
-          SELECT coalesce(array_agg(x.msgid), '{}') AS ids FROM sub CROSS JOIN {{schema:ident}}.{{recipients:ident}} x
-          WHERE x.q_name = {{queue}} AND x.consumer_name = {{consumer}} AND x.address = ''
-            AND x.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0))
+          SELECT coalesce(array_agg(x.msgid), '{}') AS ids FROM {{schema:ident}}.{{recipients:ident}} x
+          WHERE x.msgid = ANY (ARRAY(SELECT w.msgid FROM win w)) AND x.consumer_name = {{consumer}} AND x.address = '')
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, {{position}} AS pos
-            FROM sub CROSS JOIN mine CROSS JOIN {{schema:ident}}.{{table:ident}} m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = {{queue}} AND {{window}} AND m.state {{states}}
-              AND NOT (m.msgid = ANY (mine.ids))
-              {{filters}} {{selection}}
-            ORDER BY {{position}} LIMIT ({{batch}}) * 2 + 16) w
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT ({{batch}}) * 2 + 16) w
           WHERE {{take}}
           LIMIT {{batch}})
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT {{batch}})$tpl$);
