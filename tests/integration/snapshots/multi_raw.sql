@@ -273,17 +273,20 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-
-            ORDER BY r.enq_seq OFFSET 0) w
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
           WHERE true
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
@@ -305,17 +308,20 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-
-            ORDER BY r.enq_seq OFFSET 0) w
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
           WHERE true
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
@@ -337,17 +343,20 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-                AND (r.enq_seq) > ((p_position)[1])
-            ORDER BY r.enq_seq OFFSET 0) w
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
           WHERE true
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
@@ -369,17 +378,20 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-                AND (r.enq_seq) > ((p_position)[1])
-            ORDER BY r.enq_seq OFFSET 0) w
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
           WHERE true
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
@@ -403,18 +415,21 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-
-            ORDER BY r.enq_seq OFFSET 0) w
-          WHERE gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid)
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -435,18 +450,21 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-
-            ORDER BY r.enq_seq OFFSET 0) w
-          WHERE gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid)
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -467,18 +485,21 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-                AND (r.enq_seq) > ((p_position)[1])
-            ORDER BY r.enq_seq OFFSET 0) w
-          WHERE gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid)
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -499,18 +520,21 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-                AND (r.enq_seq) > ((p_position)[1])
-            ORDER BY r.enq_seq OFFSET 0) w
-          WHERE gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid)
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -533,18 +557,21 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-
-            ORDER BY r.enq_seq OFFSET 0) w
-          WHERE gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid)
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -578,18 +605,21 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-
-            ORDER BY r.enq_seq OFFSET 0) w
-          WHERE gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid)
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -623,18 +653,21 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-                AND (r.enq_seq) > ((p_position)[1])
-            ORDER BY r.enq_seq OFFSET 0) w
-          WHERE gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid)
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -668,18 +701,21 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-                AND (r.enq_seq) > ((p_position)[1])
-            ORDER BY r.enq_seq OFFSET 0) w
-          WHERE gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid)
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -715,18 +751,21 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-
-            ORDER BY r.enq_seq OFFSET 0) w
-          WHERE gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid)
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -760,18 +799,21 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-
-            ORDER BY r.enq_seq OFFSET 0) w
-          WHERE gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid)
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -805,18 +847,21 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-                AND (r.enq_seq) > ((p_position)[1])
-            ORDER BY r.enq_seq OFFSET 0) w
-          WHERE gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid)
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -850,18 +895,21 @@ AS $function$
           SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
-            SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
-            FROM sub CROSS JOIN gen.t m
-            CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                       m.enq_time, m.ready_time, 0 AS retry_count) r
-            WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-              AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
-                              WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = '')
-                AND (r.enq_seq) > ((p_position)[1])
-            ORDER BY r.enq_seq OFFSET 0) w
-          WHERE gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid)
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -1342,6 +1390,18 @@ AS $function$
     ;
     END $function$
 
+-- aq$_t_mine
+CREATE OR REPLACE FUNCTION gen."aq$_t_mine"(p_consumer text, p_ids bytea[])
+ RETURNS bytea[]
+ LANGUAGE plpgsql
+ STABLE
+ SET enable_seqscan TO 'off'
+AS $function$
+    BEGIN
+      RETURN ARRAY(SELECT r.msgid FROM gen."aq$_t_r" r
+                   WHERE r.msgid = ANY (p_ids) AND r.consumer_name = p_consumer AND r.address = '');
+    END $function$
+
 -- aq$_t_recv
 CREATE OR REPLACE FUNCTION gen."aq$_t_recv"(p_queue name, p_consumer text, p_mode text, p_pos bigint[], p_batch integer, p_agent text, p_wrap boolean)
  RETURNS aq.dequeued[]
@@ -1406,7 +1466,7 @@ AS $function$
           END IF;
           PERFORM aq.finish_messages(qi, ARRAY(SELECT (x).msgid FROM unnest(result) x));
         END IF;
-        IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
+        IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') AND aq.time_to_advance(result, coalesce(p_batch, 1)) THEN
           PERFORM aq.advance_position(1, p_queue, consumer);
         END IF;
         RETURN result;
@@ -1518,19 +1578,14 @@ AS $function$
 CREATE OR REPLACE FUNCTION gen."aq$_t_take"(p_queue name, p_consumer text, p_msgid bytea)
  RETURNS boolean
  LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
 AS $function$
     BEGIN
-      IF NOT pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, p_consumer, p_msgid)) THEN
-        RETURN false;
-      END IF;
-      PERFORM 1 FROM gen.t m WHERE m.msgid = p_msgid AND m.state IN (0, 1)
-        AND m.audience IS NOT NULL
-      FOR KEY SHARE SKIP LOCKED;
-      IF NOT FOUND THEN
-        RETURN false;
-      END IF;
-      RETURN NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" r
-                         WHERE r.msgid = p_msgid AND r.consumer_name = p_consumer AND r.address = '');
+      RETURN EXISTS (SELECT 1 FROM gen.t m
+                     WHERE m.msgid = p_msgid AND m.state IN (0, 1) AND m.audience IS NOT NULL
+                     FOR KEY SHARE SKIP LOCKED)
+             AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" r
+                             WHERE r.msgid = p_msgid AND r.consumer_name = p_consumer AND r.address = '');
     END $function$
 
 -- aq.fast_path('gen.q').remove_sql

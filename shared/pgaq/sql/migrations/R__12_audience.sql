@@ -168,6 +168,7 @@ DECLARE
   -- the window's messages the subscriber has no row for, in transaction order (the index's)
   pending text;
   mine bytea[];
+  start bigint;
 BEGIN
   SELECT * INTO q FROM aq.queue_info x WHERE x.table_id = p_table_id AND x.queue_name = p_queue;
   IF NOT FOUND OR NOT aq.has_audience(q) OR p_consumer IS NULL THEN RETURN; END IF;
@@ -183,28 +184,32 @@ BEGIN
       WHERE sub.id = $1 AND m.txn_group >= coalesce(pg_snapshot_xmin($4)::text::bigint, 0)))
   $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'))
     INTO mine USING sid, p_consumer, q.queue_name, old;
+  -- ($6: the window's start as a value, for the index: with a plan made while the table was
+  -- small the planner would read it from the subscriber row after walking the index)
   pending := format($f$
-    FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s
+    FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s AND m.txn_group >= $6
     WHERE sub.id = $1 AND NOT (m.msgid = ANY ($5))
   $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'));
+  start := coalesce(pg_snapshot_xmin(old)::text::bigint, 0);
   -- delayed messages in front of the first READY one get their rows (64 at most per call)
   EXECUTE 'SELECT m.txn_group ' || pending || ' AND m.state = 0 ORDER BY m.txn_group LIMIT 1'
-    INTO lo USING sid, p_consumer, q.queue_name, NULL::bigint, mine;
+    INTO lo USING sid, p_consumer, q.queue_name, NULL::bigint, mine, start;
   EXECUTE 'SELECT array_agg(w.msgid) FROM (SELECT m.msgid ' || pending
           || ' AND m.state = 1 AND m.txn_group < coalesce($4, 9223372036854775807)'
           || ' ORDER BY m.txn_group LIMIT 64 FOR KEY SHARE OF m SKIP LOCKED) w'
-    INTO ids USING sid, p_consumer, q.queue_name, lo, mine;
+    INTO ids USING sid, p_consumer, q.queue_name, lo, mine, start;
   IF ids IS NOT NULL THEN
     PERFORM aq.materialise_recipients(q, p_consumer, ids);
     mine := mine || ids;
   END IF;
   -- one statement: the window is read with the snapshot the position becomes
   EXECUTE format($f$
-    SELECT EXISTS (SELECT 1 FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s WHERE sub.id = $1),
+    SELECT EXISTS (SELECT 1 FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s AND m.txn_group >= $6
+                   WHERE sub.id = $1),
            (SELECT m.txn_group %4$s ORDER BY m.txn_group LIMIT 1),
            pg_current_snapshot()
   $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'), pending)
-  INTO any_in, lo, target USING sid, p_consumer, q.queue_name, NULL::bigint, mine;
+  INTO any_in, lo, target USING sid, p_consumer, q.queue_name, NULL::bigint, mine, start;
   IF NOT any_in THEN
     RETURN;  -- nothing in its window: nothing to move past
   END IF;

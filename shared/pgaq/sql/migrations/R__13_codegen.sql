@@ -128,6 +128,9 @@ BEGIN
     EXECUTE aq.render('queue_table.take', fn || jsonb_build_object(
       'table', t.table_name, 'recipients', 'aq$_' || t.table_name || '_r'));
     EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, fn ->> 'name', t.owner);
+    fn := jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_mine');
+    EXECUTE aq.render('queue_table.mine', fn || jsonb_build_object('recipients', 'aq$_' || t.table_name || '_r'));
+    EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, fn ->> 'name', t.owner);
   END IF;
 
   -- _deq: (exception | multi | single) x mode x (delete | keep) x (from the start | after

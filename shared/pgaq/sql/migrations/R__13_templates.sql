@@ -85,14 +85,14 @@ SELECT aq.define_template('dequeue.recipients.candidates', $tpl$
 -- consumer's recipient rows (e), and its implicit ones (i): the audience messages of its
 -- window (win: read by the *_audience index from the position on, as rows r of the
 -- recipients' columns, so that filters, selection and order read both alike) without a row
--- of the consumer (mine: its rows among them, found by their ids on the primary key, so
--- that no plan made while the recipients table was small walks it once per message). An
+-- of the consumer (mine: its rows among them, found by the table's _mine). An
 -- implicit candidate is taken (take: the table's _take behind the advisory lock, or true
 -- for BROWSE) in queue order, after the sort, until the batch is full: the SKIP LOCKED of
 -- rows that do not exist; of the first candidates only (twice the batch and 16, a top-N
 -- sort; those other sessions of the consumer hold beyond them are left to the next
 -- dequeue). The batch is the first of both in queue order.
--- table_id: the queue table's; window: aq.audience_window_expr over sub and m.
+-- table_id: the queue table's; window: aq.audience_window_expr over sub and m; mine: the
+-- table's _mine.
 SELECT aq.define_template('dequeue.audience.candidates', $tpl$
         WITH e AS (
           SELECT r.msgid, r.retry_count, r.state, {{position}} AS pos, false AS implicit
@@ -113,8 +113,7 @@ SELECT aq.define_template('dequeue.audience.candidates', $tpl$
             AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
             {{filters}} {{selection}})
           , mine AS MATERIALIZED (
-          SELECT coalesce(array_agg(x.msgid), '{}') AS ids FROM {{schema:ident}}.{{recipients:ident}} x
-          WHERE x.msgid = ANY (ARRAY(SELECT w.msgid FROM win w)) AND x.consumer_name = {{consumer}} AND x.address = '')
+          SELECT {{mine}}({{consumer}}, ARRAY(SELECT w.msgid FROM win w)) AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -749,15 +748,28 @@ SELECT aq.define_template('queue_table.rm1', $tpl$
 -- and no recipient row of the consumer has appeared since the dequeue's snapshot (another
 -- session's delivery committed meanwhile). The message row is held (FOR KEY SHARE) so that
 -- it is not settled away before the row the dequeue writes refers to it. One statement.
+-- (enable_seqscan off: its plan is cached for the session, and made while the recipients
+-- table was small, one row to the planner, it walked the table for every message)
 SELECT aq.define_template('queue_table.take', $tpl$
     CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_queue name, p_consumer text, p_msgid bytea)
-    RETURNS boolean LANGUAGE plpgsql AS $body$
+    RETURNS boolean LANGUAGE plpgsql SET enable_seqscan = off AS $body$
     BEGIN
       RETURN EXISTS (SELECT 1 FROM {{schema:ident}}.{{table:ident}} m
                      WHERE m.msgid = p_msgid AND m.state IN (0, 1) AND m.audience IS NOT NULL
                      FOR KEY SHARE SKIP LOCKED)
              AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r
                              WHERE r.msgid = p_msgid AND r.consumer_name = p_consumer AND r.address = '');
+    END $body$
+  $tpl$);
+
+-- _mine: of the messages p_ids, those p_consumer has a recipient row for (a dequeue's
+-- window, R__12_audience), by the primary key (enable_seqscan off, as _take)
+SELECT aq.define_template('queue_table.mine', $tpl$
+    CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_consumer text, p_ids bytea[])
+    RETURNS bytea[] LANGUAGE plpgsql STABLE SET enable_seqscan = off AS $body$
+    BEGIN
+      RETURN ARRAY(SELECT r.msgid FROM {{schema:ident}}.{{recipients:ident}} r
+                   WHERE r.msgid = ANY (p_ids) AND r.consumer_name = p_consumer AND r.address = '');
     END $body$
   $tpl$);
 

@@ -126,9 +126,9 @@ BEGIN
   EXECUTE format('DROP TABLE IF EXISTS %I.%I', t.schema_name, t.table_name);
   -- by name, whatever their arguments (the due function takes one now): generated code of
   -- a dropped table must not outlive it
-  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I, %I.%I, %I.%I, %I.%I', t.schema_name, 'aq$_' || t.table_name || '_due',
+  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I, %I.%I, %I.%I, %I.%I, %I.%I', t.schema_name, 'aq$_' || t.table_name || '_due',
                  t.schema_name, 'aq$_' || t.table_name || '_rm1', t.schema_name, 'aq$_' || t.table_name || '_sendn',
-                 t.schema_name, 'aq$_' || t.table_name || '_take');
+                 t.schema_name, 'aq$_' || t.table_name || '_take', t.schema_name, 'aq$_' || t.table_name || '_mine');
   DELETE FROM aq.queue_tables WHERE id = t.id;
 END $$;
 

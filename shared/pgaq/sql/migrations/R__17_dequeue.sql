@@ -277,6 +277,7 @@ BEGIN
     -- implicit recipients beside the rows (R__12_audience)
     args := args || jsonb_build_object('table_id', q.table_id,
       'window', aq.audience_window_expr('sub', 'm'),
+      'mine', format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_mine'),
       'take', CASE WHEN p_mode = 'BROWSE' THEN 'true'
                    ELSE format('CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(%3$s, %4$s, w.msgid))'
                                ' THEN %1$I.%2$I(%3$s, %4$s, w.msgid) ELSE false END',
