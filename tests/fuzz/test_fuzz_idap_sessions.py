@@ -396,8 +396,8 @@ class Sessions(RuleBasedStateMachine):
     def committed_rows_match(self) -> None:
         rows = self.env.call(self.env.admin.fetch(
             "SELECT msg_id, NULL::text AS consumer_name, retry_count, msg_state FROM smq.aq$sm_qt "
-            "UNION ALL SELECT upper(encode(msgid, 'hex')), consumer_name, retry_count, "
-            "aq.state_name(state) FROM smq.aq$_sm_tt_r"))  # each subscriber's own state
+            "UNION ALL SELECT msg_id, consumer_name, retry_count, msg_state FROM smq.aq$sm_tt"))
+        # (the topic's view: each subscriber's own state)
         seen: dict[Key, tuple[str, int | None]] = {}
         for row in rows:
             seq = self.seq_of.get(row["msg_id"])

@@ -357,7 +357,7 @@ async def test_acl_belongs_to_aq(conn: asyncpg.Connection, role: str, role2: str
     await conn.execute("SELECT aq.apply_queue_grants(id) FROM aq.queue_tables")
     assert await conn.fetchval(acl) == first
     pols = await conn.fetch("SELECT polname FROM pg_policy WHERE polrelid = 's.qt'::regclass ORDER BY 1")
-    assert [p["polname"] for p in pols] == ["aq_delete_v2", "aq_insert_v2", "aq_select_v2", "aq_update_v2"]
+    assert [p["polname"] for p in pols] == ["aq_delete_v2", "aq_insert_v3", "aq_select_v2", "aq_update_v2"]
     assert not await conn.fetchval("SELECT relforcerowsecurity FROM pg_class WHERE oid = 's.qt'::regclass")
 
 

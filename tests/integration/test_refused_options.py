@@ -436,6 +436,6 @@ async def test_listen_refuses_a_protocol(conn: asyncpg.Connection, path: str, pr
         message = str(perr.value)
         got = ora_of(message)
     assert got == 25259 and str(protocol) in message, message
-    assert await conn.fetchval('SELECT count(*) FROM s."aq$_qt_r" WHERE state = 0') == 1
+    assert await conn.fetchval("SELECT count(*) FROM s.aq$qt WHERE msg_state = 'READY'") == 1
     # protocol 0 (or NULL) is a plain local agent
     assert await Session(conn).listen([Agent("A", "s.q", 0)], wait=0) == Agent("A", "s.q", 0)

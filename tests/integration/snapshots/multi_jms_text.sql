@@ -263,12 +263,33 @@ AS $function$
           ELSIF p_mode = 'BROWSE' AND (true) THEN
             IF p_position IS NULL AND p_batch = 1 THEN
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT 1 )
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE true
+          LIMIT 1)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -277,12 +298,33 @@ AS $function$
       ;
             ELSIF p_position IS NULL THEN
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT p_batch )
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE true
+          LIMIT p_batch)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -291,12 +333,33 @@ AS $function$
       ;
             ELSIF p_batch = 1 THEN
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT 1 )
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE true
+          LIMIT 1)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -305,12 +368,33 @@ AS $function$
       ;
             ELSE
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT p_batch )
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE true
+          LIMIT p_batch)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -321,12 +405,33 @@ AS $function$
           ELSIF p_mode = 'LOCKED' AND (true) THEN
             IF p_position IS NULL AND p_batch = 1 THEN
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          LIMIT 1)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -335,12 +440,33 @@ AS $function$
       ;
             ELSIF p_position IS NULL THEN
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          LIMIT p_batch)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -349,12 +475,33 @@ AS $function$
       ;
             ELSIF p_batch = 1 THEN
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          LIMIT 1)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -363,12 +510,33 @@ AS $function$
       ;
             ELSE
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          LIMIT p_batch)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
@@ -379,148 +547,388 @@ AS $function$
           ELSIF p_mode = 'REMOVE' AND (true) THEN
             IF p_position IS NULL AND p_batch = 1 THEN
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          LIMIT 1)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND NOT c.implicit
                   RETURNING r.msgid)
+          , t AS (INSERT INTO gen."aq$_t_r" AS r (msgid, consumer_name, address, protocol, subscriber_id,
+                         q_name, state, priority, enq_seq, commit_seq, txn_group, enq_time, ready_time, deq_time, deq_uid,
+                         deq_agent, deq_tid)
+                  SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, 2, m.priority, m.enq_seq, m.commit_seq,
+                         m.txn_group, m.enq_time, m.ready_time, p_now, current_user, p_agent, pg_current_xact_id()::text
+                  FROM c JOIN gen.t m ON m.msgid = c.msgid CROSS JOIN sub
+                  WHERE c.implicit
+                  ON CONFLICT DO NOTHING RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c JOIN gen.t m ON m.msgid = c.msgid
+          WHERE NOT c.implicit OR c.msgid IN (SELECT t.msgid FROM t))
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_position IS NULL THEN
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          LIMIT p_batch)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND NOT c.implicit
                   RETURNING r.msgid)
+          , t AS (INSERT INTO gen."aq$_t_r" AS r (msgid, consumer_name, address, protocol, subscriber_id,
+                         q_name, state, priority, enq_seq, commit_seq, txn_group, enq_time, ready_time, deq_time, deq_uid,
+                         deq_agent, deq_tid)
+                  SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, 2, m.priority, m.enq_seq, m.commit_seq,
+                         m.txn_group, m.enq_time, m.ready_time, p_now, current_user, p_agent, pg_current_xact_id()::text
+                  FROM c JOIN gen.t m ON m.msgid = c.msgid CROSS JOIN sub
+                  WHERE c.implicit
+                  ON CONFLICT DO NOTHING RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c JOIN gen.t m ON m.msgid = c.msgid
+          WHERE NOT c.implicit OR c.msgid IN (SELECT t.msgid FROM t))
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_batch = 1 THEN
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          LIMIT 1)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND NOT c.implicit
                   RETURNING r.msgid)
+          , t AS (INSERT INTO gen."aq$_t_r" AS r (msgid, consumer_name, address, protocol, subscriber_id,
+                         q_name, state, priority, enq_seq, commit_seq, txn_group, enq_time, ready_time, deq_time, deq_uid,
+                         deq_agent, deq_tid)
+                  SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, 2, m.priority, m.enq_seq, m.commit_seq,
+                         m.txn_group, m.enq_time, m.ready_time, p_now, current_user, p_agent, pg_current_xact_id()::text
+                  FROM c JOIN gen.t m ON m.msgid = c.msgid CROSS JOIN sub
+                  WHERE c.implicit
+                  ON CONFLICT DO NOTHING RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c JOIN gen.t m ON m.msgid = c.msgid
+          WHERE NOT c.implicit OR c.msgid IN (SELECT t.msgid FROM t))
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSE
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          LIMIT p_batch)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND NOT c.implicit
                   RETURNING r.msgid)
+          , t AS (INSERT INTO gen."aq$_t_r" AS r (msgid, consumer_name, address, protocol, subscriber_id,
+                         q_name, state, priority, enq_seq, commit_seq, txn_group, enq_time, ready_time, deq_time, deq_uid,
+                         deq_agent, deq_tid)
+                  SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, 2, m.priority, m.enq_seq, m.commit_seq,
+                         m.txn_group, m.enq_time, m.ready_time, p_now, current_user, p_agent, pg_current_xact_id()::text
+                  FROM c JOIN gen.t m ON m.msgid = c.msgid CROSS JOIN sub
+                  WHERE c.implicit
+                  ON CONFLICT DO NOTHING RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, to_jsonb(m.user_data), NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c JOIN gen.t m ON m.msgid = c.msgid
+          WHERE NOT c.implicit OR c.msgid IN (SELECT t.msgid FROM t))
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
           ELSIF p_mode = 'REMOVE_NODATA' AND (true) THEN
             IF p_position IS NULL AND p_batch = 1 THEN
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          LIMIT 1)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND NOT c.implicit
                   RETURNING r.msgid)
+          , t AS (INSERT INTO gen."aq$_t_r" AS r (msgid, consumer_name, address, protocol, subscriber_id,
+                         q_name, state, priority, enq_seq, commit_seq, txn_group, enq_time, ready_time, deq_time, deq_uid,
+                         deq_agent, deq_tid)
+                  SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, 2, m.priority, m.enq_seq, m.commit_seq,
+                         m.txn_group, m.enq_time, m.ready_time, p_now, current_user, p_agent, pg_current_xact_id()::text
+                  FROM c JOIN gen.t m ON m.msgid = c.msgid CROSS JOIN sub
+                  WHERE c.implicit
+                  ON CONFLICT DO NOTHING RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c JOIN gen.t m ON m.msgid = c.msgid
+          WHERE NOT c.implicit OR c.msgid IN (SELECT t.msgid FROM t))
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_position IS NULL THEN
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+             )
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          LIMIT p_batch)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND NOT c.implicit
                   RETURNING r.msgid)
+          , t AS (INSERT INTO gen."aq$_t_r" AS r (msgid, consumer_name, address, protocol, subscriber_id,
+                         q_name, state, priority, enq_seq, commit_seq, txn_group, enq_time, ready_time, deq_time, deq_uid,
+                         deq_agent, deq_tid)
+                  SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, 2, m.priority, m.enq_seq, m.commit_seq,
+                         m.txn_group, m.enq_time, m.ready_time, p_now, current_user, p_agent, pg_current_xact_id()::text
+                  FROM c JOIN gen.t m ON m.msgid = c.msgid CROSS JOIN sub
+                  WHERE c.implicit
+                  ON CONFLICT DO NOTHING RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c JOIN gen.t m ON m.msgid = c.msgid
+          WHERE NOT c.implicit OR c.msgid IN (SELECT t.msgid FROM t))
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSIF p_batch = 1 THEN
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (1) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          LIMIT 1)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND NOT c.implicit
                   RETURNING r.msgid)
+          , t AS (INSERT INTO gen."aq$_t_r" AS r (msgid, consumer_name, address, protocol, subscriber_id,
+                         q_name, state, priority, enq_seq, commit_seq, txn_group, enq_time, ready_time, deq_time, deq_uid,
+                         deq_agent, deq_tid)
+                  SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, 2, m.priority, m.enq_seq, m.commit_seq,
+                         m.txn_group, m.enq_time, m.ready_time, p_now, current_user, p_agent, pg_current_xact_id()::text
+                  FROM c JOIN gen.t m ON m.msgid = c.msgid CROSS JOIN sub
+                  WHERE c.implicit
+                  ON CONFLICT DO NOTHING RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c JOIN gen.t m ON m.msgid = c.msgid
+          WHERE NOT c.implicit OR c.msgid IN (SELECT t.msgid FROM t))
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             ELSE
 
-        WITH c AS (
-          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, ARRAY[r.enq_seq] AS pos, false AS implicit
           FROM gen."aq$_t_r" r JOIN gen.t m ON m.msgid = r.msgid
           WHERE r.q_name = p_queue AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND r.state = 0   AND (r.enq_seq) > ((p_position)[1])
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
+          FROM sub CROSS JOIN gen.t m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+              AND (r.enq_seq) > ((p_position)[1]))
+          , mine AS MATERIALIZED (
+          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
+          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          LIMIT p_batch)
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
                          deq_agent = p_agent, deq_tid = pg_current_xact_id()::text
-                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = ''
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = (p_consumer COLLATE "default") AND r.address = '' AND NOT c.implicit
                   RETURNING r.msgid)
+          , t AS (INSERT INTO gen."aq$_t_r" AS r (msgid, consumer_name, address, protocol, subscriber_id,
+                         q_name, state, priority, enq_seq, commit_seq, txn_group, enq_time, ready_time, deq_time, deq_uid,
+                         deq_agent, deq_tid)
+                  SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, 2, m.priority, m.enq_seq, m.commit_seq,
+                         m.txn_group, m.enq_time, m.ready_time, p_now, current_user, p_agent, pg_current_xact_id()::text
+                  FROM c JOIN gen.t m ON m.msgid = c.msgid CROSS JOIN sub
+                  WHERE c.implicit
+                  ON CONFLICT DO NOTHING RETURNING r.msgid)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  'PROCESSED', c.retry_count, nullif(m.exception_queue, 'aq$_t_e'), m.sender_name, m.sender_address,
                  m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, NULL::jsonb, NULL::bytea
-          FROM c JOIN gen.t m ON m.msgid = c.msgid)
+          FROM c JOIN gen.t m ON m.msgid = c.msgid
+          WHERE NOT c.implicit OR c.msgid IN (SELECT t.msgid FROM t))
         SELECT array_agg(ROW(o.*)::aq.dequeued ORDER BY o.position) INTO result FROM o
       ;
             END IF;
@@ -955,7 +1363,7 @@ AS $function$
         INSERT INTO gen.t AS m (q_name, msgid, expiration, priority, state, delay,
             ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
-            original_msgid, original_queue_name, txn_group, user_data)
+            original_msgid, original_queue_name, txn_group, audience, user_data)
         SELECT p_queue, aq.new_msgid(p_now), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
                v.dly,
@@ -967,6 +1375,7 @@ AS $function$
                p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
                decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
                pg_current_xact_id()::text::bigint,
+               CASE WHEN coalesce(p -> 'recipients', 'null') = 'null'::jsonb THEN (SELECT x.audience_gen FROM aq.queues x WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue) END,
                jsonb_populate_record(NULL::sys."aq$_jms_text_message", p_payloads -> (e.i::integer - 1))
         FROM jsonb_array_elements(p_props) WITH ORDINALITY AS e(p, i)
         CROSS JOIN LATERAL (SELECT
@@ -979,6 +1388,18 @@ AS $function$
       SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1)
       INTO ids, any_ready, any_wait FROM ins
     ;
+    END $function$
+
+-- aq$_t_mine
+CREATE OR REPLACE FUNCTION gen."aq$_t_mine"(p_consumer text, p_ids bytea[])
+ RETURNS bytea[]
+ LANGUAGE plpgsql
+ STABLE
+ SET enable_seqscan TO 'off'
+AS $function$
+    BEGIN
+      RETURN ARRAY(SELECT r.msgid FROM gen."aq$_t_r" r
+                   WHERE r.msgid = ANY (p_ids) AND r.consumer_name = p_consumer AND r.address = '');
     END $function$
 
 -- aq$_t_recv
@@ -1045,6 +1466,9 @@ AS $function$
           END IF;
           PERFORM aq.finish_messages(qi, ARRAY(SELECT (x).msgid FROM unnest(result) x));
         END IF;
+        IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') AND aq.time_to_advance(result, coalesce(p_batch, 1)) THEN
+          PERFORM aq.advance_position(1, p_queue, consumer);
+        END IF;
         RETURN result;
       END $function$
 
@@ -1062,6 +1486,8 @@ AS $function$
         now_ts timestamptz := clock_timestamp();
         sub_ids integer[];
         rec_rows bigint;
+        aud boolean := false;
+        gen bigint;
       BEGIN
         SELECT q.id, q.queue_type, q.enqueue_enabled, q.notify INTO qrow
         FROM aq.queues q WHERE q.queue_table_id = <table id> AND q.queue_name = p_queue;
@@ -1083,6 +1509,13 @@ AS $function$
         WHERE rc.queue_id = qrow.id AND rc.rules_sql IS NULL;
         IF coalesce(cardinality(sub_ids), 0) = 0 THEN
           RETURN NULL;  -- rules to evaluate, or nobody subscribed: aq.enqueue_array decides
+        END IF;
+        -- the audience, whose subscribers need no row per message (R__12_audience)
+        SELECT x.audience_gen INTO gen FROM aq.queues x WHERE x.id = qrow.id;
+        aud := EXISTS (SELECT 1 FROM aq.subscribers s, (SELECT gen AS audience) m
+                       WHERE s.queue_id = qrow.id AND (s.since IS NOT NULL AND m.audience IS NOT NULL AND s.since <= m.audience AND (s.until IS NULL OR m.audience < s.until)));
+        IF NOT aud THEN
+          gen := NULL;
         END IF;
 
         IF p_payloads IS NULL OR jsonb_typeof(p_payloads) <> 'array'
@@ -1106,7 +1539,7 @@ AS $function$
         INSERT INTO gen.t AS m (q_name, msgid, expiration, priority, state, delay,
             ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
-            original_msgid, original_queue_name, txn_group, user_data)
+            original_msgid, original_queue_name, txn_group, audience, user_data)
         SELECT p_queue, aq.new_msgid(now_ts), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
                v.dly,
@@ -1118,6 +1551,7 @@ AS $function$
                p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
                decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
                pg_current_xact_id()::text::bigint,
+               gen,
                jsonb_populate_record(NULL::sys."aq$_jms_text_message", p_payloads -> (e.i::integer - 1))
         FROM jsonb_array_elements(p_props) WITH ORDINALITY AS e(p, i)
         CROSS JOIN LATERAL (SELECT
@@ -1126,14 +1560,14 @@ AS $function$
                aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY') AS dly,
                aq.corr_prop(p) AS corr) v
         ORDER BY e.i
-        RETURNING m.msgid, m.enq_seq, m.state, m.q_name, m.priority, m.enq_time, m.ready_time, m.txn_group),
+        RETURNING m.msgid, m.enq_seq, m.state, m.q_name, m.priority, m.enq_time, m.ready_time, m.txn_group, m.audience),
         rec AS (
     INSERT INTO gen."aq$_t_r" (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
                        priority, enq_seq, enq_time, ready_time, txn_group)
     SELECT m.msgid, coalesce(sub.name, ''), coalesce(sub.address, ''), sub.protocol, sub.id,
            m.q_name, m.state, m.priority, m.enq_seq, m.enq_time, m.ready_time, m.txn_group
-    FROM ins m CROSS JOIN aq.subscribers sub
-    WHERE sub.queue_id = qrow.id AND sub.id = ANY(sub_ids) AND sub.delivery_mode IN ('PERSISTENT', 'PERSISTENT_OR_BUFFERED') RETURNING 1)
+    FROM ins m, (SELECT gen AS audience) g CROSS JOIN aq.subscribers sub
+    WHERE sub.queue_id = qrow.id AND sub.id = ANY(sub_ids) AND sub.delivery_mode IN ('PERSISTENT', 'PERSISTENT_OR_BUFFERED') AND NOT (sub.since IS NOT NULL AND g.audience IS NOT NULL AND sub.since <= g.audience AND (sub.until IS NULL OR g.audience < sub.until)) RETURNING 1)
       SELECT array_agg(msgid ORDER BY enq_seq), bool_or(state = 0), bool_or(state = 1), (SELECT count(*) FROM rec)
       INTO ids, any_ready, any_wait, rec_rows FROM ins
     ;
@@ -1148,7 +1582,7 @@ AS $function$
             PERFORM aq.err(25215, format('user_data type and queue type do not match: %s', SQLERRM), '42804');
         END;
 
-        IF rec_rows < cardinality(ids) THEN
+        IF rec_rows < cardinality(ids) AND NOT aud THEN
           PERFORM aq.err(24033, format('no recipients for message %s on queue %s.%s',
                                        aq.msgid_hex(ids[1]), 'gen', p_queue), '55000');
         END IF;
@@ -1157,6 +1591,20 @@ AS $function$
         IF any_wait THEN PERFORM pg_notify('aq_time', ''); END IF;
         RETURN ids;
       END $function$
+
+-- aq$_t_take
+CREATE OR REPLACE FUNCTION gen."aq$_t_take"(p_queue name, p_consumer text, p_msgid bytea)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+AS $function$
+    BEGIN
+      RETURN EXISTS (SELECT 1 FROM gen.t m
+                     WHERE m.msgid = p_msgid AND m.state IN (0, 1) AND m.audience IS NOT NULL
+                     FOR KEY SHARE SKIP LOCKED)
+             AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" r
+                             WHERE r.msgid = p_msgid AND r.consumer_name = p_consumer AND r.address = '');
+    END $function$
 
 -- aq.fast_path('gen.q').remove_sql
 NULL

@@ -688,7 +688,7 @@ AS $function$
         INSERT INTO gen.t AS m (q_name, msgid, expiration, priority, state, delay,
             ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
-            original_msgid, original_queue_name, txn_group, user_data)
+            original_msgid, original_queue_name, txn_group, audience, user_data)
         SELECT p_queue, aq.new_msgid(p_now), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
                v.dly,
@@ -700,6 +700,7 @@ AS $function$
                p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
                decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
                pg_current_xact_id()::text::bigint,
+               NULL::bigint,
                jsonb_populate_record(NULL::gen.obj, p_payloads -> (e.i::integer - 1))
         FROM jsonb_array_elements(p_props) WITH ORDINALITY AS e(p, i)
         CROSS JOIN LATERAL (SELECT
@@ -862,6 +863,8 @@ AS $function$
         now_ts timestamptz := clock_timestamp();
         sub_ids integer[];
         rec_rows bigint;
+        aud boolean := false;
+        gen bigint;
       BEGIN
         SELECT q.id, q.queue_type, q.enqueue_enabled, q.notify INTO qrow
         FROM aq.queues q WHERE q.queue_table_id = <table id> AND q.queue_name = p_queue;
@@ -901,7 +904,7 @@ AS $function$
         INSERT INTO gen.t AS m (q_name, msgid, expiration, priority, state, delay,
             ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
-            original_msgid, original_queue_name, txn_group, user_data)
+            original_msgid, original_queue_name, txn_group, audience, user_data)
         SELECT p_queue, aq.new_msgid(now_ts), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
                v.dly,
@@ -913,6 +916,7 @@ AS $function$
                p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
                decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
                pg_current_xact_id()::text::bigint,
+               NULL::bigint,
                jsonb_populate_record(NULL::gen.obj, p_payloads -> (e.i::integer - 1))
         FROM jsonb_array_elements(p_props) WITH ORDINALITY AS e(p, i)
         CROSS JOIN LATERAL (SELECT

@@ -45,6 +45,7 @@ BEGIN
       original_msgid    bytea,
       original_queue_name name,
       txn_group         bigint,
+      audience          bigint,
       delivery_mode     text NOT NULL DEFAULT %L,
       user_data         %s
     )$f$, persistence, s, qt, CASE WHEN buffered THEN 'BUFFERED' ELSE 'PERSISTENT' END, t.payload_type);
@@ -149,6 +150,9 @@ DECLARE
   b aq.queue_tables := aq.buffered_table(t);
   -- buffered messages (R__11_buffered) show with Oracle's state IN-MEMORY
   buffered boolean := aq.has_buffered(t);
+  -- implicit recipients (R__12_audience): a table that may have an audience shows them as
+  -- the rows they would be, the message's state with nothing dequeued or retried yet
+  audience boolean := t.multiple_consumers AND t.message_grouping = 'NONE';
 BEGIN
   IF t.multiple_consumers THEN
     EXECUTE format($f$
@@ -162,6 +166,21 @@ BEGIN
          replace(format(common, 'r'), 'aq.state_name(r.state)',
                  'aq.state_name(CASE WHEN m.state = 3 THEN 3 ELSE r.state END)'),
          s, qt, s, rt)
+      || CASE WHEN NOT audience THEN '' ELSE format($f$
+      UNION ALL
+      SELECT m.q_name AS queue, %s,
+             sub.name AS consumer_name,
+             NULL::text AS address,
+             sub.protocol
+      FROM %I.%I m
+      JOIN aq.queues x ON x.queue_table_id = %s AND x.queue_name = m.q_name
+      JOIN aq.subscribers sub ON sub.queue_id = x.id AND sub.address IS NULL AND %s
+      CROSS JOIN LATERAL (SELECT m.state, NULL::timestamptz AS deq_time, NULL::name AS deq_uid,
+                                 NULL::text AS deq_agent, NULL::text AS deq_tid, 0 AS retry_count) i
+      WHERE m.state IN (0, 1)
+        AND NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = m.msgid AND r.consumer_name = sub.name
+                          AND r.address = '')
+    $f$, format(common, 'i'), s, qt, t.id, aq.implicit_expr('sub', 'm'), s, rt) END
       || CASE WHEN NOT buffered THEN '' ELSE format($f$
       UNION ALL
       SELECT m.q_name AS queue, %s,
@@ -231,5 +250,17 @@ BEGIN
   -- the monitor's retention scan
   EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I (deq_time) WHERE state = 2',
                  t.table_name || '_done', t.schema_name, t.table_name);
+  -- messages published to the subscribers without a row each (R__12_audience): a
+  -- subscriber's window, by the enqueuing transaction
+  -- (looked up first: ALTER TABLE locks the table even when the column is there)
+  IF NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attname = 'audience' AND NOT a.attisdropped
+                   AND a.attrelid = format('%I.%I', t.schema_name, t.table_name)::regclass) THEN
+    EXECUTE format('ALTER TABLE %I.%I ADD COLUMN audience bigint',
+                   t.schema_name, t.table_name);
+  END IF;
+  IF t.multiple_consumers AND t.message_grouping = 'NONE' AND NOT aq.is_buffered(t) THEN
+    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I (q_name, txn_group) WHERE audience IS NOT NULL AND state IN (0, 1)',
+                   t.table_name || '_audience', t.schema_name, t.table_name);
+  END IF;
   PERFORM aq.create_jms_provider_trigger(t);  -- R__52: JMSXUserID and JMSXAppID
 END $$;

@@ -86,10 +86,17 @@ BEGIN
         -- the recipient rows in the same statement, from the rows just inserted (one row
         -- per message and subscriber, as aq.enqueue_array writes them)
         'now', 'now_ts',
-        'returning', ', m.q_name, m.priority, m.enq_time, m.ready_time, m.txn_group',
+        'returning', ', m.q_name, m.priority, m.enq_time, m.ready_time, m.txn_group, m.audience',
         'recipients', E',\n        rec AS (' || aq.subscriber_recipients_sql(
-                        q, 'ins m', 'sub.queue_id = qrow.id AND sub.id = ANY(sub_ids)'
-                              || aq.subscriber_mode_filter(aq.is_buffered(t))) || ' RETURNING 1)',
+                        -- (the audience's subscribers need no row, R__12_audience: every
+                        -- message of the call goes to the same generation, gen, so they are
+                        -- left out before the subscribers meet the messages)
+                        q, 'ins m' || CASE WHEN aq.has_audience(q) THEN ', (SELECT gen AS audience) g' ELSE '' END,
+                        'sub.queue_id = qrow.id AND sub.id = ANY(sub_ids)'
+                              || aq.subscriber_mode_filter(aq.is_buffered(t))
+                              || CASE WHEN aq.has_audience(q) THEN ' AND NOT ' || aq.implicit_expr('sub', 'g') ELSE '' END)
+                      || ' RETURNING 1)',
+        'audience', CASE WHEN aq.has_audience(q) THEN 'gen' ELSE 'NULL::bigint' END,
         'counted', ', (SELECT count(*) FROM rec)',
         'into', 'INTO ids, any_ready, any_wait, rec_rows ')
       ELSE jsonb_build_object('now', 'now_ts', 'into', 'INTO ids, any_ready, any_wait ') END);
@@ -97,7 +104,8 @@ BEGIN
       'queue_checks', checks || aq.buffered_checks(t, buffered,
         'CASE WHEN jsonb_typeof(p_props) = ''array'' THEN jsonb_array_length(p_props) ELSE 1 END'),
       'subscribers', CASE WHEN t.multiple_consumers
-                          THEN aq.render('queue_table.send.plain_subscribers') ELSE '' END,
+                          THEN aq.render('queue_table.send.plain_subscribers', jsonb_build_object(
+                                 'implicit', aq.implicit_expr('s', 'm'))) ELSE '' END,
       'payload_checks', CASE WHEN is_raw THEN aq.render('queue_table.send.raw_payloads')
                              ELSE aq.render('queue_table.send.object_payloads',
                                             jsonb_build_object('payload_relid', relid)) END,
@@ -112,6 +120,17 @@ BEGIN
   ELSE
     EXECUTE format('DROP FUNCTION IF EXISTS %I.%I(name, jsonb, jsonb, bytea[], text)',
                    t.schema_name, fn ->> 'name');
+  END IF;
+
+  -- _take (R__12_audience): a dequeue's implicit candidates (before _deq, which calls it)
+  IF aq.has_audience(q) THEN
+    fn := jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_take');
+    EXECUTE aq.render('queue_table.take', fn || jsonb_build_object(
+      'table', t.table_name, 'recipients', 'aq$_' || t.table_name || '_r'));
+    EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, fn ->> 'name', t.owner);
+    fn := jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_mine');
+    EXECUTE aq.render('queue_table.mine', fn || jsonb_build_object('recipients', 'aq$_' || t.table_name || '_r'));
+    EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, fn ->> 'name', t.owner);
   END IF;
 
   -- _deq: (exception | multi | single) x mode x (delete | keep) x (from the start | after
@@ -190,6 +209,8 @@ BEGIN
     fn := jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_recv');
     EXECUTE aq.render('queue_table.recv', fn || jsonb_build_object(
       'table_id', t.id, 'owner', t.owner, 'multi', t.multiple_consumers,
+      'advance', CASE WHEN aq.has_audience(q)
+                      THEN aq.render('queue_table.recv.advance', jsonb_build_object('table_id', t.id)) ELSE '' END,
       'delivery_mode', CASE WHEN aq.is_buffered(t) THEN 'BUFFERED' ELSE 'PERSISTENT' END,
       'deq', 'aq$_' || t.table_name || '_deq'));
     EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, fn ->> 'name', t.owner);

@@ -11,7 +11,8 @@
 -- Enqueue: the INSERT of an array of messages (aq.enqueue_sql).
 -- queue, props, now, agent: references to the queue name, the normalised properties
 -- (a jsonb array), the enqueue time and the agent; payload: the user_data expression
--- (aq.payload_input_expr); returning, recipients, counted: what the publish of the
+-- (aq.payload_input_expr); audience: the generation of the queue's audience a message p goes
+-- to (R__12_audience), or NULL; returning, recipients, counted: what the publish of the
 -- generated _send adds (the recipient rows in the same statement); into: the PL/pgSQL
 -- INTO clause of a generated function, or nothing.
 SELECT aq.define_template('enqueue.insert', $tpl$
@@ -22,7 +23,7 @@ SELECT aq.define_template('enqueue.insert', $tpl$
         INSERT INTO {{schema:ident}}.{{table:ident}} AS m (q_name, msgid, expiration, priority, state, delay,
             ready_time, expire_at, corrid, enq_seq, enq_time, enq_uid, enq_agent, enq_tid,
             exception_qschema, exception_queue, sender_name, sender_address, sender_protocol,
-            original_msgid, original_queue_name, txn_group, user_data)
+            original_msgid, original_queue_name, txn_group, audience, user_data)
         SELECT {{queue}}, aq.new_msgid({{now}}), v.exp, v.pri,
                CASE WHEN v.dly > 0 THEN 1 ELSE 0 END,
                v.dly,
@@ -34,6 +35,7 @@ SELECT aq.define_template('enqueue.insert', $tpl$
                p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
                decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
                pg_current_xact_id()::text::bigint,
+               {{audience}},
                {{payload}}
         FROM jsonb_array_elements({{props}}) WITH ORDINALITY AS e(p, i)
         CROSS JOIN LATERAL (SELECT
@@ -79,6 +81,47 @@ SELECT aq.define_template('dequeue.recipients.candidates', $tpl$
           ORDER BY {{order}}
           LIMIT {{batch}} {{lock}})$tpl$);
 
+-- The candidates of a multi-consumer queue with an audience (R__12_audience): the
+-- consumer's recipient rows (e), and its implicit ones (i): the audience messages of its
+-- window (win: read by the *_audience index from the position on, as rows r of the
+-- recipients' columns, so that filters, selection and order read both alike) without a row
+-- of the consumer (mine: its rows among them, found by the table's _mine). An
+-- implicit candidate is taken (take: the table's _take behind the advisory lock, or true
+-- for BROWSE) in queue order, after the sort, until the batch is full: the SKIP LOCKED of
+-- rows that do not exist; of the first candidates only (twice the batch and 16, a top-N
+-- sort; those other sessions of the consumer hold beyond them are left to the next
+-- dequeue). The batch is the first of both in queue order.
+-- table_id: the queue table's; window: aq.audience_window_expr over sub and m; mine: the
+-- table's _mine.
+SELECT aq.define_template('dequeue.audience.candidates', $tpl$
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, {{position}} AS pos, false AS implicit
+          FROM {{schema:ident}}.{{recipients:ident}} r JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = r.msgid
+          WHERE r.q_name = {{queue}} AND r.consumer_name = {{consumer}} AND r.address = '' AND r.state {{states}} {{filters}} {{selection}}
+          ORDER BY {{order}}
+          LIMIT {{batch}} {{lock}})
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = {{table_id}} AND x.queue_name = {{queue}} AND s.name = {{consumer}}
+            AND s.address IS NULL AND s.since IS NOT NULL)
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, {{position}} AS pos
+          FROM sub CROSS JOIN {{schema:ident}}.{{table:ident}} m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = {{queue}} AND {{window}} AND m.state {{states}}
+            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
+            {{filters}} {{selection}})
+          , mine AS MATERIALIZED (
+          SELECT {{mine}}({{consumer}}, ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          , i AS (
+          SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
+            SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
+            ORDER BY win.pos LIMIT ({{batch}}) * 2 + 16) w
+          WHERE {{take}}
+          LIMIT {{batch}})
+          , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT {{batch}})$tpl$);
+
 -- The candidates of a single-consumer queue, or an exception queue: the message rows in
 -- the states the dequeue may take
 SELECT aq.define_template('dequeue.messages.candidates', $tpl$
@@ -108,6 +151,36 @@ SELECT aq.define_template('dequeue.recipients.remove', $tpl${{> dequeue.recipien
 
 -- BROWSE or LOCKED on a multi-consumer queue
 SELECT aq.define_template('dequeue.recipients.look', $tpl${{> dequeue.recipients.candidates}}
+          , o AS (SELECT m.msgid, m.q_name, {{consumer}}, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, {{default_exception_queue:literal}}), m.sender_name,
+                 m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, {{payload_json}}, {{payload_raw}}
+          FROM c JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = c.msgid){{> dequeue.result}}$tpl$);
+
+-- REMOVE from a queue with an audience: the consumer's rows are processed, its implicit
+-- candidates get their row, PROCESSED (one a concurrent dequeue of the consumer wrote
+-- first is left out)
+SELECT aq.define_template('dequeue.audience.remove', $tpl${{> dequeue.audience.candidates}}
+          , u AS (UPDATE {{schema:ident}}.{{recipients:ident}} r SET state = 2, deq_time = {{now}}, deq_uid = current_user,
+                         deq_agent = {{agent}}, deq_tid = pg_current_xact_id()::text
+                  FROM c WHERE r.msgid = c.msgid AND r.consumer_name = {{consumer}} AND r.address = '' AND NOT c.implicit
+                  RETURNING r.msgid)
+          , t AS (INSERT INTO {{schema:ident}}.{{recipients:ident}} AS r (msgid, consumer_name, address, protocol, subscriber_id,
+                         q_name, state, priority, enq_seq, commit_seq, txn_group, enq_time, ready_time, deq_time, deq_uid,
+                         deq_agent, deq_tid)
+                  SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, 2, m.priority, m.enq_seq, m.commit_seq,
+                         m.txn_group, m.enq_time, m.ready_time, {{now}}, current_user, {{agent}}, pg_current_xact_id()::text
+                  FROM c JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = c.msgid CROSS JOIN sub
+                  WHERE c.implicit
+                  ON CONFLICT DO NOTHING RETURNING r.msgid)
+          , o AS (SELECT m.msgid, m.q_name, {{consumer}}, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
+                 'PROCESSED', c.retry_count, nullif(m.exception_queue, {{default_exception_queue:literal}}), m.sender_name, m.sender_address,
+                 m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, {{payload_json}}, {{payload_raw}}
+          FROM c JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = c.msgid
+          WHERE NOT c.implicit OR c.msgid IN (SELECT t.msgid FROM t)){{> dequeue.result}}$tpl$);
+
+-- BROWSE or LOCKED on a queue with an audience (a LOCKED implicit candidate is held by its
+-- take until the transaction ends)
+SELECT aq.define_template('dequeue.audience.look', $tpl${{> dequeue.audience.candidates}}
           , o AS (SELECT m.msgid, m.q_name, {{consumer}}, m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
                  aq.state_name(c.state), c.retry_count, nullif(m.exception_queue, {{default_exception_queue:literal}}), m.sender_name,
                  m.sender_address, m.sender_protocol, m.original_msgid, m.txn_group, c.pos AS position, {{payload_json}}, {{payload_raw}}
@@ -292,6 +365,8 @@ SELECT aq.define_template('queue_table.send', $tpl$
         now_ts timestamptz := clock_timestamp();
         sub_ids integer[];
         rec_rows bigint;
+        aud boolean := false;
+        gen bigint;
       BEGIN
         {{queue_checks}}
         IF p_props IS NULL OR jsonb_typeof(p_props) <> 'array' OR jsonb_array_length(p_props) = 0 THEN
@@ -314,12 +389,19 @@ SELECT aq.define_template('queue_table.send.plain_subscribers', $tpl$
         WHERE rc.queue_id = qrow.id AND rc.rules_sql IS NULL;
         IF coalesce(cardinality(sub_ids), 0) = 0 THEN
           RETURN NULL;  -- rules to evaluate, or nobody subscribed: aq.enqueue_array decides
+        END IF;
+        -- the audience, whose subscribers need no row per message (R__12_audience)
+        SELECT x.audience_gen INTO gen FROM aq.queues x WHERE x.id = qrow.id;
+        aud := EXISTS (SELECT 1 FROM aq.subscribers s, (SELECT gen AS audience) m
+                       WHERE s.queue_id = qrow.id AND {{implicit}});
+        IF NOT aud THEN
+          gen := NULL;
         END IF;$tpl$);
 
 -- every message got its recipients (a subscriber removed since the cache was read leaves
 -- none)
 SELECT aq.define_template('queue_table.send.every_message_has_recipients', $tpl$
-        IF rec_rows < cardinality(ids) THEN
+        IF rec_rows < cardinality(ids) AND NOT aud THEN
           PERFORM aq.err(24033, format('no recipients for message %s on queue %s.%s',
                                        aq.msgid_hex(ids[1]), {{schema:literal}}, p_queue), '55000');
         END IF;$tpl$);
@@ -612,10 +694,17 @@ SELECT aq.define_template('queue_table.recv', $tpl$
             qi := aq.buffered_info(qi);  -- this table is the companion of buffered messages
           END IF;
           PERFORM aq.finish_messages(qi, ARRAY(SELECT (x).msgid FROM unnest(result) x));
-        END IF;
+        END IF;{{advance}}
         RETURN result;
       END $body$
     $tpl$);
+
+-- after a REMOVE that took something on a table with an audience: the consumer's position
+-- (R__12_audience; one that found nothing writes nothing, as a waiting dequeue's looks)
+SELECT aq.define_template('queue_table.recv.advance', $tpl$
+        IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') AND aq.time_to_advance(result, coalesce(p_batch, 1)) THEN
+          PERFORM aq.advance_position({{table_id}}, p_queue, consumer);
+        END IF;$tpl$);
 
 -- _rm1: the one-statement REMOVE for a session acting as another role (a gateway agent's)
 -- in autocommit, run as the queue table's owner, so no SET ROLE transaction (four round
@@ -649,6 +738,38 @@ SELECT aq.define_template('queue_table.rm1', $tpl$
       ELSE
         RETURN QUERY {{after}};
       END IF;
+    END $body$
+  $tpl$);
+
+-- _take: whether a dequeue of p_consumer may take message p_msgid as an implicit recipient
+-- (R__12_audience), called once the dequeue holds the advisory lock on (consumer, message)
+-- (the SKIP LOCKED among the consumer's sessions, kept to the end of the transaction), so
+-- it decides with a snapshot taken after the lock: the message is still READY or WAITING
+-- and no recipient row of the consumer has appeared since the dequeue's snapshot (another
+-- session's delivery committed meanwhile). The message row is held (FOR KEY SHARE) so that
+-- it is not settled away before the row the dequeue writes refers to it. One statement.
+-- (enable_seqscan off: its plan is cached for the session, and made while the recipients
+-- table was small, one row to the planner, it walked the table for every message)
+SELECT aq.define_template('queue_table.take', $tpl$
+    CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_queue name, p_consumer text, p_msgid bytea)
+    RETURNS boolean LANGUAGE plpgsql SET enable_seqscan = off AS $body$
+    BEGIN
+      RETURN EXISTS (SELECT 1 FROM {{schema:ident}}.{{table:ident}} m
+                     WHERE m.msgid = p_msgid AND m.state IN (0, 1) AND m.audience IS NOT NULL
+                     FOR KEY SHARE SKIP LOCKED)
+             AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r
+                             WHERE r.msgid = p_msgid AND r.consumer_name = p_consumer AND r.address = '');
+    END $body$
+  $tpl$);
+
+-- _mine: of the messages p_ids, those p_consumer has a recipient row for (a dequeue's
+-- window, R__12_audience), by the primary key (enable_seqscan off, as _take)
+SELECT aq.define_template('queue_table.mine', $tpl$
+    CREATE OR REPLACE FUNCTION {{schema:ident}}.{{name:ident}}(p_consumer text, p_ids bytea[])
+    RETURNS bytea[] LANGUAGE plpgsql STABLE SET enable_seqscan = off AS $body$
+    BEGIN
+      RETURN ARRAY(SELECT r.msgid FROM {{schema:ident}}.{{recipients:ident}} r
+                   WHERE r.msgid = ANY (p_ids) AND r.consumer_name = p_consumer AND r.address = '');
     END $body$
   $tpl$);
 

@@ -126,8 +126,9 @@ BEGIN
   EXECUTE format('DROP TABLE IF EXISTS %I.%I', t.schema_name, t.table_name);
   -- by name, whatever their arguments (the due function takes one now): generated code of
   -- a dropped table must not outlive it
-  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I, %I.%I, %I.%I', t.schema_name, 'aq$_' || t.table_name || '_due',
-                 t.schema_name, 'aq$_' || t.table_name || '_rm1', t.schema_name, 'aq$_' || t.table_name || '_sendn');
+  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I, %I.%I, %I.%I, %I.%I, %I.%I', t.schema_name, 'aq$_' || t.table_name || '_due',
+                 t.schema_name, 'aq$_' || t.table_name || '_rm1', t.schema_name, 'aq$_' || t.table_name || '_sendn',
+                 t.schema_name, 'aq$_' || t.table_name || '_take', t.schema_name, 'aq$_' || t.table_name || '_mine');
   DELETE FROM aq.queue_tables WHERE id = t.id;
 END $$;
 
@@ -447,10 +448,13 @@ BEGIN
     PERFORM aq.err(24034, format('application %s is already a subscriber for queue %s.%s',
                                  coalesce(a.name, a.address), q.schema_name, q.queue_name), '42710');
   END IF;
-  INSERT INTO aq.subscribers (queue_id, name, address, protocol, rule, transformation, delivery_mode)
+  INSERT INTO aq.subscribers (queue_id, name, address, protocol, rule, transformation, delivery_mode, since)
   VALUES (q.queue_id, a.name, a.address, a.protocol, nullif(btrim(rule), ''),
           CASE WHEN tr.id IS NULL THEN NULL ELSE tr.schema_name || '.' || tr.name END,
-          dmode)
+          dmode,
+          -- one needing no row per message joins the queue's audience (R__12_audience): the
+          -- messages of enqueuers that see it are its own, none before
+          CASE WHEN aq.joins_audience(a.address, rule, dmode, q.table_id) THEN aq.next_audience(q.queue_id) END)
   RETURNING id INTO added;
   PERFORM aq.append_rule(q.queue_id, added);
 END $$;
@@ -470,7 +474,15 @@ BEGIN
   PERFORM aq.check_rule(q, rule);
   UPDATE aq.subscribers s SET
     rule = nullif(btrim(alter_subscriber.rule), ''),
-    transformation = CASE WHEN tr.id IS NULL THEN NULL ELSE tr.schema_name || '.' || tr.name END
+    transformation = CASE WHEN tr.id IS NULL THEN NULL ELSE tr.schema_name || '.' || tr.name END,
+    -- (R__12_audience) a rule takes the subscriber out of the audience: the messages of
+    -- enqueuers that saw it there stay its own, later ones get a row when its rule says so.
+    -- One that never was in it joins; one that left it stays out (its rows say the rest).
+    since = CASE WHEN s.since IS NULL AND aq.joins_audience(s.address, alter_subscriber.rule, s.delivery_mode, q.table_id)
+                 THEN aq.next_audience(q.queue_id) ELSE s.since END,
+    until = CASE WHEN s.since IS NOT NULL AND s.until IS NULL
+                      AND NOT aq.joins_audience(s.address, alter_subscriber.rule, s.delivery_mode, q.table_id)
+                 THEN aq.next_audience(q.queue_id) ELSE s.until END
   WHERE s.queue_id = q.queue_id
     AND coalesce(s.name, '') = coalesce(a.name, '')
     AND coalesce(s.address, '') = coalesce(a.address, '')
@@ -489,8 +501,19 @@ DECLARE
   a sys.aq$_agent := aq.subscriber_key(subscriber);
   sid integer;
   gone bytea[];
+  explicit_gone bytea[];
 BEGIN
   PERFORM aq.check_subscriber_queue(q, false);
+  -- its implicit messages (R__12_audience), which it leaves with the rows below
+  IF aq.has_audience(q) THEN
+    EXECUTE format($f$
+      SELECT array_agg(m.msgid) FROM aq.subscribers s JOIN %1$I.%2$I m ON m.q_name = $2
+        AND m.audience IS NOT NULL AND m.state IN (0, 1) AND %4$s
+      WHERE s.queue_id = $1 AND coalesce(s.name, '') = coalesce($3, '') AND s.address IS NULL AND $4 IS NULL
+        AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = s.name AND r.address = '')
+    $f$, q.table_schema, q.table_name, q.recipients_table, aq.implicit_expr('s', 'm'))
+    INTO gone USING q.queue_id, q.queue_name, a.name, a.address;
+  END IF;
   DELETE FROM aq.subscribers s
   WHERE s.queue_id = q.queue_id
     AND coalesce(s.name, '') = coalesce(a.name, '')
@@ -505,13 +528,16 @@ BEGIN
   EXECUTE format('WITH d AS (DELETE FROM %I.%I r WHERE r.q_name = $1 AND r.subscriber_id = $2
                                AND r.state IN (0, 1) RETURNING r.msgid)
                   SELECT array_agg(DISTINCT msgid) FROM d', q.table_schema, q.recipients_table)
-    INTO gone USING q.queue_name, sid;
-  IF gone IS NOT NULL THEN
+    INTO explicit_gone USING q.queue_name, sid;
+  gone := coalesce(gone, '{}') || coalesce(explicit_gone, '{}');
+  IF cardinality(gone) > 0 THEN
     -- seed 002: "Removing the subscriber removes all the messages for that subscriber": a
     -- message no other recipient was left for leaves the queue
     EXECUTE format('DELETE FROM %I.%I m WHERE m.msgid = ANY($1) AND m.state IN (0, 1)
-                      AND NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = m.msgid)',
-                   q.table_schema, q.table_name, q.table_schema, q.recipients_table) USING gone;
+                      AND NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = m.msgid)
+                      AND NOT EXISTS (SELECT 1 FROM aq.subscribers s WHERE s.queue_id = $2 AND %s)',
+                   q.table_schema, q.table_name, q.table_schema, q.recipients_table, aq.implicit_expr('s', 'm'))
+      USING gone, q.queue_id;
     PERFORM aq.finish_messages(q, gone);
   END IF;
   PERFORM aq.refresh_rules(q);

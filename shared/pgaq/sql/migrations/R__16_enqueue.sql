@@ -212,6 +212,13 @@ RETURNS text LANGUAGE sql STABLE AS $sql$
     jsonb_build_object('schema', q.table_schema, 'table', q.table_name,
                        'queue', '$1', 'props', '$2', 'now', '$5', 'agent', '$6',
                        'returning', '', 'recipients', '', 'counted', '', 'into', '',
+                       -- a message without a recipient list goes to the audience (R__12_audience)
+                       'audience', CASE WHEN aq.has_audience(q)
+                                        THEN format('CASE WHEN coalesce(p -> ''recipients'', ''null'') = ''null''::jsonb'
+                                                    ' THEN (SELECT x.audience_gen FROM aq.queues x'
+                                                    ' WHERE x.queue_table_id = %s AND x.queue_name = %s) END',
+                                                    q.table_id, coalesce(p_args ->> 'queue', '$1'))
+                                        ELSE 'NULL::bigint' END,
                        'payload', aq.payload_input_expr(q, tr, coalesce(p_args ->> 'payloads', '$3'),
                                                         coalesce(p_args ->> 'raw', '$4')))
     || (coalesce(p_args, '{}') - 'payloads' - 'raw'))
@@ -329,15 +336,19 @@ BEGIN
       IF FOUND AND (rc.rules_sql IS NOT NULL OR cardinality(rc.plain_ids) > 0) THEN
         EXECUTE aq.subscriber_recipients_sql(q, format('%I.%I m', q.table_schema, q.table_name),
                   'm.msgid = ANY($1) AND sub.queue_id = $3' || aq.subscriber_mode_filter(buffered)
+                  -- (those reading the audience need no row: R__12_audience)
+                  || CASE WHEN aq.has_audience(q) THEN ' AND NOT ' || aq.implicit_expr('sub', 'm') ELSE '' END
                   || ' AND (sub.id = ANY($4) '
                   || CASE WHEN rc.rules_sql IS NULL THEN '' ELSE 'OR ' || rc.rules_sql END || ')')
         USING implicit_ids, rc.rules_params, q.queue_id, rc.plain_ids;
       END IF;
     END IF;
-    EXECUTE format('SELECT x.id FROM unnest($1::bytea[]) x(id)
-                    WHERE NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = x.id) LIMIT 1',
-                   q.table_schema, q.recipients_table)
-      INTO missing USING ids;
+    EXECUTE format('SELECT x.id FROM unnest($1::bytea[]) x(id) JOIN %I.%I m ON m.msgid = x.id
+                    WHERE NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = x.id)
+                      AND NOT EXISTS (SELECT 1 FROM aq.subscribers s WHERE s.queue_id = $2 AND %s)
+                    LIMIT 1',
+                   q.table_schema, q.table_name, q.table_schema, q.recipients_table, aq.implicit_expr('s', 'm'))
+      INTO missing USING ids, q.queue_id;
     IF missing IS NOT NULL THEN
       PERFORM aq.err(24033, format('no recipients for message %s on queue %s.%s',
                                    aq.msgid_hex(missing), q.schema_name, q.queue_name), '55000');

@@ -18,7 +18,9 @@ BEGIN
     WITH mine AS (SELECT msgid FROM %1$I.%2$I WHERE msgid = ANY($1) FOR UPDATE SKIP LOCKED),
          got AS (SELECT msgid, count(*) AS n FROM mine GROUP BY msgid),
          total AS (SELECT msgid, count(*) AS n FROM %1$I.%2$I WHERE msgid = ANY($1) GROUP BY msgid)
-    SELECT array_agg(t.msgid) FROM total t JOIN got g ON g.msgid = t.msgid AND g.n = t.n
+    -- (a message without any row is free: its recipients were all implicit, R__12_audience)
+    SELECT array_agg(x.id) FROM unnest($1::bytea[]) x(id) LEFT JOIN total t ON t.msgid = x.id
+    LEFT JOIN got g ON g.msgid = x.id WHERE coalesce(g.n, 0) = coalesce(t.n, 0)
   $f$, p_schema, p_rtable) INTO free USING p_ids;
   RETURN coalesce(free, '{}');
 END $$;
@@ -46,7 +48,11 @@ BEGIN
   -- another transaction holds (another recipient's dequeue of the same message, which
   -- settled nothing because this recipient was not done then) is not waited for: Oracle
   -- lets each recipient's dequeue go on independently
-  EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY($1) ORDER BY msgid FOR UPDATE SKIP LOCKED) x',
+  -- (NO KEY UPDATE: a dequeue taking the message as an implicit recipient holds KEY SHARE
+  -- on it, R__12_audience, and must not be skipped or kept waiting by this look; deleting
+  -- the message below then waits for such a dequeue, which never happens once every
+  -- recipient is done)
+  EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY($1) ORDER BY msgid FOR NO KEY UPDATE SKIP LOCKED) x',
                  q.table_schema, q.table_name) INTO mine USING p_ids;
   IF mine IS NULL OR cardinality(mine) < cardinality(p_ids) THEN
     -- (ids of messages that are gone are left out too: nothing is left to settle there)
@@ -57,20 +63,31 @@ BEGIN
   EXECUTE format($f$
     WITH done AS (
       SELECT m.msgid,
-             bool_or(r.state = 3) AS failed,
+             coalesce(bool_or(r.state = 3), false) AS failed,
              -- the message's exception queue, or the table's default when it names none or
              -- one dropped since the enqueue (seeds 000, 001, 003: a warning is logged)
              CASE WHEN m.exception_queue = ANY ($2) THEN m.exception_queue ELSE %3$L::name END AS exq,
              m.exception_queue IS NOT NULL AND NOT (m.exception_queue = ANY ($2)) AS lost,
              %4$L::name AS exs,
              min(r.failure_reason) FILTER (WHERE r.state = 3) AS reason
-      FROM %1$I.%2$I m JOIN %1$I.%5$I r ON r.msgid = m.msgid
+      FROM %1$I.%2$I m LEFT JOIN %1$I.%5$I r ON r.msgid = m.msgid
       WHERE m.msgid = ANY($1) AND m.state IN (0, 1)
         -- a recipient still to come ends the look at once (the first such row found), so
         -- a subscriber's dequeue costs the same however many others there are
         AND NOT EXISTS (SELECT FROM %1$I.%5$I o WHERE o.msgid = m.msgid AND o.state NOT IN (2, 3))
+        -- and so does an implicit recipient (R__12_audience): a subscriber reading the
+        -- audience without a row for the message
+        -- (OFFSET 0 keeps it a look per message that stops at the first such subscriber:
+        -- made a join, its estimate for a thousand subscribers had PostgreSQL compile it with
+        -- JIT, a second per call)
+        AND NOT EXISTS (
+              SELECT FROM aq.subscribers s WHERE s.queue_id = $3 AND %6$s
+                AND NOT EXISTS (SELECT FROM %1$I.%5$I o WHERE o.msgid = m.msgid AND o.consumer_name = s.name
+                                  AND o.address = '')
+              OFFSET 0)
       GROUP BY m.msgid
-      HAVING bool_and(r.state IN (2, 3))
+      -- (a message with no row left: its audience removed itself)
+      HAVING coalesce(bool_and(r.state IN (2, 3)), true)
     ), moved AS (
       UPDATE %1$I.%2$I m SET q_name = d.exq, exception_qschema = d.exs, exception_queue = d.exq,
              state = 3, expiration_reason = coalesce(d.reason, 'MAX_RETRY_EXCEEDED'),
@@ -80,8 +97,9 @@ BEGIN
     )
     SELECT array_agg(d.msgid) FILTER (WHERE NOT d.failed), count(*) FILTER (WHERE d.failed AND d.lost)
     FROM done d
-  $f$, q.table_schema, q.table_name, q.default_exception_queue, q.table_schema, q.recipients_table)
-  INTO ok, lost USING mine, aq.exception_queues(q.table_id);
+  $f$, q.table_schema, q.table_name, q.default_exception_queue, q.table_schema, q.recipients_table,
+     aq.implicit_expr('s', 'm'))
+  INTO ok, lost USING mine, aq.exception_queues(q.table_id), q.queue_id;
   IF lost > 0 THEN
     -- as Oracle writes to its alert log
     RAISE WARNING 'pgaq: % message(s) of %.% name an exception queue that no longer exists; moved to %',
@@ -253,6 +271,21 @@ BEGIN
   -- message too (states IN (0, 1)), nor an exception queue's
   args := args || jsonb_build_object('floor', CASE WHEN NOT p_multi AND args ->> 'states' = '= 0'
                                                    THEN aq.scan_floor_expr(q, src) ELSE '' END);
+  -- (the table's _take is there once its functions were generated by this release)
+  IF p_multi AND aq.has_audience(q)
+     AND to_regprocedure(format('%I.%I(name, text, bytea)', q.table_schema, 'aq$_' || q.table_name || '_take')) IS NOT NULL THEN
+    -- implicit recipients beside the rows (R__12_audience)
+    args := args || jsonb_build_object('table_id', q.table_id,
+      'window', aq.audience_window_expr('sub', 'm'),
+      'mine', format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_mine'),
+      'take', CASE WHEN p_mode = 'BROWSE' THEN 'true'
+                   ELSE format('CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(%3$s, %4$s, w.msgid))'
+                               ' THEN %1$I.%2$I(%3$s, %4$s, w.msgid) ELSE false END',
+                               q.table_schema, 'aq$_' || q.table_name || '_take',
+                               args ->> 'queue', args ->> 'consumer') END);
+    RETURN CASE WHEN p_mode IN ('REMOVE', 'REMOVE_NODATA') THEN aq.render_dequeue_audience_remove(args)
+                ELSE aq.render_dequeue_audience_look(args) END;
+  END IF;
   -- (each template's own function: this runs for every dequeue with selection criteria)
   RETURN CASE
     WHEN p_multi AND p_mode IN ('REMOVE', 'REMOVE_NODATA') THEN aq.render_dequeue_recipients_remove(args)
@@ -460,6 +493,10 @@ BEGIN
   IF result IS NULL THEN
     RETURN;
   END IF;
+  IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') AND aq.has_audience(q)
+     AND aq.time_to_advance(result, coalesce(p_batch, 1)) THEN
+    PERFORM aq.advance_position(q.table_id, q.queue_name, consumer);  -- R__12_audience
+  END IF;
   IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
     PERFORM aq.finish_messages(q, ARRAY(SELECT (x).msgid FROM unnest(result) x));
   END IF;
@@ -495,6 +532,9 @@ BEGIN
   IF result IS NULL THEN RETURN 0; END IF;
   IF multi THEN
     PERFORM aq.finish_messages(q, ARRAY(SELECT (x).msgid FROM unnest(result) x));
+    IF aq.has_audience(q) THEN
+      PERFORM aq.advance_position(q.table_id, q.queue_name, consumer);  -- R__12_audience
+    END IF;
   END IF;
   RETURN cardinality(result);
 END $$;

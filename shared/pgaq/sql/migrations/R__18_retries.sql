@@ -37,6 +37,10 @@ BEGIN
     q := aq.buffered_info(q);
   END IF;
   IF q.multiple_consumers AND q.queue_type = 'NORMAL_QUEUE' THEN
+    -- an implicit recipient (R__12_audience) taken and rolled back has no row yet: the
+    -- attempt is its first thing to record, so it gets one (the message's state) to count
+    -- on, written as R__12_audience_readers says (no crossed wait with a purge or expiry)
+    PERFORM aq.materialise_attempted(q, coalesce(consumer, ''), p_msgids);
     EXECUTE format($f$
       WITH u AS (
         UPDATE %I.%I r SET retry_count = r.retry_count + 1,

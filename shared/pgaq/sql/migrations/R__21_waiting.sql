@@ -28,15 +28,29 @@ END $$;
 -- The look: one indexed EXISTS over the READY rows (the partial indexes *_ready, *_exc, or
 -- the recipients' *_ready), no row locked, nothing written. Other criteria (correlation,
 -- condition) are left to the full dequeue. Built from fixed text and quoted names only.
+-- A queue with an audience (R__12_audience) looks at the consumer's implicit recipients
+-- too: a READY audience message of its window without a row of its own (the *_audience
+-- index, from the window's lower bound).
 CREATE OR REPLACE FUNCTION aq.wait_look_sql(q aq.queue_info, p_by_id boolean) RETURNS text
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   is_exc boolean := q.queue_type = 'EXCEPTION_QUEUE';
   by_id text := CASE WHEN p_by_id THEN ' AND x.msgid = $3' ELSE '' END;
+  look text;
 BEGIN
   IF q.multiple_consumers AND NOT is_exc THEN
-    RETURN format('SELECT EXISTS (SELECT 1 FROM %I.%I x WHERE x.q_name = $1 AND x.consumer_name = $2'
-                  ' AND x.address = '''' AND x.state = 0%s)', q.table_schema, q.recipients_table, by_id);
+    look := format('SELECT EXISTS (SELECT 1 FROM %I.%I x WHERE x.q_name = $1 AND x.consumer_name = $2'
+                   ' AND x.address = '''' AND x.state = 0%s)', q.table_schema, q.recipients_table, by_id);
+    IF aq.has_audience(q) THEN
+      look := look || format(
+        ' OR EXISTS (SELECT 1 FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $1 AND %4$s'
+        ' WHERE sub.queue_id = %5$s AND sub.name = $2 AND sub.address IS NULL'
+        ' AND m.state = 0%6$s AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I x WHERE x.msgid = m.msgid'
+        ' AND x.consumer_name = $2 AND x.address = ''''))',
+        q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'), q.queue_id,
+        CASE WHEN p_by_id THEN ' AND m.msgid = $3' ELSE '' END);
+    END IF;
+    RETURN look;
   END IF;
   RETURN format('SELECT EXISTS (SELECT 1 FROM %I.%I x WHERE x.q_name = $1 AND x.state = %s%s%s)',
                 q.table_schema, q.table_name, CASE WHEN is_exc THEN 3 ELSE 0 END,

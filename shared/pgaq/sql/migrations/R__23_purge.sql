@@ -15,7 +15,9 @@
 -- On a multi-consumer queue table the view has one row per message and recipient: the
 -- rows the condition selects lose those recipients (qtview.consumer_name = 'A' purges A's
 -- deliveries); a message left with no recipient goes, one whose remaining recipients are
--- all done is settled as a dequeue would (aq.finish_messages).
+-- all done is settled as a dequeue would (aq.finish_messages). The view shows a topic's
+-- implicit recipients (R__12_audience) as rows too; the messages a batch holds get real
+-- rows for them first (aq.explicitise_held), and the purge goes on as over rows.
 --
 -- purge_options (dbms_aqadm.aq$_purge_options_t):
 --   block => true   both tables are locked in EXCLUSIVE mode for the purge (enqueues and
@@ -330,9 +332,10 @@ BEGIN
   IF block AND NOT t.multiple_consumers THEN
     EXECUTE format('LOCK TABLE %I.%I IN EXCLUSIVE MODE', t.schema_name, t.table_name);
   ELSIF block THEN
-    -- enqueuers take the message table first, dequeuers the recipients table: waiting for
-    -- one while holding the other could deadlock, so both are taken at once or neither
-    -- (a lock taken in the block that failed is let go with it)
+    -- enqueuers take the message table first, dequeuers the recipients table (and, taking
+    -- an implicit recipient, the message table: its row FOR KEY SHARE): waiting for one
+    -- while holding the other could deadlock, so both are taken at once or neither (a lock
+    -- taken in the block that failed is let go with it)
     LOOP
       BEGIN
         EXECUTE format('LOCK TABLE %I.%I, %I.%I IN EXCLUSIVE MODE NOWAIT', t.schema_name, t.table_name,
@@ -379,6 +382,12 @@ BEGIN
                        t.schema_name, t.table_name, lock_clause)
           INTO held USING ARRAY(SELECT DISTINCT (k).msgid FROM unnest(keys[i:i + batch - 1]) k), modes;
         CONTINUE WHEN held IS NULL;
+        -- implicit recipients (R__12_audience) become rows first, so that what follows finds
+        -- every recipient as before. With the message rows held no dequeue is taking one of
+        -- them (a take holds its message row FOR KEY SHARE), so this waits for nobody.
+        IF cls = 'PERSISTENT' THEN
+          PERFORM aq.explicitise_held(t, held);
+        END IF;
         EXECUTE format($f$SELECT array_agg(ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key)
                            FROM (SELECT * FROM %I.%I r
                                  WHERE r.msgid = ANY ($2)

@@ -78,6 +78,13 @@ BEGIN
         SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
         ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED) x
     $f$, s, qt) INTO ids USING p_now, p_limit;
+    IF ids IS NOT NULL AND NOT aq.is_buffered(t) THEN
+      -- implicit recipients (R__12_audience) get their rows, to expire each as Oracle
+      -- reports it (one EXPIRED row per recipient not done). The message rows held, no
+      -- dequeue is taking one (a take holds its message row FOR KEY SHARE; such a message
+      -- was skipped above, and is expired by a later pass)
+      PERFORM aq.explicitise_held(t, ids);
+    END IF;
     IF ids IS NOT NULL THEN
       EXECUTE format($f$
         WITH free AS (SELECT msgid, consumer_name, address, protocol FROM %1$I.%2$I

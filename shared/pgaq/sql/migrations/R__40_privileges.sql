@@ -219,7 +219,9 @@ BEGIN
     ('aq_select_v2'::name, 'SELECT',
        CASE WHEN p_recipients THEN format('%s OR %s', deq, mine) ELSE format('%s OR %s OR %s', deq, mine, moved) END,
        NULL::text),
-    ('aq_insert_v2'::name, 'INSERT', NULL::text, enq),
+    -- a dequeue writes the recipient row of a message it takes as an implicit recipient
+    -- (R__12_audience)
+    ('aq_insert_v3'::name, 'INSERT', NULL::text, CASE WHEN p_recipients THEN format('%s OR %s', enq, deq) ELSE enq END),
     ('aq_update_v2'::name, 'UPDATE',
        CASE WHEN p_recipients THEN deq ELSE format('%s OR %s', deq, mine) END,
        CASE WHEN p_recipients THEN deq ELSE format('%s OR %s OR %s', deq, mine, moved) END),
@@ -309,7 +311,8 @@ BEGIN
     WHERE c.relnamespace = ns AND c.relkind = 'r' AND c.relname = ANY (aq.queue_table_relations(t))
   LOOP
     IF rel.relowner <> owner_oid OR NOT rel.relrowsecurity
-       OR (SELECT count(*) FROM pg_policy WHERE polrelid = rel.oid AND polname LIKE 'aq\_%\_v2') <> 4 THEN
+       OR (SELECT count(*) FROM pg_policy WHERE polrelid = rel.oid
+             AND polname IN (SELECT pq.policy FROM aq.queue_policies(t.id, rel.recipients) pq)) <> 4 THEN
       PERFORM aq.err(1031, format('queue table %s.%s: not owned by %s or without its row-level security',
                                   t.schema_name, rel.relname, t.owner), '42501');
     END IF;
@@ -325,7 +328,7 @@ BEGIN
         JOIN pg_roles r ON r.rolname = g.role
         CROSS JOIN LATERAL (
           SELECT 'SELECT' WHERE g.enq OR g.deq
-          UNION SELECT 'INSERT' WHERE g.enq
+          UNION SELECT 'INSERT' WHERE g.enq OR (g.deq AND rel.recipients)
           UNION SELECT 'UPDATE' WHERE g.deq OR (g.enq AND NOT rel.recipients AND t.message_grouping = 'TRANSACTIONAL')
           UNION SELECT 'DELETE' WHERE g.deq) pr(priv)
         WHERE r.oid <> rel.relowner),

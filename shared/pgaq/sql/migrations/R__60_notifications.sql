@@ -426,6 +426,19 @@ BEGIN
       q.table_schema, q.table_name,
       CASE WHEN q.multiple_consumers
            THEN format('JOIN %I.%I rc ON rc.msgid = m.msgid', q.table_schema, q.recipients_table) ELSE '' END);
+    IF aq.has_audience(q) THEN
+      -- the implicit recipients (R__12_audience) that have a registration: a subscriber
+      -- reading the audience is notified as one with a row would be
+      msgs := msgs || ' UNION ALL ' || format(one, 'rc.name',
+        CASE WHEN q.payload_kind = 'RAW' THEN 'm.user_data' ELSE 'NULL::bytea' END,
+        q.table_schema, q.table_name,
+        format('JOIN aq.subscribers rc ON rc.queue_id = %s AND rc.address IS NULL AND %s'
+               ' AND EXISTS (SELECT 1 FROM aq.registrations g WHERE g.queue_id = rc.queue_id'
+               ' AND g.consumer_name = rc.name)', q.queue_id, aq.implicit_expr('rc', 'm')))
+        || format(' AND m.state IN (0, 1) AND NOT EXISTS (SELECT 1 FROM %I.%I x'
+                  ' WHERE x.msgid = m.msgid AND x.consumer_name = rc.name AND x.address = '''')',
+                  q.table_schema, q.recipients_table);
+    END IF;
   END LOOP;
   EXECUTE format($f$
     WITH msgs AS (%s

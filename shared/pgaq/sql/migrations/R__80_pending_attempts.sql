@@ -82,6 +82,9 @@ END $$;
 -- rows in msgid order): counting one group settles its messages (message rows held), and
 -- the next group's recipient rows must not be waited for while holding them, as a
 -- dequeuer holding such a recipient row may be waiting for one of those message rows.
+-- An implicit recipient's attempt (R__12_audience) has no row to lock up front: counting
+-- it writes the row (aq.record_failed_attempts), under the message row held, which no
+-- dequeue is taking then (a take holds the message row FOR KEY SHARE).
 CREATE OR REPLACE FUNCTION aq.aborted_attempt_tables()
 RETURNS TABLE (table_schema name, table_name name, recipients_table name, ids bytea[])
 LANGUAGE sql STABLE AS $$

@@ -1,0 +1,226 @@
+-- A topic without a row per subscriber.
+--
+-- Classic AQ writes one recipient row per message and subscriber; with a thousand
+-- subscribers a publish wrote a thousand rows. Here a message published to a queue's
+-- subscribers (no recipient list) records the generation of the queue's audience its
+-- enqueuer saw (m.audience, V0017) and gets recipient rows only for the subscribers
+-- outside that audience: those with a rule (evaluated at enqueue, as Oracle does), remote
+-- ones (the propagator reads their rows) and buffered-only ones. A subscriber in the
+-- audience at that generation is a recipient *implicitly*:
+--
+--   (m, s) is pending  <=>  m.state IN (0, 1) AND m.q_name is s's queue
+--                           AND s.since <= m.audience < s.until (or no until)
+--                           AND no recipient row (m, s) exists
+--
+-- Deciding by the generation the enqueuer saw, not by the subscribers at read time, keeps
+-- Oracle's rule that recipients are decided at enqueue: a subscriber that joins or leaves
+-- (a rule added) while a publish is in flight gets the message or not as the enqueuer saw.
+--
+-- A recipient row is written when s has something particular to record about m: a
+-- dequeue (REMOVE writes it PROCESSED), a failed attempt (its retry count), a purge or an
+-- expiry (aq.explicitise). A row, once there, is the truth for (m, s), so every reader of
+-- recipient rows reads the implicit ones beside them.
+--
+-- Position: s.pos is a pg_snapshot; a message whose enqueuing transaction (txn_group) it
+-- sees is behind s: s holds a row for it if it wanted it. A dequeue reads only s's
+-- window (audience messages not visible in s.pos), range-scanned from the position's xmin
+-- on the *_audience index; aq.advance_position moves it forward after a dequeue.
+--
+-- Tables with an audience: multi-consumer, persistent (not the buffered companion), no
+-- message grouping (a transaction group keeps its rows: it is read a group at a time).
+
+CREATE OR REPLACE FUNCTION aq.has_audience(q aq.queue_info) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT q.multiple_consumers AND q.message_grouping = 'NONE' AND q.queue_type = 'NORMAL_QUEUE'
+         AND NOT aq.is_buffered_info(q)
+$$;
+
+-- Whether a subscriber belongs in the audience: local, no rule, persistent messages.
+CREATE OR REPLACE FUNCTION aq.joins_audience(p_address text, p_rule text, p_delivery_mode text,
+                                             p_table_id integer) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT p_address IS NULL AND nullif(btrim(p_rule), '') IS NULL
+         AND p_delivery_mode IN ('PERSISTENT', 'PERSISTENT_OR_BUFFERED')
+         AND EXISTS (SELECT 1 FROM aq.queue_tables t WHERE t.id = p_table_id AND t.multiple_consumers
+                       AND t.message_grouping = 'NONE')
+$$;
+
+-- Subscriber `sub` is an implicit recipient of message `m` (aliases; a row (m, sub) overrides)
+CREATE OR REPLACE FUNCTION aq.implicit_expr(p_sub text, p_msg text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  -- (never NULL: callers negate it)
+  SELECT format('(%1$s.since IS NOT NULL AND %2$s.audience IS NOT NULL AND %1$s.since <= %2$s.audience'
+                ' AND (%1$s.until IS NULL OR %2$s.audience < %1$s.until))', p_sub, p_msg)
+$$;
+
+-- The window of subscriber `sub` over message `m` (aliases): its implicit messages still
+-- READY or WAITING whose transaction its position does not see. The lower bound on
+-- txn_group uses the *_audience index.
+CREATE OR REPLACE FUNCTION aq.audience_window_expr(p_sub text, p_msg text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT format('%2$s.audience IS NOT NULL AND %2$s.state IN (0, 1) AND %3$s'
+                ' AND %2$s.txn_group >= coalesce(pg_snapshot_xmin(%1$s.pos)::text::bigint, 0)'
+                ' AND (%1$s.pos IS NULL OR NOT pg_visible_in_snapshot(%2$s.txn_group::text::xid8, %1$s.pos))',
+                p_sub, p_msg, aq.implicit_expr(p_sub, p_msg))
+$$;
+
+-- The advisory lock a session holds on (consumer, message) while it takes a message
+-- implicitly (the SKIP LOCKED of implicit recipients): a 64-bit hash, so two pairs share a
+-- lock only by a collision, which makes one of them wait for a later dequeue.
+CREATE OR REPLACE FUNCTION aq.recipient_lock_key(p_queue name, p_consumer text, p_msgid bytea)
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT hashtextextended(p_queue || '/' || p_consumer || '/' || encode(p_msgid, 'hex'), 1885823345)
+$$;
+
+-- Writes the recipient rows that are implicit now, for consumer p_consumer (NULL: every
+-- subscriber reading the audience) and the messages p_ids of queue q: their state, delay
+-- and order as the message has them. Returns how many it wrote. A row being written by a
+-- concurrent dequeue of the same consumer is waited for and left as that dequeue wrote it.
+CREATE OR REPLACE FUNCTION aq.materialise_recipients(q aq.queue_info, p_consumer text, p_ids bytea[])
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  n integer := 0;
+BEGIN
+  IF NOT aq.has_audience(q) OR p_ids IS NULL OR cardinality(p_ids) = 0 THEN RETURN 0; END IF;
+  EXECUTE format($f$
+    WITH i AS (
+      INSERT INTO %1$I.%2$I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
+                             priority, enq_seq, commit_seq, enq_time, ready_time, txn_group)
+      SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, m.state, m.priority, m.enq_seq,
+             m.commit_seq, m.enq_time, m.ready_time, m.txn_group
+      FROM %1$I.%3$I m JOIN aq.subscribers sub ON sub.queue_id = $1 AND %4$s
+      WHERE m.msgid = ANY ($2) AND m.q_name = $3 AND m.audience IS NOT NULL AND m.state IN (0, 1)
+        AND ($4::text IS NULL OR sub.name = $4) AND sub.address IS NULL
+        AND NOT EXISTS (SELECT 1 FROM %1$I.%2$I r WHERE r.msgid = m.msgid AND r.consumer_name = sub.name
+                          AND r.address = '')
+      ORDER BY m.msgid, sub.id
+      ON CONFLICT DO NOTHING RETURNING 1)
+    SELECT count(*) FROM i
+  $f$, q.table_schema, q.recipients_table, q.table_name, aq.implicit_expr('sub', 'm'))
+  INTO n USING q.queue_id, p_ids, q.queue_name, p_consumer;
+  RETURN n;
+END $$;
+
+-- Gives messages explicit recipients only: a row for every implicit recipient, then the
+-- message leaves the audience. For what acts on a message as a whole (expiry into the
+-- exception queue, purge), which then finds every recipient as a row, as before.
+CREATE OR REPLACE FUNCTION aq.explicitise(q aq.queue_info, p_ids bytea[]) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT aq.has_audience(q) OR p_ids IS NULL OR cardinality(p_ids) = 0 THEN RETURN; END IF;
+  PERFORM aq.materialise_recipients(q, NULL, p_ids);
+  EXECUTE format('UPDATE %I.%I m SET audience = NULL WHERE m.msgid = ANY ($1) AND m.q_name = $2 AND m.audience IS NOT NULL',
+                 q.table_schema, q.table_name) USING p_ids, q.queue_name;
+END $$;
+
+-- The same for every audience message of a queue (what removes or changes a subscriber's
+-- audience as a whole: a rule added, the subscriber removed), or only for p_consumer's
+-- pending ones (NULL: everybody's).
+CREATE OR REPLACE FUNCTION aq.materialise_window(q aq.queue_info, p_consumer text) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  ids bytea[];
+BEGIN
+  IF NOT aq.has_audience(q) THEN RETURN 0; END IF;
+  EXECUTE format('SELECT array_agg(m.msgid) FROM %I.%I m WHERE m.q_name = $1 AND m.audience IS NOT NULL AND m.state IN (0, 1)',
+                 q.table_schema, q.table_name) INTO ids USING q.queue_name;
+  RETURN aq.materialise_recipients(q, p_consumer, ids);
+END $$;
+
+-- A subscriber joins the audience of its queue: one more generation, from which on the
+-- enqueuers that see it publish to the subscriber without a row. Returns the generation.
+CREATE OR REPLACE FUNCTION aq.next_audience(p_queue_id integer) RETURNS bigint
+LANGUAGE sql AS $$
+  UPDATE aq.queues SET audience_gen = audience_gen + 1 WHERE id = p_queue_id RETURNING audience_gen
+$$;
+
+-- Whether a REMOVE that returned `result` (of at most p_batch) moves its consumer's
+-- position: one that took something and ran out (it caught up), a batch (the statements
+-- are few beside it), or about every 32nd message of single ones (a byte of the id), so
+-- that a one-at-a-time consumer's window stays short without two more statements per
+-- message. A look that found nothing writes nothing (a waiting dequeue stays read-only).
+CREATE OR REPLACE FUNCTION aq.time_to_advance(result aq.dequeued[], p_batch integer) RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT result IS NOT NULL AND (cardinality(result) < p_batch OR p_batch >= 16
+         OR EXISTS (SELECT 1 FROM unnest(result) x WHERE get_byte((x).msgid, 15) < 8))
+$$;
+
+-- Moves subscriber p_consumer's position past what it has done: to the snapshot of this
+-- statement when nothing of its window is pending, else to just before the first
+-- transaction with a message still pending ('X:X:', every transaction below X behind). A
+-- pending message waiting out a delay gets its row first (it keeps its place in the
+-- recipient rows' order and would hold the position back for the whole delay). Nothing is
+-- locked or written unless the position moves (a waiting dequeue's looks stay read-only);
+-- a second session of the consumer moving it meanwhile is not waited for (SKIP LOCKED),
+-- nor is a message another transaction holds.
+-- Harmless for anybody to call: the position only says where the subscriber's rows are,
+-- and it is computed here from the table.
+CREATE OR REPLACE FUNCTION aq.advance_position(p_table_id integer, p_queue name, p_consumer text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  q aq.queue_info;
+  ids bytea[];
+  sid integer;
+  old pg_snapshot;
+  any_in boolean;
+  lo bigint;
+  target pg_snapshot;
+  -- the window's messages the subscriber has no row for, in transaction order (the index's)
+  pending text;
+  mine bytea[];
+  start bigint;
+BEGIN
+  SELECT * INTO q FROM aq.queue_info x WHERE x.table_id = p_table_id AND x.queue_name = p_queue;
+  IF NOT FOUND OR NOT aq.has_audience(q) OR p_consumer IS NULL THEN RETURN; END IF;
+  SELECT x.id, x.pos INTO sid, old FROM aq.subscribers x
+  WHERE x.queue_id = q.queue_id AND x.name = p_consumer AND x.address IS NULL AND x.since IS NOT NULL;
+  IF sid IS NULL THEN RETURN; END IF;
+  -- its own rows in the window, read once by their ids (as the dequeue's `mine`; one
+  -- written after this look only makes the position more careful)
+  EXECUTE format($f$
+    SELECT coalesce(array_agg(r.msgid), '{}') FROM %1$I.%3$I r
+    WHERE r.consumer_name = $2 AND r.address = '' AND r.msgid = ANY (ARRAY(
+      SELECT m.msgid FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s
+      WHERE sub.id = $1 AND m.txn_group >= coalesce(pg_snapshot_xmin($4)::text::bigint, 0)))
+  $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'))
+    INTO mine USING sid, p_consumer, q.queue_name, old;
+  -- ($6: the window's start as a value, for the index: with a plan made while the table was
+  -- small the planner would read it from the subscriber row after walking the index)
+  pending := format($f$
+    FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s AND m.txn_group >= $6
+    WHERE sub.id = $1 AND NOT (m.msgid = ANY ($5))
+  $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'));
+  start := coalesce(pg_snapshot_xmin(old)::text::bigint, 0);
+  -- delayed messages in front of the first READY one get their rows (64 at most per call)
+  EXECUTE 'SELECT m.txn_group ' || pending || ' AND m.state = 0 ORDER BY m.txn_group LIMIT 1'
+    INTO lo USING sid, p_consumer, q.queue_name, NULL::bigint, mine, start;
+  EXECUTE 'SELECT array_agg(w.msgid) FROM (SELECT m.msgid ' || pending
+          || ' AND m.state = 1 AND m.txn_group < coalesce($4, 9223372036854775807)'
+          || ' ORDER BY m.txn_group LIMIT 64 FOR KEY SHARE OF m SKIP LOCKED) w'
+    INTO ids USING sid, p_consumer, q.queue_name, lo, mine, start;
+  IF ids IS NOT NULL THEN
+    PERFORM aq.materialise_recipients(q, p_consumer, ids);
+    mine := mine || ids;
+  END IF;
+  -- one statement: the window is read with the snapshot the position becomes
+  EXECUTE format($f$
+    SELECT EXISTS (SELECT 1 FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s AND m.txn_group >= $6
+                   WHERE sub.id = $1),
+           (SELECT m.txn_group %4$s ORDER BY m.txn_group LIMIT 1),
+           pg_current_snapshot()
+  $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'), pending)
+  INTO any_in, lo, target USING sid, p_consumer, q.queue_name, NULL::bigint, mine, start;
+  IF NOT any_in THEN
+    RETURN;  -- nothing in its window: nothing to move past
+  END IF;
+  IF lo IS NOT NULL THEN
+    lo := least(lo, pg_snapshot_xmin(target)::text::bigint);
+    IF old IS NOT NULL AND lo <= pg_snapshot_xmin(old)::text::bigint THEN
+      RETURN;  -- held back where it is
+    END IF;
+    target := (lo::text || ':' || lo::text || ':')::pg_snapshot;
+  END IF;
+  UPDATE aq.subscribers x SET pos = target
+  WHERE x.id = (SELECT y.id FROM aq.subscribers y WHERE y.id = sid FOR NO KEY UPDATE SKIP LOCKED);
+END $$;
+GRANT EXECUTE ON FUNCTION aq.advance_position(integer, name, text) TO PUBLIC;

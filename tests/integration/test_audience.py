@@ -1,0 +1,140 @@
+"""A topic's subscribers without a recipient row each (issue 35): what Oracle's documents say
+of multi-consumer queues still holds when a publish writes no row per subscriber.
+
+- Recipients are decided at enqueue (Oracle Database Advanced Queuing User's Guide,
+  "Subscriber rules": a rule "is evaluated ... when a message is enqueued"): a subscriber
+  that adds a rule while a publish is in flight still gets that message; messages published
+  after the rule reach it only when the rule says so.
+- Sessions of one consumer share its messages: each message is delivered to one of them
+  (the SKIP LOCKED between concurrent dequeuers of the same consumer), and a delivery rolled
+  back comes again, counting an attempt.
+- A late subscriber sees only later messages; every subscriber reads each message once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+from pgaq.engine import DequeueOptions, MessageProperties, Session
+
+from .helpers import make_queue, subscribe
+
+
+async def _take(c: asyncpg.Connection, consumer: str, mode: str = "REMOVE", batch: int = 1) -> list[bytes]:
+    got = await Session(c).dequeue("s.q", DequeueOptions(consumer_name=consumer, dequeue_mode=mode,
+                                                         batch_size=batch))
+    return [bytes(m.payload) for m in got]  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def other(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
+    c = await asyncpg.connect(db_dsn)
+    try:
+        yield c
+    finally:
+        await c.close()
+
+
+async def test_sessions_of_one_consumer_share_its_messages(conn: asyncpg.Connection,
+                                                           other: asyncpg.Connection) -> None:
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await subscribe(conn, "s.q", "B")
+    await Session(conn).enqueue_array("s.q", [(b"1", None), (b"2", None), (b"3", None)])
+    first = Session(other)
+    await first.begin()
+    got = await first.dequeue("s.q", DequeueOptions(consumer_name="A"))
+    assert [bytes(m.payload) for m in got] == [b"1"]  # type: ignore[arg-type]
+    # another session of A skips what the first holds; B is not affected
+    assert await _take(conn, "A") == [b"2"]
+    assert await _take(conn, "B", batch=10) == [b"1", b"2", b"3"]
+    await first.rollback()  # counts the attempt
+    # the rolled-back delivery comes again, in its place, counting one attempt
+    got = await Session(conn).dequeue("s.q", DequeueOptions(consumer_name="A", batch_size=10))
+    assert [(bytes(m.payload), m.attempts) for m in got] == [(b"1", 1), (b"3", 0)]  # type: ignore[arg-type]
+    assert await _take(conn, "A") == []
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0  # every recipient done: settled
+
+
+async def test_concurrent_sessions_take_each_message_once(conn: asyncpg.Connection, db_dsn: str) -> None:
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await subscribe(conn, "s.q", "B")
+    n = 200
+    await Session(conn).enqueue_array("s.q", [(str(i).encode(), None) for i in range(n)])
+    conns = [await asyncpg.connect(db_dsn) for _ in range(4)]
+    try:
+        async def drain(c: asyncpg.Connection) -> list[bytes]:
+            out: list[bytes] = []
+            while got := await _take(c, "A", batch=7):
+                out += got
+            return out
+        parts = await asyncio.gather(*(drain(c) for c in conns))
+    finally:
+        for c in conns:
+            await c.close()
+    taken = [p for part in parts for p in part]
+    assert sorted(taken) == sorted(str(i).encode() for i in range(n))  # each once, none lost
+    assert len(await _take(conn, "B", batch=1000)) == n  # B's own copy is untouched
+
+
+async def test_a_rule_added_while_a_publish_is_in_flight(conn: asyncpg.Connection,
+                                                         other: asyncpg.Connection) -> None:
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await subscribe(conn, "s.q", "B")
+    await Session(conn).enqueue_array("s.q", [(b"before", MessageProperties(priority=1))])
+    tx = other.transaction()
+    await tx.start()
+    await Session(other).enqueue_array("s.q", [(b"in-flight", MessageProperties(priority=1))])
+    # A adds a rule while the publish is not committed: the publish saw A without one
+    await conn.execute("CALL dbms_aqadm.alter_subscriber('s.q', sys.aq$_agent('A', NULL, NULL),"
+                       " rule => 'priority > 5')")
+    await tx.commit()
+    await Session(conn).enqueue_array("s.q", [(b"low", MessageProperties(priority=1)),
+                                              (b"high", MessageProperties(priority=9))])
+    assert await _take(conn, "A", batch=10) == [b"before", b"in-flight", b"high"]
+    assert await _take(conn, "B", batch=10) == [b"before", b"in-flight", b"low", b"high"]
+    # and the rule removed: A reads every later message again
+    await conn.execute("CALL dbms_aqadm.alter_subscriber('s.q', sys.aq$_agent('A', NULL, NULL))")
+    await Session(conn).enqueue_array("s.q", [(b"after", MessageProperties(priority=1))])
+    assert await _take(conn, "A", batch=10) == [b"after"]
+    assert await conn.fetchval("SELECT count(*) FROM s.qt WHERE state IN (0, 1)") == 1  # B's "after"
+
+
+async def test_a_late_subscriber_and_a_removed_one(conn: asyncpg.Connection) -> None:
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await Session(conn).enqueue_array("s.q", [(b"1", None)])
+    await subscribe(conn, "s.q", "LATE")
+    await Session(conn).enqueue_array("s.q", [(b"2", None)])
+    assert await _take(conn, "LATE", batch=10) == [b"2"]
+    # A leaves: its messages leave the queue with it (no other recipient is left)
+    await conn.execute("CALL dbms_aqadm.remove_subscriber('s.q', sys.aq$_agent('A', NULL, NULL))")
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
+
+
+async def test_a_subscriber_reads_every_message_once_across_many_calls(conn: asyncpg.Connection) -> None:
+    """Its position moves on as it reads; delayed messages wait in their place."""
+    await make_queue(conn, multiple=True)
+    for name in ("A", "B", "C"):
+        await subscribe(conn, "s.q", name)
+    s = Session(conn)
+    sent: list[bytes] = []
+    seen: list[bytes] = []
+    for round_ in range(20):
+        batch = [(f"{round_}-{i}".encode(), None) for i in range(5)]
+        await s.enqueue_array("s.q", batch)
+        sent += [p for p, _ in batch]
+        seen += await _take(conn, "A", batch=3)
+    await s.enqueue_array("s.q", [(b"later", MessageProperties(delay=3600))])
+    while got := await _take(conn, "A", batch=4):
+        seen += got
+    assert seen == sent  # in order, each once, the delayed one not yet
+    assert await _take(conn, "B", batch=1000) == sent
+    got = await s.dequeue("s.q", DequeueOptions(consumer_name="A", msgid=None, batch_size=10,
+                                                dequeue_mode="BROWSE"))
+    assert got == []
