@@ -86,6 +86,19 @@ async def db_dsn(cluster: Cluster, template_db: str) -> AsyncIterator[str]:
 
 
 @pytest.fixture
+async def whole_audience(db_dsn: str) -> None:
+    """A topic publishes to its audience from its first plain subscriber (pgaq.audience_min
+    1, for every session of the test's database; by default a publish writes rows below 16
+    members): for tests of the audience itself. Request it before `conn`."""
+    c = await asyncpg.connect(db_dsn)
+    try:
+        name = await c.fetchval("SELECT current_database()")
+        await c.execute(f'ALTER DATABASE "{name}" SET pgaq.audience_min = 1')
+    finally:
+        await c.close()
+
+
+@pytest.fixture
 async def conn(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
     c = await asyncpg.connect(db_dsn)
     try:

@@ -36,6 +36,9 @@ from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
 
 from .conftest import EXAMPLES, Bridge, fuzz
 
+# the audience's own tests: every topic publishes to it (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("whole_audience")
+
 SETUP = """
 CREATE SCHEMA tp;
 CALL dbms_aqadm.create_queue_table('tp.qt', 'RAW', multiple_consumers => true);

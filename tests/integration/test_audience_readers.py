@@ -20,6 +20,9 @@ from pgaq.engine import DequeueOptions, Session
 from .helpers import make_queue, subscribe
 from .waiting import asleep, connected, until
 
+# the audience's own tests: every topic publishes to it (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("whole_audience")
+
 DEQ = ("CALL dbms_aq.dequeue('s.q', dbms_aq.dequeue_options(consumer_name => $1, wait => 0,"
        " dequeue_mode => $2), payload => NULL::bytea, msgid => NULL)")
 PURGE = "CALL dbms_aqadm.purge_queue_table('s.qt', $1, dbms_aqadm.purge_options(block => $2))"

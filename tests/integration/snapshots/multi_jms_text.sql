@@ -1375,7 +1375,7 @@ AS $function$
                p ->> 'sender_name', p ->> 'sender_address', (p ->> 'sender_protocol')::integer,
                decode(p ->> 'original_msgid', 'hex'), p ->> 'original_queue_name',
                pg_current_xact_id()::text::bigint,
-               CASE WHEN coalesce(p -> 'recipients', 'null') = 'null'::jsonb THEN (SELECT x.audience_gen FROM aq.queues x WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue) END,
+               CASE WHEN coalesce(p -> 'recipients', 'null') = 'null'::jsonb THEN (SELECT aq.audience_at(x.id, x.audience_gen) FROM aq.queues x WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue) END,
                jsonb_populate_record(NULL::sys."aq$_jms_text_message", p_payloads -> (e.i::integer - 1))
         FROM jsonb_array_elements(p_props) WITH ORDINALITY AS e(p, i)
         CROSS JOIN LATERAL (SELECT
@@ -1505,18 +1505,15 @@ AS $function$
           PERFORM aq.err(24031, 'invalid value, message properties should be a non-empty array', '22023');
         END IF;
 
-        SELECT rc.plain_ids INTO sub_ids FROM aq.rule_cache rc
+        -- (and the audience, whose members need no row per message, R__12_audience: gen
+        -- NULL when it is too small to publish to)
+        SELECT rc.plain_ids, aq.audience_at(qrow.id, x.audience_gen) INTO sub_ids, gen
+        FROM aq.rule_cache rc JOIN aq.queues x ON x.id = rc.queue_id
         WHERE rc.queue_id = qrow.id AND rc.rules_sql IS NULL;
         IF coalesce(cardinality(sub_ids), 0) = 0 THEN
           RETURN NULL;  -- rules to evaluate, or nobody subscribed: aq.enqueue_array decides
         END IF;
-        -- the audience, whose subscribers need no row per message (R__12_audience)
-        SELECT x.audience_gen INTO gen FROM aq.queues x WHERE x.id = qrow.id;
-        aud := EXISTS (SELECT 1 FROM aq.subscribers s, (SELECT gen AS audience) m
-                       WHERE s.queue_id = qrow.id AND (s.since IS NOT NULL AND m.audience IS NOT NULL AND s.since <= m.audience AND (s.until IS NULL OR m.audience < s.until)));
-        IF NOT aud THEN
-          gen := NULL;
-        END IF;
+        aud := gen IS NOT NULL;
 
         IF p_payloads IS NULL OR jsonb_typeof(p_payloads) <> 'array'
            OR jsonb_array_length(p_payloads) <> jsonb_array_length(p_props)

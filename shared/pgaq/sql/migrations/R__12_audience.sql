@@ -45,6 +45,28 @@ LANGUAGE sql STABLE AS $$
                        AND t.message_grouping = 'NONE')
 $$;
 
+-- How many members an audience needs before a publish goes to it (the setting
+-- pgaq.audience_min, default 16): below that, a publish writes a row per subscriber, as
+-- classic AQ does, which costs less to read back than a topic's window when the rows are
+-- few. Both forms are read everywhere, so the setting may differ between sessions.
+CREATE OR REPLACE FUNCTION aq.audience_min() RETURNS integer
+LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN current_setting('pgaq.audience_min', true) ~ '^[0-9]{1,6}$'
+              THEN greatest(current_setting('pgaq.audience_min', true)::integer, 1) ELSE 16 END
+$$;
+
+-- The generation a publish to queue p_queue_id goes to when its enqueuer sees p_gen: p_gen
+-- when the audience then has aq.audience_min() members, else NULL (rows for everybody).
+CREATE OR REPLACE FUNCTION aq.audience_at(p_queue_id integer, p_gen bigint) RETURNS bigint
+LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN (SELECT count(*) FROM (
+                      SELECT 1 FROM aq.subscribers s
+                      WHERE s.queue_id = p_queue_id AND s.since IS NOT NULL AND s.since <= p_gen
+                        AND (s.until IS NULL OR p_gen < s.until)
+                      LIMIT aq.audience_min()) x) >= aq.audience_min()
+              THEN p_gen END
+$$;
+
 -- Subscriber `sub` is an implicit recipient of message `m` (aliases; a row (m, sub) overrides)
 CREATE OR REPLACE FUNCTION aq.implicit_expr(p_sub text, p_msg text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$

@@ -104,8 +104,7 @@ BEGIN
       'queue_checks', checks || aq.buffered_checks(t, buffered,
         'CASE WHEN jsonb_typeof(p_props) = ''array'' THEN jsonb_array_length(p_props) ELSE 1 END'),
       'subscribers', CASE WHEN t.multiple_consumers
-                          THEN aq.render('queue_table.send.plain_subscribers', jsonb_build_object(
-                                 'implicit', aq.implicit_expr('s', 'm'))) ELSE '' END,
+                          THEN aq.render('queue_table.send.plain_subscribers') ELSE '' END,
       'payload_checks', CASE WHEN is_raw THEN aq.render('queue_table.send.raw_payloads')
                              ELSE aq.render('queue_table.send.object_payloads',
                                             jsonb_build_object('payload_relid', relid)) END,

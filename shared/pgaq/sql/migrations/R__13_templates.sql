@@ -385,18 +385,15 @@ SELECT aq.define_template('queue_table.send', $tpl$
 
 -- a multi-consumer table's subscribers, all plain (no rule), or the general path
 SELECT aq.define_template('queue_table.send.plain_subscribers', $tpl$
-        SELECT rc.plain_ids INTO sub_ids FROM aq.rule_cache rc
+        -- (and the audience, whose members need no row per message, R__12_audience: gen
+        -- NULL when it is too small to publish to)
+        SELECT rc.plain_ids, aq.audience_at(qrow.id, x.audience_gen) INTO sub_ids, gen
+        FROM aq.rule_cache rc JOIN aq.queues x ON x.id = rc.queue_id
         WHERE rc.queue_id = qrow.id AND rc.rules_sql IS NULL;
         IF coalesce(cardinality(sub_ids), 0) = 0 THEN
           RETURN NULL;  -- rules to evaluate, or nobody subscribed: aq.enqueue_array decides
         END IF;
-        -- the audience, whose subscribers need no row per message (R__12_audience)
-        SELECT x.audience_gen INTO gen FROM aq.queues x WHERE x.id = qrow.id;
-        aud := EXISTS (SELECT 1 FROM aq.subscribers s, (SELECT gen AS audience) m
-                       WHERE s.queue_id = qrow.id AND {{implicit}});
-        IF NOT aud THEN
-          gen := NULL;
-        END IF;$tpl$);
+        aud := gen IS NOT NULL;$tpl$);
 
 -- every message got its recipients (a subscriber removed since the cache was read leaves
 -- none)

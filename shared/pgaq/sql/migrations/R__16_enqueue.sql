@@ -215,7 +215,7 @@ RETURNS text LANGUAGE sql STABLE AS $sql$
                        -- a message without a recipient list goes to the audience (R__12_audience)
                        'audience', CASE WHEN aq.has_audience(q)
                                         THEN format('CASE WHEN coalesce(p -> ''recipients'', ''null'') = ''null''::jsonb'
-                                                    ' THEN (SELECT x.audience_gen FROM aq.queues x'
+                                                    ' THEN (SELECT aq.audience_at(x.id, x.audience_gen) FROM aq.queues x'
                                                     ' WHERE x.queue_table_id = %s AND x.queue_name = %s) END',
                                                     q.table_id, coalesce(p_args ->> 'queue', '$1'))
                                         ELSE 'NULL::bigint' END,
