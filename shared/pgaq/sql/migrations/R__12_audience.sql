@@ -197,6 +197,14 @@ BEGIN
   SELECT x.id, x.pos INTO sid, old FROM aq.subscribers x
   WHERE x.queue_id = q.queue_id AND x.name = p_consumer AND x.address IS NULL AND x.since IS NOT NULL;
   IF sid IS NULL THEN RETURN; END IF;
+  start := coalesce(pg_snapshot_xmin(old)::text::bigint, 0);
+  -- nothing in its window (a topic publishing rows, below the audience's threshold): done
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.%I m WHERE m.q_name = $1 AND m.audience IS NOT NULL'
+                 ' AND m.state IN (0, 1) AND m.txn_group >= $2)', q.table_schema, q.table_name)
+    INTO any_in USING q.queue_name, start;
+  IF NOT any_in THEN
+    RETURN;
+  END IF;
   -- its own rows in the window, read once by their ids (as the dequeue's `mine`; one
   -- written after this look only makes the position more careful)
   EXECUTE format($f$
@@ -212,7 +220,6 @@ BEGIN
     FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s AND m.txn_group >= $6
     WHERE sub.id = $1 AND NOT (m.msgid = ANY ($5))
   $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'));
-  start := coalesce(pg_snapshot_xmin(old)::text::bigint, 0);
   -- delayed messages in front of the first READY one get their rows (64 at most per call)
   EXECUTE 'SELECT m.txn_group ' || pending || ' AND m.state = 0 ORDER BY m.txn_group LIMIT 1'
     INTO lo USING sid, p_consumer, q.queue_name, NULL::bigint, mine, start;
