@@ -135,20 +135,6 @@ BEGIN
                  q.table_schema, q.table_name) USING p_ids, q.queue_name;
 END $$;
 
--- The same for every audience message of a queue (what removes or changes a subscriber's
--- audience as a whole: a rule added, the subscriber removed), or only for p_consumer's
--- pending ones (NULL: everybody's).
-CREATE OR REPLACE FUNCTION aq.materialise_window(q aq.queue_info, p_consumer text) RETURNS integer
-LANGUAGE plpgsql AS $$
-DECLARE
-  ids bytea[];
-BEGIN
-  IF NOT aq.has_audience(q) THEN RETURN 0; END IF;
-  EXECUTE format('SELECT array_agg(m.msgid) FROM %I.%I m WHERE m.q_name = $1 AND m.audience IS NOT NULL AND m.state IN (0, 1)',
-                 q.table_schema, q.table_name) INTO ids USING q.queue_name;
-  RETURN aq.materialise_recipients(q, p_consumer, ids);
-END $$;
-
 -- A subscriber joins the audience of its queue: one more generation, from which on the
 -- enqueuers that see it publish to the subscriber without a row. Returns the generation.
 CREATE OR REPLACE FUNCTION aq.next_audience(p_queue_id integer) RETURNS bigint
