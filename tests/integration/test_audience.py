@@ -21,6 +21,7 @@ import pytest
 from pgaq.engine import DequeueOptions, MessageProperties, Session
 
 from .helpers import make_queue, subscribe
+from .waiting import connected
 
 # the audience's own tests: every topic publishes to it (tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("whole_audience")
@@ -34,11 +35,9 @@ async def _take(c: asyncpg.Connection, consumer: str, mode: str = "REMOVE", batc
 
 @pytest.fixture
 async def other(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
-    c = await asyncpg.connect(db_dsn)
-    try:
+    """A second session of the test's database."""
+    async with connected(db_dsn) as c:
         yield c
-    finally:
-        await c.close()
 
 
 async def test_sessions_of_one_consumer_share_its_messages(conn: asyncpg.Connection,
