@@ -73,12 +73,18 @@ def _today(value: float | str, unit: str) -> str:
     return f"today {text.strip()} ({TODAY})"
 
 
+def _ratio(value: float, base: float) -> float:
+    """The ratio as the row prints it; a target is judged on this figure, so a run that
+    prints 1.5 against a 1.5 target passes."""
+    return round(value / base, 3) if base else 0.0
+
+
 def _curve_row(name: str, value: float, base: float, unit: str, *, target: str, scored: bool,
                passed: bool, note: str) -> Row:
     """A point of a curve: this run's figure beside the smallest audience's (the 'floor'
     column) and their ratio; scored only at the audience the target names."""
     row: Row = {"benchmark": name, "pgaq": round(value, 2), "floor": round(base, 2), "unit": unit,
-                "ratio": round(value / base, 3) if base else 0.0,
+                "ratio": _ratio(value, base),
                 "target": target if scored else "curve",
                 "pass": passed, "note": note}
     if not scored:
@@ -221,7 +227,7 @@ async def subscribers(dsn: str, s: Settings) -> list[Row]:
     first, last = counts[0], counts[-1]
     rows: list[Row] = []
     for n in counts:
-        r, ratio = pub[n], pub[n].rate / pub[first].rate if pub[first].rate else 0.0
+        r, ratio = pub[n], _ratio(pub[n].rate, pub[first].rate)
         rows.append(_curve_row(
             f"F1. publish 1/txn, {_subs(n)}", r.rate, pub[first].rate, "msg/s",
             target=f">= {PUBLISH_TARGET:g}x of {first:,}", scored=n == last,
@@ -233,7 +239,7 @@ async def subscribers(dsn: str, s: Settings) -> list[Row]:
         rows[-1]["compare_as"] = f"fanout_publish_{n}"  # RabbitMQ's row of this size (peers)
     for n in counts:
         r = drain[n]
-        ratio = r.rate / drain[first].rate if drain[first].rate else 0.0
+        ratio = _ratio(r.rate, drain[first].rate)
         took = (f"all {m:,} messages" if r.ops == m
                 else f"{r.ops:,} of {m:,} messages in the time box")
         rows.append(_curve_row(
@@ -248,7 +254,7 @@ async def subscribers(dsn: str, s: Settings) -> list[Row]:
         rows[-1]["compare_as"] = f"fanout_drain_{n}"
     for n in counts:
         f = fills[n]
-        ratio = f.bytes_per_msg / fills[first].bytes_per_msg if fills[first].bytes_per_msg else 0.0
+        ratio = _ratio(f.bytes_per_msg, fills[first].bytes_per_msg)
         recip = ("no aq$_st_r table" if f.recipient_rows is None
                  else f"{f.recipient_rows:,} recipient rows")
         row = _curve_row(
@@ -630,7 +636,7 @@ def _waiter_rows(results: dict[str, list[Waited]], s: Settings) -> list[Row]:
         base = curve[0]
         for w in curve:
             last = w is curve[-1]
-            ratio = w.cpu_per_msg_ms / base.cpu_per_msg_ms if base.cpu_per_msg_ms else 0.0
+            ratio = _ratio(w.cpu_per_msg_ms, base.cpu_per_msg_ms)
             ok = ratio <= CPU_TARGET and w.p99 <= P99_TARGET and not w.missing and not w.twice
             today = ""
             if kind == "library" and w.waiters in WAIT_TODAY:

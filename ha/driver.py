@@ -135,12 +135,14 @@ def judge(res: Result, load: Load) -> None:
             v.append(f"cell {c.name}: throughput did not come back to 90 % of before")
         for dest, before in c.pickup_before.items():
             after = c.pickup_after.get(dest)
-            # within 2x of before, with 5 ms of slack: on 2 cores shared by three members,
-            # etcd, HAProxy and every service, a few-millisecond median moves by that much
-            # from one 6 s window to the next (the bounded test's kill cell: 2.8 ms before,
-            # 5.7 after, while the other cells went 5.5 -> 4.9 and 5.6 -> 4.4); a waiter that
-            # fell back to polling shows hundreds of milliseconds
-            if after is None or after > max(2 * before, before + 0.005):
+            # within 2x of before, or of the steadiest level any cell saw before its fault,
+            # with 5 ms of slack: on 2 cores shared by three members, etcd, HAProxy and every
+            # service, a few-millisecond median moves by that much from one 6 s window to the
+            # next, and the first cell's is the lowest (CI: kill 3.7 -> 9.2 ms while the
+            # switchover and partition cells stood at 9.6 and 8.4 before theirs); a waiter
+            # that fell back to polling shows hundreds of milliseconds
+            steady = max(x.pickup_before.get(dest, 0.0) for x in res.cells)
+            if after is None or after > max(2 * before, before + 0.005, steady + 0.005):
                 v.append(f"cell {c.name}: {dest} pickup p50 {_ms(after)} after, {_ms(before)} before")
         if c.exception_listener < 1:
             v.append(f"cell {c.name}: the JMS exception listener was not told")
