@@ -139,3 +139,58 @@ async def test_a_subscriber_reads_every_message_once_across_many_calls(conn: asy
     assert await _take(conn, "B", batch=1000) == sent
     # nothing else for A: the delayed message waits
     assert await _take(conn, "A", "BROWSE", batch=10) == []
+
+
+async def test_a_subscriber_far_behind_reads_its_backlog_once_in_order(
+        conn: asyncpg.Connection, other: asyncpg.Connection) -> None:
+    """Behind by more than pgaq.audience_window messages, a subscriber reads its backlog as
+    rows (docs/architecture.md, "Topics without a row per subscriber"): still in order and
+    once each, and a message another of its sessions holds LOCKED is not handed out again."""
+    for c in (conn, other):
+        await c.execute("SET pgaq.audience_window = 5")
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await subscribe(conn, "s.q", "B")
+    sent = [str(i).encode() for i in range(60)]
+    for k in range(0, 60, 20):
+        await Session(conn).enqueue_array("s.q", [(p, None) for p in sent[k:k + 20]])
+    holder = Session(other)
+    await holder.begin()
+    held = await holder.dequeue("s.q", DequeueOptions(consumer_name="A", dequeue_mode="LOCKED"))
+    assert [bytes(m.payload) for m in held] == [b"0"]  # type: ignore[arg-type]
+    seen: list[bytes] = []
+    for _ in range(3):  # (a batch of 16 or more moves the position every time)
+        seen += await _take(conn, "A", batch=16)
+    assert seen == sent[1:49]  # in order, past the one held
+    await holder.rollback()
+    while got := await _take(conn, "A", batch=16):
+        seen += got
+    assert sorted(seen) == sorted(sent) and seen[48:] == [b"0", *sent[49:]]
+    assert await _take(conn, "B", batch=1000) == sent  # B's own copies, untouched
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0  # every recipient done
+
+
+async def test_sessions_far_behind_take_each_message_once(conn: asyncpg.Connection, db_dsn: str) -> None:
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await subscribe(conn, "s.q", "B")
+    n = 300
+    for k in range(0, n, 50):
+        await Session(conn).enqueue_array("s.q", [(str(i).encode(), None) for i in range(k, k + 50)])
+    conns = [await asyncpg.connect(db_dsn) for _ in range(4)]
+    try:
+        for c in conns:
+            await c.execute("SET pgaq.audience_window = 8")
+
+        async def drain(c: asyncpg.Connection) -> list[bytes]:
+            out: list[bytes] = []
+            while got := await _take(c, "A", batch=(3, 16, 20)[len(out) % 3]):
+                out += got
+            return out
+        parts = await asyncio.gather(*(drain(c) for c in conns))
+    finally:
+        for c in conns:
+            await c.close()
+    taken = [p for part in parts for p in part]
+    assert sorted(taken) == sorted(str(i).encode() for i in range(n))  # each once, none lost
+    assert len(await _take(conn, "B", batch=1000)) == n

@@ -429,7 +429,7 @@ AS $function$
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
             ORDER BY win.pos LIMIT (1) * 2 + 16) w
-          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          WHERE CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(p_queue, (p_consumer COLLATE "default"))) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -464,7 +464,7 @@ AS $function$
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
             ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
-          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          WHERE CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(p_queue, (p_consumer COLLATE "default"))) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -499,7 +499,7 @@ AS $function$
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
             ORDER BY win.pos LIMIT (1) * 2 + 16) w
-          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          WHERE CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(p_queue, (p_consumer COLLATE "default"))) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -534,7 +534,7 @@ AS $function$
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
             ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
-          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          WHERE CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(p_queue, (p_consumer COLLATE "default"))) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , o AS (SELECT m.msgid, m.q_name, (p_consumer COLLATE "default"), m.corrid, m.priority, m.delay, m.expiration, m.enq_time,
@@ -571,7 +571,7 @@ AS $function$
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
             ORDER BY win.pos LIMIT (1) * 2 + 16) w
-          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          WHERE CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(p_queue, (p_consumer COLLATE "default"))) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -619,7 +619,7 @@ AS $function$
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
             ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
-          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          WHERE CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(p_queue, (p_consumer COLLATE "default"))) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -667,7 +667,7 @@ AS $function$
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
             ORDER BY win.pos LIMIT (1) * 2 + 16) w
-          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          WHERE CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(p_queue, (p_consumer COLLATE "default"))) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -715,7 +715,7 @@ AS $function$
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
             ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
-          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          WHERE CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(p_queue, (p_consumer COLLATE "default"))) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -765,7 +765,7 @@ AS $function$
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
             ORDER BY win.pos LIMIT (1) * 2 + 16) w
-          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          WHERE CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(p_queue, (p_consumer COLLATE "default"))) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -813,7 +813,7 @@ AS $function$
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
             ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
-          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          WHERE CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(p_queue, (p_consumer COLLATE "default"))) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -861,7 +861,7 @@ AS $function$
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
             ORDER BY win.pos LIMIT (1) * 2 + 16) w
-          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          WHERE CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(p_queue, (p_consumer COLLATE "default"))) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT 1)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT 1)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,
@@ -909,7 +909,7 @@ AS $function$
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
             ORDER BY win.pos LIMIT (p_batch) * 2 + 16) w
-          WHERE CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
+          WHERE CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(p_queue, (p_consumer COLLATE "default"))) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(p_queue, (p_consumer COLLATE "default"), w.msgid)) THEN gen."aq$_t_take"(p_queue, (p_consumer COLLATE "default"), w.msgid) ELSE false END
           LIMIT p_batch)
           , c AS (SELECT * FROM e UNION ALL SELECT * FROM i ORDER BY pos LIMIT p_batch)
           , u AS (UPDATE gen."aq$_t_r" r SET state = 2, deq_time = p_now, deq_uid = current_user,

@@ -55,6 +55,15 @@ LANGUAGE sql STABLE AS $$
               THEN greatest(current_setting('pgaq.audience_min', true)::integer, 1) ELSE 16 END
 $$;
 
+-- How many messages of its window a subscriber reads before it reads its backlog as rows
+-- (the setting pgaq.audience_window, default 1,000; see aq.advance_position): a dequeue
+-- sorts its whole window, so a subscriber far behind would pay its backlog on every call.
+CREATE OR REPLACE FUNCTION aq.audience_window() RETURNS integer
+LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN current_setting('pgaq.audience_window', true) ~ '^[0-9]{1,9}$'
+              THEN greatest(current_setting('pgaq.audience_window', true)::integer, 1) ELSE 1000 END
+$$;
+
 -- The generation a publish to queue p_queue_id goes to when its enqueuer sees p_gen: p_gen
 -- when the audience then has aq.audience_min() members, else NULL (rows for everybody).
 CREATE OR REPLACE FUNCTION aq.audience_at(p_queue_id integer, p_gen bigint) RETURNS bigint
@@ -92,6 +101,14 @@ $$;
 CREATE OR REPLACE FUNCTION aq.recipient_lock_key(p_queue name, p_consumer text, p_msgid bytea)
 RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT hashtextextended(p_queue || '/' || p_consumer || '/' || encode(p_msgid, 'hex'), 1885823345)
+$$;
+
+-- The advisory lock of consumer p_consumer of queue p_queue as a whole: every implicit take
+-- holds it shared, so the session holding it exclusively knows no other session of the
+-- consumer holds a message it took without a row (aq.advance_position's catch-up).
+CREATE OR REPLACE FUNCTION aq.consumer_lock_key(p_queue name, p_consumer text)
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT hashtextextended(p_queue || '/' || p_consumer, 1885823346)
 $$;
 
 -- Writes the recipient rows that are implicit now, for consumer p_consumer (NULL: every
@@ -177,6 +194,7 @@ DECLARE
   pending text;
   mine bytea[];
   start bigint;
+  n bigint;
 BEGIN
   SELECT * INTO q FROM aq.queue_info x WHERE x.table_id = p_table_id AND x.queue_name = p_queue;
   IF NOT FOUND OR NOT aq.has_audience(q) OR p_consumer IS NULL THEN RETURN; END IF;
@@ -216,6 +234,37 @@ BEGIN
   IF ids IS NOT NULL THEN
     PERFORM aq.materialise_recipients(q, p_consumer, ids);
     mine := mine || ids;
+  END IF;
+  -- A subscriber with more than aq.audience_window() messages pending in its window is
+  -- behind: the oldest of them (transaction order, twenty windows at most a call) get their
+  -- READY rows, so that its dequeues read its backlog by index, O(batch), as with rows
+  -- written at publish, and the position moves past them.
+  EXECUTE 'SELECT count(*) FROM (SELECT 1 ' || pending || ' AND m.state = 0 LIMIT $4) x'
+    INTO n USING sid, p_consumer, q.queue_name, aq.audience_window() + 1, mine, start;
+  -- (while no other session of the consumer holds a message it took without a row: one
+  -- holding it LOCKED would otherwise find it READY again)
+  IF n > aq.audience_window()
+     AND pg_try_advisory_xact_lock(aq.consumer_lock_key(q.queue_name, p_consumer)) THEN
+    EXECUTE format($f$
+      WITH w AS (
+        SELECT m.msgid, m.q_name, m.priority, m.enq_seq, m.commit_seq, m.enq_time, m.ready_time,
+               m.txn_group, sub.name, sub.protocol, sub.id %3$s AND m.state = 0
+        ORDER BY m.txn_group LIMIT $4)
+      , i AS (
+        INSERT INTO %1$I.%2$I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
+                               priority, enq_seq, commit_seq, enq_time, ready_time, txn_group)
+        SELECT w.msgid, w.name, '', w.protocol, w.id, w.q_name, 0, w.priority, w.enq_seq,
+               w.commit_seq, w.enq_time, w.ready_time, w.txn_group
+        FROM w ORDER BY w.msgid
+        ON CONFLICT DO NOTHING RETURNING msgid)
+      SELECT array_agg(i.msgid) FROM i
+    $f$, q.table_schema, q.recipients_table, pending)
+      INTO ids USING sid, p_consumer, q.queue_name, 20 * aq.audience_window(), mine, start;
+    IF ids IS NOT NULL THEN
+      mine := mine || ids;
+      -- (a waiting session of the consumer that skipped them while this ran looks again)
+      PERFORM aq.wake(q.queue_id);
+    END IF;
   END IF;
   -- one statement: the window is read with the snapshot the position becomes
   EXECUTE format($f$

@@ -279,7 +279,8 @@ BEGIN
       'window', aq.audience_window_expr('sub', 'm'),
       'mine', format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_mine'),
       'take', CASE WHEN p_mode = 'BROWSE' THEN 'true'
-                   ELSE format('CASE WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(%3$s, %4$s, w.msgid))'
+                   ELSE format('CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(%3$s, %4$s)) THEN false'
+                               ' WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(%3$s, %4$s, w.msgid))'
                                ' THEN %1$I.%2$I(%3$s, %4$s, w.msgid) ELSE false END',
                                q.table_schema, 'aq$_' || q.table_name || '_take',
                                args ->> 'queue', args ->> 'consumer') END);
