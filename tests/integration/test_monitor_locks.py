@@ -31,6 +31,31 @@ EXPIRE_AHEAD = (
 
 
 async def test_expiry_during_dequeues_no_deadlock(conn: asyncpg.Connection, db_dsn: str) -> None:
+    await _expire_during_dequeues(conn, db_dsn)
+
+
+async def test_expiry_during_dequeues_of_an_audience_catching_up(db_dsn: str) -> None:
+    """The same with every publish to the audience (no row per subscriber) and subscribers
+    that read their backlog as rows from a window of 2: the catch-up writes rows for
+    messages the expiry may hold (docs/architecture.md, "Topics without a row per
+    subscriber")."""
+    admin = await asyncpg.connect(db_dsn)
+    try:
+        name = await admin.fetchval("SELECT current_database()")
+        await admin.execute(f'ALTER DATABASE "{name}" SET pgaq.audience_min = 1')
+        await admin.execute(f'ALTER DATABASE "{name}" SET pgaq.audience_window = 2')
+    finally:
+        await admin.close()
+    conn = await asyncpg.connect(db_dsn)
+    try:
+        # the messages went to the audience: no row per subscriber at publish
+        assert await _expire_during_dequeues(conn, db_dsn) == MESSAGES
+    finally:
+        await conn.close()
+
+
+async def _expire_during_dequeues(conn: asyncpg.Connection, db_dsn: str) -> int:
+    """Returns how many messages of the first round were published to the audience."""
     await make_queue(conn, multiple=True, retention=3600)
     for name in CONSUMERS:
         await subscribe(conn, "s.q", name)
@@ -45,6 +70,8 @@ async def test_expiry_during_dequeues_no_deadlock(conn: asyncpg.Connection, db_d
                 "s.q", [(i.to_bytes(2, "big"), MessageProperties(expiration=1)) for i in range(MESSAGES)]
             )
             all_ids.extend(ids)
+            if len(all_ids) == MESSAGES:
+                to_audience = await conn.fetchval("SELECT count(*) FROM s.qt WHERE audience IS NOT NULL")
             finished = asyncio.Event()
 
             async def worker(consumer: str, batch: int) -> None:
@@ -95,6 +122,7 @@ async def test_expiry_during_dequeues_no_deadlock(conn: asyncpg.Connection, db_d
     assert len(moved) == len(set(moved))
     assert set(moved) == {r["msg_id"] for r in expired}
     assert await conn.fetchval("SELECT count(*) FROM s.qt WHERE state IN (0, 1)") == 0
+    return int(to_audience)
 
 
 async def test_a_held_overdue_message_does_not_make_the_monitor_spin(conn: asyncpg.Connection, db_dsn: str) -> None:

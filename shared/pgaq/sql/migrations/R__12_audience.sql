@@ -242,14 +242,16 @@ BEGIN
   EXECUTE 'SELECT count(*) FROM (SELECT 1 ' || pending || ' AND m.state = 0 LIMIT $4) x'
     INTO n USING sid, p_consumer, q.queue_name, aq.audience_window() + 1, mine, start;
   -- (while no other session of the consumer holds a message it took without a row: one
-  -- holding it LOCKED would otherwise find it READY again)
+  -- holding it LOCKED would otherwise find it READY again. The messages are held FOR KEY
+  -- SHARE before any row is written, and one an expiry or purge holds is left: that one
+  -- writes rows of its own and would wait for ours while we waited for its message.)
   IF n > aq.audience_window()
      AND pg_try_advisory_xact_lock(aq.consumer_lock_key(q.queue_name, p_consumer)) THEN
     EXECUTE format($f$
       WITH w AS (
         SELECT m.msgid, m.q_name, m.priority, m.enq_seq, m.commit_seq, m.enq_time, m.ready_time,
                m.txn_group, sub.name, sub.protocol, sub.id %3$s AND m.state = 0
-        ORDER BY m.txn_group LIMIT $4)
+        ORDER BY m.txn_group LIMIT $4 FOR KEY SHARE OF m SKIP LOCKED)
       , i AS (
         INSERT INTO %1$I.%2$I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
                                priority, enq_seq, commit_seq, enq_time, ready_time, txn_group)
