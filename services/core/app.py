@@ -24,7 +24,7 @@ from pgaq.db import create_pool
 from pgaq.errors import PgaqError, describe
 from pgaq.logs import setup_logging
 from pgaq.migrate import migrate_dsn
-from pgaq.settings import Environment, warn_unknown
+from pgaq.settings import DEFAULTS, Environment, warn_unknown
 from pgaq.web import db_health
 from prometheus_client import CONTENT_TYPE_LATEST
 
@@ -36,11 +36,11 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 @dataclass(frozen=True)
 class Settings:
     dsn: str
-    host: str = "127.0.0.1"
-    port: int = 8081
+    host: str = DEFAULTS.text_declared("PGAQ_CORE_HOST")  # the declarations' defaults
+    port: int = DEFAULTS.integer("PGAQ_CORE_PORT")
     token: str | None = None
-    pool_max: int = 5
-    shutdown_timeout: float = 10.0
+    pool_max: int = DEFAULTS.integer("PGAQ_CORE_POOL_MAX")
+    shutdown_timeout: float = DEFAULTS.number("PGAQ_SHUTDOWN_TIMEOUT")
     migrate: bool = True
 
     @classmethod
@@ -48,7 +48,7 @@ class Settings:
         e = Environment(env)
         dsn = e.required("PGAQ_DSN")
         token = e.text("PGAQ_ADMIN_TOKEN")
-        host = e.text_or("PGAQ_CORE_HOST", "127.0.0.1")
+        host = e.text_declared("PGAQ_CORE_HOST")
         if token is None and host not in LOOPBACK:
             # without a token the admin API must not be reachable from other hosts
             log.warning("PGAQ_ADMIN_TOKEN is not set: binding to 127.0.0.1, not %s", host)

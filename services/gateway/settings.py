@@ -10,40 +10,48 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pgaq.idap.sessions import process_prefix
+from pgaq.settings import DEFAULTS as D
 from pgaq.settings import Environment
 
 
+# Each default is the declaration's (pgaq.settings), read once at import, not written again.
 @dataclass
 class Settings:
     dsn: str
-    host: str = "127.0.0.1"
-    port: int = 8080
-    path: str = "/aqserv/servlet"
-    session_timeout: float = 120.0
-    max_transactions: int = 50
-    max_wait: float = 300.0
-    safety_poll: float = 5.0
-    body_limit: int = 10 * 1024 * 1024
-    max_depth: int = 64
-    pool_max: int = 60
+    host: str = D.text_declared("PGAQ_HTTP_HOST")
+    port: int = D.integer("PGAQ_PORT")
+    path: str = D.text_declared("PGAQ_SERVLET_PATH")
+    session_timeout: float = D.number("PGAQ_SESSION_TIMEOUT")
+    max_transactions: int = D.integer("PGAQ_MAX_TRANSACTIONS")
+    max_wait: float = D.number("PGAQ_MAX_WAIT")
+    safety_poll: float = D.number("PGAQ_SAFETY_POLL")
+    body_limit: int = D.integer("PGAQ_BODY_LIMIT")
+    max_depth: int = D.integer("PGAQ_MAX_DEPTH")
+    pool_max: int = D.integer("PGAQ_GATEWAY_POOL_MAX")
     tls_cert: str | None = None
     tls_key: str | None = None
     # PEM CA bundle: TLS asks for a client certificate chaining to it, and one whose subject
     # is an agent's certificate_location logs in as that agent (docs/gateway.md)
     tls_client_ca: str | None = None
-    tls_client_required: bool = False  # a handshake without a client certificate fails
+    tls_client_required: bool = D.flag("PGAQ_TLS_CLIENT_REQUIRED")  # no client certificate: no handshake
     stylesheet: str | None = None
     hooks: list[str] = field(default_factory=list)
-    validate: bool = True
-    shutdown_timeout: float = 10.0
-    workers: int = 1  # processes serving the port (see workers.py)
+    validate: bool = D.flag("PGAQ_VALIDATE")
+    shutdown_timeout: float = D.number("PGAQ_SHUTDOWN_TIMEOUT")
+    # processes serving the port (see workers.py); the declared `auto` depends on the DSN,
+    # so a Settings made in code serves with one
+    workers: int = 1
     worker: int | None = None  # this process's index when it is one of several
     run_dir: str | None = None  # where the workers' private sockets live
     admin_token: str | None = None  # also opens /dashboard (user `admin`)
-    batch_inflight: int = 1  # autocommit batches of one queue written at once (batching.py)
-    fastpath: bool = True  # serve the servlet's plain POSTs without aiohttp (fastpath.py)
-    keepalive_timeout: float = 75.0  # an idle keep-alive connection is closed after this
-    gc_gen0: int = 20000  # young collections every this many allocations (gctune.py); 0: defaults
+    # autocommit batches of one queue written at once (batching.py)
+    batch_inflight: int = D.integer("PGAQ_GATEWAY_BATCH_INFLIGHT")
+    # serve the servlet's plain POSTs without aiohttp (fastpath.py)
+    fastpath: bool = D.flag("PGAQ_GATEWAY_FASTPATH")
+    # an idle keep-alive connection is closed after this
+    keepalive_timeout: float = D.number("PGAQ_GATEWAY_KEEPALIVE")
+    # young collections every this many allocations (gctune.py); 0: Python's defaults
+    gc_gen0: int = D.integer("PGAQ_GC_GEN0")
     _prefix: str = field(default="", repr=False)
 
     @property
@@ -62,9 +70,9 @@ class Settings:
             raise SystemExit("PGAQ_TLS_CLIENT_CA needs PGAQ_TLS_CERT (client certificates need TLS)")
         return cls(
             dsn=dsn,
-            host=e.text_or("PGAQ_HTTP_HOST", "127.0.0.1"),
+            host=e.text_declared("PGAQ_HTTP_HOST"),
             port=e.integer("PGAQ_PORT"),
-            path=e.text_or("PGAQ_SERVLET_PATH", "/aqserv/servlet"),
+            path=e.text_declared("PGAQ_SERVLET_PATH"),
             session_timeout=e.number("PGAQ_SESSION_TIMEOUT"),
             max_transactions=e.integer("PGAQ_MAX_TRANSACTIONS"),
             max_wait=e.number("PGAQ_MAX_WAIT"),
@@ -79,7 +87,7 @@ class Settings:
             stylesheet=e.text("PGAQ_STYLESHEET"),
             hooks=e.words("PGAQ_GATEWAY_HOOKS"),
             validate=e.flag("PGAQ_VALIDATE"),
-            workers=workers_for(e.text_or("PGAQ_GATEWAY_WORKERS", "auto"), dsn),
+            workers=workers_for(e.text_declared("PGAQ_GATEWAY_WORKERS"), dsn),
             worker=e.maybe_integer("PGAQ_GATEWAY_WORKER"),
             run_dir=e.text("PGAQ_GATEWAY_RUN_DIR"),
             admin_token=e.text("PGAQ_ADMIN_TOKEN"),

@@ -1,11 +1,12 @@
 """Grouped buffered REMOVEs: concurrent calls of one process, one statement.
 
-A buffered REMOVE (delivery mode BUFFERED, IMMEDIATE visibility, outside any transaction)
-is not part of a transaction (seed 002, "Buffered Messaging"): it takes effect when the
-call returns. So the REMOVEs that arrive while another one for the same queue is running
-can be taken together, as one dequeue of the sum of their batch sizes, the way PostgreSQL
-groups commits: the first caller (the leader) runs its statement at once on its own
-connection; calls arriving meanwhile wait, and when the statement returns, the next
+A buffered REMOVE (delivery mode BUFFERED, IMMEDIATE visibility, outside any transaction) is
+not part of a transaction (Oracle Streams Advanced Queuing User's Guide and Reference 10g
+Release 2 (10.2), "Introducing Oracle Streams AQ", "Buffered Messaging"): it takes effect
+when the call returns. So the REMOVEs that arrive while another one for the same queue is
+running can be taken together, as one dequeue of the sum of their batch sizes, the way
+PostgreSQL groups commits: the first caller (the leader) runs its statement at once on its
+own connection; calls arriving meanwhile wait, and when the statement returns, the next
 waiter leads the next statement for all of them, on its own connection. No timer: an
 idle queue's call runs at once, and each statement carries what arrived during the
 previous one. (Buffered enqueues are not grouped: measured, one statement per call was

@@ -33,8 +33,9 @@ Payload = bytes | dict[str, Any] | None
 DEQUEUE_MODES = ("BROWSE", "LOCKED", "REMOVE", "REMOVE_NODATA")
 NAVIGATIONS = ("FIRST_MESSAGE", "NEXT_MESSAGE", "NEXT_TRANSACTION")
 VISIBILITIES = ("ON_COMMIT", "IMMEDIATE")
-# Oracle's delivery modes (seed 002, "Buffered Messaging"): an enqueue is PERSISTENT or
-# BUFFERED; a dequeue takes either or both
+# Oracle's delivery modes (Oracle Streams Advanced Queuing User's Guide and Reference 10g
+# Release 2 (10.2), "Introducing Oracle Streams AQ", "Buffered Messaging"): an enqueue is
+# PERSISTENT or BUFFERED; a dequeue takes either or both
 ENQUEUE_DELIVERY_MODES = ("PERSISTENT", "BUFFERED")
 DEQUEUE_DELIVERY_MODES = ("PERSISTENT", "BUFFERED", "PERSISTENT_OR_BUFFERED")
 # where Session.run runs an operation: the table at Session._mode (strings, not an Enum:
@@ -150,9 +151,10 @@ def _msgid_bytes(text: str) -> bytes:
 
 
 def _buffered_needs_immediate(mode: str, visibility: str, what: str) -> None:
-    """Seed 002: "Both enqueue and dequeue buffered messaging operations must be with
-    IMMEDIATE visibility mode" (the SQL interface raises the same, R__19). A session made
-    with `buffered_in_transactions` (pgaq.jms's NON_PERSISTENT messages) skips this."""
+    """AQ User's Guide (10.2), "Buffered Messaging": "Both enqueue and dequeue buffered
+    messaging operations must be with IMMEDIATE visibility mode" (the SQL interface raises
+    the same, R__19). A session made with `buffered_in_transactions` (pgaq.jms's
+    NON_PERSISTENT messages) skips this."""
     if mode != "PERSISTENT" and (visibility or "").upper() != "IMMEDIATE":
         raise QueueError(f"ORA-25293: {what} of {mode} messages has IMMEDIATE visibility: "
                          "it cannot be part of the caller's transaction", 25293, "0A000")

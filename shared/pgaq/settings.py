@@ -1,10 +1,13 @@
 """Every `PGAQ_*` environment variable, declared once, and the one reader of them.
 
-A setting's name, type, default, unit, the services that read it and one line of doc
-live in `DECLARED`; each service builds its typed settings through `Environment`, so a
-default is written once and `pgaq settings` and the table in docs/deployment.md
-(settings_doc.py) come from the same place. A `PGAQ_*` variable that is not declared is
-most likely a typo that would be ignored silently: services warn about it at start.
+A setting's name, type, default, unit, the services that read it and one line of doc live in
+`DECLARED`; each service builds its typed settings through `Environment`, so `pgaq settings`
+and the table in docs/deployment.md (settings_doc.py) come from the same place as the
+values. `DEFAULTS` reads the declared defaults, typed, for a settings dataclass's field
+defaults (the gateway's and core's read theirs there; the other services' dataclasses still
+repeat theirs, and tests/unit/test_settings.py checks that they agree). A `PGAQ_*` variable
+that is not declared is most likely a typo that would be ignored silently: services warn
+about it at start.
 """
 
 from __future__ import annotations
@@ -344,6 +347,13 @@ class Environment:
     def text(self, name: str) -> str | None:
         return self.raw(name, "text", "url", "path")
 
+    def text_declared(self, name: str) -> str:
+        """A text whose declaration has a default, so it is never None."""
+        value = self.text(name)
+        if value is None:
+            raise TypeError(f"{name} has no default")
+        return value
+
     def text_or(self, name: str, fallback: str) -> str:
         """A text whose default is computed (a name with the host and pid in it)."""
         return self.text(name) or fallback
@@ -405,6 +415,10 @@ class Environment:
         """`<name><key>=value` for every key: {key: value}."""
         self.raw(name, "prefix")
         return {k.removeprefix(name): v for k, v in self.env.items() if k.startswith(name) and k != name}
+
+
+# An environment that sets nothing: every read is the declared default.
+DEFAULTS = Environment({})
 
 
 def shown(setting: Setting, value: str | None) -> str:

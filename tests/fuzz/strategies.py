@@ -1,6 +1,8 @@
-"""Generators of hostile IDAP input: the seed's examples and generated envelopes, then
-mutated at the tree level (drop, duplicate, reorder, retext, reattribute, renamespace,
-nest) and at the byte level (control characters, DTD and entity fragments, truncation)."""
+"""Generators of hostile IDAP input: the IDAP examples of Oracle Streams Advanced Queuing User's
+Guide and Reference, Release 10.1, chapter 17 "Internet Access to Oracle Streams AQ", and
+generated envelopes, then mutated at the tree level (drop, duplicate, reorder, retext,
+reattribute, renamespace, nest) and at the byte level (control characters, DTD and entity
+fragments, truncation)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,12 @@
 """Persistent and buffered messages in one queue, as a state machine against a small model.
 
-The model is the seed's (002, "Buffered Messaging"): both classes use the same queues and
-are told apart by the enqueue's delivery mode; a dequeue takes persistent messages only,
-buffered only, or both (here: buffered first, each class in its own order, as pgaq
-documents, since Oracle does not order across classes); a subscriber takes the modes it
-was added with (PERSISTENT by default); a buffered message is gone once its recipients have
-it (no retention). The backlog of `v$buffered_queues` is what the model holds buffered.
+The model is that of Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2
+(10.2), "Introducing Oracle Streams AQ", "Buffered Messaging": both classes use the same queues
+and are told apart by the enqueue's delivery mode; a dequeue takes persistent messages only,
+buffered only, or both (here: buffered first, each class in its own order, as pgaq documents,
+since Oracle does not order across classes); a subscriber takes the modes it was added with
+(PERSISTENT by default); a buffered message is gone once its recipients have it (no retention).
+The backlog of `v$buffered_queues` is what the model holds buffered.
 """
 
 from __future__ import annotations

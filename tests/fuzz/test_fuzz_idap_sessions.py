@@ -4,15 +4,17 @@ piggybacked), idle timeout and gateway restart from three clients, posted over r
 a real gateway, each answer and the queue table's committed rows checked against a small
 reference model of AQ's semantics.
 
-The model is written from the seeds (000 "IDAP servlet sessions and transactions", 002
-retries and exception queues): a transaction sees its own uncommitted sends and not
-others'; a REMOVE or LOCKED dequeue skips what other transactions took; BROWSE reads what
-is committed; NEXT_MESSAGE continues after the last message this session got with the same
+The model is written from Oracle Streams Advanced Queuing User's Guide and Reference, Release
+10.1, chapter 17 "Internet Access to Oracle Streams AQ", "User Sessions and Transactions", and
+Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2 (10.2), "Introducing
+Oracle Streams AQ" (retries and exception queues): a transaction sees its own uncommitted sends
+and not others'; a REMOVE or LOCKED dequeue skips what other transactions took; BROWSE reads
+what is committed; NEXT_MESSAGE continues after the last message this session got with the same
 selector, FIRST_MESSAGE starts over; a commit or rollback ends the transaction and the next
-request starts a new one; a rolled-back REMOVE counts one failed attempt and is offered
-again to the same session in queue order; past max_retries (2) the message is in the
-exception queue; a gateway that stops rolls its sessions back (counted), an idle session is
-rolled back and its next request told so once (ORA-25402).
+request starts a new one; a rolled-back REMOVE counts one failed attempt and is offered again to
+the same session in queue order; past max_retries (2) the message is in the exception queue; a
+gateway that stops rolls its sessions back (counted), an idle session is rolled back and its
+next request told so once (ORA-25402).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The scan floor against a model of AQ's REMOVE: whatever order enqueues commit in, REMOVEs
 roll back, delays end and the monitor's floor rounds come, a REMOVE of a single-consumer
-ENQ_TIME queue takes the READY message enqueued first that no other transaction holds
-(seed 001: the default sort order is ENQ_TIME; a rolled-back dequeue leaves the message in
-the queue; a delayed message is READY once its delay has passed), and no READY message
-lies below the floor.
+ENQ_TIME queue takes the READY message enqueued first that no other transaction holds (the
+default sort order of DBMS_AQADM.CREATE_QUEUE_TABLE is ENQ_TIME; a rolled-back dequeue leaves
+the message in the queue; a delayed message is READY once its delay has passed), and no READY
+message lies below the floor.
 
 Two sessions: A works in autocommit; B holds a transaction open across steps (enqueues in
 it, REMOVEs in it) and ends it with a commit or a rollback, while A and the floor rounds

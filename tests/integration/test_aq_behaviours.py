@@ -1,4 +1,5 @@
-"""Behaviours seed 002 describes that worked before issue 21 but that no test asserted
+"""Behaviours Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2 (10.2),
+"Introducing Oracle Streams AQ" describes that worked before issue 21 but that no test asserted
 (issue 21, section 2). Each test quotes the sentence it checks.
 """
 
@@ -24,10 +25,10 @@ DEQ = ("CALL dbms_aq.dequeue(queue_name => 's.q', dequeue_options => dbms_aq.deq
 # -- a group takes its first message's properties ---------------------------------------
 
 async def test_a_group_takes_its_first_messages_properties(conn: asyncpg.Connection) -> None:
-    """Seed 002: "Group message properties priority, delay, and expiration are determined
-    solely by the message properties specified for the first message in a group,
-    irrespective of which properties are specified for subsequent messages in the group."
-    Through dbms_aq.enqueue, three calls in one transaction."""
+    """AQ User's Guide (10.2), "Message Grouping": "Group message properties priority, delay,
+    and expiration are determined solely by the message properties specified for the first
+    message in a group, irrespective of which properties are specified for subsequent messages
+    in the group." Through dbms_aq.enqueue, three calls in one transaction."""
     await make_queue(conn, grouping="TRANSACTIONAL")
     async with conn.transaction():
         first = await conn.fetchval(ENQ, b"\x01", 7, 0, 60)
@@ -58,8 +59,9 @@ async def test_a_groups_first_delay_holds_the_whole_group(conn: asyncpg.Connecti
 # -- subscribers ------------------------------------------------------------------------
 
 async def test_a_late_subscriber_sees_only_later_messages(conn: asyncpg.Connection) -> None:
-    """Seed 002: "A consumer that is added as a subscriber to a queue is only able to
-    dequeue messages that are enqueued after the subscriber is added." """
+    """AQ User's Guide (10.2), "Oracle Streams AQ in Integrated Application Environments": "A
+    consumer that is added as a subscriber to a queue is only able to dequeue messages that are
+    enqueued after the subscriber is added." """
     await make_queue(conn, multiple=True)
     await subscribe(conn, "s.q", "EARLY")
     s = Session(conn)
@@ -77,10 +79,10 @@ async def test_a_late_subscriber_sees_only_later_messages(conn: asyncpg.Connecti
 
 
 async def test_removing_a_subscriber_removes_its_pending_messages(conn: asyncpg.Connection) -> None:
-    """Seed 002: "To clean up messages for a particular subscriber, you can remove the
-    subscriber and add the subscriber again. Removing the subscriber removes all the
-    messages for that subscriber." The other subscriber keeps its copies; a message meant
-    for the removed subscriber alone leaves the queue."""
+    """AQ User's Guide (10.2), "Cleaning Up Message Queues": "To clean up messages for a
+    particular subscriber, you can remove the subscriber and add the subscriber again. Removing
+    the subscriber removes all the messages for that subscriber." The other subscriber keeps its
+    copies; a message meant for the removed subscriber alone leaves the queue."""
     await make_queue(conn, multiple=True)
     await subscribe(conn, "s.q", "KEEP", rule="priority < 5")
     await subscribe(conn, "s.q", "GONE")
@@ -103,11 +105,12 @@ async def test_removing_a_subscriber_removes_its_pending_messages(conn: asyncpg.
 
 async def test_browse_next_message_with_a_wait_wraps_to_the_start(conn: asyncpg.Connection,
                                                                    db_dsn: str) -> None:
-    """Seed 002: "If you reach the end of the queue while using the NEXT_MESSAGE or
-    NEXT_TRANSACTION option, and you have specified a nonzero wait time, then the navigating
-    position is automatically changed to the beginning of the queue. If a zero wait time is
-    specified, then you can get an exception when the end of the queue is reached." Through
-    the library, waiting on its listener (the SQL form: tests/integration/test_sql_wait.py)."""
+    """AQ User's Guide (10.2), "Navigation of Messages in Dequeuing": "If you reach the end of
+    the queue while using the NEXT_MESSAGE or NEXT_TRANSACTION option, and you have specified a
+    nonzero wait time, then the navigating position is automatically changed to the beginning of
+    the queue. If a zero wait time is specified, then you can get an exception when the end of
+    the queue is reached." Through the library, waiting on its listener (the SQL form:
+    tests/integration/test_sql_wait.py)."""
     await make_queue(conn)
     s = Session(conn)
     ids = [await s.enqueue("s.q", bytes([i])) for i in (1, 2)]
@@ -132,13 +135,13 @@ async def test_browse_next_message_with_a_wait_wraps_to_the_start(conn: asyncpg.
 
 async def test_a_client_that_dies_in_its_transaction_counts_no_attempt(conn: asyncpg.Connection,
                                                                       db_dsn: str) -> None:
-    """Seed 002: "If a dequeue transaction fails because the server process dies (including
-    ALTER SYSTEM KILL SESSION) or SHUTDOWN ABORT on the instance, then RETRY_COUNT is not
-    incremented." Through SQL (dbms_aq.dequeue notes its attempt autonomously, for a
-    ROLLBACK to count) and through the library: the dequeuing backend is terminated with
-    its transaction open; the message is READY again with no attempt counted. A ROLLBACK,
-    by contrast, counts one (seed: "If the transaction dequeuing a message from a queue
-    fails, then it is regarded as an unsuccessful attempt")."""
+    """AQ User's Guide (10.2), "Retries with Delays": "If a dequeue transaction fails because
+    the server process dies (including ALTER SYSTEM KILL SESSION) or SHUTDOWN ABORT on the
+    instance, then RETRY_COUNT is not incremented." Through SQL (dbms_aq.dequeue notes its
+    attempt autonomously, for a ROLLBACK to count) and through the library: the dequeuing
+    backend is terminated with its transaction open; the message is READY again with no attempt
+    counted. A ROLLBACK, by contrast, counts one (the same section: "If the transaction
+    dequeuing a message from a queue fails, then it is regarded as an unsuccessful attempt")."""
     await make_queue(conn)
     await conn.execute(ENQ, b"\x01", 1, 0, -1)
 
@@ -191,12 +194,12 @@ async def monitor_at(conn: asyncpg.Connection, seconds_ahead: float, table: str 
 
 async def test_a_blocked_dequeue_on_an_exception_queue_is_woken_by_an_expiry(
         conn: asyncpg.Connection, db_dsn: str) -> None:
-    """Seed 002: "Applications can also perform a blocking dequeue on exception queues to
-    wait for arrival of EXPIRED messages." and "An application that is blocked on a dequeue
-    is either awakened directly by the enqueuer if the new message has no DELAY or is
-    awakened by the queue monitor process when the DELAY or EXPIRATION time has passed."
-    A SQL dequeue (aq.await_message) and a library dequeue (its listener, no safety poll)
-    wait on the exception queue; the monitor's pass, run with its clock past the message's
+    """AQ User's Guide (10.2), "Waiting for Messages": "Applications can also perform a blocking
+    dequeue on exception queues to wait for arrival of EXPIRED messages." and "An application
+    that is blocked on a dequeue is either awakened directly by the enqueuer if the new message
+    has no DELAY or is awakened by the queue monitor process when the DELAY or EXPIRATION time
+    has passed." A SQL dequeue (aq.await_message) and a library dequeue (its listener, no safety
+    poll) wait on the exception queue; the monitor's pass, run with its clock past the message's
     expiration, moves it there, and both return with it long before their waits end."""
     await make_queue(conn)
     await conn.execute("CALL dbms_aqadm.start_queue('s.aq$_qt_e', enqueue => false)")

@@ -1,4 +1,6 @@
-"""Buffered messages on UNLOGGED storage (issue 21 section 4; seed 002 "Buffered Messaging")."""
+"""Buffered messages on UNLOGGED storage (issue 21 section 4; Oracle Streams Advanced Queuing
+User's Guide and Reference 10g Release 2 (10.2), "Introducing Oracle Streams AQ", "Buffered
+Messaging")."""
 
 from __future__ import annotations
 
@@ -128,9 +130,10 @@ async def test_flow_control(conn: asyncpg.Connection) -> None:
 
 
 async def test_crash_loses_buffered_messages_only_and_a_clean_restart_keeps_them() -> None:
-    """Seed 002: buffered messages are lost on an instance crash; persistent ones are not.
-    On PostgreSQL: an immediate-mode stop (a crash: recovery resets UNLOGGED tables) loses
-    the buffered messages and nothing else; a clean restart keeps them (docs/operations.md)."""
+    """AQ User's Guide (10.2), "Buffered Messaging": buffered messages are lost on an instance
+    crash; persistent ones are not. On PostgreSQL: an immediate-mode stop (a crash: recovery
+    resets UNLOGGED tables) loses the buffered messages and nothing else; a clean restart keeps
+    them (docs/operations.md)."""
     import os
     import shutil
     import tempfile
@@ -184,8 +187,9 @@ async def test_crash_loses_buffered_messages_only_and_a_clean_restart_keeps_them
 
 async def test_expired_buffered_message_moves_to_the_exception_queue_as_persistent(
         conn: asyncpg.Connection) -> None:
-    """Seed 002: "When a buffered message has been in the queue beyond its expiration
-    period, it is moved into the exception queue as a persistent message." """
+    """AQ User's Guide (10.2), "Buffered Messaging": "When a buffered message has been in the
+    queue beyond its expiration period, it is moved into the exception queue as a persistent
+    message." """
     await conn.execute(SETUP)
     s = Session(conn)
     mid = await s.enqueue("b.sq", b"old", MessageProperties(expiration=1), visibility=IMM,
@@ -223,9 +227,9 @@ async def test_sql_listen_by_delivery_mode(conn: asyncpg.Connection) -> None:
 
 
 async def test_plsql_buffered_enqueue_and_dequeue(conn: asyncpg.Connection) -> None:
-    """The seed's PL/SQL, BEGIN .. END as CALL: enqueue_options.delivery_mode BUFFERED with
-    IMMEDIATE visibility; a dequeue of BUFFERED messages (IMMEDIATE) gets it, and its
-    message_properties.delivery_mode says BUFFERED; ON_COMMIT is refused for both."""
+    """The AQ User's Guide's PL/SQL, BEGIN .. END as CALL: enqueue_options.delivery_mode
+    BUFFERED with IMMEDIATE visibility; a dequeue of BUFFERED messages (IMMEDIATE) gets it, and
+    its message_properties.delivery_mode says BUFFERED; ON_COMMIT is refused for both."""
     await conn.execute(SETUP)
     enq = ("CALL dbms_aq.enqueue('b.sq', dbms_aq.enqueue_options(visibility => {vis}, "
            "delivery_mode => dbms_aq.buffered()), NULL, '\\x0102'::bytea, NULL)")
@@ -293,9 +297,9 @@ async def test_plsql_dequeue_array_of_buffered_messages(conn: asyncpg.Connection
 
 
 async def test_buffered_rules_and_priorities(conn: asyncpg.Connection) -> None:
-    """Seed 002: "Rule-based subscriptions are supported with buffered messaging"; "All
-    ordering schemes available for persistent messages are also available for buffered
-    messages"."""
+    """AQ User's Guide (10.2), "Buffered Messaging": "Rule-based subscriptions are supported
+    with buffered messaging"; "All ordering schemes available for persistent messages are also
+    available for buffered messages"."""
     await conn.execute("""
         CREATE SCHEMA r;
         CALL dbms_aqadm.create_queue_table('r.pt', 'RAW', sort_list => 'PRIORITY,ENQ_TIME',

@@ -1,8 +1,9 @@
 """Receiving by message identifier overrides the delay (issue 21 section 2).
 
-Seed 004: "A message specified with a delay is in a waiting state until the delay expires.
-Receiving by message identifier overrides the delay specification." A dequeue without a
-message id still leaves the message alone until its delay ends.
+Oracle Database Advanced Queuing User's Guide, "Introduction to Oracle Java Message Service",
+"Specifying a Message Delay": "A message specified with a delay is in a waiting state until the
+delay expires. Receiving by message identifier overrides the delay specification." A dequeue
+without a message id still leaves the message alone until its delay ends.
 """
 
 from __future__ import annotations

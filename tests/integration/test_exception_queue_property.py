@@ -1,12 +1,14 @@
 """exception_queue in message properties names an exception queue (issue 21 section 2).
 
-Seed 000/001/003 (message properties): exception_queue is "the name of the queue to which
-the message is moved if it cannot be processed successfully ... If the exception queue
-specified does not exist at the time of the move, then the message is moved to the default
-exception queue associated with the queue table, and a warning is logged in the alert
-log." Seed 002: "Applications cannot directly enqueue into exception queues", the default
-exception queue is created with the queue table. pgaq refuses, at enqueue, a name that is
-no queue (ORA-24010) or a queue that is not an exception queue (ORA-24005, pgaq's choice:
+Oracle's AQ guides 10.1, 10.2 and 11.1, "Internet Access to Oracle Streams AQ" (the
+message_header elements; 10.1: Table 17-1): exception_queue is "the name of the queue to which
+the message is moved if it cannot be processed successfully ... If the exception queue specified
+does not exist at the time of the move, then the message is moved to the default exception queue
+associated with the queue table, and a warning is logged in the alert log." Oracle Streams
+Advanced Queuing User's Guide and Reference 10g Release 2 (10.2), "Introducing Oracle Streams
+AQ", "Exception Queues": "Applications cannot directly enqueue into exception queues", the
+default exception queue is created with the queue table. pgaq refuses, at enqueue, a name that
+is no queue (ORA-24010) or a queue that is not an exception queue (ORA-24005, pgaq's choice:
 docs/errors.md); PostgreSQL's server log stands for the alert log (a WARNING).
 """
 
@@ -87,8 +89,8 @@ async def test_expiry_after_the_named_queue_was_dropped_goes_to_the_default(
     got = await conn.fetchrow("CALL dbms_aq.dequeue('s.aq$_qt_e', dbms_aq.dequeue_options(wait => 0),"
                               " payload => NULL::bytea, msgid => NULL)")
     assert got["payload"] == b"\x01"
-    # seed 001: "If the default exception queue is used, then the parameter returns a NULL
-    # value at dequeue time"
+    # the 11.1 guide, exception_queue: "If the default exception queue is used, then the
+    # parameter returns a NULL value at dequeue time"
     assert got["message_properties"]["exception_queue"] is None
 
 

@@ -226,8 +226,8 @@ async def test_a_method_header_naming_another_operation_is_refused(
 
 async def test_method_headers_that_agree_or_name_nothing_are_fine(
         gw: Gw, conn: asyncpg.Connection) -> None:  # noqa: F811  # noqa: F811
-    """The seed's own form, the bare name, SOAP 1.1's empty and quoted-empty SOAPAction,
-    the servlet's URL, a URN: none contradicts the Body, all are served."""
+    """The form of Oracle's IDAP examples, the bare name, SOAP 1.1's empty and quoted-empty
+    SOAPAction, the servlet's URL, a URN: none contradicts the Body, all are served."""
     url, _ = gw
     c = Client(url, "JOHN", "secret")
     cases: list[dict[str, str]] = [
@@ -335,9 +335,10 @@ async def test_exception_queue_is_given_qualified_in_upper_case(gw: Gw,  # noqa:
 
 async def test_a_message_moved_to_the_default_exception_queue_names_none(
         gw: Gw, conn: asyncpg.Connection) -> None:  # noqa: F811
-    """Past max_retries (2) the message moves to its table's default exception queue; read
-    from there, its exception_queue is NULL (seed 001: "If the default exception queue is
-    used, then the parameter returns a NULL value at dequeue time"): no element."""
+    """Past max_retries (2) the message moves to its table's default exception queue; read from
+    there, its exception_queue is NULL (Oracle Streams Advanced Queuing User's Guide 11g Release
+    1 (11.1), "Internet Access to Oracle Streams AQ", exception_queue: "If the default exception
+    queue is used, then the parameter returns a NULL value at dequeue time"): no element."""
     url, _ = gw
     c = Client(url, "JOHN", "secret")
     on_commit = envelope(op("AQXmlReceive", "<consumer_options><destination>QS.NEW_ORDERS_QUE"

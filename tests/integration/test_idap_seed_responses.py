@@ -1,9 +1,10 @@
-"""The gateway's responses beside the seed's response examples (17-16 to 17-21), element
-by element: every element the example shows is in the response, at the same place, in the
-same order and namespace, with the same value, except values that differ by nature
-(message ids, error texts), which are checked for their form. Elements the example leaves
-out but the schema allows (a delay of 0, the recipient on a multi-consumer queue) may be
-there too; every response is also valid against the IDAP schema."""
+"""The gateway's responses beside the response examples 17-16 to 17-21 of Oracle Streams
+Advanced Queuing User's Guide and Reference, Release 10.1, chapter 17 "Internet Access to
+Oracle Streams AQ", element by element: every element the example shows is in the response,
+at the same place, in the same order and namespace, with the same value, except values that
+differ by nature (message ids, error texts), which are checked for their form. Elements the
+example leaves out but the schema allows (a delay of 0, the recipient on a multi-consumer
+queue) may be there too; every response is also valid against the IDAP schema."""
 
 from __future__ import annotations
 
@@ -63,9 +64,9 @@ def compare(expected: etree._Element, actual: etree._Element, path: str = "") ->
         want, got = (expected.text or "").strip(), "".join(actual.itertext()).strip()
         check = SHAPES.get(_local(expected))
         if check is not None:
-            assert check(got), f"{here}: {got!r} is not of the expected form (seed: {want!r})"
+            assert check(got), f"{here}: {got!r} is not of the expected form (Oracle's: {want!r})"
         else:
-            assert _same_value(want, got), f"{here}: {got!r}, the seed says {want!r}"
+            assert _same_value(want, got), f"{here}: {got!r}, Oracle's example says {want!r}"
         return
     pool = [k for k in actual if isinstance(k.tag, str)]
     at = 0
@@ -154,7 +155,7 @@ async def test_receive_response_of_a_jms_text_message(gw: tuple[str, list[str]])
         header.remove(state)
         header.append(state)
         # <userid> is JMSXUserID, which the provider sets to the database user that enqueued
-        # (the seed's AQUSER: its agent's user; here the agent's is roles[0]), whatever the
+        # (the examples' AQUSER: its agent's user; here the agent's is roles[0]), whatever the
         # sender wrote; <appid> (AQProduct) is the client's to set and comes back as sent
         userid = expected.find(".//{*}oracle_jms_properties/{*}userid")
         assert userid is not None and userid.text == "AQUSER"
@@ -309,7 +310,7 @@ async def test_example_17_12_browse(gw: tuple[str, list[str]], conn: asyncpg.Con
         await c.post(ex.EXAMPLE_17_14.encode())
         assert await conn.fetchval("SELECT count(*) FROM qs.orders_qt WHERE state = 0") == 1
         # still there for a REMOVE (from the first message: NEXT_MESSAGE, the default, would
-        # go on after the position this session's browse left, as the seed's navigation says)
+        # go on after the position this session's browse left, as Oracle's navigation does)
         r = await c.post(ex.EXAMPLE_17_11.replace(
             "<wait_time>0</wait_time>",
             "<wait_time>0</wait_time><navigation_mode>FIRST_MESSAGE</navigation_mode>").encode())
@@ -320,7 +321,7 @@ async def test_example_17_12_browse(gw: tuple[str, list[str]], conn: asyncpg.Con
 
 async def test_example_17_13_register(gw: tuple[str, list[str]], conn: asyncpg.Connection) -> None:  # noqa: F811
     """17-13: the registration is stored (and committed); the answer is status_response, the
-    shape the seed gives AQXmlRegisterResponse (as 17-20 for a commit)."""
+    shape Oracle's guide gives AQXmlRegisterResponse (as 17-20 for a commit)."""
     url, _ = gw
     c = Client(url, "JOHN", "secret")
     try:

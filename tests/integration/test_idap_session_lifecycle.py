@@ -1,11 +1,12 @@
-"""IDAP sessions over any sequence of requests: the seed's documents in the order a client
+"""IDAP sessions over any sequence of requests: Oracle's example documents in the order a client
 posts them, with the session cookie kept, across AQXmlCommit and AQXmlRollback.
 
-Expected answers are Oracle's servlet's (seed 000, "IDAP servlet sessions and
-transactions"): a commit or rollback ends the session's transaction and the next request
-starts a new one; a rolled-back REMOVE is offered again to the same session, in queue
-order, its delivery_count one higher; past max_retries (2 for QS.NEW_ORDERS_QUE) the message
-is in the exception queue.
+Expected answers are Oracle's servlet's (Oracle Streams Advanced Queuing User's Guide and
+Reference, Release 10.1, chapter 17 "Internet Access to Oracle Streams AQ", "User Sessions and
+Transactions"): a commit or rollback ends the session's transaction and the next request starts
+a new one; a rolled-back REMOVE is offered again to the same session, in queue order, its
+delivery_count one higher; past max_retries (2 for QS.NEW_ORDERS_QUE) the message is in the
+exception queue.
 """
 
 from __future__ import annotations

@@ -1,15 +1,18 @@
 """Transformations through IDAP (issue 18, part 2), over real HTTP against PostgreSQL.
 
-The specification (seed 000, Table 17-1 and the consumer options; seed 001): the
-producer_options' `transformation` is "the PL/SQL transformation to be invoked before the
-message is enqueued", the consumer_options' one "to be invoked after the message is
-dequeued"; message_payload's sub-element follows the payload type (<ORDER_TYP> for an
-ORDER_TYP payload, <RAW> for RAW). Seed 002: a transformation is "a SQL function that takes
-the source data type as input and returns an object of the target data type"; "to transform
-a message during dequeue, specify a mapping either in the dequeue options or when you add a
-subscriber. A dequeue mapping overrides a subscriber mapping". So an enqueue's payload is
-written in the transformation's source type and stored as the queue's type, and a dequeued
-payload is written in (and named after) the transformation's target type.
+The specification (Oracle Streams Advanced Queuing User's Guide and Reference, Release 10.1,
+chapter 17 "Internet Access to Oracle Streams AQ", Table 17-1 and the consumer options; the 11.1
+guide's same chapter): the producer_options' `transformation` is "the PL/SQL transformation to
+be invoked before the message is enqueued", the consumer_options' one "to be invoked after the
+message is dequeued"; message_payload's sub-element follows the payload type (<ORDER_TYP> for an
+ORDER_TYP payload, <RAW> for RAW). Oracle Streams Advanced Queuing User's Guide and Reference
+10g Release 2 (10.2), "Introducing Oracle Streams AQ", "Message Format Transformation": a
+transformation is "a SQL function that takes the source data type as input and returns an object
+of the target data type"; "to transform a message during dequeue, specify a mapping either in
+the dequeue options or when you add a subscriber. A dequeue mapping overrides a subscriber
+mapping". So an enqueue's payload is written in the transformation's source type and stored as
+the queue's type, and a dequeued payload is written in (and named after) the transformation's
+target type.
 """
 
 from __future__ import annotations
@@ -253,7 +256,8 @@ async def test_subscriber_transformation_applies_and_a_request_one_overrides(
     assert payload_elements(r) == ["ORDER_TYP"]
     r = await ok(client, receive(queue="TX.ORDERS_TOPIC", consumer="SUMMARY"))
     assert payload_elements(r) == ["SUMMARY_TYP"] and field(r, "LABEL") == ["1:SUB"]
-    # "a dequeue mapping overrides a subscriber mapping" (seed 002)
+    # "a dequeue mapping overrides a subscriber mapping" (AQ User's Guide (10.2), "Message
+    # Format Transformation")
     r = await ok(client, receive(queue="TX.ORDERS_TOPIC", consumer="SUMMARY",
                                  transformation="TX.ORDER_TO_RAW"))
     assert payload_elements(r) == ["RAW"]
@@ -315,8 +319,9 @@ async def test_the_same_documents_on_every_path(env: Env, fastpath: bool) -> Non
 
 async def test_a_propagated_batch_naming_a_transformation_is_refused(env: Env, client: Client) -> None:
     """A pgaq propagator's batch is stored as it came (the source applied any subscriber's
-    transformation, seed 002: "to transform a message during propagation, specify a
-    mapping when you add a subscriber"): a transformation in one is refused, not ignored."""
+    transformation, AQ User's Guide (10.2), "Message Format Transformation": "to transform a
+    message during propagation, specify a mapping when you add a subscriber"): a transformation
+    in one is refused, not ignored."""
     header = ('<Header><p:propagation xmlns:p="urn:pgaq:propagation">'
               "<p:schedule_key>test-schedule</p:schedule_key>"
               f"<p:source_msgid>{'AB' * 16}</p:source_msgid></p:propagation></Header>")

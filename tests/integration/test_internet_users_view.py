@@ -1,6 +1,7 @@
-"""SYSTEM.AQ$INTERNET_USERS (seed 000, Table 17-7): the AQ agents, the protocols they are
-enabled for and the database users they map to; every row to an AQ administrator, to any
-other user only the rows that map an agent to itself."""
+"""SYSTEM.AQ$INTERNET_USERS (Oracle Streams Advanced Queuing User's Guide and Reference, Release
+10.1, chapter 17 "Internet Access to Oracle Streams AQ", Table 17-7): the AQ agents, the
+protocols they are enabled for and the database users they map to; every row to an AQ
+administrator, to any other user only the rows that map an agent to itself."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Acknowledge modes and transactions of pgaq.jms (issue 22) over AQ: what is redelivered,
 with which JMSRedelivered and JMSXDeliveryCount, and when AQ's max_retries / retry_delay
-move a message on (seed 004, "Retry with Delay Interval" and "Exception Queues")."""
+move a message on (Oracle Database Advanced Queuing User's Guide, "Introduction to Oracle
+Java Message Service", "Retry with Delay Interval" and "Exception Queues")."""
 
 from __future__ import annotations
 
@@ -84,7 +85,7 @@ async def test_rollback_redelivers_then_the_exception_queue(conn: asyncpg.Connec
     # the third failed attempt moved it to the queue table's exception queue
     exq = await conn.fetchval("SELECT queue_name FROM aq.queue_info WHERE queue_type = 'EXCEPTION_QUEUE'")
     exception_queue = s.get_queue("shop", exq)
-    await s.start_destination(exception_queue, enqueue=False)  # seed 004: start it to receive
+    await s.start_destination(exception_queue, enqueue=False)  # Oracle JMS guide: start it to receive
     ex = await s.create_consumer(exception_queue)
     m = await ex.receive(1.0)
     assert text(m) == "m"

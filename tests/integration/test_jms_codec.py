@@ -234,7 +234,9 @@ async def _sql_enqueue(conn: asyncpg.Connection, kind: str, payload: dict[str, A
 
 
 def _idap_document(kind: str) -> etree._Element:
-    """The message as an IDAP client sends it (seed 000's <jms_*_message> elements)."""
+    """The message as an IDAP client sends it (Oracle Streams Advanced Queuing User's Guide and
+    Reference, Release 10.1, chapter 17 "Internet Access to Oracle Streams AQ": the
+    <jms_*_message> elements)."""
     tag = {"JMS_TEXT": "jms_text_message", "JMS_BYTES": "jms_bytes_message",
            "JMS_MAP": "jms_map_message", "JMS_OBJECT": "jms_object_message"}[kind]
     def text(kind: str, v: Any) -> str:
@@ -483,9 +485,10 @@ class Car:
 
 
 async def test_adt_and_raw_queues(conn: asyncpg.Connection) -> None:
-    """AdtMessage on an object-typed queue (seed 004: "create the queue table with payload
-    type as the Oracle object type"), both ways with SQL; a BytesMessage on a RAW queue is
-    its body alone, and delay and exception queue still travel as AQ properties."""
+    """AdtMessage on an object-typed queue (Oracle Database Advanced Queuing User's Guide,
+    "Introduction to Oracle Java Message Service", "AdtMessage": "create the queue table with
+    payload type as the Oracle object type"), both ways with SQL; a BytesMessage on a RAW queue
+    is its body alone, and delay and exception queue still travel as AQ properties."""
     await conn.execute("CREATE SCHEMA cars; CREATE TYPE cars.car_typ AS "
                        "(carno varchar(10), year numeric, price numeric(12,2))")
     await make_queue(conn, "cars.q", "cars.qt", "cars.car_typ")

@@ -1,6 +1,7 @@
-"""docs/jms.md's example (a seed 004 Java JMS flow ported line for line) is run as the
-document shows it: its Python blocks between the example markers are taken from the file
-itself, so the document and this test cannot drift, and run against a real database."""
+"""docs/jms.md's example (the Java JMS flow of Oracle's JMS guide, "JMS Streaming", ported line
+for line) is run as the document shows it: its Python blocks between the example markers are
+taken from the file itself, so the document and this test cannot drift, and run against a real
+database."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
-"""Seed 004: "Multiple JMS messages types on a single JMS queue or topic (using Oracle
-Database Advanced Queuing queues of the AQ$_JMS_MESSAGE type)"; every message type's
-section says to use its own SYS.AQ$_JMS_*_MESSAGE "or AQ$_JMS_MESSAGE payload types". A
-queue table of the generic type (AQjmsSession.createQueueTable's default here) takes every
-body type, each received as the class it was sent as, with its headers and properties,
-selectors and browsing as on the typed tables; an AdtMessage is refused (JMS-108)."""
+"""Oracle Database Advanced Queuing User's Guide, "Introduction to Oracle Java Message Service",
+"Java EE Compliance": "Multiple JMS messages types on a single JMS queue or topic (using Oracle
+Database Advanced Queuing queues of the AQ$_JMS_MESSAGE type)"; every message type's section
+says to use its own SYS.AQ$_JMS_*_MESSAGE "or AQ$_JMS_MESSAGE payload types". A queue table of
+the generic type (AQjmsSession.createQueueTable's default here) takes every body type, each
+received as the class it was sent as, with its headers and properties, selectors and browsing as
+on the typed tables; an AdtMessage is refused (JMS-108)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
 """pgaq.jms and IDAP over real HTTP carry the same JMS messages (issue 22, interop): what
-pgaq.jms sends, AQXmlReceive returns unchanged (Text, Bytes, Map and Object bodies, every
-JMS property type, header fields), and what AQXmlSend sends (jms_text_message,
-jms_bytes_message, jms_map_message, jms_object_message with typed properties and items),
-a pgaq.jms consumer receives unchanged; both directions on the same inputs. Map items of
-type char and byte[], which IDAP's schema has no element for, arrive as the <string_value>
-docs/gateway.md describes. StreamMessage has no IDAP element at all (seed 003)."""
+pgaq.jms sends, AQXmlReceive returns unchanged (Text, Bytes, Map and Object bodies, every JMS
+property type, header fields), and what AQXmlSend sends (jms_text_message, jms_bytes_message,
+jms_map_message, jms_object_message with typed properties and items), a pgaq.jms consumer
+receives unchanged; both directions on the same inputs. Map items of type char and byte[], which
+IDAP's schema has no element for, arrive as the <string_value> docs/gateway.md describes.
+StreamMessage has no IDAP element at all (Oracle Streams Advanced Queuing User's Guide and
+Reference 10g Release 2 (10.2), "Internet Access to Oracle Streams AQ": "not supported through
+IDAP")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """pgaq.jms at the level of an application (issue 22): connection, session, producer and
-consumer over real queue tables made with dbms_aqadm; the expected results are seed 004's
-and JMS 1.1's."""
+consumer over real queue tables made with dbms_aqadm; the expected results are those of Oracle
+Database Advanced Queuing User's Guide, "Introduction to Oracle Java Message Service", and JMS
+1.1's."""
 
 from __future__ import annotations
 
@@ -238,7 +239,7 @@ async def test_receive_by_message_id(conn: asyncpg.Connection, connection: jms.C
     consumer = await session.create_consumer(queue)
     got = await consumer.receive_by_message_id(sent[1].jms_message_id or "", 1.0)
     assert got is not None and got.text == "b"  # type: ignore[attr-defined]
-    # and as a selector (seed 004: JMSMessageID = 'ID:...')
+    # and as a selector (Oracle JMS guide, "MessageSelector": JMSMessageID = 'ID:...')
     by_selector = await session.create_consumer(
         queue, message_selector=f"JMSMessageID = '{sent[2].jms_message_id}'")
     got = await by_selector.receive_no_wait()
@@ -301,7 +302,7 @@ async def test_durable_subscriber_and_unsubscribe(conn: asyncpg.Connection,
         await session.unsubscribe("AUDIT")
     assert e.value.error_code == "JMS-230"
     await again.close()
-    # a new selector alters the subscription (seed 004: DBMS_AQJMS.ALTER_SUBSCRIBER)
+    # a new selector alters the subscription (Oracle JMS guide: DBMS_AQJMS.ALTER_SUBSCRIBER)
     changed = await session.create_durable_subscriber(topic, "AUDIT", message_selector="level > 4")
     assert await conn.fetchval("SELECT rule FROM aq.subscribers") == "level > 4"
     await changed.close()
@@ -414,7 +415,7 @@ async def test_delay_and_time_to_live(conn: asyncpg.Connection, connection: jms.
     assert await consumer.receive_no_wait() is None  # the delayed one is WAITING
     state = await conn.fetchval("SELECT msg_state FROM shop.aq$orders_q_t")
     assert state == "WAIT"  # AQ$ view: Oracle's READY, WAIT, PROCESSED, EXPIRED
-    # receiving by message id overrides the delay (seed 004)
+    # receiving by message id overrides the delay (Oracle JMS guide, "Specifying a Message Delay")
     got = await consumer.receive_by_message_id(delayed.jms_message_id or "", 1.0)
     assert got is not None and got.text == "later"  # type: ignore[attr-defined]
 
@@ -543,9 +544,9 @@ async def test_one_listening_connection_serves_every_wait(conn: asyncpg.Connecti
 
 async def test_seed_java_flow_ported_line_for_line(conn: asyncpg.Connection,
                                                    connection: jms.Connection) -> None:
-    """Seed 004's JMS snippet (its AQjmsBytesMessage send and AQjmsConsumer receive, the
-    stream set by setInputStream there written with write_bytes here), one Python line per
-    Java line."""
+    """The Oracle JMS guide's JMS snippet ("JMS Streaming with Enqueue" / "... with Dequeue")
+    (its AQjmsBytesMessage send and AQjmsConsumer receive, the stream set by setInputStream
+    there written with write_bytes here), one Python line per Java line."""
     await make_queue(conn, "shop.queueName", "shop.queueName_t", "SYS.AQ$_JMS_BYTES_MESSAGE")
     data = bytes(range(256)) * 4
     # Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);

@@ -243,8 +243,8 @@ async def test_durable_subscriber_selects_on_delivery_mode(conn: asyncpg.Connect
 async def test_alter_subscriber_selector_on_delivery_mode(conn: asyncpg.Connection,
                                                           connection: jms.Connection,
                                                           mode: int) -> None:
-    """A subscription altered to another selector (the same name, seed's DurableSubscriber)
-    selects by the new one, for the mode each message has."""
+    """A subscription altered to another selector (the same name, the Oracle JMS guide's
+    DurableSubscriber) selects by the new one, for the mode each message has."""
     await _destinations(conn)
     session = connection.create_session()
     topic = session.get_topic("shop", "events")

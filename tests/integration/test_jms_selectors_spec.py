@@ -615,7 +615,7 @@ for _w in NOT_WHITESPACE:
 
 # --------------------------------------------------------------------------------------
 # header fields and JMS-defined properties allowed in selectors (JMS 1.1 3.8.1.1; the
-# seed's JMS message headers and JMSX properties)
+# Oracle JMS guide's JMS message headers and JMSX properties)
 # --------------------------------------------------------------------------------------
 HEADER_ROWS: list[Row] = [
     ("JMSPriority = 5", Msg(priority=5), True),
@@ -635,8 +635,9 @@ HEADER_ROWS: list[Row] = [
     ("NOT (JMSMessageID = 1)", Msg(), False),
     ("JMSTimestamp >= 0", Msg(), True),
     ("JMSTimestamp = 'x'", Msg(), False),
-    # {timestamp}: the message's enqueue time in ms since the epoch (seed 004: JMSTimeStamp
-    # "maps to Oracle Database Advanced Queuing message enqueue time")
+    # {timestamp}: the message's enqueue time in ms since the epoch (Oracle JMS guide, "JMS
+    # Message Headers": JMSTimeStamp "maps to Oracle Database Advanced Queuing message enqueue
+    # time")
     ("JMSTimestamp = {timestamp}", Msg(), True),
     ("JMSTimestamp > {timestamp}", Msg(), False),
     ("JMSTimestamp BETWEEN {timestamp} - 1 AND {timestamp} + 1", Msg(), True),
@@ -644,8 +645,8 @@ HEADER_ROWS: list[Row] = [
     ("JMSType = 'book'", Msg(jms_type="book"), True),
     ("JMSType = 'book'", Msg(jms_type="news"), False),
     ("JMSType <> 'book'", Msg(), False),
-    # JMSXUserID is the provider's (seed 004: the client gets it, never sets it): a client's
-    # 'alice' is replaced by the enqueuing database user
+    # JMSXUserID is the provider's (Oracle JMS guide, "JMS Message Properties": the client gets
+    # it, never sets it): a client's 'alice' is replaced by the enqueuing database user
     ("JMSXUserID = 'alice'", Msg(userid="alice"), False),
     ("JMSXAppID = 'app1'", Msg(appid="app1"), True),
     ("JMSXAppID IS NULL", Msg(), True),
@@ -655,7 +656,7 @@ HEADER_ROWS: list[Row] = [
     ("JMSXDeliveryCount > 1", Msg(), False),
     ("JMS_OracleDelay IS NULL", Msg(), True),  # a provider property not set
     ("JMS_OracleDelay = 0", P(JMS_OracleDelay=I(0)), True),
-    # the seed's examples
+    # the Oracle JMS guide's examples ("MessageSelector")
     ("color IN ('RED', 'BLUE', 'GREEN') AND price < 30000", P(color=S("RED"), price=I(100)), True),
     ("color IN ('RED', 'BLUE', 'GREEN') AND price < 30000", P(color=S("RED"), price=L(30000)),
      False),
@@ -783,8 +784,8 @@ SQL_ROWS: list[SqlRow] = [
     ("NOT (tab.user_data.price > 10)", Car(price=None), False),
     ("upper(tab.user_data.color) = 'RED'", Car(color="red"), True),
     ("tab.user_data.price\t>\n30000\r", Car(price=40000), True),
-    # the seed's selectors for AdtMessage payloads (Oracle JMS, "MessageSelector"); {hexid}
-    # is the message identifier without JMS's "ID:"
+    # the Oracle JMS guide's selectors for AdtMessage payloads ("MessageSelector");
+    # {hexid} is the message identifier without JMS's "ID:"
     ("priority < 3 AND corrid = 'Fiction'", Car(priority=2, corrid="Fiction"), True),
     ("priority < 3 AND corrid = 'Fiction'", Car(priority=3, corrid="Fiction"), False),
     ("tab.user_data.color = 'GREEN' AND tab.user_data.price < 30000",

@@ -1,12 +1,12 @@
 """JMSXUserID and JMSXAppID are set by the provider (issue 21, section 2).
 
-Seed 004, "JMS Message Properties": "JMSXUserID: This field is the identity of the user
-sending the message. It is a String type set by JMS after the Send method has completed."
-"JMSXAppID: This field is the identity of the application sending the message. It is a
-String type set by JMS after the Send method has completed." and, under "Using Message
-Properties with Different Message Types": "the client can set: JMSXAppID, JMSXGroupID,
-JMSXGroupSeq, JMS_OracleExcpQ, JMS_OracleDelay" while JMSXuserID is only among those the
-client "can get".
+Oracle Database Advanced Queuing User's Guide, "Introduction to Oracle Java Message Service",
+"JMS Message Properties": "JMSXUserID: This field is the identity of the user sending the
+message. It is a String type set by JMS after the Send method has completed." "JMSXAppID: This
+field is the identity of the application sending the message. It is a String type set by JMS
+after the Send method has completed." and, under "Using Message Properties with Different
+Message Types": "the client can set: JMSXAppID, JMSXGroupID, JMSXGroupSeq, JMS_OracleExcpQ,
+JMS_OracleDelay" while JMSXuserID is only among those the client "can get".
 
 So: JMSXUserID is always the enqueuing database user (a value the client sent is
 replaced); JMSXAppID keeps a value the client sent and is otherwise the sender's name, the
@@ -105,8 +105,9 @@ async def test_the_library_sets_both_and_the_sender_names_the_application(
 
 async def test_a_selector_reads_the_provider_values(
         conn: asyncpg.Connection, sender: tuple[str, asyncpg.Connection]) -> None:
-    """Seed 004: properties "allow a client, using a messageSelector, to have a JMS provider
-    select messages on its behalf": JMSXUserID selects the sending user's messages."""
+    """Oracle JMS guide, "JMS Message Properties": properties "allow a client, using a
+    messageSelector, to have a JMS provider select messages on its behalf": JMSXUserID selects
+    the sending user's messages."""
     role, c = sender
     await Session(c).enqueue("j.q", text(userid="mallory"))
     s = Session(conn)
@@ -157,7 +158,7 @@ async def test_a_propagated_message_keeps_its_senders_userid(
         conn: asyncpg.Connection, sender: tuple[str, asyncpg.Connection],
         start_propagator: Start) -> None:  # noqa: F811
     """The propagator is not the sender: the destination keeps the JMSXUserID (and
-    JMSXAppID) the source's provider set (seed 004: JMS_OracleOriginalMessageId "is set to
+    JMSXAppID) the source's provider set (Oracle JMS guide: JMS_OracleOriginalMessageId "is set to
     the message identifier of the message in the source if the message is propagated")."""
     role, c = sender
     await make_queue(conn, "j.out_q", "j.out_t", "SYS.AQ$_JMS_TEXT_MESSAGE", multiple=True)

@@ -1,7 +1,8 @@
 """dbms_aq.listen from SQL (R__21), as a psql user calls it: CALL dbms_aq.listen(agent_list,
 wait, agent[, message_delivery_mode]).
 
-What the seed (Oracle Streams AQ, "Waiting for Messages") says, and each test checks:
+What Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2 (10.2),
+"Introducing Oracle Streams AQ", "Waiting for Messages", says, and each test checks:
 - LISTEN waits for the arrival of a message in more than one queue; it returns only the
   agent (the queue where a message has arrived): a DEQUEUE is needed to take the message;
 - with messages for several agents in the list it returns the first agent for whom there is
@@ -305,9 +306,9 @@ async def test_a_queue_stopped_while_listen_waits_ends_the_wait_with_its_error(
 async def test_listen_on_an_exception_queue_is_woken_by_a_message_moved_there(
     conn: asyncpg.Connection, waiter: asyncpg.Connection, producer: asyncpg.Connection
 ) -> None:
-    """The seed: a blocking wait on an exception queue for EXPIRED messages. The agent of an
-    exception queue has no name; the message arrives when a dequeue past max_retries rolls
-    back."""
+    """The AQ User's Guide (10.2): a blocking wait on an exception queue for EXPIRED messages.
+    The agent of an exception queue has no name; the message arrives when a dequeue past
+    max_retries rolls back."""
     from pgaq.engine import Session
 
     await make_queue(conn, max_retries=0)

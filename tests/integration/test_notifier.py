@@ -1085,9 +1085,11 @@ async def test_losing_the_database_while_reading_mail_settings_is_a_failed_attem
 
 async def test_buffered_message_is_notified(conn: asyncpg.Connection, receiver: Receiver,
                                             start_notifier: Start) -> None:
-    """Seed 002: "Asynchronous notification is supported for buffered messages. The delivery
-    mode of the message is available in the message descriptor" (here: the notification's
-    message properties; the AQXmlNotification schema has no element for it)."""
+    """Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2 (10.2),
+    "Introducing Oracle Streams AQ", "Asynchronous Notifications": "Asynchronous notification is
+    supported for buffered messages. The delivery mode of the message is available in the
+    message descriptor" (here: the notification's message properties; the AQXmlNotification
+    schema has no element for it)."""
     await make_queue(conn, "s.q")
     await allow(conn)
     await register(conn, "s.q", None, f"{receiver.url}/q")

@@ -77,7 +77,8 @@ async def test_jms_bodies(conn: asyncpg.Connection, type_name: str, body: dict) 
                              "s": {"type": "short", "value": 300}}}
     await s.enqueue("s.q", {"header": header, **body})
     [m] = await s.dequeue("s.q")
-    # JMSXUserID is the provider's: the enqueuing user (R__52, seed 004)
+    # JMSXUserID is the provider's: the enqueuing user (R__52; Oracle JMS guide, "JMS Message
+    # Properties")
     header["userid"] = await conn.fetchval("SELECT current_user")
     assert m.payload == {"header": header, **body}
 

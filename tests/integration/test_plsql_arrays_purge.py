@@ -2,13 +2,14 @@
 dbms_aqadm.purge_queue_table, at the level their user meets them (CALL over a connection,
 and PL/pgSQL blocks written as the Oracle ones are).
 
-Seed 002: "When dequeuing an array of messages from a queue, each message shares the same
-dequeue options, but each message can have different message properties"; "If you are
-dequeuing from a transactional queue, you can dequeue all the messages for a transaction
-with a single call"; a consumer "may wait when trying to dequeue a message if no message is
-available". Oracle's purge_queue_table removes what its purge_condition selects over the
-AQ$<queue_table> view aliased qtview (NULL: everything); block => TRUE locks the queue table
-so that every selected message goes, FALSE does not lock enqueuers out.
+Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2 (10.2), "Introducing
+Oracle Streams AQ", "Dequeue Features": "When dequeuing an array of messages from a queue, each
+message shares the same dequeue options, but each message can have different message
+properties"; "If you are dequeuing from a transactional queue, you can dequeue all the messages
+for a transaction with a single call"; a consumer "may wait when trying to dequeue a message if
+no message is available". Oracle's purge_queue_table removes what its purge_condition selects
+over the AQ$<queue_table> view aliased qtview (NULL: everything); block => TRUE locks the queue
+table so that every selected message goes, FALSE does not lock enqueuers out.
 """
 
 from __future__ import annotations
@@ -185,7 +186,8 @@ async def test_dequeue_array_wait_runs_out(conn: asyncpg.Connection) -> None:
 
 
 async def test_a_rolled_back_array_dequeue_counts_an_attempt_per_message(conn: asyncpg.Connection) -> None:
-    """Seed 002: a dequeue whose transaction fails is an unsuccessful attempt."""
+    """AQ User's Guide (10.2), "Retries with Delays": a dequeue whose transaction fails is an
+    unsuccessful attempt."""
     await make_queue(conn)
     await enqueue(conn, b"\x01", b"\x02")
     tx = conn.transaction()
@@ -421,8 +423,8 @@ async def test_purge_through_the_admin_api(conn: asyncpg.Connection) -> None:
 
 
 async def test_array_dequeue_applies_the_subscribers_mapping(conn: asyncpg.Connection) -> None:
-    """Seed 002: a mapping given "when you add a subscriber" transforms on dequeue; the
-    payload array is of the mapping's target type."""
+    """AQ User's Guide (10.2), "Message Format Transformation": a mapping given "when you add a
+    subscriber" transforms on dequeue; the payload array is of the mapping's target type."""
     await conn.execute("""
         CREATE SCHEMA tx;
         CREATE TYPE tx.order_typ AS (orderno integer, customer_name varchar(30));

@@ -1,11 +1,12 @@
 """Propagation keeps transaction groups whole and applies remote subscribers'
 transformations (issue 21, section 2), queue to queue inside one database.
 
-Seed 002: "All messages belonging to a group must be created in the same transaction, and
-all messages created in one transaction belong to the same group." "The message grouping
-property is preserved across propagation. However, the destination queue where messages are
-propagated must also be enabled for transactional grouping." "To transform a message during
-propagation, specify a mapping when you add a subscriber."
+Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2 (10.2), "Introducing
+Oracle Streams AQ", "Message Grouping": "All messages belonging to a group must be created in
+the same transaction, and all messages created in one transaction belong to the same group."
+"The message grouping property is preserved across propagation. However, the destination queue
+where messages are propagated must also be enabled for transactional grouping." "To transform a
+message during propagation, specify a mapping when you add a subscriber."
 """
 
 from __future__ import annotations
@@ -44,13 +45,13 @@ async def enqueue_groups(conn: asyncpg.Connection) -> list[list[str]]:
 @pytest.mark.parametrize("batch", [2, 500])
 async def test_a_group_arrives_as_one_group(conn: asyncpg.Connection, start_propagator: Start,  # noqa: F811
                                             batch: int) -> None:
-    """Seed 002: "The message grouping property is preserved across propagation." A batch
-    smaller than a group (2 < 3) must not split it; a batch larger than all of them (500)
-    must not merge them: each source transaction arrives as one transaction group, is
-    dequeued as one group (a call returns one group's messages), and its members take the
-    first message's priority (seed: "Group message properties priority, delay, and
-    expiration are determined solely by the message properties specified for the first
-    message in a group")."""
+    """AQ User's Guide (10.2), "Message Grouping": "The message grouping property is preserved
+    across propagation." A batch smaller than a group (2 < 3) must not split it; a batch larger
+    than all of them (500) must not merge them: each source transaction arrives as one
+    transaction group, is dequeued as one group (a call returns one group's messages), and its
+    members take the first message's priority (AQ User's Guide (10.2), "Message Grouping":
+    "Group message properties priority, delay, and expiration are determined solely by the
+    message properties specified for the first message in a group")."""
     await grouped_topology(conn)
     groups = await enqueue_groups(conn)
     running = await start_propagator(batch=batch)
@@ -77,8 +78,8 @@ async def test_a_group_arrives_as_one_group(conn: asyncpg.Connection, start_prop
 async def test_a_group_arrives_as_one_group_through_a_postgresql_link(
         conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start) -> None:  # noqa: F811
     """The same over a database link to another PostgreSQL database (each batch one remote
-    transaction): seed 002, "The message grouping property is preserved across
-    propagation"."""
+    transaction): AQ User's Guide (10.2), "Message Grouping": "The message grouping property is
+    preserved across propagation"."""
     remote = await asyncpg.connect(remote_dsn)
     try:
         await make_queue(conn, "g.out_q", "g.out_t", multiple=True, grouping="TRANSACTIONAL")
@@ -102,9 +103,10 @@ async def test_a_group_arrives_as_one_group_through_a_postgresql_link(
 
 async def test_sql_dequeue_navigates_a_propagated_group(conn: asyncpg.Connection,
                                                         start_propagator: Start) -> None:  # noqa: F811
-    """Seed 002: "if NEXT_MESSAGE is requested, then the position is set to the next
-    message in the same transaction" -- after the last message of a propagated group,
-    NEXT_MESSAGE ends the group (ORA-25235) and NEXT_TRANSACTION moves to the next one."""
+    """AQ User's Guide (10.2), "Navigation of Messages in Dequeuing": "if NEXT_MESSAGE is
+    requested, then the position is set to the next message in the same transaction" -- after
+    the last message of a propagated group, NEXT_MESSAGE ends the group (ORA-25235) and
+    NEXT_TRANSACTION moves to the next one."""
     await grouped_topology(conn)
     groups = await enqueue_groups(conn)
     running = await start_propagator(batch=2)
@@ -167,10 +169,10 @@ TYPES = """
 
 async def test_a_remote_subscribers_transformation_is_applied_on_propagation(
         conn: asyncpg.Connection, start_propagator: Start) -> None:  # noqa: F811
-    """Seed 002: "To transform a message during propagation, specify a mapping when you add
-    a subscriber." Each remote subscriber gets the message through its own mapping (to an
-    object type, to RAW), one without a mapping gets it as enqueued, and the local
-    subscriber's copy is untouched."""
+    """AQ User's Guide (10.2), "Message Format Transformation": "To transform a message during
+    propagation, specify a mapping when you add a subscriber." Each remote subscriber gets the
+    message through its own mapping (to an object type, to RAW), one without a mapping gets it
+    as enqueued, and the local subscriber's copy is untouched."""
     await conn.execute(TYPES)
     await conn.execute("CALL dbms_aqadm.schedule_propagation('tx.out_q', latency => 0)")
     running = await start_propagator()

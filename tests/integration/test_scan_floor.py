@@ -2,8 +2,8 @@
 message is ever out of their reach.
 
 What is expected comes from AQ's contract, not from the floor's code: a REMOVE of a
-single-consumer ENQ_TIME queue takes the READY message enqueued first (seed 001, the
-default sort order), whatever committed late, rolled back or waited out a delay; and
+single-consumer ENQ_TIME queue takes the READY message enqueued first (the default sort order of
+DBMS_AQADM.CREATE_QUEUE_TABLE), whatever committed late, rolled back or waited out a delay; and
 (PostgreSQL's MVCC) a row deleted while an older snapshot lives keeps its index entry, so
 without a floor a dequeue walks every message consumed since the pin.
 """
@@ -224,10 +224,11 @@ async def test_the_monitor_service_raises_the_floor_on_its_own(conn: asyncpg.Con
 
 async def test_a_waiting_message_below_the_floor_is_still_taken_by_its_id(
         conn: asyncpg.Connection, advance: Advance) -> None:
-    # seed 002: "Unless the message identifier of a specific message is specified during
-    # dequeue, consumers can dequeue messages that are in the READY state": by id, a
-    # WAITING message is taken too, so the floor (a bound on READY positions) must not
-    # apply to that look
+    # Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2 (10.2),
+    # "Introducing Oracle Streams AQ", "Dequeue Features": "Unless the message identifier of a
+    # specific message is specified during dequeue, consumers can dequeue messages that are in
+    # the READY state": by id, a WAITING message is taken too, so the floor (a bound on READY
+    # positions) must not apply to that look
     await make_queue(conn)
     s = Session(conn)
     later = await s.enqueue("s.q", b"later", MessageProperties(delay=60))

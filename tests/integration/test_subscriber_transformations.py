@@ -1,8 +1,10 @@
 """A subscriber's transformation is applied when that subscriber dequeues (issue 21,
 section 2): through the Python library and through dbms_aq.dequeue.
 
-Seed 002: "To transform a message during dequeue, specify a mapping either in the dequeue
-options or when you add a subscriber. A dequeue mapping overrides a subscriber mapping."
+Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2 (10.2), "Introducing
+Oracle Streams AQ", "Message Format Transformation": "To transform a message during dequeue,
+specify a mapping either in the dequeue options or when you add a subscriber. A dequeue mapping
+overrides a subscriber mapping."
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ async def topic(conn: asyncpg.Connection) -> asyncpg.Connection:
 
 
 async def test_the_library_applies_the_subscribers_mapping(topic: asyncpg.Connection) -> None:
-    """Seed 002: "To transform a message during dequeue, specify a mapping ... when you add a
-    subscriber." SUMMARY gets its mapping's output, PLAIN the message as enqueued."""
+    """AQ User's Guide (10.2): "To transform a message during dequeue, specify a mapping ...
+    when you add a subscriber." SUMMARY gets its mapping's output, PLAIN the message as
+    enqueued."""
     s = Session(topic)
     [summary] = await s.dequeue("tx.topic", DequeueOptions(consumer_name="SUMMARY"))
     assert summary.payload == SUMMARY
@@ -53,7 +56,7 @@ async def test_the_library_applies_the_subscribers_mapping(topic: asyncpg.Connec
 
 
 async def test_a_dequeue_mapping_overrides_the_subscribers(topic: asyncpg.Connection) -> None:
-    """Seed 002: "A dequeue mapping overrides a subscriber mapping." """
+    """AQ User's Guide (10.2): "A dequeue mapping overrides a subscriber mapping." """
     s = Session(topic)
     [m] = await s.dequeue("tx.topic", DequeueOptions(consumer_name="SUMMARY",
                                                      transformation="tx.order_to_raw"))

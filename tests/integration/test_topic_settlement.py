@@ -1,12 +1,12 @@
 """Removing one subscriber's delivery never waits for another subscriber's transaction.
 
-Seed 002: each subscriber of a multi-consumer queue dequeues the message independently,
-and the message is processed (kept for the retention time, or removed) once every
-intended recipient has consumed it; a message one recipient failed goes to the exception
-queue. Oracle's dequeue of one recipient does not wait for another recipient's open
-transaction on the same message. The last one to finish settles the message when it can;
-when the message row is held by the other transaction, the queue monitor settles it after
-that transaction ends.
+Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2 (10.2), "Introducing
+Oracle Streams AQ": each subscriber of a multi-consumer queue dequeues the message
+independently, and the message is processed (kept for the retention time, or removed) once every
+intended recipient has consumed it; a message one recipient failed goes to the exception queue.
+Oracle's dequeue of one recipient does not wait for another recipient's open transaction on the
+same message. The last one to finish settles the message when it can; when the message row is
+held by the other transaction, the queue monitor settles it after that transaction ends.
 
 Every route of a multi-consumer REMOVE runs the same scenarios: the library's one-message
 dequeue, its batched dequeue, and dbms_aq.dequeue in SQL, each as a plain SQL user whose

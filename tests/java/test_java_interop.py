@@ -519,8 +519,10 @@ IDAP_AGENT, IDAP_PASSWORD = "JOHN", "secret"
 
 
 def over_idap(case: dict[str, Any]) -> bool:
-    """A live case IDAP carries: persistent (IDAP has no delivery mode: docs/gateway.md), on
-    a queue IDAP serves (not a StreamMessage queue: seed 003)."""
+    """A live case IDAP carries: persistent (IDAP has no delivery mode: docs/gateway.md), on a
+    queue IDAP serves (not a StreamMessage queue: Oracle Streams Advanced Queuing User's Guide
+    and Reference 10g Release 2 (10.2), "Internet Access to Oracle Streams AQ": "not supported
+    through IDAP")."""
     return bool(case["send"].get("delivery_mode") != "NON_PERSISTENT"
                 and case["payload_kind"] != "JMS_STREAM")
 

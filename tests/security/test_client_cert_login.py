@@ -1,10 +1,11 @@
-"""Login by TLS client certificate, the second way the seed's servlet authenticates
-(seed 000: "The client logs in to the server by either: HTTP basic authentication (with
-or without SSL), SSL certificate-based client authentication"): a certificate the
+"""Login by TLS client certificate, the second way Oracle's AQ servlet authenticates (Oracle
+Streams Advanced Queuing User's Guide and Reference, Release 10.1, chapter 17 "Internet Access
+to Oracle Streams AQ": "The client logs in to the server by either: HTTP basic authentication
+(with or without SSL), SSL certificate-based client authentication"): a certificate the
 gateway's client CA bundle verifies logs in, with no password, as the agent whose
-certificate_location (DBMS_AQADM.CREATE_AQ_AGENT) is its subject; a certificate naming no
-agent, or an agent without enable_http, gets 401 and changes nothing; one from another CA
-does not get past the handshake. Real TLS on loopback, certificates made by `openssl`."""
+certificate_location (DBMS_AQADM.CREATE_AQ_AGENT) is its subject; a certificate naming no agent,
+or an agent without enable_http, gets 401 and changes nothing; one from another CA does not get
+past the handshake. Real TLS on loopback, certificates made by `openssl`."""
 
 from __future__ import annotations
 

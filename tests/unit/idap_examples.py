@@ -1,6 +1,7 @@
 """IDAP examples 17-1 to 17-21 of Oracle Streams AQ 10.1, chapter 17, as printed.
 
-Reused by the schema, parser and gateway tests. Text as in the seed.
+Reused by the schema, parser and gateway tests. Text as in Oracle Streams Advanced Queuing
+User's Guide and Reference, Release 10.1, chapter 17 "Internet Access to Oracle Streams AQ".
 """
 
 

@@ -19,7 +19,9 @@ from pgaq.idap.payload import TIME_TO_LIVE_PROPERTY, payload_to_xml, xml_to_payl
 from ..jms_golden import CASES, same
 
 AQ = "http://ns.oracle.com/AQ/schemas/access"
-# the queue kinds IDAP serves with a JMS element (not StreamMessage queues: seed 003)
+# the queue kinds IDAP serves with a JMS element (not StreamMessage queues: "not supported
+# through IDAP", Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2
+# (10.2), "Internet Access to Oracle Streams AQ")
 KINDS = ("JMS_TEXT", "JMS_BYTES", "JMS_MAP", "JMS_OBJECT", "JMS_MESSAGE")
 IDAP_CASES = [c for c in CASES if c["payload_kind"] in KINDS and "payload" in c["expected"]]
 STREAM, BYTES = 2, 1  # AQ$_JMS_MESSAGE's message_type

@@ -1,8 +1,9 @@
-"""pgaq.jms messages without a database: seed 004's conversion tables 11-1 and 11-2 cell by
-cell, JMS 1.1's property conversions and name rules, BytesMessage bytes as Java's
-DataOutputStream writes them, StreamMessage's byte[] reads, read/write modes, and an
-ObjectMessage that never unpickles unless told to. Expected values are written from the
-seed, the JMS 1.1 specification and the Java SE documentation, not from the code."""
+"""pgaq.jms messages without a database: the conversion tables 11-1 and 11-2 of Oracle Database
+Advanced Queuing User's Guide, "Introduction to Oracle Java Message Service", cell by cell, JMS
+1.1's property conversions and name rules, BytesMessage bytes as Java's DataOutputStream writes
+them, StreamMessage's byte[] reads, read/write modes, and an ObjectMessage that never unpickles
+unless told to. Expected values are written from the guide, the JMS 1.1 specification and the
+Java SE documentation, not from the code."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ from pgaq.jms.message import (
     TextMessage,
 )
 
-# -- seed 004, tables 11-1 (StreamMessage) and 11-2 (MapMessage), copied as printed --------
+# -- Oracle JMS guide, tables 11-1 (StreamMessage) and 11-2 (MapMessage), copied as printed --
 COLUMNS = ["boolean", "byte", "short", "char", "int", "long", "float", "double", "String", "byte[]"]
 TABLE_11_1 = """
 boolean X - - - - - - - X -
@@ -63,7 +64,7 @@ double  - - - - - - - X X -
 string  X X X X X X X X X -
 byte[]  - - - - - - - - - X
 """
-TABLE_11_2 = TABLE_11_1  # the seed prints the same marks for MapMessage
+TABLE_11_2 = TABLE_11_1  # the guide prints the same marks for MapMessage
 
 
 def _cells(table: str) -> list[tuple[str, str, bool]]:
@@ -351,7 +352,7 @@ def test_names_reserved_for_jms_and_oracle(name: str) -> None:
         TextMessage().set_string_property(name, "v")
 
 
-# seed 004, "Using Message Properties with Different Message Types"
+# Oracle JMS guide, "Using Message Properties with Different Message Types"
 CLIENT_SETS: dict[str, str | int] = {"JMSXAppID": "app", "JMSXGroupID": "g", "JMSXGroupSeq": 3,
                "JMS_OracleExcpQ": "s.eq", "JMS_OracleDelay": 10}
 PROVIDER_SETS = ["JMSXUserID", "JMSXDeliveryCount", "JMSXRcvTimestamp", "JMSXState",
@@ -569,8 +570,9 @@ def test_a_received_stream_is_ready_to_read() -> None:
 
 
 def test_received_headers() -> None:
-    """seed 004: JMSMessageID starts with ID:, JMSTimestamp is the enqueue time (ms),
-    JMSRedelivered and JMSXDeliveryCount come from the attempts, BUFFERED is NON_PERSISTENT."""
+    """Oracle JMS guide, "JMS Message Headers": JMSMessageID starts with ID:, JMSTimestamp is
+    the enqueue time (ms), JMSRedelivered and JMSXDeliveryCount come from the attempts, BUFFERED
+    is NON_PERSISTENT."""
     sent = TextMessage("x")
     got = _received(sent, "JMS_TEXT", attempts=2, delivery_mode="BUFFERED", expiration=60,
                     priority=3, correlation="c1", delay=5, exception_queue="s.eq",

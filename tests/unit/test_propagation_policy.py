@@ -1,5 +1,6 @@
-"""Propagation retries as the seed describes them: 30 s, 60 s, 120 s ...; a retry past the
-window's end goes to the next window and stays window-aligned; the 16th failure disables."""
+"""Propagation retries as Oracle Streams Advanced Queuing User's Guide and Reference 10g Release
+2 (10.2), "Introducing Oracle Streams AQ" describes them: 30 s, 60 s, 120 s ...; a retry past
+the window's end goes to the next window and stays window-aligned; the 16th failure disables."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """Authentication of AQ agents: HTTP Basic (a short cache in front of the slow hash) and
 TLS client certificates (the certificate's subject DN against each agent's
-certificate_location), the two ways the seed's servlet logs clients in."""
+certificate_location), the two ways Oracle's AQ servlet logs clients in (Oracle Streams
+Advanced Queuing User's Guide and Reference, Release 10.1, chapter 17 "Internet Access to
+Oracle Streams AQ")."""
 
 from __future__ import annotations
 

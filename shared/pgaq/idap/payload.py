@@ -679,7 +679,9 @@ def payload_to_xml(kind: str, payload: bytes | dict[str, Any] | None, info: Type
     if kind == "JMS_MESSAGE":
         # the body's element, as pgaq.jms reads message_type (a value it does not know is
         # text). The message is taken before this is written, so nothing here refuses it: a
-        # StreamMessage, which IDAP has no element for (seed 003), crosses whole as the
+        # StreamMessage, which IDAP has no element for (Oracle Streams Advanced Queuing
+        # User's Guide and Reference 10g Release 2 (10.2), "Internet Access to Oracle Streams
+        # AQ": "not supported through IDAP"), crosses whole as the
         # bytes of its stream body in a <jms_bytes_message>, its type lost
         mt = payload.get("message_type")
         body = KIND_OF_GENERIC.get(mt if isinstance(mt, int) else 0, "JMS_TEXT")

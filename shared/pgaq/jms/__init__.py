@@ -1,4 +1,5 @@
-"""`pgaq.jms`: Oracle JMS (AQjms, seed 004) for Python applications, name for name in
+"""`pgaq.jms`: Oracle JMS (AQjms; Oracle Database Advanced Queuing User's Guide,
+"Introduction to Oracle Java Message Service") for Python applications, name for name in
 snake_case, over pgaq's engine and PostgreSQL.
 
     import pgaq.jms as jms

@@ -1,12 +1,13 @@
 """Java's primitive values in Python: range checks, conversions and their text forms.
 
 A JMS value is kept as (kind, value): kind one of KINDS (Java's boolean, byte, short, char,
-int, long, float, double, String, byte[]), value a bool, int, float, str or bytes (None for a
-null String or byte[]). A float is kept as the nearest binary32 value, so reading it back as a
-double gives what Java's widening gives. Conversions follow seed 004's tables 11-1
-(StreamMessage) and 11-2 (MapMessage), which are the same table, and JMS 1.1 section 3.5.4
-for properties (the same without char and byte[]); where the seed allows String to char
-(JMS 1.1 does not), a string of exactly one character converts.
+int, long, float, double, String, byte[]), value a bool, int, float, str or bytes (None for
+a null String or byte[]). A float is kept as the nearest binary32 value, so reading it back
+as a double gives what Java's widening gives. Conversions follow the tables 11-1
+(StreamMessage) and 11-2 (MapMessage) of Oracle Database Advanced Queuing User's Guide,
+"Introduction to Oracle Java Message Service", which are the same table, and JMS 1.1 section
+3.5.4 for properties (the same without char and byte[]); where the guide allows String to
+char (JMS 1.1 does not), a string of exactly one character converts.
 """
 
 from __future__ import annotations

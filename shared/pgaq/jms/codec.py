@@ -1,10 +1,11 @@
 """JMS messages to and from the engine's payloads and message properties.
 
-A JMS message is stored as Oracle stores it (seed 004): the body and the JMS header fields
-that have no AQ counterpart in a sys.aq$_jms_* value (V0001__catalog.sql), the rest in the AQ
-message properties. The payload dict is exactly what pgaq.idap.payload makes of the same
-message and what `dbms_aq.enqueue` stores, so a message crosses between pgaq.jms, IDAP and
-SQL unchanged:
+A JMS message is stored as Oracle stores it (Oracle Database Advanced Queuing User's Guide,
+"Introduction to Oracle Java Message Service", "JMS Message Bodies"): the body and the JMS
+header fields that have no AQ counterpart in a sys.aq$_jms_* value (V0001__catalog.sql), the
+rest in the AQ message properties. The payload dict is exactly what pgaq.idap.payload makes
+of the same message and what `dbms_aq.enqueue` stores, so a message crosses between
+pgaq.jms, IDAP and SQL unchanged:
 
   JMS                         engine
   --------------------------  ---------------------------------------------------------------
@@ -125,7 +126,8 @@ def payload_type_accepts(payload_type: str, msg: Message) -> bool:
 
 
 def engine_delivery_mode(msg: Message) -> str:
-    """The enqueue's delivery mode for the message's JMSDeliveryMode (seed 004 table 11-3)."""
+    """The enqueue's delivery mode for the message's JMSDeliveryMode (Oracle JMS guide,
+    table 11-3)."""
     return "BUFFERED" if msg.jms_delivery_mode == NON_PERSISTENT else "PERSISTENT"
 
 

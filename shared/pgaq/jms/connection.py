@@ -1,13 +1,14 @@
 """javax.jms.Connection over PostgreSQL: start/stop gating, sessions, the exception
 listener, and the one listening database connection that serves every wait of its sessions.
 
-A Connection is created stopped (seed 004: "When a Connection is created it is in stopped
-mode"): receives wait and listeners are not called until `start()`. Its sessions each take
-one pooled database connection of their own; waits (blocking receives, message listeners)
-do not hold that connection while they wait but subscribe to the Connection's LISTEN
-connection, opened on the first wait and reconnected (with a wake-up of every waiter) when
-the database comes back. The exception listener is told, once per outage, when either the
-listening connection or a session's connection is lost.
+A Connection is created stopped (Oracle Database Advanced Queuing User's Guide,
+"Introduction to Oracle Java Message Service", "JMS Connection": "When a Connection is
+created it is in stopped mode"): receives wait and listeners are not called until `start()`.
+Its sessions each take one pooled database connection of their own; waits (blocking
+receives, message listeners) do not hold that connection while they wait but subscribe to
+the Connection's LISTEN connection, opened on the first wait and reconnected (with a wake-up
+of every waiter) when the database comes back. The exception listener is told, once per
+outage, when either the listening connection or a session's connection is lost.
 """
 
 from __future__ import annotations

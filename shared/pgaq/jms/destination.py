@@ -1,6 +1,7 @@
-"""JMS destinations (seed 004, "JMS Destination"): a Queue is a single-consumer queue, a
-Topic a multi-consumer one, each `schema.queue` in the database; AQjmsAgent is Oracle's
-agent (name, address, protocol) for recipient lists, remote subscribers and reply-to."""
+"""JMS destinations (Oracle Database Advanced Queuing User's Guide, "Introduction to Oracle
+Java Message Service", "JMS Destination"): a Queue is a single-consumer queue, a Topic a
+multi-consumer one, each `schema.queue` in the database; AQjmsAgent is Oracle's agent (name,
+address, protocol) for recipient lists, remote subscribers and reply-to."""
 
 from __future__ import annotations
 
@@ -116,8 +117,8 @@ class TemporaryTopic(Topic):
 @dataclass(frozen=True)
 class AQjmsAgent:
     """Oracle's agent: `name` is a consumer (subscriber) name, `address` a queue or topic
-    ("schema.queue[@dblink]"); seed 004 uses it for remote subscribers, recipient lists and
-    JMSReplyTo."""
+    ("schema.queue[@dblink]"); the Oracle JMS guide uses it for remote subscribers,
+    recipient lists and JMSReplyTo."""
 
     name: str | None
     address: str | None = None

@@ -1,12 +1,13 @@
 """JMS exceptions, each carrying Oracle's error code as `error_code`.
 
-Oracle JMS (AQjms) reports its own refusals as ``JMS-nnn`` and the database's as the ``ORA-nnnnn``
-it raised; seed 004 names no numbers, so the ``JMS-nnn`` values are those of Oracle's AQjmsError
-class (for example JMS-108 "Messages of type X not allowed with Destinations containing payload
-of type Y", JMS-117 "Conversion failed - invalid property type", JMS-160 EOF, JMS-161
-MessageFormat, JMS-162 not readable, JMS-163 not writeable). Every JMS exception is a
-`pgaq.errors.PgaqError`, so code that catches the library's root catches these too; `.code`
-holds the ORA number when the error came from the database.
+Oracle JMS (AQjms) reports its own refusals as ``JMS-nnn`` and the database's as the
+``ORA-nnnnn`` it raised; Oracle Database Advanced Queuing User's Guide, "Introduction to
+Oracle Java Message Service", names no numbers, so the ``JMS-nnn`` values are those of
+Oracle's AQjmsError class (for example JMS-108 "Messages of type X not allowed with
+Destinations containing payload of type Y", JMS-117 "Conversion failed - invalid property
+type", JMS-160 EOF, JMS-161 MessageFormat, JMS-162 not readable, JMS-163 not writeable).
+Every JMS exception is a `pgaq.errors.PgaqError`, so code that catches the library's root
+catches these too; `.code` holds the ORA number when the error came from the database.
 """
 
 from __future__ import annotations

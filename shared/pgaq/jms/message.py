@@ -1,8 +1,9 @@
-"""JMS messages (seed 004, "Structured Payload/Message Types in JMS"), names in snake_case.
+"""JMS messages (Oracle Database Advanced Queuing User's Guide, "Introduction to Oracle Java
+Message Service", "Structured Payload/Message Types in JMS"), names in snake_case.
 
 A message is a header (JMS 1.1 section 3.4, as Python properties: `jms_message_id`,
 `jms_priority`...), typed properties (3.5, with 3.5.4's conversions) and a body of one of the
-seed's kinds: Text, Bytes, Map, Stream, Object, or Adt for object-typed queues.
+Oracle JMS guide's kinds: Text, Bytes, Map, Stream, Object, or Adt for object-typed queues.
 `pgaq.jms.codec` maps them to and from what the engine stores (sys.aq$_jms_* values).
 
 Java's null reads of a property or map item: get_boolean -> False, get_string/get_object ->
@@ -59,20 +60,22 @@ __all__ = [
     "TextMessage",
 ]
 
-# JMS's DeliveryMode values (seed 004 table 11-3: Oracle JMS PERSISTENT := 2, NON_PERSISTENT := 1)
+# JMS's DeliveryMode values (Oracle JMS guide, table 11-3: Oracle JMS PERSISTENT := 2,
+# NON_PERSISTENT := 1)
 PERSISTENT = 2
 NON_PERSISTENT = 1
 DEFAULT_DELIVERY_MODE = PERSISTENT
 DEFAULT_PRIORITY = 4
 DEFAULT_TIME_TO_LIVE = 0
 
-# JMSXState values (JMS 1.1 table 3-3; seed 004 names the states)
+# JMSXState values (JMS 1.1 table 3-3; the Oracle JMS guide's "JMS Message Properties" names
+# the states)
 JMSX_STATE = {"WAITING": 1, "WAIT": 1, "READY": 2, "EXPIRED": 3, "PROCESSED": 4, "RETAINED": 4}
 
 # Properties JMS or Oracle define: name -> (Java type, the client may set it on
-# Text/Bytes/Map/Stream/Object messages, the client may set it on an AdtMessage), as seed 004's
-# "Using Message Properties with Different Message Types" lists them; the others are the
-# provider's, read-only to the client.
+# Text/Bytes/Map/Stream/Object messages, the client may set it on an AdtMessage), as the
+# Oracle JMS guide's "Using Message Properties with Different Message Types" lists them; the
+# others are the provider's, read-only to the client.
 SPECIAL_PROPERTIES: dict[str, tuple[str, bool, bool]] = {
     "JMSXUserID": ("string", False, False),
     "JMSXAppID": ("string", True, False),
@@ -85,7 +88,7 @@ SPECIAL_PROPERTIES: dict[str, tuple[str, bool, bool]] = {
     "JMS_OracleDelay": ("int", True, True),
     "JMS_OracleOriginalMessageID": ("string", False, False),
 }
-# the seed's other spellings of the same properties
+# the Oracle JMS guide's other spellings of the same properties
 ALIASES = {
     "JMSXGroupid": "JMSXGroupID", "JMSXuserID": "JMSXUserID",
     "JMSXRcvTimeStamp": "JMSXRcvTimestamp", "JMSXRecvTimeStamp": "JMSXRcvTimestamp",
@@ -185,7 +188,7 @@ class Message:
 
     @property
     def jms_reply_to(self) -> Destination | AQjmsAgent | None:
-        """Where a reply goes: a Queue, a Topic or an AQjmsAgent (seed 004, JMSReplyTo)."""
+        """Where a reply goes: a Queue, a Topic or an AQjmsAgent (Oracle JMS guide, "JMSReplyTo")."""
         return self._reply_to
 
     @jms_reply_to.setter
@@ -642,7 +645,7 @@ def _slice(data: bytes | None, offset: int, length: int | None) -> bytes:
 
 # -- StreamMessage: stored in pgaq.jms.wire's tagged format ---------------------------------
 class StreamMessage(_ReadWriteBody):
-    """A sequence of typed values read back in order, with seed 004 table 11-1's
+    """A sequence of typed values read back in order, with the Oracle JMS guide's table 11-1
     conversions; a read that fails (MessageFormatException, NumberFormatException) leaves
     the position where it was."""
 
@@ -795,7 +798,7 @@ class StreamMessage(_ReadWriteBody):
 
 # -- MapMessage ------------------------------------------------------------------------------
 class MapMessage(Message):
-    """Named typed values (sys.aq$_jms_map_message), read with seed 004 table 11-2's
+    """Named typed values (sys.aq$_jms_map_message), read with the Oracle JMS guide's table 11-2
     conversions; a missing name reads as null (False, None, or NumberFormatException)."""
 
     body_kind = "JMS_MAP"
@@ -977,7 +980,7 @@ class ObjectMessage(Message):
 # -- AdtMessage ------------------------------------------------------------------------------
 class AdtMessage(Message):
     """A message for a queue whose payload is an object (composite) type: the payload is a
-    dataclass instance or a mapping of the type's attributes (seed 004, AdtMessage). Only
+    dataclass instance or a mapping of the type's attributes (Oracle JMS guide, "AdtMessage"). Only
     JMS_OracleExcpQ and JMS_OracleDelay can be set as properties."""
 
     body_kind = "OBJECT"

@@ -1,12 +1,13 @@
 """javax.jms.MessageProducer (QueueSender, TopicPublisher): send/publish with the
 producer's defaults for delivery mode, priority and time to live.
 
-The message's headers are set as JMS says ("set by JMS after the Send method has
-completed", seed 004): JMSDestination, JMSDeliveryMode, JMSPriority before the codec
-turns it into AQ's payload and properties; JMSMessageID ("ID:" + AQ's msgid), JMSTimestamp
-(the enqueue time, read from that id) and JMSExpiration (absolute, ms; 0 = never) after the
-enqueue. A body the queue's
-payload type cannot hold is refused before anything is enqueued (MessageFormatException).
+The message's headers are set as JMS says ("set by JMS after the Send method has completed",
+Oracle Database Advanced Queuing User's Guide, "Introduction to Oracle Java Message
+Service", "JMS Message Headers"): JMSDestination, JMSDeliveryMode, JMSPriority before the
+codec turns it into AQ's payload and properties; JMSMessageID ("ID:" + AQ's msgid),
+JMSTimestamp (the enqueue time, read from that id) and JMSExpiration (absolute, ms; 0 =
+never) after the enqueue. A body the queue's payload type cannot hold is refused before
+anything is enqueued (MessageFormatException).
 """
 
 from __future__ import annotations

@@ -643,9 +643,11 @@ class Session(Administration):
 
         Persistent messages are looked at first and buffered ones when there is none (or
         every BUFFERED_EVERY looks, so a steady persistent flow does not starve them): AQ
-        orders each class on its own (seed 004), and a buffered look in an open transaction
-        costs a borrowed connection. DUPS_OK takes `dups_ok_batch` messages per dequeue and
-        hands them out one by one, committing when every consumer has handed out its share."""
+        orders each class on its own (Oracle Database Advanced Queuing User's Guide,
+        "Introduction to Oracle Java Message Service", "Enqueuing JMS Buffered Messages"),
+        and a buffered look in an open transaction costs a borrowed connection. DUPS_OK
+        takes `dups_ok_batch` messages per dequeue and hands them out one by one, committing
+        when every consumer has handed out its share."""
         async with self.using() as eng:
             taken = await self._take(eng, consumer, info, listener, msgid, blocking, no_data)
         if self.ack.batches:
@@ -729,7 +731,9 @@ class Session(Administration):
         msg._acknowledger = self._acknowledger
         if m.msgid in self._connection.maybe_delivered and not msg.jms_redelivered:
             # taken by a transaction that died with its connection, which AQ does not
-            # count as an attempt (seed 004): JMS wants it flagged as redelivered
+            # count as an attempt (Oracle Streams Advanced Queuing User's Guide and Reference
+            # 10g Release 2 (10.2), "Introducing Oracle Streams AQ", "Retries with Delays"):
+            # JMS wants it flagged as redelivered
             self._connection.maybe_delivered.discard(m.msgid)
             msg._redelivered = True
             msg._provider_property("JMSXDeliveryCount", "int", m.attempts + 2)

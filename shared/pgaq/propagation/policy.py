@@ -1,4 +1,6 @@
-"""Retries and windows as the seed describes them: pure arithmetic on times passed in.
+"""Retries and windows as Oracle Streams Advanced Queuing User's Guide and Reference 10g
+Release 2 (10.2), "Introducing Oracle Streams AQ", describes them for propagation: pure
+arithmetic on times passed in.
 
 A failing schedule retries after base, 2*base, 4*base, ... (30 s, 60 s, 120 s with
 Oracle's base). A retry that would fall after the current window's end goes to the next

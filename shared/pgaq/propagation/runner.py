@@ -174,7 +174,8 @@ class Propagator:
             await self._failed(s, now, str(exc))
             return None
         except ApplicationFailure as exc:
-            # queue-to-queue: the schedule stops with the error, as the seed says
+            # queue-to-queue: the schedule stops with the error, as the Oracle JMS guide says
+            # ("Exception Handling During Propagation")
             await self._stop_schedule(s, now, str(exc))
             return None
         if moved and s["failures"]:

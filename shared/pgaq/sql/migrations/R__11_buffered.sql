@@ -10,11 +10,13 @@
 -- The companion is made by the same code as the queue table itself (aq.create_queue_table_
 -- objects given aq.buffered_table(t)), so every statement the engine generates serves it:
 -- the engine's functions, handed aq.buffered_info(q) instead of q, work on it unchanged.
--- What Oracle does not support for buffered messages is refused (seed 002, "Buffered
--- Messaging Restrictions"): delay, transaction grouping, ON_COMMIT visibility from SQL,
--- remote subscribers (no propagation of buffered messages here); retention and retries do
--- not apply (a buffered message goes when it is dequeued). An expired buffered message is
--- moved to its exception queue as a persistent message (aq.persist_buffered_exceptions).
+-- What Oracle does not support for buffered messages is refused (Oracle Streams Advanced
+-- Queuing User's Guide and Reference 10g Release 2 (10.2), "Introducing Oracle Streams AQ",
+-- "Buffered Messaging Restrictions"): delay, transaction grouping, ON_COMMIT visibility
+-- from SQL, remote subscribers (no propagation of buffered messages here); retention and
+-- retries do not apply (a buffered message goes when it is dequeued). An expired buffered
+-- message is moved to its exception queue as a persistent message
+-- (aq.persist_buffered_exceptions).
 
 -- The companion's catalog row: the queue table's, under the companion's name.
 CREATE OR REPLACE FUNCTION aq.buffered_table(t aq.queue_tables) RETURNS aq.queue_tables
@@ -67,9 +69,10 @@ BEGIN
   RETURN aq.check_delivery_mode(p, p_what, p_allowed);
 END $$;
 
--- What Oracle refuses for a buffered enqueue (seed 002: "You cannot specify delay when
--- enqueuing buffered messages"; "Transaction grouping queues ... are not supported for
--- buffered messages"; no Messaging Gateway, and no propagation of buffered messages here).
+-- What Oracle refuses for a buffered enqueue (AQ User's Guide (10.2), "Buffered Messaging":
+-- "You cannot specify delay when enqueuing buffered messages"; "Transaction grouping queues
+-- ... are not supported for buffered messages"; no Messaging Gateway, and no propagation of
+-- buffered messages here).
 CREATE OR REPLACE FUNCTION aq.check_buffered_enqueue(q aq.queue_info, p_props jsonb) RETURNS void
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
@@ -125,9 +128,9 @@ BEGIN
   RETURN true;
 END $$;
 
--- Expired buffered messages (the monitor moved them to state 3 in the companion, as it
--- does in any queue table) go to their exception queue as persistent messages (seed 002),
--- with their recipient rows, in the monitor's transaction.
+-- Expired buffered messages (the monitor moved them to state 3 in the companion, as it does
+-- in any queue table) go to their exception queue as persistent messages (AQ User's Guide
+-- (10.2), "Exception Queues"), with their recipient rows, in the monitor's transaction.
 CREATE OR REPLACE FUNCTION aq.persist_buffered_exceptions(t aq.queue_tables, p_limit integer) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -200,10 +203,11 @@ BEGIN
   EXECUTE format('DROP TABLE IF EXISTS %I.%I', b.schema_name, b.table_name);
 END $$;
 
--- The subscribers a message of this delivery mode goes to (seed 002: "an application [can]
--- express interest in persistent messages only, buffered messages only, or both"): a SQL
--- fragment over aq.subscribers aliased sub, fixed text. Remote subscribers take persistent
--- messages only (buffered messages are not propagated here).
+-- The subscribers a message of this delivery mode goes to (AQ User's Guide (10.2),
+-- "Buffered Messaging": "an application [can] express interest in persistent messages only,
+-- buffered messages only, or both"): a SQL fragment over aq.subscribers aliased sub, fixed
+-- text. Remote subscribers take persistent messages only (buffered messages are not
+-- propagated here).
 CREATE OR REPLACE FUNCTION aq.subscriber_mode_filter(p_buffered boolean) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN p_buffered THEN ' AND sub.delivery_mode IN (''BUFFERED'', ''PERSISTENT_OR_BUFFERED'') AND sub.address IS NULL'

@@ -69,8 +69,9 @@ SELECT aq.define_template('enqueue.subscriber_recipients', $tpl$
 -- (aq.scan_floor_expr, R__12_scan_floor), or nothing; states: the states a candidate
 -- may be in ('= 0' READY; 'IN (0, 1)' by message id, which overrides a delay; '= 3' on an
 -- exception queue); default_exception_queue: the table's, which a dequeue gives as NULL
--- (seed 001: "If the default exception queue is used, then the parameter returns a NULL
--- value at dequeue time").
+-- (Oracle Streams Advanced Queuing User's Guide 11g Release 1 (11.1), "Internet Access to
+-- Oracle Streams AQ", exception_queue: "If the default exception queue is used, then the
+-- parameter returns a NULL value at dequeue time").
 
 -- The candidates of a multi-consumer queue: the consumer's recipient rows
 SELECT aq.define_template('dequeue.recipients.candidates', $tpl$

@@ -531,8 +531,10 @@ BEGIN
     INTO explicit_gone USING q.queue_name, sid;
   gone := coalesce(gone, '{}') || coalesce(explicit_gone, '{}');
   IF cardinality(gone) > 0 THEN
-    -- seed 002: "Removing the subscriber removes all the messages for that subscriber": a
-    -- message no other recipient was left for leaves the queue
+    -- Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2 (10.2),
+    -- "Introducing Oracle Streams AQ", "Cleaning Up Message Queues": "Removing the
+    -- subscriber removes all the messages for that subscriber": a message no other
+    -- recipient was left for leaves the queue
     EXECUTE format('DELETE FROM %I.%I m WHERE m.msgid = ANY($1) AND m.state IN (0, 1)
                       AND NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = m.msgid)
                       AND NOT EXISTS (SELECT 1 FROM aq.subscribers s WHERE s.queue_id = $2 AND %s)',

@@ -110,8 +110,10 @@ BEGIN
                                      exq.schema_name, exq.queue_name, q.schema_name, q.queue_name), '22023');
       END IF;
       IF exq.queue_type <> 'EXCEPTION_QUEUE' THEN
-        -- seeds 000/002: the queue a message moves to when it expires or fails; a normal
-        -- queue would strand it there in the EXPIRED state, where no dequeuer looks
+        -- Oracle's AQ guides (10.1, "Internet Access to Oracle Streams AQ", Table 17-1;
+        -- 10.2, "Introducing Oracle Streams AQ", "Exception Queues"): the queue a message
+        -- moves to when it expires or fails; a normal queue would strand it there in the
+        -- EXPIRED state, where no dequeuer looks
         PERFORM aq.err(24005, format('exception queue %s.%s is not an EXCEPTION_QUEUE',
                                      exq.schema_name, exq.queue_name), '22023');
       END IF;
@@ -125,8 +127,8 @@ BEGIN
       'delay', aq.int_prop(p, 'delay', 0, 0, 25208, 'DELAY'),
       'expiration', expiration,
       'correlation', p ->> 'correlation',
-      -- the sender's name as the producer gave it (the seed's responses return 'scott'),
-      -- unlike consumer names, which are identifiers
+      -- the sender's name as the producer gave it (the responses in Oracle's IDAP examples
+      -- return 'scott'), unlike consumer names, which are identifiers
       'sender_name', aq.sender_name(p -> 'sender_id' ->> 'name'),
       'sender_address', p -> 'sender_id' ->> 'address',
       'sender_protocol', aq.int_prop(p -> 'sender_id', 'protocol', NULL, 0, 25216, 'PROTOCOL'),

@@ -60,8 +60,9 @@ BEGIN
       PERFORM aq.finish_messages(q, failed);
     END IF;
   ELSE
-    -- seeds 000, 001, 003: an exception queue named at enqueue and dropped since is replaced
-    -- by the table's default, and a warning is logged (Oracle's alert log)
+    -- Oracle's AQ guides (10.1, 10.2, 11.1), "Internet Access to Oracle Streams AQ", the
+    -- exception_queue element: an exception queue named at enqueue and dropped since is
+    -- replaced by the table's default, and a warning is logged (Oracle's alert log)
     EXECUTE format($f$
       SELECT count(*) FROM %I.%I m
       WHERE m.q_name = $1 AND m.msgid = ANY($2) AND m.state = 0 AND m.retry_count + 1 > $3

@@ -62,8 +62,10 @@ BEGIN
 END $$;
 
 -- enqueue_options.delivery_mode as a message property for aq.enqueue_array; BUFFERED
--- only with IMMEDIATE visibility (seed 002: "Both enqueue and dequeue buffered messaging
--- operations must be with IMMEDIATE visibility mode").
+-- only with IMMEDIATE visibility (Oracle Streams Advanced Queuing User's Guide and
+-- Reference 10g Release 2 (10.2), "Introducing Oracle Streams AQ", "Buffered Messaging":
+-- "Both enqueue and dequeue buffered messaging operations must be with IMMEDIATE
+-- visibility mode").
 CREATE OR REPLACE FUNCTION aq.enqueue_delivery_mode(o dbms_aq.enqueue_options_t) RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
@@ -159,7 +161,7 @@ $$;
 
 -- The delivery modes a dequeue_options_t asks for, in the order dbms_aq's dequeues try
 -- them (buffered messages first: Oracle orders each class on its own, R__11_buffered); any
--- but PERSISTENT needs IMMEDIATE visibility (seed 002).
+-- but PERSISTENT needs IMMEDIATE visibility (AQ User's Guide (10.2), "Buffered Messaging").
 CREATE OR REPLACE FUNCTION aq.dequeue_classes(o dbms_aq.dequeue_options_t) RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE

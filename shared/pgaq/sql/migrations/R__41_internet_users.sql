@@ -1,7 +1,8 @@
--- Oracle's SYSTEM.AQ$INTERNET_USERS (seed 000, "Mapping the Oracle Streams AQ Agent to
--- Database Users", Table 17-7): the AQ agents, the protocols each is enabled for, and the
--- database users each maps to (ENABLE_DB_ACCESS); an agent mapped to no user has one row
--- with a NULL db_username.
+-- Oracle's SYSTEM.AQ$INTERNET_USERS (Oracle Streams Advanced Queuing User's Guide and
+-- Reference, Release 10.1, chapter 17 "Internet Access to Oracle Streams AQ", "Mapping the
+-- Oracle Streams AQ Agent to Database Users", Table 17-7): the AQ agents, the protocols
+-- each is enabled for, and the database users each maps to (ENABLE_DB_ACCESS); an agent
+-- mapped to no user has one row with a NULL db_username.
 --
 -- Who sees what: AQ administrators (aq_administrator_role, and superusers) every row; any
 -- other user the rows that map an agent to itself (or to a role it is a member of, whose

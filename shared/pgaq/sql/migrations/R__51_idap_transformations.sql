@@ -3,9 +3,11 @@
 -- needs both types (and their payload kinds) before the engine applies the function.
 
 -- The transformation a consumer's subscription carries (dbms_aqadm.add_subscriber ...
--- transformation), on a multi-consumer queue; NULL when it has none. Seed 002: "To
--- transform a message during dequeue, specify a mapping either in the dequeue options or
--- when you add a subscriber. A dequeue mapping overrides a subscriber mapping."
+-- transformation), on a multi-consumer queue; NULL when it has none. Oracle Streams
+-- Advanced Queuing User's Guide and Reference 10g Release 2 (10.2), "Introducing Oracle
+-- Streams AQ", "Message Format Transformation": "To transform a message during dequeue,
+-- specify a mapping either in the dequeue options or when you add a subscriber. A dequeue
+-- mapping overrides a subscriber mapping."
 CREATE OR REPLACE FUNCTION aq.subscriber_transformation(q aq.queue_info, p_consumer text) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT s.transformation FROM aq.subscribers s

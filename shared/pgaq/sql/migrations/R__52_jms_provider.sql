@@ -1,4 +1,5 @@
--- JMS properties the provider sets (seed 004, "JMS Message Properties"): JMSXUserID, "the
+-- JMS properties the provider sets (Oracle Database Advanced Queuing User's Guide,
+-- "Introduction to Oracle Java Message Service", "JMS Message Properties"): JMSXUserID, "the
 -- identity of the user sending the message", and JMSXAppID, "the identity of the
 -- application sending the message", are "set by JMS after the Send method has completed".
 -- They live in the payload's header (sys.aq$_jms_header.userid and .appid), which the JMS
@@ -6,10 +7,10 @@
 -- writes them as a message is stored, whatever route stored it (dbms_aq.enqueue, the
 -- library's generated functions, IDAP, propagation):
 --   JMSXUserID: the enqueuing database user (the row's enq_uid, AQ$<table>.ENQ_USER_ID);
---     a value the client sent is replaced (the seed lists JMSXUserID among the properties a
+--     a value the client sent is replaced (the guide lists JMSXUserID among the properties a
 --     client may get, not set). A propagated message keeps the JMSXUserID its source set
 --     (the propagator is not the sender).
---   JMSXAppID: a value the client sent is kept (the seed lists JMSXAppID among the
+--   JMSXAppID: a value the client sent is kept (the guide lists JMSXAppID among the
 --     properties "the client can set"); without one, the sender's name (sender_id.name),
 --     else the IDAP agent that enqueued, else the session's application_name.
 

@@ -417,7 +417,9 @@ DECLARE
 BEGIN
   SELECT * INTO q FROM aq.queue_info WHERE queue_id = p_queue_id;
   -- the messages, persistent or buffered (the queue table's companion, R__11_buffered: "The
-  -- delivery mode of the message is available in the message descriptor", seed 002)
+  -- delivery mode of the message is available in the message descriptor", Oracle Streams
+  -- Advanced Queuing User's Guide and Reference 10g Release 2 (10.2), "Introducing Oracle
+  -- Streams AQ", "Asynchronous Notifications")
   FOR q IN SELECT (y.r).* FROM (SELECT q AS r UNION ALL SELECT aq.buffered_info(q)
                                  WHERE to_regclass(format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_b')) IS NOT NULL) y LOOP
     msgs := CASE WHEN msgs IS NULL THEN '' ELSE msgs || ' UNION ALL ' END || format(one,

@@ -103,7 +103,10 @@ DECLARE
   t record;
   n integer := 0;
 BEGIN
-  -- a transaction whose session died with it open counts no attempt (seed 002): forgotten
+  -- a transaction whose session died with it open counts no attempt (Oracle Streams
+  -- Advanced Queuing User's Guide and Reference 10g Release 2 (10.2), "Introducing Oracle
+  -- Streams AQ", "Retries with Delays": "If a dequeue transaction fails because the server
+  -- process dies ..., then RETRY_COUNT is not incremented"): forgotten
   FOR r IN SELECT DISTINCT p.xid, p.session_key FROM aq.pending_attempts p
            WHERE p.session_key IS NOT NULL AND pg_xact_status(p.xid) = 'aborted' LOOP
     IF aq.attempt_session_gone(r.session_key) THEN
