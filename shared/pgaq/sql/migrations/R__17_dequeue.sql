@@ -65,7 +65,8 @@ BEGIN
       SELECT m.msgid,
              coalesce(bool_or(r.state = 3), false) AS failed,
              -- the message's exception queue, or the table's default when it names none or
-             -- one dropped since the enqueue (seeds 000, 001, 003: a warning is logged)
+             -- one dropped since the enqueue (AQ guides 10.1, 10.2, 11.1, "Internet Access to
+             -- Oracle Streams AQ", exception_queue: a warning is logged)
              CASE WHEN m.exception_queue = ANY ($2) THEN m.exception_queue ELSE %3$L::name END AS exq,
              m.exception_queue IS NOT NULL AND NOT (m.exception_queue = ANY ($2)) AS lost,
              %4$L::name AS exs,
@@ -261,8 +262,9 @@ DECLARE
     'position', aq.sort_key_expr(q.sort_key, src), 'order', aq.sort_columns(q.sort_key, src),
     'filters', p_filters, 'selection', p_sel,
     'lock', CASE WHEN p_mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END,
-    -- seed 001: "If the default exception queue is used, then the parameter returns a NULL
-    -- value at dequeue time"
+    -- AQ User's Guide (11.1), "Internet Access to Oracle Streams AQ", exception_queue:
+    -- "If the default exception queue is used, then the parameter returns a NULL value at
+    -- dequeue time"
     'default_exception_queue', q.default_exception_queue,
     'payload_json', CASE WHEN nodata THEN 'NULL::jsonb' ELSE p_outp[1] END,
     'payload_raw', CASE WHEN nodata THEN 'NULL::bytea' ELSE p_outp[2] END);
@@ -375,7 +377,7 @@ DECLARE
                                  'a dequeue');
 BEGIN
   -- both classes: buffered messages first, then persistent ones (Oracle orders each class
-  -- on its own, seed 002: "Ordering among persistent and buffered messages ... is not
+  -- on its own, AQ User's Guide and Reference (10.2), "Buffered Messaging": "Ordering among persistent and buffered messages ... is not
   -- currently supported")
   IF dmode = 'PERSISTENT_OR_BUFFERED' THEN
     RETURN QUERY SELECT * FROM aq.dequeue_array(p_queue, p_consumer, p_mode, p_navigation, p_msgid, p_correlation,
