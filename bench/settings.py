@@ -56,6 +56,9 @@ class Settings:
     fanout_seconds: float = field(default_factory=lambda: _float("BENCH_FANOUT_SECONDS", 3.0))
     fanout_messages: int = field(default_factory=lambda: _int("BENCH_FANOUT_MESSAGES", 2_000))
     fanout_rules: int = field(default_factory=lambda: _int("BENCH_FANOUT_RULES", 1_000))
+    # row F5: a backlog one subscriber drains, published 500 per transaction, at the
+    # smallest and largest subscriber counts (0: no row)
+    fanout_backlog: int = field(default_factory=lambda: _int("BENCH_FANOUT_BACKLOG", 20_000))
     fanout_waiters: tuple[int, ...] = field(
         default_factory=lambda: _ints("BENCH_FANOUT_WAITERS", "4,64,256"))
     fanout_rate: float = field(default_factory=lambda: _float("BENCH_FANOUT_RATE", 150.0))
@@ -76,6 +79,7 @@ class Settings:
                 "java_rounds": self.java_rounds, "java_fill": self.java_fill,
                 "fanout_subscribers": list(self.fanout_subscribers),
                 "fanout_seconds": self.fanout_seconds, "fanout_messages": self.fanout_messages,
-                "fanout_rules": self.fanout_rules, "fanout_waiters": list(self.fanout_waiters),
+                "fanout_rules": self.fanout_rules,
+                "fanout_backlog": self.fanout_backlog, "fanout_waiters": list(self.fanout_waiters),
                 "fanout_rate": self.fanout_rate, "fanout_stream": self.fanout_stream,
                 "fanout_kinds": list(self.fanout_kinds)}

@@ -16,6 +16,7 @@ from bench.settings import Settings
 def _tiny(monkeypatch: pytest.MonkeyPatch, **env: str) -> Settings:
     for name, value in {"BENCH_FANOUT_SUBSCRIBERS": "1,3", "BENCH_FANOUT_MESSAGES": "40",
                         "BENCH_FANOUT_RULES": "2", "BENCH_FANOUT_WAITERS": "2,5",
+                        "BENCH_FANOUT_BACKLOG": "600",
                         "BENCH_FANOUT_STREAM": "1", "BENCH_FANOUT_SECONDS": "0.5",
                         "BENCH_FANOUT_RATE": "100", "BENCH_WARMUP": "0",
                         "BENCH_CONCURRENCY": "2", **env}.items():
@@ -32,6 +33,8 @@ async def test_the_subscriber_curve(db_dsn: str, monkeypatch: pytest.MonkeyPatch
                      "F2. one subscriber drains (batch 100), 3 subscribers",
                      "F3. storage per message (B), 1 subscriber",
                      "F3. storage per message (B), 3 subscribers",
+                     "F5. one subscriber drains a backlog of 600, 1 subscriber",
+                     "F5. one subscriber drains a backlog of 600, 3 subscribers",
                      "F4. publish 1/txn, 2 subscribers with a rule each"]
     scored = [r for r in rows if not r.get("context")]
     assert [r["benchmark"][:3] for r in scored] == ["F1.", "F2.", "F3."]  # the last points
@@ -39,6 +42,8 @@ async def test_the_subscriber_curve(db_dsn: str, monkeypatch: pytest.MonkeyPatch
         assert r["pgaq"] > 0 and r["floor"] > 0
     drains = [r for r in rows if r["benchmark"].startswith("F2.")]
     assert all("all 40 messages" in r["note"] for r in drains)  # S1 took each message once
+    backlogs = [r for r in rows if r["benchmark"].startswith("F5.")]
+    assert all("(600 taken" in r["note"] for r in backlogs)
     f1 = scored[0]
     assert f1["pass"] == (f1["ratio"] >= fanout_bench.PUBLISH_TARGET)
     f3 = scored[2]
