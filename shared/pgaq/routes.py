@@ -27,7 +27,7 @@ from .errors import QueueError
 from .queries import load
 
 if TYPE_CHECKING:
-    from .engine import DequeueOptions, FastPath, MessageProperties, Payload, Session
+    from .client import DequeueOptions, FastPath, MessageProperties, Payload, Session
 
 Op = TypeVar("Op")
 R = TypeVar("R")
@@ -166,9 +166,9 @@ _DEFAULTS: list[MessageProperties] = []
 
 
 def _defaults() -> MessageProperties:
-    """Default message properties (made once: pgaq.engine imports this module)."""
+    """Default message properties (made once: pgaq.client imports this module)."""
     if not _DEFAULTS:
-        from .engine import MessageProperties
+        from .client import MessageProperties
 
         _DEFAULTS.append(MessageProperties())
     return _DEFAULTS[0]

@@ -26,7 +26,7 @@ from typing import Any
 
 import asyncpg
 
-from ..engine import DequeueOptions, FastPath, Message, MessageProperties, Payload, Session
+from ..client import DequeueOptions, FastPath, Message, MessageProperties, Payload, Session
 from ..errors import ConnectionLost, PgaqError, wrap_db_error
 
 Batch = Sequence[tuple[Payload, MessageProperties | None]]

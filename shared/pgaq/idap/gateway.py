@@ -18,7 +18,7 @@ from typing import Any
 import asyncpg
 from lxml import etree
 
-from ..engine import Agent, DequeueOptions, Message, MessageProperties, Session
+from ..client import Agent, DequeueOptions, Message, MessageProperties, Session
 from ..errors import ConnectionLost, InternalError, PgaqError, wrap_db_error
 from ..queries import load
 from . import response

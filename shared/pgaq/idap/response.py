@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 from lxml import etree
 
-from ..engine import Message
+from ..client import Message
 from .request import NS_AQ, NS_SOAP
 
 Payloader = Callable[[Message, etree._Element], None]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import asyncpg
 
 from ..aio import TaskGroup, wait_any
-from ..engine import FastPath, Session
+from ..client import FastPath, Session
 
 if TYPE_CHECKING:
     from .hooks import HookCall

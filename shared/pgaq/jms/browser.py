@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import asyncpg
 
-from .. import engine
+from .. import client
 from ..errors import PgaqError, wrap_db_error
 from . import codec
 from . import errors as jerr
@@ -88,7 +88,7 @@ class QueueBrowser:
         seen: tuple[list[str], list[str]] = ([], [])
         self._seen = seen
         snapshot: datetime | None = None
-        plain = engine.Session(None, pool=s.connection.pool.for_engine)
+        plain = client.Session(None, pool=s.connection.pool.for_engine)
         for mode in ("BUFFERED", "PERSISTENT"):
             shown: set[str] = set()
             first = True
@@ -126,15 +126,15 @@ class QueueBrowser:
             fail(jerr.InvalidDestinationException, INVALID_TOPIC,
                  f"{self.subscription_name!r} is not a durable subscriber of {info.qualified}")
 
-    async def _look(self, plain: engine.Session, info: DestinationInfo, mode: str, first: bool,
-                    asked: int, clock: bool) -> tuple[list[engine.Message], datetime | None]:
+    async def _look(self, plain: client.Session, info: DestinationInfo, mode: str, first: bool,
+                    asked: int, clock: bool) -> tuple[list[client.Message], datetime | None]:
         """The next batch, with the database's clock at the first look (the snapshot). A
         plain browse navigates on an engine session of its own (NEXT_MESSAGE after the
         first). A locked one runs in the session's transaction, from the first message each
         time, asking for as many more as it has shown: the session's positions are its
         receivers', and its own locks do not hide rows from it."""
         s = self.session
-        opts = engine.DequeueOptions(
+        opts = client.DequeueOptions(
             consumer_name=self.subscription_name, dequeue_mode="BROWSE",
             navigation="FIRST_MESSAGE" if first else "NEXT_MESSAGE", wait=0,
             condition=self._sql_selector, batch_size=asked, delivery_mode=mode,
@@ -199,7 +199,7 @@ class QueueBrowser:
             if ids:
                 async with s.connection.pool.acquire() as c:
                     n = int(await c.fetchval(PURGE, topic, name, ids))
-            eng = engine.Session(None, pool=s.connection.pool.for_engine)
+            eng = client.Session(None, pool=s.connection.pool.for_engine)
             return n + await _purge_buffered(eng, topic, name, buffered, "IMMEDIATE")
         except PgaqError as exc:
             raise as_jms(exc) from exc
@@ -210,13 +210,13 @@ class QueueBrowser:
         self.closed = True
 
 
-async def _purge_buffered(eng: engine.Session, topic: str, name: str | None, msgids: list[str],
+async def _purge_buffered(eng: client.Session, topic: str, name: str | None, msgids: list[str],
                           visibility: str) -> int:
     """The NON_PERSISTENT messages a purge removes: by id, as the subscriber's receive
     would (the buffered companion is not the queue table aq.jms_topic_browser_purge reads)."""
     n = 0
     for i in msgids:
-        n += len(await eng.dequeue(topic, engine.DequeueOptions(
+        n += len(await eng.dequeue(topic, client.DequeueOptions(
             consumer_name=name, dequeue_mode="REMOVE_NODATA", navigation="FIRST_MESSAGE",
             wait=0, msgid=i, delivery_mode="BUFFERED", visibility=visibility)))
     return n

@@ -56,8 +56,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ..engine import Message as EngineMessage
-from ..engine import MessageProperties, Payload
+from ..client import Message as EngineMessage
+from ..client import MessageProperties, Payload
 from . import _values as V
 from . import compliance
 from .destination import (

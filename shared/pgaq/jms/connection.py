@@ -142,7 +142,7 @@ class BoundedPool:
 
     @property
     def for_engine(self) -> asyncpg.Pool:
-        """This, for the engine's Session (it only calls `acquire()` as a context manager)."""
+        """This, for pgaq.client's Session (it only calls `acquire()` as a context manager)."""
         return cast(asyncpg.Pool, self)
 
 

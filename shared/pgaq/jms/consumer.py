@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
-from .. import engine
+from .. import client
 from ..errors import wrap_db_error
 from . import compliance
 from . import errors as jerr
@@ -279,7 +279,7 @@ class MessageConsumer:
 
     async def next(self, timeout: float | None, *, msgid: str | None = None,
                    listener: bool = False, stop: asyncio.Event | None = None,
-                   no_data: bool = False) -> tuple[engine.Message, jmsg.Message] | None:
+                   no_data: bool = False) -> tuple[client.Message, jmsg.Message] | None:
         """The receive loop (see the module's doc); `timeout` 0: look once."""
         info = await self.open()
         blocking = timeout != 0
@@ -338,7 +338,7 @@ class MessageConsumer:
 
     async def _look_waiting(self, info: DestinationInfo, msgid: str | None, listener: bool,
                             blocking: bool, no_data: bool, retry: float
-                            ) -> tuple[tuple[engine.Message, jmsg.Message] | None, float]:
+                            ) -> tuple[tuple[client.Message, jmsg.Message] | None, float]:
         """A waiting receive's look and when to look again if the database was lost (0.0:
         it was not). A receive waits through an outage, as a listener does: the session
         has dropped its connection and told the exception listener, and the look after the
@@ -355,7 +355,7 @@ class MessageConsumer:
 
     async def _look(self, info: DestinationInfo, msgid: str | None, listener: bool,
                     blocking: bool = False,
-                    no_data: bool = False) -> tuple[engine.Message, jmsg.Message] | None:
+                    no_data: bool = False) -> tuple[client.Message, jmsg.Message] | None:
         while True:
             self._check_open()
             got = await self.session.take(self, info, listener=listener, msgid=msgid,

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import Agent
+from ..client import Agent
 from .errors import InvalidDestinationException
 
 __all__ = ["AQjmsAgent", "Destination", "Queue", "TemporaryQueue", "TemporaryTopic", "Topic",

@@ -40,7 +40,7 @@ from .wire import encode_modified_utf8 as encode_modified_utf8
 from .wire import encode_stream as encode_stream
 
 if TYPE_CHECKING:
-    from ..engine import Message as EngineMessage
+    from ..client import Message as EngineMessage
 
 __all__ = [
     "DEFAULT_DELIVERY_MODE",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..engine import Agent
+from ..client import Agent
 from . import codec, compliance
 from . import errors as jerr
 from . import message as jmsg

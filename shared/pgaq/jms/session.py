@@ -1,7 +1,7 @@
 """javax.jms.Session (AQjmsSession): one database connection, its transaction, and what it
 has consumed but not yet acknowledged.
 
-How each acknowledge mode maps onto AQ (the engine's Session underneath):
+How each acknowledge mode maps onto AQ (pgaq.client's Session underneath):
 
 =====================  ===================================================================
 mode                   receive / listener
@@ -33,7 +33,7 @@ whole contract above, as the Oracle JMS guide asks ("Buffered Messaging with Ora
 "Transaction Commits and Client Acknowledgments"): a transacted session sends and receives
 them in its transaction, CLIENT_ACKNOWLEDGE removes them at acknowledge() and recover()
 brings them back, a listener's failure redelivers them. An UNLOGGED table is as
-transactional as any other, so the engine session is made `buffered_in_transactions`;
+transactional as any other, so the pgaq.client session is made `buffered_in_transactions`;
 dbms_aq keeps Oracle's IMMEDIATE-only rule for BUFFERED (ORA-25293).
 """
 
@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
-from .. import engine
+from .. import client
 from ..errors import ConnectionLost, PgaqError
 from ..lease import Lease
 from ..queries import load
@@ -118,7 +118,7 @@ class Session(Administration):
         self.acknowledge_mode = SESSION_TRANSACTED if transacted else acknowledge_mode
         # what the mode decides, from receive to settle
         self.ack: AckMode = for_mode(self, self.acknowledge_mode)
-        self._engine: engine.Session | None = None
+        self._engine: client.Session | None = None
         self._db: asyncpg.Connection | None = None
         self._lock = asyncio.Lock()  # one operation on the session's connection at a time
         self.delivery = asyncio.Lock()  # one message listener of this session at a time
@@ -138,7 +138,7 @@ class Session(Administration):
         self._sent_ids: dict[str, list[str]] = {}
         # DUPS_OK: messages dequeued in the open transaction, not yet handed to a consumer;
         # transacted: messages it locked (LOCKED), not yet handed out
-        self._prefetched: dict[MessageConsumer, list[engine.Message]] = {}
+        self._prefetched: dict[MessageConsumer, list[client.Message]] = {}
         # transacted: per (queue, consumer name), the messages the open transaction holds
         # LOCKED (handed out or prefetched) and those of them handed out, which its commit
         # removes in one statement; `_last_tx` messages the last transaction took
@@ -177,7 +177,7 @@ class Session(Administration):
         self._connection.check_open()
 
     # -- the database connection ----------------------------------------------------------
-    async def _ensure(self) -> engine.Session:
+    async def _ensure(self) -> client.Session:
         if self._db is not None and _closed(self._db) and self._holds_nothing():
             # closed under the session while it held nothing (a failover): nothing is in
             # flight, so the operation goes on with a new connection; the outage is told
@@ -199,7 +199,7 @@ class Session(Administration):
                 raise make(jerr.JMSException, CONNECTION_UNAVAILABLE,
                            f"connection no longer available: {exc!r}", exc) from exc
             if self._engine is None:
-                self._engine = engine.Session(self._db, pool=pool.for_engine,
+                self._engine = client.Session(self._db, pool=pool.for_engine,
                                               safety_poll=self._connection.factory.safety_poll,
                                               buffered_in_transactions=True)
             else:  # taken again after `_give_back`: positions and statements kept
@@ -254,7 +254,7 @@ class Session(Administration):
 
     async def _give_back(self) -> None:
         """The connection back to the pool (an empty transaction left by `COMMIT; BEGIN`
-        committed first); the next operation takes one again, with the engine session's
+        committed first); the next operation takes one again, with the client session's
         positions and statements kept."""
         eng = self._engine
         assert eng is not None and self._db is not None
@@ -297,7 +297,7 @@ class Session(Administration):
                                             exc), since)
 
     @asynccontextmanager
-    async def using(self) -> AsyncIterator[engine.Session]:
+    async def using(self) -> AsyncIterator[client.Session]:
         """The engine session, alone, with library errors turned into JMS exceptions."""
         self.check_open()
         async with self._lock:
@@ -634,7 +634,7 @@ class Session(Administration):
     # -- consuming (called by consumers and browsers) -------------------------------------
     async def take(self, consumer: MessageConsumer, info: DestinationInfo, *, listener: bool,
                    msgid: str | None = None, blocking: bool = False,
-                   no_data: bool = False) -> tuple[engine.Message, jmsg.Message] | bool | None:
+                   no_data: bool = False) -> tuple[client.Message, jmsg.Message] | bool | None:
         """One look for the consumer's next message, no wait: (engine message, JMS message),
         None when there is none, False for one of this connection's own publications that
         a no_local consumer drops (the caller looks again). `blocking`: the look of a
@@ -654,9 +654,9 @@ class Session(Administration):
             await self.ack.handed_out()
         return taken
 
-    async def _take(self, eng: engine.Session, consumer: MessageConsumer, info: DestinationInfo,
+    async def _take(self, eng: client.Session, consumer: MessageConsumer, info: DestinationInfo,
                     listener: bool, msgid: str | None, blocking: bool, no_data: bool
-                    ) -> tuple[engine.Message, jmsg.Message] | bool | None:
+                    ) -> tuple[client.Message, jmsg.Message] | bool | None:
         """`take` under the session's lock. An AUTO_ACKNOWLEDGE receive that took a message
         in a transaction (`_dequeue`) commits it last, once the message is made: a message
         that cannot be made is rolled back (a failed attempt) rather than removed."""
@@ -679,7 +679,7 @@ class Session(Administration):
             await self._settle_receive(eng)
         return got
 
-    async def _settle_receive(self, eng: engine.Session) -> None:
+    async def _settle_receive(self, eng: client.Session) -> None:
         """Commit an AUTO_ACKNOWLEDGE receive's REMOVE, the message in hand. A connection
         lost during the COMMIT leaves its outcome unknown: the message is returned all the
         same (if the server did not commit, it comes again flagged JMSRedelivered: a
@@ -694,10 +694,10 @@ class Session(Administration):
             self._taken_ids.clear()
             self._work = False
 
-    async def _take_one(self, eng: engine.Session, consumer: MessageConsumer,
+    async def _take_one(self, eng: client.Session, consumer: MessageConsumer,
                         info: DestinationInfo, listener: bool, msgid: str | None,
                         blocking: bool, no_data: bool
-                        ) -> tuple[engine.Message, jmsg.Message] | bool | None:
+                        ) -> tuple[client.Message, jmsg.Message] | bool | None:
         queued = self._prefetched.get(consumer)
         key = (info.qualified, consumer.consumer_name)
         if queued and msgid is None:
@@ -739,9 +739,9 @@ class Session(Administration):
             msg._provider_property("JMSXDeliveryCount", "int", m.attempts + 2)
         return m, msg
 
-    async def _dequeue(self, eng: engine.Session, consumer: MessageConsumer,
+    async def _dequeue(self, eng: client.Session, consumer: MessageConsumer,
                        info: DestinationInfo, listener: bool, msgid: str | None,
-                       blocking: bool = False, no_data: bool = False) -> list[engine.Message]:
+                       blocking: bool = False, no_data: bool = False) -> list[client.Message]:
         in_tx = self.ack.receive_in_transaction or listener
         # persistent messages in a transaction: the session's, or (AUTO_ACKNOWLEDGE) one
         # that `_take` commits before the receive returns
@@ -751,14 +751,14 @@ class Session(Administration):
         if own and info.payload_kind.startswith("JMS"):
             mine = "JMSMessageID NOT IN (" + ", ".join(f"'ID:{i}'" for i in own) + ")"
             condition = mine if condition is None else f"({condition}) AND {mine}"
-        base = engine.DequeueOptions(
+        base = client.DequeueOptions(
             consumer_name=consumer.consumer_name, wait=0, condition=condition,
             msgid=_engine_id(msgid) if msgid else None,
             navigation=NAVIGATION_NAMES.get(consumer.navigation, "NEXT_MESSAGE"),
             dequeue_mode="REMOVE_NODATA" if no_data else "REMOVE")
         buffered = consumer.buffered and not msgid
         consumer.looks += 1
-        got: list[engine.Message] = []
+        got: list[client.Message] = []
         if buffered and _buffered_turn(consumer, consumer.looks):
             got = await self._buffered(eng, info, base, in_tx, last=False)
             if got:
@@ -813,8 +813,8 @@ class Session(Administration):
             await self._end_idle(eng)
         return got
 
-    async def _lock_ahead(self, eng: engine.Session, key: tuple[str, str | None],
-                          base: engine.DequeueOptions, ahead: int) -> list[engine.Message]:
+    async def _lock_ahead(self, eng: client.Session, key: tuple[str, str | None],
+                          base: client.DequeueOptions, ahead: int) -> list[client.Message]:
         """A transacted session's look: up to `ahead` messages LOCKED in its transaction (AQ's
         LOCKED dequeue mode), handed out one by one and removed together by the commit, so a
         transaction of n messages costs one look and one removal instead of n savepointed
@@ -837,7 +837,7 @@ class Session(Administration):
     def _holds_locks(self) -> bool:
         return any(self._locked.values())
 
-    def _prefetched_by_id(self, consumer: MessageConsumer, msgid: str) -> list[engine.Message]:
+    def _prefetched_by_id(self, consumer: MessageConsumer, msgid: str) -> list[client.Message]:
         """A receive by message id of a message the open transaction already took ahead
         (locked, or a DUPS_OK batch's) for this consumer's queue and name: that one, not
         another dequeue (which would find the row the transaction holds and hand it out
@@ -860,14 +860,14 @@ class Session(Administration):
         self._held.clear()
         self._last_tx, self._tx_taken = self._tx_taken, 0
 
-    async def _remove_held(self, eng: engine.Session) -> None:
+    async def _remove_held(self, eng: client.Session) -> None:
         for (queue, consumer), ids in self._held.items():
             if ids:
                 await eng.remove_held(queue, consumer, ids)
 
-    async def _buffered(self, eng: engine.Session, info: DestinationInfo,
-                        base: engine.DequeueOptions, in_tx: bool,
-                        last: bool = True) -> list[engine.Message]:
+    async def _buffered(self, eng: client.Session, info: DestinationInfo,
+                        base: client.DequeueOptions, in_tx: bool,
+                        last: bool = True) -> list[client.Message]:
         """A NON_PERSISTENT message (the buffered companion's), taken as a persistent one
         is: in the session's transaction when its mode holds one (so commit, acknowledge,
         rollback and recover settle it with the rest), else IMMEDIATE. `last`: no look at
@@ -886,12 +886,12 @@ class Session(Administration):
             await self._end_idle(eng)
         return got
 
-    async def _end_idle(self, eng: engine.Session) -> None:
+    async def _end_idle(self, eng: client.Session) -> None:
         """A look found nothing: a transaction that holds nothing is not left open."""
         if eng.in_transaction and not self._work and not self._consumed and not self._holds_locks():
             await eng.commit()
 
-    async def _commit_consumed(self, eng: engine.Session, *, begin_next: bool = False) -> None:
+    async def _commit_consumed(self, eng: client.Session, *, begin_next: bool = False) -> None:
         await eng.commit(begin_next=begin_next)
         self._taken_ids.clear()
         self._work = False
@@ -905,8 +905,8 @@ class Session(Administration):
             pass
 
     # -- producing (called by producers) ---------------------------------------------------
-    async def send_engine(self, queue: str, payload: engine.Payload,
-                          props: engine.MessageProperties, persistent: bool) -> str:
+    async def send_engine(self, queue: str, payload: client.Payload,
+                          props: client.MessageProperties, persistent: bool) -> str:
         """Enqueue one message as the session's mode wants it (a transacted session's in
         its transaction, whatever the delivery mode: the Oracle JMS guide's "Transactions
         Support" for buffered messages); its id."""

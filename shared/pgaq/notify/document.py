@@ -7,7 +7,7 @@ from typing import Any
 
 from lxml import etree
 
-from ..engine import Agent, Message
+from ..client import Agent, Message
 from ..idap import response
 from ..idap.request import NS_AQ
 from .model import Notification

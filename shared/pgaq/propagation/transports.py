@@ -17,7 +17,7 @@ import asyncpg
 from lxml import etree
 from yarl import URL
 
-from ..engine import _number
+from ..client import _number
 from ..errors import PgaqError, QueueError, wrap_db_error
 from ..idap.payload import payload_to_xml
 from ..idap.request import NS_AQ, NS_SOAP

@@ -27,6 +27,14 @@ from .lease import Lease
 from .listener import Listener, Wakeup
 from .queries import load
 
+# what `from pgaq.client import *` gives, and so what the old name pgaq.engine re-exports to
+# type checkers (engine.py); `pgaq` itself exports the part users need (__init__.py)
+__all__ = [
+    "BUFFERED_REMOVES", "DEQUEUE_DELIVERY_MODES", "DEQUEUE_MODES", "ENQUEUE_DELIVERY_MODES",
+    "NAVIGATIONS", "VISIBILITIES", "Agent", "DequeueOptions", "FastPath", "Message",
+    "MessageProperties", "Mode", "Payload", "Session", "Statement",
+]
+
 T = TypeVar("T")
 Payload = bytes | dict[str, Any] | None
 
