@@ -195,13 +195,13 @@ def test_a_missing_file_or_function_is_caught() -> None:
     assert missing(Named("x.md", 1, "aq.no_such_function()", cell))
     assert missing(Named("x.md", 1, "dbms_aq.no_such_procedure", cell))
     assert missing(Named("x.md", 1, "pgaq.no_such_module", cell))
-    assert missing(Named("x.md", 1, "pgaq.engine.NoSuchName", cell))
+    assert missing(Named("x.md", 1, "pgaq.client.NoSuchName", cell))
     assert missing(Named("x.md", 1, "pgaq.no_such_setting", cell))
     assert missing(Named("x.md", 1, "V9999__no_such.sql", cell))
     assert missing(Named("x.md", 1, "session.py", cell)) is None
     assert missing(Named("x.md", 1, "dbms_aq.enqueue", cell)) is None
     assert missing(Named("x.md", 1, "aq_stats.runs", cell)) is None
     assert missing(Named("x.md", 1, "aq_stats.no_such_table", cell))
-    assert missing(Named("x.md", 1, "pgaq.engine.Session", cell)) is None
+    assert missing(Named("x.md", 1, "pgaq.client.Session", cell)) is None
     assert missing(Named("x.md", 1, "pgaq.wait_poll_ms", cell)) is None
     assert missing(Named("x.md", 1, "V*__*.sql", cell)) is None
