@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import asyncpg
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 
 from . import pickup_bench, sql_wait_bench
 from .measure import Op, Result, run_ops

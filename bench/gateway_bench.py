@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 import asyncpg
-from pgaq.engine import Session
+from pgaq import Session
 from pgaq_services.gateway.settings import workers_for
 
 from .measure import Result, run_for, start_gateway

@@ -75,9 +75,8 @@ from typing import Any
 
 import asyncpg
 import pgaq.jms as jms
-from pgaq import waiting
+from pgaq import DequeueOptions, MessageProperties, Payload, Session, waiting
 from pgaq.embedded import free_port
-from pgaq.engine import DequeueOptions, MessageProperties, Payload, Session
 from pgaq.jms import codec
 
 from .core_bench import log

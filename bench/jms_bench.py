@@ -48,8 +48,7 @@ from typing import Any
 
 import asyncpg
 import pgaq.jms as jms
-from pgaq import waiting
-from pgaq.engine import DequeueOptions, MessageProperties, Payload, Session
+from pgaq import DequeueOptions, MessageProperties, Payload, Session, waiting
 from pgaq.jms import codec
 
 from .measure import Op, Result, percentile, run_ops

@@ -11,7 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 import asyncpg
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 from pgaq.listener import Listener
 from pgaq.monitor import Monitor, MonitorSettings
 

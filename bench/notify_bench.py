@@ -17,8 +17,8 @@ import aiosmtplib
 import asyncpg
 from aiohttp import web
 from aiosmtpd.controller import Controller
+from pgaq import Session
 from pgaq.embedded import free_port
-from pgaq.engine import Session
 
 from .measure import percentile
 

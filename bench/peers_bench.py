@@ -110,7 +110,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 
 from .report import Row
 

@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 import asyncpg
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 from pgaq.listener import Listener
 
 from .measure import Result, percentile, start_gateway

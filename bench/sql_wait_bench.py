@@ -19,8 +19,7 @@ import time
 from typing import Any
 
 import asyncpg
-from pgaq import waiting
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session, waiting
 
 from .measure import percentile
 

@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 
 import asyncpg
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 from pgaq.errors import PgaqError
 
 LEDGER = "CREATE TABLE IF NOT EXISTS chaos_ledger (dest text NOT NULL, id text NOT NULL)"

@@ -10,7 +10,7 @@ import time
 
 import aiohttp
 import asyncpg
-from pgaq.engine import Session
+from pgaq import Session
 
 from .account import DESTINATIONS, Report, account, drained
 from .consume import Consumer

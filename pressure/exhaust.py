@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 
 import asyncpg
+from pgaq import Session
 from pgaq.db import create_pool
-from pgaq.engine import Session
 from pgaq.errors import PgaqError
 
 from .cluster import APP_ROLE

@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import asyncpg
+from pgaq import Agent, DequeueOptions, Session
 from pgaq.db import DB_ERRORS
-from pgaq.engine import Agent, DequeueOptions, Session
 from pgaq.errors import PgaqError, wrap_db_error
 
 from .settings import Settings

@@ -67,8 +67,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
-from pgaq import waiting
-from pgaq.engine import Agent, DequeueOptions, Session
+from pgaq import Agent, DequeueOptions, Session, waiting
 from pgaq.migrate import migrate
 from pgaq.monitor import serve
 
