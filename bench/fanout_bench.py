@@ -34,8 +34,7 @@ from pathlib import Path
 
 import asyncpg
 import pgaq.jms as jms
-from pgaq import waiting
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session, waiting
 from pgaq.errors import PgaqError
 
 from .measure import Result, measure, paced, percentile, start_gateway

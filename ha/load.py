@@ -18,8 +18,7 @@ from pathlib import Path
 
 import aiohttp
 import asyncpg
-from pgaq import jms
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session, jms
 from pgaq.errors import PgaqError
 
 from . import java_client
