@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Hashable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -227,7 +227,7 @@ class Session:
         safety_poll: float = 5.0,
         clock: Clock | None = None,
         fast_cache: dict[tuple[str | None, str, bool], FastPath] | None = None,
-        only_routes: Collection[str] | None = None,
+        route_policy: routes.RoutePolicy | None = None,
         group_buffered: bool = True,
         buffered_in_transactions: bool = False,
     ) -> None:
@@ -256,12 +256,9 @@ class Session:
         self._queue_ids: dict[str, int] = {}
         # (role, queue) -> statements; a gateway shares one cache between its sessions
         self._fast: dict[tuple[str | None, str, bool], FastPath] = {} if fast_cache is None else fast_cache
-        # the fast routes this session may take (pgaq.routes; None: all), and the route that
-        # served its last operation: the route equivalence test pins and checks them
-        if only_routes is not None and not set(only_routes) <= routes.ROUTE_NAMES:
-            raise PgaqError(f"unknown routes {sorted(set(only_routes) - routes.ROUTE_NAMES)}")
-        self.routes = None if only_routes is None else frozenset(only_routes)
-        self.last_route: str | None = None
+        # which fast routes this session may take, told the route that served each call
+        # (pgaq.routes.RoutePolicy); None: every route, as the library chooses
+        self.route_policy = route_policy
         # buffered REMOVEs taken with the process's concurrent ones (pgaq.coalesce); off for
         # a session whose search_path differs from the other sessions' on the same database
         # and role
@@ -524,14 +521,14 @@ class Session:
         op = routes.Enqueue(queue, messages, visibility, transformation, self.agent,
                             mode == "BUFFERED")
         op.raw  # noqa: B018  (ORA-25215 for payloads of mixed kinds, before any round trip)
-        ids = await routes.serve(self, routes.ENQUEUE, op, queue, self.routes)
+        ids = await routes.serve(self, routes.ENQUEUE, op, queue, self.route_policy)
         return [i.hex().upper() for i in ids]
 
     def _group_where(self) -> Hashable | None:
         """Where a grouped buffered REMOVE may run (pgaq.coalesce): the database and login
         this session's statements run on, and its role; None: not grouped (in a
-        transaction, or a session pinned to routes by a test)."""
-        if self._tx is not None or self.routes is not None or not self.group_buffered:
+        transaction, or a session with a route policy of its own)."""
+        if self._tx is not None or self.route_policy is not None or not self.group_buffered:
             return None
         conn = self.conn
         if conn is None:
@@ -728,7 +725,7 @@ class Session:
             rows = await BUFFERED_REMOVES.submit(
                 (where, "remove", self.agent, queue, key[1]), op, o.batch_size, self._remove_together)
         else:
-            rows = await routes.serve(self, routes.DEQUEUE, op, queue, self.routes)
+            rows = await routes.serve(self, routes.DEQUEUE, op, queue, self.route_policy)
         if not rows:
             return []
         last = rows[-1]
@@ -789,7 +786,7 @@ class Session:
         first = ops[0]
         op = first if len(ops) == 1 else replace(
             first, options=replace(first.options, batch_size=sum(o.options.batch_size for o in ops)))
-        rows = await routes.serve(self, routes.DEQUEUE, op, op.queue, self.routes)
+        rows = await routes.serve(self, routes.DEQUEUE, op, op.queue, self.route_policy)
         out: list[list[asyncpg.Record]] = []
         at = 0
         for o in ops:

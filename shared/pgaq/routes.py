@@ -17,9 +17,9 @@ statements; either way the next route is tried. The general route never declines
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 import asyncpg
 
@@ -38,6 +38,24 @@ INT32 = (-(2**31), 2**31 - 1)
 GENERAL = "general"  # the route every table ends with: it serves whatever reaches it
 
 
+class RoutePolicy(Protocol):
+    """A session's say in its routes (Session(route_policy=...)): which fast routes it may
+    take, and the route that served each call. The general route is always allowed, so a
+    policy can keep a session off fast routes (say, while a route is suspected of
+    answering differently) but never leave an operation unserved. A session with a
+    policy serves its calls itself: its buffered REMOVEs are not grouped with the
+    process's others (pgaq.coalesce), whose routes are not its to choose.
+    tests/integration/test_route_equivalence.py pins each route with one."""
+
+    def allows(self, route: str) -> bool:
+        """Whether the fast route named may serve (ROUTE_NAMES has the names)."""
+        ...
+
+    def served(self, route: str) -> None:
+        """Told the route that served a call, once it has."""
+        ...
+
+
 @dataclass(frozen=True)
 class Route(Generic[Op, R]):
     name: str
@@ -47,14 +65,15 @@ class Route(Generic[Op, R]):
 
 
 async def serve(s: Session, table: Sequence[Route[Op, R]], op: Op, queue: str,
-                only: Collection[str] | None = None) -> R:
+                policy: RoutePolicy | None = None) -> R:
     """The first route of `table` that admits `op` and applies serves it (see the module's
-    docstring); `only` limits the fast routes tried (the general one is always there)."""
+    docstring); a `policy` limits the fast routes tried (the general one is always there)
+    and is told the route that served."""
     fast: FastPath | None = None  # the queue's generated statements, read when needed
     for route in table:
         general = route.name == GENERAL
         if not general:
-            if (only is not None and route.name not in only) or not route.admits(op):
+            if (policy is not None and not policy.allows(route.name)) or not route.admits(op):
                 continue
             if fast is None:
                 fast = await s.fast_path(queue, getattr(op, "buffered", False))
@@ -69,7 +88,8 @@ async def serve(s: Session, table: Sequence[Route[Op, R]], op: Op, queue: str,
             fast = None
             continue
         if out is not None:
-            s.last_route = route.name
+            if policy is not None:
+                policy.served(route.name)
             return out
     raise AssertionError(f"no route served {op!r}: the general route must serve everything")
 

@@ -12,6 +12,8 @@ from pgaq import engine, waiting
 from pgaq.engine import DequeueOptions, MessageProperties, Session
 from pgaq.errors import QueueError
 
+from tests.routing import Pinned
+
 from .waiting import until
 
 SETUP = """
@@ -52,7 +54,7 @@ IMM = "IMMEDIATE"
 @pytest.mark.parametrize("routes", [None, frozenset()])  # the fast routes, and the general one only
 async def test_library_buffered_round_trip(conn: asyncpg.Connection, routes: frozenset[str] | None) -> None:
     await conn.execute(SETUP)
-    s = Session(conn, only_routes=routes) if routes is not None else Session(conn)
+    s = Session(conn, route_policy=Pinned(routes)) if routes is not None else Session(conn)
     p = await s.enqueue("b.sq", b"p", visibility=IMM)
     b = await s.enqueue("b.sq", b"b", visibility=IMM, delivery_mode="BUFFERED")
     # each class on its own
@@ -74,7 +76,7 @@ async def test_library_buffered_round_trip(conn: asyncpg.Connection, routes: fro
 @pytest.mark.parametrize("routes", [None, frozenset()])
 async def test_library_buffered_subscribers(conn: asyncpg.Connection, routes: frozenset[str] | None) -> None:
     await conn.execute(SETUP)
-    s = Session(conn, only_routes=routes) if routes is not None else Session(conn)
+    s = Session(conn, route_policy=Pinned(routes)) if routes is not None else Session(conn)
     await s.enqueue("b.mq", b"x", visibility=IMM, delivery_mode="BUFFERED")
     # P takes persistent messages only; B buffered only; E both
     assert await s.dequeue("b.mq", DequeueOptions("P", visibility=IMM, delivery_mode="PERSISTENT_OR_BUFFERED")) == []

@@ -2,7 +2,7 @@
 
 Each example is a random program of enqueues and dequeues. It runs once per route
 variant, each on its own queue of the same queue table, through a Session pinned to that
-route (only_routes): the general route alone, each fast route alone (where its rule does
+route (a route policy, tests/routing.py): the general route alone, each fast route alone (where its rule does
 not admit an operation, or its SQL declines, the general route serves it), and every
 route as the library chooses. The returned messages, the ORA errors and the rows left
 must be the same whichever route served; message ids are compared by the order they were
@@ -31,6 +31,7 @@ from pgaq.engine import Agent, DequeueOptions, Message, MessageProperties, Sessi
 from pgaq.errors import PgaqError
 
 from tests.fuzz.conftest import fuzz
+from tests.routing import Pinned
 
 T = TypeVar("T")
 
@@ -192,11 +193,11 @@ class Runner:
 
     async def _one(self, variant: str, ops: list[Enq | Deq]) -> tuple[list[Any], list[Any]]:
         queue = f"re.q_{variant}"
-        s = Session(self.conns[variant], role=self.role, only_routes=VARIANTS[variant])
+        policy = Pinned(VARIANTS[variant])
+        s = Session(self.conns[variant], role=self.role, route_policy=policy)
         index: dict[str, int] = {}
         answers: list[Any] = []
         for op in ops:
-            s.last_route = None
             try:
                 if isinstance(op, Enq):
                     ids = await s.enqueue_array(queue, list(op.messages), visibility="IMMEDIATE")
@@ -208,8 +209,7 @@ class Runner:
                     answers.append(("dequeued", [_seen(m, index, "q_" + variant) for m in got]))
             except PgaqError as exc:
                 answers.append(("error", getattr(exc, "code", None)))
-            if s.last_route is not None:
-                self.served[s.last_route] += 1
+        self.served.update(policy.counts)
         who = "consumer_name" if self.cfg.multiple else "NULL::text AS consumer_name"
         rows = await self.admin.fetch(
             f"SELECT msg_id, msg_state, {who}, retry_count, corr_id, msg_priority, delay_seconds,"
