@@ -32,7 +32,7 @@ from .queries import load
 __all__ = [
     "BUFFERED_REMOVES", "DEQUEUE_DELIVERY_MODES", "DEQUEUE_MODES", "ENQUEUE_DELIVERY_MODES",
     "NAVIGATIONS", "VISIBILITIES", "Agent", "DequeueOptions", "FastPath", "Message",
-    "MessageProperties", "Mode", "Payload", "Session", "Statement",
+    "MessageProperties", "Mode", "Payload", "Session", "Statement", "run_mode",
 ]
 
 T = TypeVar("T")
@@ -46,7 +46,7 @@ VISIBILITIES = ("ON_COMMIT", "IMMEDIATE")
 # PERSISTENT or BUFFERED; a dequeue takes either or both
 ENQUEUE_DELIVERY_MODES = ("PERSISTENT", "BUFFERED")
 DEQUEUE_DELIVERY_MODES = ("PERSISTENT", "BUFFERED", "PERSISTENT_OR_BUFFERED")
-# where Session.run runs an operation: the table at Session._mode (strings, not an Enum:
+# where Session.run runs an operation: the table at run_mode (strings, not an Enum:
 # an Enum member costs ~150 ns a lookup on Python 3.11, and this is on every call)
 Mode = Literal["aside", "first", "savepoint", "pooled", "own"]
 
@@ -212,6 +212,40 @@ class Statement:
         if fn is None:
             return None
         return cls(load(template).replace("{fn}", fn), load(template + "_role").replace("{fn}", fn))
+
+
+def run_mode(visibility: str, in_transaction: bool, did_work: bool, holds_connection: bool) -> Mode:
+    """Where an operation runs: the one place that decides (`Session.run` calls the
+    method named).
+
+    mode       when                  the operation runs             why
+    ---------  --------------------  -----------------------------  ------------------------------------
+    aside      in a transaction,     on another pooled connection,  IMMEDIATE: visible at once, kept
+               IMMEDIATE             autocommit (`_pooled`)         even if the transaction rolls back
+    first      in a transaction      in it, no savepoint; failing,  nothing to protect yet: saves a
+               that did nothing yet  it restarts it (`_first`)      savepoint's two round trips
+    savepoint  in a transaction      in it, under a savepoint       a bad request must not undo earlier
+               that did something    (`_savepoint`)                 work nor leave the transaction aborted
+    pooled     no transaction, no    on a pooled connection,        an unbound session (a gateway's,
+               connection held       autocommit (`_pooled`)         between transactions) holds none
+    own        no transaction, a     on that connection,            a connection of the caller's own or
+               connection held       autocommit (`_autocommit`)     lent to the session (`bind`)
+
+    An autocommit (aside, pooled, own) runs as the session's role (`_autocommit`):
+
+    role   `inline`  runs                                  why
+    -----  --------  ------------------------------------  ------------------------------------------
+    none             the statement alone                   the login's role is the one to run as
+    set    given     `inline`, which sets the role itself  one round trip instead of four
+    set    none      BEGIN; SET ROLE; statement; COMMIT    any statement (`_as_role`)
+
+    first and savepoint need no role: `Session.begin` set it (see `role_is_set`).
+    """
+    if in_transaction:
+        if visibility == "IMMEDIATE":
+            return "aside"
+        return "savepoint" if did_work else "first"
+    return "own" if holds_connection else "pooled"
 
 
 class Session:
@@ -382,47 +416,17 @@ class Session:
 
         await self._autocommit(conn, call)
 
-    def _mode(self, vis: str) -> Mode:
-        """Where an operation runs: the one place that decides (`run` calls the method named).
-
-        mode       when                  the operation runs             why
-        ---------  --------------------  -----------------------------  ------------------------------------
-        aside      in a transaction,     on another pooled connection,  IMMEDIATE: visible at once, kept
-                   IMMEDIATE             autocommit (`_pooled`)         even if the transaction rolls back
-        first      in a transaction      in it, no savepoint; failing,  nothing to protect yet: saves a
-                   that did nothing yet  it restarts it (`_first`)      savepoint's two round trips
-        savepoint  in a transaction      in it, under a savepoint       a bad request must not undo earlier
-                   that did something    (`_savepoint`)                 work nor leave the transaction aborted
-        pooled     no transaction, no    on a pooled connection,        an unbound session (a gateway's,
-                   connection held       autocommit (`_pooled`)         between transactions) holds none
-        own        no transaction, a     on that connection,            a connection of the caller's own or
-                   connection held       autocommit (`_autocommit`)     lent to the session (`bind`)
-
-        An autocommit (aside, pooled, own) runs as the session's role (`_autocommit`):
-
-        role   `inline`  runs                                  why
-        -----  --------  ------------------------------------  ------------------------------------------
-        none             the statement alone                   the login's role is the one to run as
-        set    given     `inline`, which sets the role itself  one round trip instead of four
-        set    none      BEGIN; SET ROLE; statement; COMMIT    any statement (`_as_role`)
-
-        first and savepoint need no role: `begin` set it (see `role_is_set`).
-        """
-        if self._tx is not None:
-            if vis == "IMMEDIATE":
-                return "aside"
-            return "savepoint" if self._dirty else "first"
-        return "pooled" if self.conn is None else "own"
-
     async def run(
         self, visibility: str, fn: Callable[[asyncpg.Connection], Awaitable[T]],
         inline: Callable[[asyncpg.Connection], Awaitable[T]] | None = None,
     ) -> T:
-        """Run one operation where `_mode` says (`inline`, when given, is the same operation
+        """Run one operation where `run_mode` says (`inline`, when given, is the same operation
         as one statement that sets the role itself), driver errors wrapped as PgaqError."""
         vis = _check(visibility, VISIBILITIES, "VISIBILITY", 25236)
         try:
-            mode = self._mode(vis)
+            # (a transaction's connection is held: the lease is not asked again)
+            tx = self._tx is not None
+            mode = run_mode(vis, tx, self._dirty, tx or self.conn is not None)
             if mode == "own":
                 return await self._autocommit(self.conn, fn, inline)
             if mode == "first":
@@ -471,7 +475,7 @@ class Session:
         inline: Callable[[asyncpg.Connection], Awaitable[T]] | None = None,
     ) -> Awaitable[T]:
         """The operation in a transaction of its own, as the session's role (the second
-        table at `_mode`). It returns the operation's awaitable rather than being a coroutine
+        table at `run_mode`). It returns the operation's awaitable rather than being a coroutine
         itself: no frame of its own on the one-round-trip path."""
         if not self.role:
             return fn(conn)
@@ -797,7 +801,7 @@ class Session:
 
     def role_is_set(self, visibility: str) -> bool:
         """Whether a plain statement runs as the right role in one round trip (no role, or
-        the first and savepoint modes of `_mode`: `begin` set it)."""
+        the first and savepoint modes of `run_mode`: `begin` set it)."""
         return self.role is None or (self._tx is not None and visibility.upper() == "ON_COMMIT")
 
     def continues_from(self, queue: str, consumer_name: str | None, options: DequeueOptions) -> bool:

@@ -1,22 +1,14 @@
-"""Where Session.run runs an operation (the table at Session._mode), without a database."""
+"""Where Session.run runs an operation (the table at pgaq.client.run_mode), without a database."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from pgaq.client import run_mode
 from pgaq.engine import Session
 from pgaq.errors import PgaqError
 from pgaq.lease import Lease
-
-
-def session(*, held: bool, tx: bool = False, dirty: bool = False) -> Session:
-    s = Session(None)
-    if held:
-        s.bind(Lease(object(), "a test"))
-    s._tx = object() if tx else None
-    s._dirty = dirty
-    return s
 
 
 @pytest.mark.parametrize(("held", "tx", "dirty", "vis", "mode"), [
@@ -30,34 +22,34 @@ def session(*, held: bool, tx: bool = False, dirty: bool = False) -> Session:
     (True, False, False, "IMMEDIATE", "own"),
 ])
 def test_the_decision_table(held: bool, tx: bool, dirty: bool, vis: str, mode: str) -> None:
-    assert session(held=held, tx=tx, dirty=dirty)._mode(vis) == mode
+    assert run_mode(vis, tx, dirty, held) == mode
 
 
-async def test_a_pooled_mode_without_a_pool_says_which() -> None:
+async def test_an_unbound_session_without_a_pool_says_which() -> None:
     async def never(c: Any) -> None:
         raise AssertionError("nothing runs without a connection")
 
-    with pytest.raises(PgaqError, match="IMMEDIATE visibility inside a transaction needs"):
-        await session(held=True, tx=True).run("immediate", never)
+    # (the transaction's case, "aside" without a pool: tests/integration/test_session_run.py)
     with pytest.raises(PgaqError, match="a Session needs a connection or a pool"):
-        await session(held=False).run("ON_COMMIT", never)
+        await Session(None).run("ON_COMMIT", never)
 
 
 @pytest.mark.parametrize(("role", "inline", "ran"), [
-    (None, True, "fn"), ("", True, "fn"), ("r", True, "inline"), ("r", False, "as_role"),
+    (None, True, "fn"), (None, False, "fn"), ("", True, "fn"), ("r", True, "inline"),
 ])
 async def test_an_autocommit_sets_the_role_one_way(role: str | None, inline: bool, ran: str) -> None:
-    s = session(held=False)
-    s.role = role
+    # (a role without `inline` runs SET ROLE around the statement, which needs a database:
+    # tests/integration/test_session_run.py)
+    s = Session(None, role=role)
+    held = object()
+    s.bind(Lease(held, "a test"))  # mode "own": an autocommit on the held connection
 
     async def fn(c: Any) -> str:
+        assert c is held
         return "fn"
 
-    async def as_role(c: Any, f: Any) -> str:
-        return "as_role"
-
     async def inl(c: Any) -> str:
+        assert c is held
         return "inline"
 
-    s._as_role = as_role  # type: ignore[method-assign, assignment]
-    assert await s._autocommit(object(), fn, inl if inline else None) == ran
+    assert await s.run("IMMEDIATE", fn, inl if inline else None) == ran
