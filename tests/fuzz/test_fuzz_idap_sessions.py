@@ -84,7 +84,7 @@ class Gateway:
     async def backend_of(self, client: Client) -> int | None:
         """The server pid of the connection holding the client's open transaction."""
         tokens = [m.value for m in client.http.cookie_jar if m.key == "JSESSIONID"]
-        session = self.runner.app[STORE]._sessions.get(tokens[0]) if tokens else None
+        session = self.runner.app[STORE].peek(tokens[0]) if tokens else None
         if session is None or session.lease is None or not session.lease.held:
             return None
         pid: int = session.lease.conn.get_server_pid()

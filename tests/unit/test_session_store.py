@@ -85,3 +85,13 @@ def test_a_token_of_another_process_is_told_its_transaction_is_gone_once() -> No
     # a forged token (no gateway's shape) and an unknown one of this process start afresh
     assert here.get("w0.attacker-chosen", "A").token.startswith(here.prefix)
     assert here.get(here.prefix + "x" * 43, "A").token.startswith(here.prefix)
+
+
+def test_peek_reads_a_session_without_using_it() -> None:
+    s = store(max_sessions=2)
+    a, b = s.get(None, "A"), s.get(None, "B")
+    used = a.last_used
+    assert s.peek(a.token) is a and a.last_used == used  # any agent may look; a stays oldest
+    s.get(None, "C")  # makes room by evicting the least recently used: a, peeked or not
+    assert a.closed and s.peek(a.token) is None and s.peek(b.token) is b
+    assert s.peek("no-such-token") is None

@@ -151,6 +151,11 @@ class SessionStore:
     def sessions(self) -> int:
         return len(self._sessions)
 
+    def peek(self, token: str) -> HttpSession | None:
+        """The live session of `token` as it stands, or None: no agent check, and its idle
+        clock and eviction order untouched (a request's own lookup is `get`)."""
+        return self._sessions.get(token)
+
     async def start(self) -> None:
         self._tasks = TaskGroup("sessions")
         self._tasks.spawn("reaper", self._reaper())
@@ -231,7 +236,7 @@ class SessionStore:
         kept (the response then carries the cookie)."""
         if s.holds_state or s.lock.locked() or s.lease is not None:
             return True
-        if self._sessions.get(s.token) is s:
+        if self.peek(s.token) is s:
             del self._sessions[s.token]
         return False
 
