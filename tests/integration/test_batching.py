@@ -115,14 +115,14 @@ async def test_batches_of_one_queue_are_written_concurrently(
     try:
         batcher = EnqueueBatcher(pool, max_inflight=2)
         first = await _blocked_behind(blocker, conn, batcher, b"1")
-        assert batcher._writers[(None, None, "s.q", None)] == 1
+        assert batcher.stats()["writers"] == 1
         second = asyncio.ensure_future(batcher.enqueue(None, None, "s.q", [(b"2", None)]))
         await _until_blocked(conn, count=2)  # a second writer, its own statement
         await blocker.execute("ROLLBACK")
         ids = await asyncio.gather(first, second)
         assert batcher.batches == 2 and len({i for r in ids for i in r}) == 2
-        await asyncio.gather(*batcher._tasks)  # each returns its connection, then ends
-        assert batcher._writers == {} and not batcher._tasks
+        await batcher.drain()  # each returns its connection, then ends
+        assert batcher.stats()["writers"] == 0
         assert await conn.fetchval("SELECT count(*) FROM s.qt") == 2
     finally:
         await pool.close()
@@ -148,8 +148,8 @@ async def test_a_writer_replaces_a_lost_connection(
         await blocker.execute("ROLLBACK")
         assert len(await second) == 1 and len(await third) == 1
         assert batcher.batches == 1  # the two that waited went together
-        await asyncio.gather(*batcher._tasks)
-        assert batcher._writers == {}
+        await batcher.drain()
+        assert batcher.stats()["writers"] == 0
         assert await conn.fetchval("SELECT array_agg(user_data ORDER BY enq_seq) FROM s.qt") == [b"2", b"3"]
     finally:
         await pool.close()
@@ -171,10 +171,10 @@ async def test_batches_that_follow_one_another_share_a_connection(
         rest = [asyncio.ensure_future(batcher.enqueue(None, None, "s.q", [(b"b", None)]))
                 for _ in range(5)]
         await conn.fetchval("SELECT 1")  # a round trip: the five have queued meanwhile
-        assert len(batcher._pending[(None, None, "s.q", None)]) == 5
+        assert batcher.stats()["waiting"] == 5
         await blocker.execute("ROLLBACK")
         await asyncio.gather(head, *rest)
-        await asyncio.gather(*batcher._tasks)
+        await batcher.drain()
         assert batcher.batches == 2 and batcher.requests == 6 and acquires == 1
     finally:
         await pool.close()
@@ -194,8 +194,8 @@ async def test_a_pool_that_fails_to_give_a_connection_fails_the_batch(
         requests = [batcher.enqueue(None, None, "s.q", [(b"x", None)]) for _ in range(3)]
         outcomes = await asyncio.wait_for(asyncio.gather(*requests, return_exceptions=True), 10)
         assert all(isinstance(o, RuntimeError) for o in outcomes)
-        await asyncio.gather(*batcher._tasks)
-        assert batcher._writers == {}
+        await batcher.drain()
+        assert batcher.stats()["writers"] == 0
         assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
     finally:
         pool.terminate()  # (close() would wait for a connection a failure left out)
@@ -223,7 +223,7 @@ async def test_a_writer_gives_its_connection_back_when_others_wait_for_one(
         await pool.release(theirs)
         await asyncio.gather(*rest)  # ...and taken again for the next
         assert batcher.batches == 2
-        await asyncio.gather(*batcher._tasks)
+        await batcher.drain()
         assert await conn.fetchval("SELECT count(*) FROM s.qt") == 4
     finally:
         pool.terminate()  # (close() would wait for a connection a failure left out)

@@ -189,7 +189,17 @@ class EnqueueBatcher:
         return False
 
     def stats(self) -> dict[str, Any]:
-        return {"batches": self.batches, "requests": self.requests}
+        """Statements written and requests served; writer tasks running and requests
+        queued for one, now (each zero when the batcher is idle)."""
+        return {"batches": self.batches, "requests": self.requests,
+                "writers": sum(self._writers.values()),
+                "waiting": sum(len(items) for items in self._pending.values())}
+
+    async def drain(self) -> None:
+        """Wait until every writer has ended, its connection given back (a writer ends
+        once nothing is queued for it). A writer that died of a bug raises it here."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks)
 
 
 DequeueKey = tuple[str | None, str | None, str, str | None, str]  # role, agent, queue, consumer, mode
