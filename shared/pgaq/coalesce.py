@@ -161,4 +161,6 @@ class Coalescer(Generic[T, R]):
                 c.turn.set_result(False)
 
     def stats(self) -> dict[str, Any]:
-        return {"statements": self.statements, "calls": self.calls}
+        """Statements run and calls served; keys with calls waiting or a statement in
+        flight, now (zero when idle: a finished key is forgotten)."""
+        return {"statements": self.statements, "calls": self.calls, "keys": len(self._groups)}
