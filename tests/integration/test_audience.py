@@ -33,6 +33,26 @@ async def _take(c: asyncpg.Connection, consumer: str, mode: str = "REMOVE", batc
     return [bytes(m.payload) for m in got]  # type: ignore[arg-type]
 
 
+async def _drain_concurrently(db_dsn: str, consumer: str, batches: tuple[int, ...],
+                              setup: str = "") -> list[bytes]:
+    """Four sessions of `consumer` dequeue until none is left, with batch sizes in turn from
+    `batches`; everything they took, together."""
+    conns = [await asyncpg.connect(db_dsn) for _ in range(4)]
+    try:
+        async def drain(c: asyncpg.Connection) -> list[bytes]:
+            if setup:
+                await c.execute(setup)
+            out: list[bytes] = []
+            while got := await _take(c, consumer, batch=batches[len(out) % len(batches)]):
+                out += got
+            return out
+        parts = await asyncio.gather(*(drain(c) for c in conns))
+    finally:
+        for c in conns:
+            await c.close()
+    return [p for part in parts for p in part]
+
+
 @pytest.fixture
 async def other(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
     """A second session of the test's database."""
@@ -67,18 +87,7 @@ async def test_concurrent_sessions_take_each_message_once(conn: asyncpg.Connecti
     await subscribe(conn, "s.q", "B")
     n = 200
     await Session(conn).enqueue_array("s.q", [(str(i).encode(), None) for i in range(n)])
-    conns = [await asyncpg.connect(db_dsn) for _ in range(4)]
-    try:
-        async def drain(c: asyncpg.Connection) -> list[bytes]:
-            out: list[bytes] = []
-            while got := await _take(c, "A", batch=7):
-                out += got
-            return out
-        parts = await asyncio.gather(*(drain(c) for c in conns))
-    finally:
-        for c in conns:
-            await c.close()
-    taken = [p for part in parts for p in part]
+    taken = await _drain_concurrently(db_dsn, "A", (7,))
     assert sorted(taken) == sorted(str(i).encode() for i in range(n))  # each once, none lost
     assert len(await _take(conn, "B", batch=1000)) == n  # B's own copy is untouched
 
@@ -177,20 +186,6 @@ async def test_sessions_far_behind_take_each_message_once(conn: asyncpg.Connecti
     n = 300
     for k in range(0, n, 50):
         await Session(conn).enqueue_array("s.q", [(str(i).encode(), None) for i in range(k, k + 50)])
-    conns = [await asyncpg.connect(db_dsn) for _ in range(4)]
-    try:
-        for c in conns:
-            await c.execute("SET pgaq.audience_window = 8")
-
-        async def drain(c: asyncpg.Connection) -> list[bytes]:
-            out: list[bytes] = []
-            while got := await _take(c, "A", batch=(3, 16, 20)[len(out) % 3]):
-                out += got
-            return out
-        parts = await asyncio.gather(*(drain(c) for c in conns))
-    finally:
-        for c in conns:
-            await c.close()
-    taken = [p for part in parts for p in part]
+    taken = await _drain_concurrently(db_dsn, "A", (3, 16, 20), "SET pgaq.audience_window = 8")
     assert sorted(taken) == sorted(str(i).encode() for i in range(n))  # each once, none lost
     assert len(await _take(conn, "B", batch=1000)) == n
