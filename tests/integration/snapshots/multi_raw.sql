@@ -270,19 +270,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT 1 )
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-             )
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+
+          ORDER BY r.enq_seq
+          LIMIT (1) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -305,19 +309,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT p_batch )
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-             )
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+
+          ORDER BY r.enq_seq
+          LIMIT (p_batch) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -340,19 +348,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT 1 )
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-              AND (r.enq_seq) > ((p_position)[1]))
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+              AND (r.enq_seq) > ((p_position)[1])
+          ORDER BY r.enq_seq
+          LIMIT (1) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -375,19 +387,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT p_batch )
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-              AND (r.enq_seq) > ((p_position)[1]))
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+              AND (r.enq_seq) > ((p_position)[1])
+          ORDER BY r.enq_seq
+          LIMIT (p_batch) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -412,19 +428,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-             )
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+
+          ORDER BY r.enq_seq
+          LIMIT (1) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -447,19 +467,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-             )
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+
+          ORDER BY r.enq_seq
+          LIMIT (p_batch) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -482,19 +506,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-              AND (r.enq_seq) > ((p_position)[1]))
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+              AND (r.enq_seq) > ((p_position)[1])
+          ORDER BY r.enq_seq
+          LIMIT (1) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -517,19 +545,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-              AND (r.enq_seq) > ((p_position)[1]))
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+              AND (r.enq_seq) > ((p_position)[1])
+          ORDER BY r.enq_seq
+          LIMIT (p_batch) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -554,19 +586,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-             )
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+
+          ORDER BY r.enq_seq
+          LIMIT (1) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -602,19 +638,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-             )
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+
+          ORDER BY r.enq_seq
+          LIMIT (p_batch) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -650,19 +690,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-              AND (r.enq_seq) > ((p_position)[1]))
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+              AND (r.enq_seq) > ((p_position)[1])
+          ORDER BY r.enq_seq
+          LIMIT (1) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -698,19 +742,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-              AND (r.enq_seq) > ((p_position)[1]))
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+              AND (r.enq_seq) > ((p_position)[1])
+          ORDER BY r.enq_seq
+          LIMIT (p_batch) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -748,19 +796,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-             )
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+
+          ORDER BY r.enq_seq
+          LIMIT (1) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -796,19 +848,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-             )
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+
+          ORDER BY r.enq_seq
+          LIMIT (p_batch) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -844,19 +900,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT 1 FOR UPDATE OF r SKIP LOCKED)
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-              AND (r.enq_seq) > ((p_position)[1]))
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+              AND (r.enq_seq) > ((p_position)[1])
+          ORDER BY r.enq_seq
+          LIMIT (1) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))
@@ -892,19 +952,23 @@ AS $function$
           ORDER BY r.enq_seq
           LIMIT p_batch FOR UPDATE OF r SKIP LOCKED)
           , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
           WHERE x.queue_table_id = <table id> AND x.queue_name = p_queue AND s.name = (p_consumer COLLATE "default")
             AND s.address IS NULL AND s.since IS NOT NULL)
+
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, ARRAY[r.enq_seq] AS pos
           FROM sub CROSS JOIN gen.t m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0
-            AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
-              AND (r.enq_seq) > ((p_position)[1]))
-          , mine AS MATERIALIZED (
-          SELECT gen."aq$_t_mine"((p_consumer COLLATE "default"), ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          WHERE m.q_name = p_queue AND m.audience IS NOT NULL AND m.state IN (0, 1) AND (sub.since IS NOT NULL AND m.audience IS NOT NULL AND sub.since <= m.audience AND (sub.until IS NULL OR m.audience < sub.until)) AND m.txn_group >= coalesce(pg_snapshot_xmin(sub.pos)::text::bigint, 0) AND (sub.pos IS NULL OR NOT pg_visible_in_snapshot(m.txn_group::text::xid8, sub.pos)) AND m.state = 0  AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)
+            AND NOT EXISTS (SELECT 1 FROM gen."aq$_t_r" x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = (p_consumer COLLATE "default") AND x.address = ''
+                            OFFSET 0)
+              AND (r.enq_seq) > ((p_position)[1])
+          ORDER BY r.enq_seq
+          LIMIT (p_batch) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))

@@ -170,6 +170,83 @@ LANGUAGE sql IMMUTABLE AS $$
          OR EXISTS (SELECT 1 FROM unnest(result) x WHERE get_byte((x).msgid, 15) < 8))
 $$;
 
+-- Whether q's dequeues read a subscriber's window in queue order from its floor (below):
+-- a queue sorted by enqueue time, whose READY index (q_name, enq_seq) is that order.
+CREATE OR REPLACE FUNCTION aq.ordered_audience(q aq.queue_info) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT aq.has_audience(q) AND q.sort_key = 'ENQ_TIME'
+$$;
+
+-- Queues sorted by enqueue time: the floor.
+--
+-- A dequeue there reads its window on the READY index in queue order, from the
+-- subscriber's floor (aq.subscribers.floor, V0018) on, and stops once it has its batch:
+-- O(batch), whatever the backlog and however many subscribers. The invariant: no READY
+-- message the subscriber may take without a row of its own (of its window, no row) has an
+-- enq_seq below its floor. What could break it:
+--  * a message committed later with a position drawn earlier: a transaction draws its
+--    enq_seq inside its INSERT into the queue table, holding RowExclusiveLock on it from
+--    before the draw to its end. A round (as the scan floor's, R__12_scan_floor) reads
+--    aq.enq_seq (V), then the transactions holding that lock (W); once none of W is left,
+--    every position <= V is committed or gone, and the floor may rise to V + 1 (at once
+--    when W is empty). The first READY message of the window then bounds it, read in a
+--    later statement, after W was seen gone (READ COMMITTED; otherwise it stays);
+--  * a message made READY again: a delay's end gives the message its rows (the monitor,
+--    aq.explicitise_held), so it is read as rows; a rolled-back dequeue of the subscriber
+--    leaves a row (its attempt) or, in the same transaction, rolls back the floor too;
+--    another session's take not yet committed has no row to see, so it holds the floor.
+CREATE OR REPLACE FUNCTION aq.audience_floor(q aq.queue_info, p_sid integer, p_consumer text,
+                                             p_floor bigint, p_seq bigint, p_writers text[],
+                                             OUT new_floor bigint, OUT new_seq bigint, OUT new_writers text[])
+LANGUAGE plpgsql AS $$
+DECLARE
+  v bigint;
+  w text[];
+  settled bigint;  -- every position below it is committed or gone
+  first_ready bigint;
+  any_ready boolean;
+BEGIN
+  new_floor := p_floor;
+  new_seq := p_seq;
+  new_writers := p_writers;
+  IF current_setting('transaction_isolation') <> 'read committed'
+     OR NOT EXISTS (SELECT 1 FROM pg_sequence s WHERE s.seqrelid = 'aq.enq_seq'::regclass AND s.seqcache = 1) THEN
+    RETURN;  -- no sound round: the floor stays
+  END IF;
+  -- nothing of the audience at or above it (a topic publishing rows): nothing to pass over
+  EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.%I m WHERE m.q_name = $1 AND m.audience IS NOT NULL'
+                 ' AND m.state = 0 AND m.enq_seq >= $2)', q.table_schema, q.table_name)
+    INTO any_ready USING q.queue_name, coalesce(p_floor, 0);
+  IF NOT any_ready THEN
+    RETURN;
+  END IF;
+  v := coalesce(pg_sequence_last_value('aq.enq_seq'), 0);  -- V before W
+  w := aq.scan_floor_writers(format('%I.%I', q.table_schema, q.table_name)::regclass);
+  IF cardinality(w) = 0 THEN
+    settled := v + 1;
+  ELSIF p_seq IS NOT NULL AND NOT (coalesce(p_writers, '{}') && w) AND NOT ('prepared' = ANY (w)) THEN
+    settled := p_seq + 1;
+  END IF;
+  IF settled IS NULL THEN
+    IF p_seq IS NULL THEN
+      new_seq := v;  -- a round starts
+      new_writers := w;
+    END IF;
+    RETURN;
+  END IF;
+  new_seq := v;  -- the next round starts
+  new_writers := w;
+  EXECUTE format($f$
+    SELECT m.enq_seq FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $2 AND %4$s
+    WHERE sub.id = $1 AND m.state = 0 AND m.enq_seq >= $4
+      AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $3
+                        AND r.address = '' OFFSET 0)
+    ORDER BY m.enq_seq LIMIT 1
+  $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'))
+    INTO first_ready USING p_sid, q.queue_name, p_consumer, coalesce(p_floor, 0);
+  new_floor := greatest(coalesce(p_floor, 0), least(coalesce(first_ready, settled), settled));
+END $$;
+
 -- Moves subscriber p_consumer's position past what it has done: to the snapshot of this
 -- statement when nothing of its window is pending, else to just before the first
 -- transaction with a message still pending ('X:X:', every transaction below X behind). A
@@ -177,7 +254,8 @@ $$;
 -- recipient rows' order and would hold the position back for the whole delay). Nothing is
 -- locked or written unless the position moves (a waiting dequeue's looks stay read-only);
 -- a second session of the consumer moving it meanwhile is not waited for (SKIP LOCKED),
--- nor is a message another transaction holds.
+-- nor is a message another transaction holds. On a queue sorted by enqueue time the floor
+-- moves instead (aq.audience_floor), as cheaply.
 -- Harmless for anybody to call: the position only says where the subscriber's rows are,
 -- and it is computed here from the table.
 CREATE OR REPLACE FUNCTION aq.advance_position(p_table_id integer, p_queue name, p_consumer text)
@@ -190,103 +268,119 @@ DECLARE
   any_in boolean;
   lo bigint;
   target pg_snapshot;
+  moved pg_snapshot;
   -- the window's messages the subscriber has no row for, in transaction order (the index's)
   pending text;
-  mine bytea[];
   start bigint;
   n bigint;
+  fl bigint;
+  fseq bigint;
+  fw text[];
+  nf bigint;
+  ns bigint;
+  nw text[];
 BEGIN
   SELECT * INTO q FROM aq.queue_info x WHERE x.table_id = p_table_id AND x.queue_name = p_queue;
   IF NOT FOUND OR NOT aq.has_audience(q) OR p_consumer IS NULL THEN RETURN; END IF;
-  SELECT x.id, x.pos INTO sid, old FROM aq.subscribers x
+  SELECT x.id, x.pos, x.floor, x.floor_seq, x.floor_writers INTO sid, old, fl, fseq, fw FROM aq.subscribers x
   WHERE x.queue_id = q.queue_id AND x.name = p_consumer AND x.address IS NULL AND x.since IS NOT NULL;
   IF sid IS NULL THEN RETURN; END IF;
+  IF aq.ordered_audience(q) THEN
+    -- its window is read from the floor, which is all that moves (the position stays where
+    -- it is: NULL, or where the release before left it)
+    SELECT * INTO nf, ns, nw FROM aq.audience_floor(q, sid, p_consumer, fl, fseq, fw);
+    IF nf IS DISTINCT FROM fl OR ns IS DISTINCT FROM fseq THEN
+      UPDATE aq.subscribers x SET floor = nf, floor_seq = ns, floor_writers = nw
+      WHERE x.id = (SELECT y.id FROM aq.subscribers y WHERE y.id = sid FOR NO KEY UPDATE SKIP LOCKED);
+    END IF;
+    RETURN;
+  END IF;
   start := coalesce(pg_snapshot_xmin(old)::text::bigint, 0);
-  -- nothing in its window (a topic publishing rows, below the audience's threshold): done
+  -- nothing in its window (a topic publishing rows, below the audience's threshold): the
+  -- position stays
   EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.%I m WHERE m.q_name = $1 AND m.audience IS NOT NULL'
                  ' AND m.state IN (0, 1) AND m.txn_group >= $2)', q.table_schema, q.table_name)
     INTO any_in USING q.queue_name, start;
-  IF NOT any_in THEN
+  IF any_in THEN
+    -- ($5: the window's start as a value, for the index: with a plan made while the table
+    -- was small the planner would read it from the subscriber row after walking the index.
+    -- A row of the subscriber is looked up per message, by the primary key (OFFSET 0: not
+    -- an anti-join, which with the recipients' statistics of an empty table reads them
+    -- all); one written by another session after one statement only makes a later one see
+    -- less pending.)
+    pending := format($f$
+      FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s AND m.txn_group >= $5
+      WHERE sub.id = $1 AND NOT EXISTS (SELECT 1 FROM %1$I.%4$I r WHERE r.msgid = m.msgid
+                                          AND r.consumer_name = $2 AND r.address = '' OFFSET 0)
+    $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'), q.recipients_table);
+    -- delayed messages in front of the first READY one get their rows (64 at most per call)
+    EXECUTE 'SELECT m.txn_group ' || pending || ' AND m.state = 0 ORDER BY m.txn_group LIMIT 1'
+      INTO lo USING sid, p_consumer, q.queue_name, NULL::bigint, start;
+    EXECUTE 'SELECT array_agg(w.msgid) FROM (SELECT m.msgid ' || pending
+            || ' AND m.state = 1 AND m.txn_group < coalesce($4, 9223372036854775807)'
+            || ' ORDER BY m.txn_group LIMIT 64 FOR KEY SHARE OF m SKIP LOCKED) w'
+      INTO ids USING sid, p_consumer, q.queue_name, lo, start;
+    IF ids IS NOT NULL THEN
+      PERFORM aq.materialise_recipients(q, p_consumer, ids);
+    END IF;
+    -- A subscriber with more than aq.audience_window() messages pending in its window is
+    -- behind: the oldest of them (transaction order, twenty windows at most a call) get
+    -- their READY rows, so that its dequeues read its backlog by index, O(batch), as with
+    -- rows written at publish, and the position moves past them. (Not on a queue sorted by
+    -- enqueue time: its dequeues read from the floor, O(batch) already.)
+    IF NOT aq.ordered_audience(q) THEN
+      EXECUTE 'SELECT count(*) FROM (SELECT 1 ' || pending || ' AND m.state = 0 LIMIT $4) x'
+        INTO n USING sid, p_consumer, q.queue_name, aq.audience_window() + 1, start;
+    END IF;
+    -- (while no other session of the consumer holds a message it took without a row: one
+    -- holding it LOCKED would otherwise find it READY again. The messages are held FOR KEY
+    -- SHARE before any row is written, and one an expiry or purge holds is left: that one
+    -- writes rows of its own and would wait for ours while we waited for its message.)
+    IF n > aq.audience_window()
+       AND pg_try_advisory_xact_lock(aq.consumer_lock_key(q.queue_name, p_consumer)) THEN
+      EXECUTE format($f$
+        WITH w AS (
+          SELECT m.msgid, m.q_name, m.priority, m.enq_seq, m.commit_seq, m.enq_time, m.ready_time,
+                 m.txn_group, sub.name, sub.protocol, sub.id %3$s AND m.state = 0
+          ORDER BY m.txn_group LIMIT $4 FOR KEY SHARE OF m SKIP LOCKED)
+        , i AS (
+          INSERT INTO %1$I.%2$I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
+                                 priority, enq_seq, commit_seq, enq_time, ready_time, txn_group)
+          SELECT w.msgid, w.name, '', w.protocol, w.id, w.q_name, 0, w.priority, w.enq_seq,
+                 w.commit_seq, w.enq_time, w.ready_time, w.txn_group
+          FROM w ORDER BY w.msgid
+          ON CONFLICT DO NOTHING RETURNING msgid)
+        SELECT array_agg(i.msgid) FROM i
+      $f$, q.table_schema, q.recipients_table, pending)
+        INTO ids USING sid, p_consumer, q.queue_name, 20 * aq.audience_window(), start;
+      IF ids IS NOT NULL THEN
+        -- (a waiting session of the consumer that skipped them while this ran looks again)
+        PERFORM aq.wake(q.queue_id);
+      END IF;
+    END IF;
+    -- one statement: the window is read with the snapshot the position becomes
+    EXECUTE format($f$
+      SELECT EXISTS (SELECT 1 FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s AND m.txn_group >= $5
+                     WHERE sub.id = $1),
+             (SELECT m.txn_group %4$s ORDER BY m.txn_group LIMIT 1),
+             pg_current_snapshot()
+    $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'), pending)
+    INTO any_in, lo, target USING sid, p_consumer, q.queue_name, NULL::bigint, start;
+    IF NOT any_in THEN
+      NULL;  -- nothing in its window: nothing to move past
+    ELSIF lo IS NULL THEN
+      moved := target;
+    ELSE
+      lo := least(lo, pg_snapshot_xmin(target)::text::bigint);
+      IF old IS NULL OR lo > pg_snapshot_xmin(old)::text::bigint THEN  -- (else held back where it is)
+        moved := (lo::text || ':' || lo::text || ':')::pg_snapshot;
+      END IF;
+    END IF;
+  END IF;
+  IF moved IS NULL THEN
     RETURN;
   END IF;
-  -- its own rows in the window, read once by their ids (as the dequeue's `mine`; one
-  -- written after this look only makes the position more careful)
-  EXECUTE format($f$
-    SELECT coalesce(array_agg(r.msgid), '{}') FROM %1$I.%3$I r
-    WHERE r.consumer_name = $2 AND r.address = '' AND r.msgid = ANY (ARRAY(
-      SELECT m.msgid FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %4$s
-      WHERE sub.id = $1 AND m.txn_group >= coalesce(pg_snapshot_xmin($4)::text::bigint, 0)))
-  $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'))
-    INTO mine USING sid, p_consumer, q.queue_name, old;
-  -- ($6: the window's start as a value, for the index: with a plan made while the table was
-  -- small the planner would read it from the subscriber row after walking the index)
-  pending := format($f$
-    FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s AND m.txn_group >= $6
-    WHERE sub.id = $1 AND NOT (m.msgid = ANY ($5))
-  $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'));
-  -- delayed messages in front of the first READY one get their rows (64 at most per call)
-  EXECUTE 'SELECT m.txn_group ' || pending || ' AND m.state = 0 ORDER BY m.txn_group LIMIT 1'
-    INTO lo USING sid, p_consumer, q.queue_name, NULL::bigint, mine, start;
-  EXECUTE 'SELECT array_agg(w.msgid) FROM (SELECT m.msgid ' || pending
-          || ' AND m.state = 1 AND m.txn_group < coalesce($4, 9223372036854775807)'
-          || ' ORDER BY m.txn_group LIMIT 64 FOR KEY SHARE OF m SKIP LOCKED) w'
-    INTO ids USING sid, p_consumer, q.queue_name, lo, mine, start;
-  IF ids IS NOT NULL THEN
-    PERFORM aq.materialise_recipients(q, p_consumer, ids);
-    mine := mine || ids;
-  END IF;
-  -- A subscriber with more than aq.audience_window() messages pending in its window is
-  -- behind: the oldest of them (transaction order, twenty windows at most a call) get their
-  -- READY rows, so that its dequeues read its backlog by index, O(batch), as with rows
-  -- written at publish, and the position moves past them.
-  EXECUTE 'SELECT count(*) FROM (SELECT 1 ' || pending || ' AND m.state = 0 LIMIT $4) x'
-    INTO n USING sid, p_consumer, q.queue_name, aq.audience_window() + 1, mine, start;
-  -- (while no other session of the consumer holds a message it took without a row: one
-  -- holding it LOCKED would otherwise find it READY again. The messages are held FOR KEY
-  -- SHARE before any row is written, and one an expiry or purge holds is left: that one
-  -- writes rows of its own and would wait for ours while we waited for its message.)
-  IF n > aq.audience_window()
-     AND pg_try_advisory_xact_lock(aq.consumer_lock_key(q.queue_name, p_consumer)) THEN
-    EXECUTE format($f$
-      WITH w AS (
-        SELECT m.msgid, m.q_name, m.priority, m.enq_seq, m.commit_seq, m.enq_time, m.ready_time,
-               m.txn_group, sub.name, sub.protocol, sub.id %3$s AND m.state = 0
-        ORDER BY m.txn_group LIMIT $4 FOR KEY SHARE OF m SKIP LOCKED)
-      , i AS (
-        INSERT INTO %1$I.%2$I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
-                               priority, enq_seq, commit_seq, enq_time, ready_time, txn_group)
-        SELECT w.msgid, w.name, '', w.protocol, w.id, w.q_name, 0, w.priority, w.enq_seq,
-               w.commit_seq, w.enq_time, w.ready_time, w.txn_group
-        FROM w ORDER BY w.msgid
-        ON CONFLICT DO NOTHING RETURNING msgid)
-      SELECT array_agg(i.msgid) FROM i
-    $f$, q.table_schema, q.recipients_table, pending)
-      INTO ids USING sid, p_consumer, q.queue_name, 20 * aq.audience_window(), mine, start;
-    IF ids IS NOT NULL THEN
-      mine := mine || ids;
-      -- (a waiting session of the consumer that skipped them while this ran looks again)
-      PERFORM aq.wake(q.queue_id);
-    END IF;
-  END IF;
-  -- one statement: the window is read with the snapshot the position becomes
-  EXECUTE format($f$
-    SELECT EXISTS (SELECT 1 FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s AND m.txn_group >= $6
-                   WHERE sub.id = $1),
-           (SELECT m.txn_group %4$s ORDER BY m.txn_group LIMIT 1),
-           pg_current_snapshot()
-  $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'), pending)
-  INTO any_in, lo, target USING sid, p_consumer, q.queue_name, NULL::bigint, mine, start;
-  IF NOT any_in THEN
-    RETURN;  -- nothing in its window: nothing to move past
-  END IF;
-  IF lo IS NOT NULL THEN
-    lo := least(lo, pg_snapshot_xmin(target)::text::bigint);
-    IF old IS NOT NULL AND lo <= pg_snapshot_xmin(old)::text::bigint THEN
-      RETURN;  -- held back where it is
-    END IF;
-    target := (lo::text || ':' || lo::text || ':')::pg_snapshot;
-  END IF;
-  UPDATE aq.subscribers x SET pos = target
+  UPDATE aq.subscribers x SET pos = moved
   WHERE x.id = (SELECT y.id FROM aq.subscribers y WHERE y.id = sid FOR NO KEY UPDATE SKIP LOCKED);
 END $$;
 GRANT EXECUTE ON FUNCTION aq.advance_position(integer, name, text) TO PUBLIC;

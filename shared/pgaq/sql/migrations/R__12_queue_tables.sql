@@ -261,6 +261,12 @@ BEGIN
   IF t.multiple_consumers AND t.message_grouping = 'NONE' AND NOT aq.is_buffered(t) THEN
     EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I (q_name, txn_group) WHERE audience IS NOT NULL AND state IN (0, 1)',
                    t.table_name || '_audience', t.schema_name, t.table_name);
+    -- and, sorted by enqueue time, in queue order from the subscriber's floor (of these
+    -- messages only: a topic publishing rows has none to walk past)
+    IF t.sort_list = 'ENQ_TIME' THEN
+      EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I (q_name, enq_seq) WHERE audience IS NOT NULL AND state = 0',
+                     t.table_name || '_audience_order', t.schema_name, t.table_name);
+    END IF;
   END IF;
   PERFORM aq.create_jms_provider_trigger(t);  -- R__52: JMSXUserID and JMSXAppID
 END $$;

@@ -82,29 +82,9 @@ SELECT aq.define_template('dequeue.recipients.candidates', $tpl$
           ORDER BY {{order}}
           LIMIT {{batch}} {{lock}})$tpl$);
 
--- The candidates of a multi-consumer queue with an audience (R__12_audience): the
--- consumer's recipient rows (e), and its implicit ones (i): the audience messages of its
--- window (win: read by the *_audience index from the position on, as rows r of the
--- recipients' columns, so that filters, selection and order read both alike) without a row
--- of the consumer (mine: its rows among them, found by the table's _mine). An
--- implicit candidate is taken (take: the table's _take behind the advisory lock, or true
--- for BROWSE) in queue order, after the sort, until the batch is full: the SKIP LOCKED of
--- rows that do not exist; of the first candidates only (twice the batch and 16, a top-N
--- sort; those other sessions of the consumer hold beyond them are left to the next
--- dequeue). The batch is the first of both in queue order.
--- table_id: the queue table's; window: aq.audience_window_expr over sub and m; mine: the
--- table's _mine.
-SELECT aq.define_template('dequeue.audience.candidates', $tpl$
-        WITH e AS (
-          SELECT r.msgid, r.retry_count, r.state, {{position}} AS pos, false AS implicit
-          FROM {{schema:ident}}.{{recipients:ident}} r JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = r.msgid
-          WHERE r.q_name = {{queue}} AND r.consumer_name = {{consumer}} AND r.address = '' AND r.state {{states}} {{filters}} {{selection}}
-          ORDER BY {{order}}
-          LIMIT {{batch}} {{lock}})
-          , sub AS (
-          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
-          WHERE x.queue_table_id = {{table_id}} AND x.queue_name = {{queue}} AND s.name = {{consumer}}
-            AND s.address IS NULL AND s.since IS NOT NULL)
+-- The window of an audience read whole (win), by the *_audience index from the position on,
+-- and the consumer's rows among it (mine: the table's _mine, by the primary key)
+SELECT aq.define_template('dequeue.audience.window.whole', $tpl$
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, {{position}} AS pos
           FROM sub CROSS JOIN {{schema:ident}}.{{table:ident}} m
@@ -114,7 +94,53 @@ SELECT aq.define_template('dequeue.audience.candidates', $tpl$
             AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
             {{filters}} {{selection}})
           , mine AS MATERIALIZED (
-          SELECT {{mine}}({{consumer}}, ARRAY(SELECT w.msgid FROM win w)) AS ids)
+          SELECT {{mine}}({{consumer}}, ARRAY(SELECT w.msgid FROM win w)) AS ids)$tpl$);
+
+-- The window of a queue sorted by enqueue time (aq.ordered_audience): its first messages in
+-- queue order without a row of the consumer, read on the READY index from the consumer's
+-- floor on (floor: that bound, or nothing for a look by message id, which may take a
+-- WAITING message below it), as many as the candidates need; mine is then empty. The
+-- consumer's row is looked up per message by the primary key (OFFSET 0: not an anti-join,
+-- which a plan made with an empty recipients table's statistics makes a read of them all).
+SELECT aq.define_template('dequeue.audience.window.ordered', $tpl$
+          , win AS MATERIALIZED (
+          SELECT r.msgid, r.state, {{position}} AS pos
+          FROM sub CROSS JOIN {{schema:ident}}.{{table:ident}} m
+          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
+                                     m.enq_time, m.ready_time, 0 AS retry_count) r
+          WHERE m.q_name = {{queue}} AND {{window}} AND m.state {{states}} {{floor}}
+            AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} x
+                            WHERE x.msgid = m.msgid AND x.consumer_name = {{consumer}} AND x.address = ''
+                            OFFSET 0)
+            {{filters}} {{selection}}
+          ORDER BY {{order}}
+          LIMIT ({{batch}}) * 2 + 16)
+          , mine AS (SELECT '{}'::bytea[] AS ids)$tpl$);
+
+-- The candidates of a multi-consumer queue with an audience (R__12_audience): the
+-- consumer's recipient rows (e), and its implicit ones (i): the audience messages of its
+-- window (win: as rows r of the recipients' columns, so that filters, selection and order
+-- read both alike) without a row of the consumer (mine: its rows among them). An
+-- implicit candidate is taken (take: the table's _take behind the advisory lock, or true
+-- for BROWSE) in queue order, after the sort, until the batch is full: the SKIP LOCKED of
+-- rows that do not exist; of the first candidates only (twice the batch and 16, a top-N
+-- sort; those other sessions of the consumer hold beyond them are left to the next
+-- dequeue). The batch is the first of both in queue order.
+-- table_id: the queue table's; window: aq.audience_window_expr over sub and m; win: the
+-- window's messages (win) and the consumer's rows among them (mine), one of the two
+-- dequeue.audience.window templates above.
+SELECT aq.define_template('dequeue.audience.candidates', $tpl$
+        WITH e AS (
+          SELECT r.msgid, r.retry_count, r.state, {{position}} AS pos, false AS implicit
+          FROM {{schema:ident}}.{{recipients:ident}} r JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = r.msgid
+          WHERE r.q_name = {{queue}} AND r.consumer_name = {{consumer}} AND r.address = '' AND r.state {{states}} {{filters}} {{selection}}
+          ORDER BY {{order}}
+          LIMIT {{batch}} {{lock}})
+          , sub AS (
+          SELECT s.id, s.name, s.protocol, s.since, s.until, s.pos, s.floor FROM aq.subscribers s JOIN aq.queues x ON x.id = s.queue_id
+          WHERE x.queue_table_id = {{table_id}} AND x.queue_name = {{queue}} AND s.name = {{consumer}}
+            AND s.address IS NULL AND s.since IS NOT NULL)
+{{win}}
           , i AS (
           SELECT w.msgid, 0 AS retry_count, w.state, w.pos, true AS implicit FROM (
             SELECT win.msgid, win.state, win.pos FROM win CROSS JOIN mine WHERE NOT (win.msgid = ANY (mine.ids))

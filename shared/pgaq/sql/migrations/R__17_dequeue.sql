@@ -280,12 +280,17 @@ BEGIN
     args := args || jsonb_build_object('table_id', q.table_id,
       'window', aq.audience_window_expr('sub', 'm'),
       'mine', format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_mine'),
+      'floor', CASE WHEN args ->> 'states' = '= 0'
+                    THEN ' AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)' ELSE '' END,
       'take', CASE WHEN p_mode = 'BROWSE' THEN 'true'
                    ELSE format('CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(%3$s, %4$s)) THEN false'
                                ' WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(%3$s, %4$s, w.msgid))'
                                ' THEN %1$I.%2$I(%3$s, %4$s, w.msgid) ELSE false END',
                                q.table_schema, 'aq$_' || q.table_name || '_take',
                                args ->> 'queue', args ->> 'consumer') END);
+    args := args || jsonb_build_object('win', CASE WHEN aq.ordered_audience(q)
+                                                  THEN aq.render_dequeue_audience_window_ordered(args)
+                                                  ELSE aq.render_dequeue_audience_window_whole(args) END);
     RETURN CASE WHEN p_mode IN ('REMOVE', 'REMOVE_NODATA') THEN aq.render_dequeue_audience_remove(args)
                 ELSE aq.render_dequeue_audience_look(args) END;
   END IF;

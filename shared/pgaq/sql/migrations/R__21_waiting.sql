@@ -30,7 +30,8 @@ END $$;
 -- condition) are left to the full dequeue. Built from fixed text and quoted names only.
 -- A queue with an audience (R__12_audience) looks at the consumer's implicit recipients
 -- too: a READY audience message of its window without a row of its own (the *_audience
--- index, from the window's lower bound).
+-- index, from the window's lower bound; sorted by enqueue time, *_audience_order from the
+-- consumer's floor).
 CREATE OR REPLACE FUNCTION aq.wait_look_sql(q aq.queue_info, p_by_id boolean) RETURNS text
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
@@ -46,9 +47,12 @@ BEGIN
         ' OR EXISTS (SELECT 1 FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $1 AND %4$s'
         ' WHERE sub.queue_id = %5$s AND sub.name = $2 AND sub.address IS NULL'
         ' AND m.state = 0%6$s AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I x WHERE x.msgid = m.msgid'
-        ' AND x.consumer_name = $2 AND x.address = ''''))',
+        ' AND x.consumer_name = $2 AND x.address = '''' OFFSET 0))',
         q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'), q.queue_id,
-        CASE WHEN p_by_id THEN ' AND m.msgid = $3' ELSE '' END);
+        CASE WHEN p_by_id THEN ' AND m.msgid = $3'
+             -- sorted by enqueue time: from the consumer's floor (R__12_audience)
+             WHEN aq.ordered_audience(q) THEN ' AND m.enq_seq >= coalesce(sub.floor, 0)'
+             ELSE '' END);
     END IF;
     RETURN look;
   END IF;

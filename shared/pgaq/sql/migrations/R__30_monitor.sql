@@ -44,11 +44,16 @@ BEGIN
     WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state = 1 AND ready_time <= $1
                  ORDER BY ready_time LIMIT $2 FOR UPDATE SKIP LOCKED),
          u AS (UPDATE %1$I.%2$I m SET state = 0 FROM due WHERE m.msgid = due.msgid
-               RETURNING m.q_name, m.enq_seq)
-    SELECT count(*), array_agg(DISTINCT q_name), min(enq_seq) FROM u
-  $f$, s, qt) INTO n, woke, lowest USING p_now, p_limit;
+               RETURNING m.q_name, m.enq_seq, m.msgid, m.audience)
+    SELECT count(*), array_agg(DISTINCT q_name), min(enq_seq),
+           array_agg(msgid ORDER BY msgid) FILTER (WHERE audience IS NOT NULL) FROM u
+  $f$, s, qt) INTO n, woke, lowest, ids USING p_now, p_limit;
   IF n > 0 THEN
     PERFORM aq.lower_scan_floor(t, lowest);  -- READY again below the scan floor (R__12_scan_floor)
+    -- READY below the floors of the subscribers reading it implicitly (R__12_audience,
+    -- "Queues sorted by enqueue time"): it gets its rows, and is read by them
+    PERFORM aq.explicitise_held(t, ids);
+    ids := NULL;
   END IF;
   total := total + n;
   IF t.multiple_consumers THEN
