@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 
 from .helpers import make_queue, subscribe
 from .waiting import connected
@@ -148,6 +148,48 @@ async def test_a_subscriber_reads_every_message_once_across_many_calls(conn: asy
     assert await _take(conn, "B", batch=1000) == sent
     # nothing else for A: the delayed message waits
     assert await _take(conn, "A", "BROWSE", batch=10) == []
+
+
+async def test_a_message_committed_after_later_ones_is_still_read(
+        conn: asyncpg.Connection, other: asyncpg.Connection) -> None:
+    """A queue sorted by enqueue time is read from each subscriber's floor (docs/architecture.md,
+    "Topics without a row per subscriber"). A publish that took its place in the queue first
+    and commits last is read all the same, in the place it took among what is left."""
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await subscribe(conn, "s.q", "B")
+    slow = Session(other)
+    await slow.begin()
+    await slow.enqueue("s.q", b"first, committed last")
+    s = Session(conn)
+    await s.enqueue_array("s.q", [(b"1", None), (b"2", None)])
+    assert await _take(conn, "A", batch=10) == [b"1", b"2"]
+    assert await _take(conn, "A", batch=10) == []
+    await s.enqueue("s.q", b"3")
+    await slow.commit()
+    assert await _take(conn, "A", batch=10) == [b"first, committed last", b"3"]
+    assert await _take(conn, "B", batch=10) == [b"first, committed last", b"1", b"2", b"3"]
+
+
+async def test_a_delayed_message_is_read_when_its_delay_ends(conn: asyncpg.Connection) -> None:
+    """A subscriber that read past a delayed message gets it once the delay ends (Oracle
+    Database Advanced Queuing User's Guide, "Delay": the message becomes READY after the
+    delay), in its place by enqueue time, and once."""
+    await make_queue(conn, multiple=True)
+    await subscribe(conn, "s.q", "A")
+    await subscribe(conn, "s.q", "B")
+    s = Session(conn)
+    await s.enqueue_array("s.q", [(b"0", None), (b"later", MessageProperties(delay=60)), (b"1", None)])
+    assert await _take(conn, "A", batch=10) == [b"0", b"1"]
+    await s.enqueue("s.q", b"2")
+    assert await _take(conn, "A", batch=10) == [b"2"]
+    # the monitor's work as if the delay had passed (its time is a parameter)
+    await conn.execute("SELECT aq.monitor_table(t, clock_timestamp() + interval '61 s', 100)"
+                       " FROM aq.queue_tables t WHERE t.table_name = 'qt'")
+    await s.enqueue("s.q", b"3")
+    assert await _take(conn, "A", batch=10) == [b"later", b"3"]
+    assert await _take(conn, "A", batch=10) == []
+    assert await _take(conn, "B", batch=10) == [b"0", b"later", b"1", b"2", b"3"]
 
 
 async def test_a_subscriber_far_behind_reads_its_backlog_once_in_order(
