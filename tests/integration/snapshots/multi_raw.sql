@@ -1473,7 +1473,9 @@ CREATE OR REPLACE FUNCTION gen."aq$_t_recv"(p_queue name, p_consumer text, p_mod
 AS $function$
       DECLARE
         qrow record;
-        consumer text := aq.agent_name(p_consumer);
+        -- (COLLATE: a PL/pgSQL variable takes the call's collation, the queue name's "C",
+        -- and the subscribers' name index is in the default one)
+        consumer text COLLATE "default" := aq.agent_name(p_consumer);
         result aq.dequeued[];
         multi boolean;
         is_exc boolean;

@@ -24,7 +24,9 @@
 -- Position: s.pos is a pg_snapshot; a message whose enqueuing transaction (txn_group) it
 -- sees is behind s: s holds a row for it if it wanted it. A dequeue reads only s's
 -- window (audience messages not visible in s.pos), range-scanned from the position's xmin
--- on the *_audience index; aq.advance_position moves it forward after a dequeue.
+-- on the *_audience index; aq.advance_position moves it forward after a dequeue. On a
+-- queue sorted by enqueue time the window is read in queue order from s.floor instead
+-- (aq.audience_floor, below), and only the floor moves.
 --
 -- Tables with an audience: multi-consumer, persistent (not the buffered companion), no
 -- message grouping (a transaction group keeps its rows: it is read a group at a time).
@@ -209,16 +211,16 @@ BEGIN
   new_floor := p_floor;
   new_seq := p_seq;
   new_writers := p_writers;
-  IF current_setting('transaction_isolation') <> 'read committed'
-     OR NOT EXISTS (SELECT 1 FROM pg_sequence s WHERE s.seqrelid = 'aq.enq_seq'::regclass AND s.seqcache = 1) THEN
-    RETURN;  -- no sound round: the floor stays
-  END IF;
   -- nothing of the audience at or above it (a topic publishing rows): nothing to pass over
   EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.%I m WHERE m.q_name = $1 AND m.audience IS NOT NULL'
                  ' AND m.state = 0 AND m.enq_seq >= $2)', q.table_schema, q.table_name)
     INTO any_ready USING q.queue_name, coalesce(p_floor, 0);
   IF NOT any_ready THEN
     RETURN;
+  END IF;
+  IF current_setting('transaction_isolation') <> 'read committed'
+     OR NOT EXISTS (SELECT 1 FROM pg_sequence s WHERE s.seqrelid = 'aq.enq_seq'::regclass AND s.seqcache = 1) THEN
+    RETURN;  -- no sound round: the floor stays
   END IF;
   v := coalesce(pg_sequence_last_value('aq.enq_seq'), 0);  -- V before W
   w := aq.scan_floor_writers(format('%I.%I', q.table_schema, q.table_name)::regclass);
@@ -282,8 +284,10 @@ DECLARE
 BEGIN
   SELECT * INTO q FROM aq.queue_info x WHERE x.table_id = p_table_id AND x.queue_name = p_queue;
   IF NOT FOUND OR NOT aq.has_audience(q) OR p_consumer IS NULL THEN RETURN; END IF;
+  -- (COLLATE: the caller's consumer may come as a name, and the index is in the default one)
   SELECT x.id, x.pos, x.floor, x.floor_seq, x.floor_writers INTO sid, old, fl, fseq, fw FROM aq.subscribers x
-  WHERE x.queue_id = q.queue_id AND x.name = p_consumer AND x.address IS NULL AND x.since IS NOT NULL;
+  WHERE x.queue_id = q.queue_id AND x.name = p_consumer COLLATE "default" AND x.address IS NULL
+    AND x.since IS NOT NULL;
   IF sid IS NULL THEN RETURN; END IF;
   IF aq.ordered_audience(q) THEN
     -- its window is read from the floor, which is all that moves (the position stays where

@@ -662,7 +662,9 @@ SELECT aq.define_template('queue_table.recv', $tpl$
       RETURNS aq.dequeued[] LANGUAGE plpgsql AS $body$
       DECLARE
         qrow record;
-        consumer text := aq.agent_name(p_consumer);
+        -- (COLLATE: a PL/pgSQL variable takes the call's collation, the queue name's "C",
+        -- and the subscribers' name index is in the default one)
+        consumer text COLLATE "default" := aq.agent_name(p_consumer);
         result aq.dequeued[];
         multi boolean;
         is_exc boolean;

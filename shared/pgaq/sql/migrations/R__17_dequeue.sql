@@ -33,8 +33,11 @@ END $$;
 -- rows are busy is marked PROCESSED now and deleted by the monitor's retention pass
 -- (retention 0 is due at once; Oracle's queue monitor removes processed messages the same
 -- way).
+-- (enable_bitmapscan off: the look for an implicit recipient still to come must walk the
+-- queue's subscribers by index and stop at the first; a bitmap scan, which the planner picks
+-- when it expects a few subscribers per queue, reads them all for every message)
 CREATE OR REPLACE FUNCTION aq.settle_messages(q aq.queue_info, p_ids bytea[]) RETURNS bytea[]
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET enable_bitmapscan = off AS $$
 DECLARE
   now_ts timestamptz := clock_timestamp();
   mine bytea[];
@@ -80,7 +83,8 @@ BEGIN
         -- audience without a row for the message
         -- (OFFSET 0 keeps it a look per message that stops at the first such subscriber:
         -- made a join, its estimate for a thousand subscribers had PostgreSQL compile it with
-        -- JIT, a second per call)
+        -- JIT, a second per call. ORDER BY: the queue's subscribers by their index, not a
+        -- walk of the table past other queues' subscribers to the first of this one's)
         AND NOT EXISTS (
               SELECT FROM aq.subscribers s WHERE s.queue_id = $3 AND %6$s
                 AND NOT EXISTS (SELECT FROM %1$I.%5$I o WHERE o.msgid = m.msgid AND o.consumer_name = s.name
