@@ -60,11 +60,16 @@ FLOOR_INSERT_100 = ("INSERT INTO bench.floor_ins (q_name, priority, payload) "
                     "SELECT 'q', 1, p FROM unnest($1::bytea[]) p")
 # a message row as pgaq's enqueue writes it (the columns it sets, both indexes it feeds),
 # written by a bare INSERT: no queue lookup, privilege check, id generation or wake-up
+ENQUEUE_SHAPE_TARGET = 0.85  # row 1c: issue 35
+
 SHAPE_INSERT = """INSERT INTO bench.shape_qt (q_name, msgid, priority, state, delay, ready_time, enq_seq,
     enq_time, enq_uid, enq_agent, enq_tid, txn_group, user_data)
   SELECT 'q', int8send(x.s) || '\\x0000000000000000'::bytea, 1, 0, 0, now(), x.s, now(), current_user,
          NULL, pg_current_xact_id()::text, pg_current_xact_id()::text::bigint, x.p
   FROM (SELECT p, nextval('aq.enq_seq') AS s FROM unnest($1::bytea[]) p) x"""
+
+# row 1d: the row and the wake-up check (aq.wake, R__11_wakeups.sql), one statement
+SHAPE_INSERT_WAKE = f"WITH i AS ({SHAPE_INSERT} RETURNING 1) SELECT aq.wake($2) FROM i"
 
 PROFILE = """
 SELECT calls, plans, round(total_exec_time::numeric, 1) AS total_ms,
@@ -204,8 +209,38 @@ class Core:
                                f"{ours.rate / shape.rate if shape.rate else 0:.2f}x of it")
             r["context"] = True
             rows.append(r)
+        rows += await self.enqueue_beside_its_row()
         await self.a.execute("TRUNCATE bench.shape_qt")
         return rows
+
+    async def enqueue_beside_its_row(self) -> list[Row]:
+        """Row 1c (issue 35's target): pgaq's enqueue against row 1b's bare INSERT of its
+        row, interleaved in one pair rather than from two runs apart. Row 1d: the same enqueue
+        against that INSERT plus the wake-up check every enqueue owes its waiters (aq.wake:
+        the queue's shared advisory lock, then a look for waiters with a snapshot of its
+        own): the ceiling once a wake-up is never lost."""
+        one = [PAYLOAD]
+        qid = await self.a.fetchval("SELECT (aq.resolve_queue('bench.q')).queue_id")
+        enqueue = self.per_session(lambda x: x.enqueue("bench.q", PAYLOAD))
+        f_row, e_row = await self.pair("enqueue beside a bare INSERT of its row",
+                                       self.per_conn(lambda c: c.execute(SHAPE_INSERT, one)), enqueue)
+        f_wake, e_wake = await self.pair(
+            "enqueue beside its row's INSERT + the wake-up",
+            self.per_conn(lambda c: c.execute(SHAPE_INSERT_WAKE, one, qid)), enqueue)
+        target = ratio_row("1c. enqueue 1/txn vs a bare INSERT of its row", e_row, f_row,
+                           ENQUEUE_SHAPE_TARGET, latency=True,
+                           note="floor: row 1b's INSERT of pgaq's message row (its columns and "
+                                "both indexes; no queue lookup, privilege check, id or wake-up), "
+                                "1/txn, measured interleaved with the enqueue")
+        ceiling = ratio_row("1d. enqueue 1/txn vs its row's INSERT + wake-up", e_wake, f_wake, 1.0,
+                            latency=True,
+                            note="context, not a pgaq target: floor: row 1c's INSERT and aq.wake "
+                                 "(the queue's shared advisory lock, the look for waiters, in "
+                                 "the same transaction), which no enqueue may skip without "
+                                 "losing a waiter's wake-up; what is left is the queue lookup, "
+                                 "the privilege check and the id")
+        ceiling["context"] = True
+        return [target, ceiling]
 
     async def buffered(self, f_ins: Result, n: int) -> list[Row]:
         """Buffered messages (delivery_mode BUFFERED, IMMEDIATE: each call its own
