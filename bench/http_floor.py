@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from typing import Any
 
 import asyncpg
 from aiohttp import web
@@ -51,9 +52,20 @@ async def serve(dsn: str, port: int, role: str) -> None:
 
     app = web.Application()
     app.router.add_post("/{tail:.*}", insert)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", port, reuse_port=True)
+    try:
+        await serve_until_stopped(app, port, reuse_port=True)
+    finally:
+        await pool.close()
+
+
+async def serve_until_stopped(app: web.Application, port: int, reuse_port: bool = False,
+                              **runner: Any) -> None:
+    """Serve `app` on 127.0.0.1:`port`, no access log, until SIGTERM or SIGINT; prints
+    "ready <pid>" once it listens (the bench waits on that line). `runner`: AppRunner's
+    options."""
+    r = web.AppRunner(app, access_log=None, **runner)
+    await r.setup()
+    site = web.TCPSite(r, "127.0.0.1", port, reuse_port=reuse_port)
     await site.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -63,8 +75,7 @@ async def serve(dsn: str, port: int, role: str) -> None:
     try:
         await stop.wait()
     finally:
-        await runner.cleanup()
-        await pool.close()
+        await r.cleanup()
 
 
 def main() -> None:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import asyncio
 import collections
 import os
-import signal
 
 import asyncpg
 from aiohttp import web
 from pgaq.aio import run as aio_run
+
+from .http_floor import serve_until_stopped
 
 CHANNEL = "lp_floor"
 TAKE = ("DELETE FROM lp.floor_q WHERE id = (SELECT id FROM lp.floor_q ORDER BY id LIMIT 1"
@@ -68,21 +69,11 @@ async def serve(dsn: str, port: int) -> None:
 
     app = web.Application()
     app.router.add_post("/{tail:.*}", receive)
-    # (a client gone stops its request, as the gateway's waiting receives do: a request
-    # left waiting would take a wake-up and a row for nobody)
-    runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", port)
-    await site.start()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    print(f"ready {os.getpid()}", flush=True)
     try:
-        await stop.wait()
+        # (a client gone stops its request, as the gateway's waiting receives do: a request
+        # left waiting would take a wake-up and a row for nobody)
+        await serve_until_stopped(app, port, handler_cancellation=True)
     finally:
-        await runner.cleanup()
         await listener.close()
         await pool.close()
 
