@@ -82,15 +82,19 @@ SELECT aq.define_template('dequeue.recipients.candidates', $tpl$
           ORDER BY {{order}}
           LIMIT {{batch}} {{lock}})$tpl$);
 
--- The window of an audience read whole (win), by the *_audience index from the position on,
--- and the consumer's rows among it (mine: the table's _mine, by the primary key)
-SELECT aq.define_template('dequeue.audience.window.whole', $tpl$
+-- The start of both windows below: the audience messages of the consumer's window in the
+-- states the dequeue may take, as rows r of the recipients' columns
+SELECT aq.define_template('dequeue.audience.window.rows', $tpl$
           , win AS MATERIALIZED (
           SELECT r.msgid, r.state, {{position}} AS pos
           FROM sub CROSS JOIN {{schema:ident}}.{{table:ident}} m
           CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
                                      m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = {{queue}} AND {{window}} AND m.state {{states}}
+          WHERE m.q_name = {{queue}} AND {{window}} AND m.state {{states}}$tpl$);
+
+-- The window of an audience read whole (win), by the *_audience index from the position on,
+-- and the consumer's rows among it (mine: the table's _mine, by the primary key)
+SELECT aq.define_template('dequeue.audience.window.whole', $tpl${{> dequeue.audience.window.rows}}
             AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
             {{filters}} {{selection}})
           , mine AS MATERIALIZED (
@@ -102,13 +106,7 @@ SELECT aq.define_template('dequeue.audience.window.whole', $tpl$
 -- WAITING message below it), as many as the candidates need; mine is then empty. The
 -- consumer's row is looked up per message by the primary key (OFFSET 0: not an anti-join,
 -- which a plan made with an empty recipients table's statistics makes a read of them all).
-SELECT aq.define_template('dequeue.audience.window.ordered', $tpl$
-          , win AS MATERIALIZED (
-          SELECT r.msgid, r.state, {{position}} AS pos
-          FROM sub CROSS JOIN {{schema:ident}}.{{table:ident}} m
-          CROSS JOIN LATERAL (SELECT m.msgid, m.q_name, m.state, m.priority, m.enq_seq, m.commit_seq, m.txn_group,
-                                     m.enq_time, m.ready_time, 0 AS retry_count) r
-          WHERE m.q_name = {{queue}} AND {{window}} AND m.state {{states}} {{floor}}
+SELECT aq.define_template('dequeue.audience.window.ordered', $tpl${{> dequeue.audience.window.rows}} {{floor}}
             AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} x
                             WHERE x.msgid = m.msgid AND x.consumer_name = {{consumer}} AND x.address = ''
                             OFFSET 0)
