@@ -21,7 +21,6 @@ import asyncpg
 
 from . import routes, waiting
 from .clock import Clock, SystemClock
-from .coalesce import Coalescer
 from .errors import ConnectionLost, PgaqError, QueueError, wrap_db_error
 from .lease import Lease
 from .listener import Listener, Wakeup
@@ -179,8 +178,8 @@ def _check(value: str, allowed: tuple[str, ...], what: str, code: int) -> str:
 
 # what the driver raises for a statement that failed or a connection that broke
 _DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError)
-# a process's concurrent buffered REMOVEs, taken together (pgaq.coalesce)
-BUFFERED_REMOVES: Coalescer[routes.Dequeue, list[asyncpg.Record]] = Coalescer("buffered REMOVEs")
+# a process's concurrent buffered REMOVEs, taken together (the route "grouped")
+BUFFERED_REMOVES = routes.BUFFERED_REMOVES
 
 
 @dataclass(frozen=True)
@@ -528,17 +527,19 @@ class Session:
         ids = await routes.serve(self, routes.ENQUEUE, op, queue, self.route_policy)
         return [i.hex().upper() for i in ids]
 
-    def _group_where(self) -> Hashable | None:
-        """Where a grouped buffered REMOVE may run (pgaq.coalesce): the database and login
-        this session's statements run on, and its role; None: not grouped (in a
-        transaction, or a session with a route policy of its own)."""
-        if self._tx is not None or self.route_policy is not None or not self.group_buffered:
+    def group_where(self) -> Hashable | None:
+        """Where this session's buffered REMOVEs may be taken with others (the route
+        "grouped", pgaq.coalesce): the database and login its statements run on, its role
+        and its route policy; None: not grouped (in a transaction, or turned off)."""
+        if self._tx is not None or not self.group_buffered:
             return None
+        # sessions under one policy object share its routes (routes.RoutePolicy)
+        policy = None if self.route_policy is None else id(self.route_policy)
         conn = self.conn
         if conn is None:
-            return None if self.pool is None else (self.pool, self.role)
+            return None if self.pool is None else (self.pool, self.role, policy)
         params = conn._params  # (asyncpg keeps what it connected with here)
-        return (conn._addr, params.database, params.user, self.role)
+        return (conn._addr, params.database, params.user, self.role, policy)
 
     def unsuited(self, queue: str, buffered: bool = False) -> None:
         """A queue whose settings (retention) keep it off the one-statement REMOVE: stop
@@ -724,12 +725,7 @@ class Session:
             _, pos, grp = saved
         msgid = _msgid_bytes(o.msgid) if o.msgid else None
         op = routes.Dequeue(queue, o, msgid, pos, grp, wrap, self.agent, buffered)
-        where = self._group_where() if buffered and pos is None and routes.groupable_remove(op) else None
-        if where is not None:  # taken with the process's concurrent buffered REMOVEs
-            rows = await BUFFERED_REMOVES.submit(
-                (where, "remove", self.agent, queue, key[1]), op, o.batch_size, self._remove_together)
-        else:
-            rows = await routes.serve(self, routes.DEQUEUE, op, queue, self.route_policy)
+        rows = await routes.serve(self, routes.DEQUEUE, op, queue, self.route_policy)
         if not rows:
             return []
         last = rows[-1]
@@ -782,22 +778,6 @@ class Session:
                                                 self.agent))
         except _DRIVER_ERRORS as exc:
             raise wrap_db_error(exc) from exc
-
-    async def _remove_together(self, ops: Sequence[routes.Dequeue]) -> list[list[asyncpg.Record]]:
-        """Several calls' buffered REMOVEs as one dequeue of their batch sizes' sum; each
-        call's share, in queue order (a call left with none gets [] and waits, if it waits,
-        as it would alone)."""
-        first = ops[0]
-        op = first if len(ops) == 1 else replace(
-            first, options=replace(first.options, batch_size=sum(o.options.batch_size for o in ops)))
-        rows = await routes.serve(self, routes.DEQUEUE, op, op.queue, self.route_policy)
-        out: list[list[asyncpg.Record]] = []
-        at = 0
-        for o in ops:
-            n = o.options.batch_size
-            out.append(rows[at:at + n])
-            at += n
-        return out
 
     def role_is_set(self, visibility: str) -> bool:
         """Whether a plain statement runs as the right role in one round trip (no role, or

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 import asyncpg
 
+from .coalesce import Coalescer
 from .errors import QueueError
 from .queries import load
 
@@ -60,7 +61,9 @@ class RoutePolicy(Protocol):
 class Route(Generic[Op, R]):
     name: str
     admits: Callable[[Op], bool]  # the rule: the operations this route's SQL handles
-    fits: Callable[[Op, FastPath], bool]  # the queue has this route's statement, for this op
+    # the queue has this route's statement, for this op; None: the route needs none (and
+    # the queue's statements are not read for it)
+    fits: Callable[[Op, FastPath], bool] | None
     run: Callable[[Session, Op, FastPath | None], Awaitable[R | None]]  # None: declined
 
 
@@ -75,10 +78,11 @@ async def serve(s: Session, table: Sequence[Route[Op, R]], op: Op, queue: str,
         if not general:
             if (policy is not None and not policy.allows(route.name)) or not route.admits(op):
                 continue
-            if fast is None:
-                fast = await s.fast_path(queue, getattr(op, "buffered", False))
-            if not route.fits(op, fast):
-                continue
+            if route.fits is not None:
+                if fast is None:
+                    fast = await s.fast_path(queue, getattr(op, "buffered", False))
+                if not route.fits(op, fast):
+                    continue
         try:
             out = await route.run(s, op, fast)
         except QueueError as exc:
@@ -332,7 +336,7 @@ def _unselective(op: Dequeue) -> bool:
 
 def groupable_remove(op: Dequeue) -> bool:
     """A REMOVE that takes the first available messages, whoever asks: concurrent ones can
-    be one dequeue of their sum (pgaq.coalesce), given no saved position (the caller checks)."""
+    be one dequeue of their sum (the route "grouped"), given no saved position."""
     o = op.options
     return (_unselective(op) and o.dequeue_mode.upper() == "REMOVE"
             and o.visibility.upper() == "IMMEDIATE" and op.group is None)
@@ -415,11 +419,53 @@ async def _dequeue_general(s: Session, op: Dequeue, fast: FastPath | None
     return rows
 
 
-DEQUEUE: tuple[Route[Dequeue, list[asyncpg.Record]], ...] = (
+# the routes of one dequeue statement, whoever's calls it serves
+_DEQUEUE_ONE: tuple[Route[Dequeue, list[asyncpg.Record]], ...] = (
     Route("remove1", _remove1_admits, lambda op, fast: fast.remove is not None, _remove1),
     Route("removen", _removen_admits, lambda op, fast: fast.remove_n is not None, _removen),
     Route("recv", _unselective, lambda op, fast: fast.recv is not None, _recv),
     Route(GENERAL, lambda op: True, lambda op, fast: True, _dequeue_general),
+)
+
+# a process's concurrent buffered REMOVEs, taken together (the route "grouped")
+BUFFERED_REMOVES: Coalescer[Dequeue, list[asyncpg.Record]] = Coalescer("buffered REMOVEs")
+
+
+def _grouped_admits(op: Dequeue) -> bool:
+    """A buffered REMOVE of the first available messages (groupable_remove) from no saved
+    position: any concurrent one takes from the same place."""
+    return op.buffered and op.position is None and groupable_remove(op)
+
+
+async def _grouped(s: Session, op: Dequeue, fast: FastPath | None) -> list[asyncpg.Record] | None:
+    """Taken with the process's concurrent buffered REMOVEs of the same queue, consumer,
+    agent, database, login and role (pgaq.coalesce): one statement of their batch sizes'
+    sum, served by the routes of _DEQUEUE_ONE on the leader's session. Declines for a
+    session whose calls are not grouped (Session.group_where)."""
+    where = s.group_where()
+    if where is None:
+        return None
+
+    async def together(ops: Sequence[Dequeue]) -> list[list[asyncpg.Record]]:
+        first = ops[0]
+        one = first if len(ops) == 1 else replace(first, options=replace(
+            first.options, batch_size=sum(o.options.batch_size for o in ops)))
+        rows = await serve(s, _DEQUEUE_ONE, one, one.queue, s.route_policy)
+        out: list[list[asyncpg.Record]] = []
+        at = 0
+        for o in ops:  # each call's share, in queue order
+            n = o.options.batch_size
+            out.append(rows[at:at + n])
+            at += n
+        return out
+
+    key = (where, "remove", op.agent, op.queue, (op.options.consumer_name or "").upper() or None)
+    return await BUFFERED_REMOVES.submit(key, op, op.options.batch_size, together)
+
+
+DEQUEUE: tuple[Route[Dequeue, list[asyncpg.Record]], ...] = (
+    Route("grouped", _grouped_admits, None, _grouped),
+    *_DEQUEUE_ONE,
 )
 
 ROUTE_NAMES = frozenset(r.name for table in (ENQUEUE, DEQUEUE) for r in table)

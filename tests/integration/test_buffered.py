@@ -386,6 +386,34 @@ async def _sessions(db_dsn: str, n: int, setup: str = "") -> tuple[list[asyncpg.
     return conns, [Session(c) for c in conns]
 
 
+@pytest.mark.parametrize("fast", [frozenset({"grouped"}), frozenset({"grouped", "removen"}), frozenset()])
+async def test_grouping_is_a_route_a_policy_pins(conn: asyncpg.Connection, db_dsn: str,
+                                                 fast: frozenset[str]) -> None:
+    """Sessions under one route policy: their concurrent buffered REMOVEs are grouped
+    (route "grouped") only where the policy allows it, and the combined statement takes
+    only routes it allows; the messages handed out are the same whichever way."""
+    await conn.execute(SETUP)
+    ids = await Session(conn).enqueue_array("b.sq", [(f"m{i}".encode(), None) for i in range(8)],
+                                            visibility=IMM, delivery_mode="BUFFERED")
+    policy = Pinned(fast)
+    conns = [await asyncpg.connect(db_dsn) for _ in range(6)]
+    try:
+        sessions = [Session(c, route_policy=policy) for c in conns]
+        opts = DequeueOptions(visibility=IMM, delivery_mode="BUFFERED")
+        got = await asyncio.gather(*(s.dequeue("b.sq", opts) for s in sessions))
+        assert sorted(len(g) for g in got) == [1] * 6
+        assert {g[0].msgid for g in got} == set(ids[:6])
+        assert set(policy.counts) <= fast | {"general"}
+        assert (policy.counts["grouped"] == 6) == ("grouped" in fast)
+        if "grouped" in fast:  # one statement per group, on the routes after "grouped"
+            inner = sum(n for r, n in policy.counts.items() if r != "grouped")
+            assert 1 <= inner < 6
+            assert ("removen" in policy.counts) == ("removen" in fast)
+    finally:
+        for c in conns:
+            await c.close()
+
+
 async def test_flow_control_holds_for_concurrent_and_array_sends(conn: asyncpg.Connection, db_dsn: str) -> None:
     """Concurrent sends into room for five: at least five stored, fewer than five more
     than that (racing checks), the rest ORA-25307; then all refused; an array that would
