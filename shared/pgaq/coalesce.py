@@ -1,27 +1,34 @@
-"""Grouped buffered REMOVEs: concurrent calls of one process, one statement.
+"""Grouped calls: concurrent calls of one process with the same key, one statement.
 
-A buffered REMOVE (delivery mode BUFFERED, IMMEDIATE visibility, outside any transaction) is
-not part of a transaction (Oracle Streams Advanced Queuing User's Guide and Reference 10g
-Release 2 (10.2), "Introducing Oracle Streams AQ", "Buffered Messaging"): it takes effect
-when the call returns. So the REMOVEs that arrive while another one for the same queue is
-running can be taken together, as one dequeue of the sum of their batch sizes, the way
-PostgreSQL groups commits: the first caller (the leader) runs its statement at once on its
-own connection; calls arriving meanwhile wait, and when the statement returns, the next
-waiter leads the next statement for all of them, on its own connection. No timer: an
-idle queue's call runs at once, and each statement carries what arrived during the
-previous one. (Buffered enqueues are not grouped: measured, one statement per call was
+The one grouping mechanism of pgaq, used for three kinds of call:
+- the library's buffered REMOVEs (the route "grouped", pgaq.routes). A buffered REMOVE
+  (delivery mode BUFFERED, IMMEDIATE visibility, outside any transaction) is not part of a
+  transaction (Oracle Streams Advanced Queuing User's Guide and Reference 10g Release 2
+  (10.2), "Introducing Oracle Streams AQ", "Buffered Messaging"): it takes effect when the
+  call returns;
+- the gateway's autocommit sends and its autocommit REMOVE receives (pgaq.idap.batching),
+  each of which commits on its own.
+So the calls that arrive while another one for the same key is running can be taken
+together, as one statement of the sum of their sizes, the way PostgreSQL groups commits:
+the first caller (the leader) runs its statement at once; calls arriving meanwhile wait,
+and when the statement returns, the next waiter leads the next statement for all of them.
+No timer: an idle key's call runs at once, and each statement carries what arrived during
+the previous one. `max_inflight` statements of one key may run at once (default one:
+concurrent statements of one queue contend for the same WAL flush and index pages).
+(Buffered enqueues of the library are not grouped: measured, one statement per call was
 as fast, bench rows 6 and 7c, docs/architecture.md "Buffered messages".)
 
-Each call still gets exactly its own result: its own share of the removed messages, in
-queue order. If a combined statement fails, its calls are run again one by one, so a
-call's own error stays its own; a lost connection fails them all (the database is away).
-The leader's statement is shielded from the leader's cancellation: the others' results
-do not depend on whether their leader is still waiting.
+Each call still gets exactly its own result: its own share, in order. If a combined
+statement fails, its calls are run again one by one, so a call's own error stays its own;
+a lost connection fails them all (the database is away). The leader's statement is
+shielded from the leader's cancellation: the others' results do not depend on whether
+their leader is still waiting.
 
-What may be grouped is keyed by everything a statement runs as: the database and login
-(or the pool), the role, the agent, the queue and the consumer. A grouped call runs on the
-leader's connection: sessions of one key must not differ in a setting that changes what
-a queue name means (search_path); see docs/architecture.md, "Buffered messages".
+Which connection a statement runs on is the runner's business: the library's runs on the
+leader's session (so its key holds everything a statement runs as: the database and
+login, the role, the agent, the queue and the consumer); the gateway's on a pool
+connection it keeps while its key stays busy (`waiting` tells it, `on_idle` says when
+nothing is left).
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from typing import Any, Generic, TypeVar
 
 from .errors import ConnectionLost
 
-T = TypeVar("T")  # what one call hands in (its messages, or its batch size)
+T = TypeVar("T")  # what one call hands in (its messages, or its dequeue)
 R = TypeVar("R")  # what one call gets back (its ids, or its messages)
 
 # runs the calls of one group as one statement; returns each call's result, in order
@@ -60,13 +67,21 @@ class _Group(Generic[T, R]):
 class Coalescer(Generic[T, R]):
     """Leader-follower grouping of concurrent calls per key (see the module docstring)."""
 
-    def __init__(self, name: str, max_size: int = 1000, max_inflight: int = 1) -> None:
+    def __init__(self, name: str, max_size: int = 1000, max_inflight: int = 1,
+                 on_idle: Callable[[Hashable], None] | None = None) -> None:
         self.name = name
         self.max_size = max_size
-        self.max_inflight = max_inflight
+        self.max_inflight = max(1, max_inflight)
+        self.on_idle = on_idle  # told a key has no call waiting and no statement in flight
         self._groups: dict[Hashable, _Group[T, R]] = {}
+        self._writes: set[asyncio.Task[None]] = set()
         self.statements = 0  # for tests and metrics
         self.calls = 0
+
+    def waiting(self, key: Hashable) -> int:
+        """Calls of `key` waiting for the next statement, now."""
+        group = self._groups.get(key)
+        return 0 if group is None else len(group.waiting)
 
     async def submit(self, key: Hashable, work: T, size: int, run: Runner[T, R]) -> R:
         """This call's result, written alone or with the calls that arrived meanwhile."""
@@ -95,7 +110,9 @@ class Coalescer(Generic[T, R]):
             other = group.waiting.pop(0)
             batch.append(other)
             size += other.size
-        task = asyncio.ensure_future(self._write(batch))
+        task = asyncio.create_task(self._write(batch), name=f"{self.name}: statement")
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
         try:
             await asyncio.shield(task)
         finally:
@@ -124,6 +141,8 @@ class Coalescer(Generic[T, R]):
         group.writing -= 1
         if group.writing == 0 and self._groups.get(key) is group:
             del self._groups[key]
+            if self.on_idle is not None:
+                self.on_idle(key)
 
     async def _write(self, batch: list[_Call[T, R]]) -> None:
         """One statement for the batch (the leader's runner); on failure, one per call."""
@@ -161,6 +180,15 @@ class Coalescer(Generic[T, R]):
                 c.turn.set_result(False)
 
     def stats(self) -> dict[str, Any]:
-        """Statements run and calls served; keys with calls waiting or a statement in
-        flight, now (zero when idle: a finished key is forgotten)."""
-        return {"statements": self.statements, "calls": self.calls, "keys": len(self._groups)}
+        """Statements run and calls served; now: keys with calls waiting or a statement in
+        flight, statements in flight, calls waiting (each zero when idle: a finished key
+        is forgotten)."""
+        groups = list(self._groups.values())
+        return {"statements": self.statements, "calls": self.calls, "keys": len(groups),
+                "writing": sum(g.writing for g in groups),
+                "waiting": sum(len(g.waiting) for g in groups)}
+
+    async def drain(self) -> None:
+        """Until no statement is in flight (a leader's may outlive its cancelled caller)."""
+        while self._writes:
+            await asyncio.gather(*self._writes, return_exceptions=True)
