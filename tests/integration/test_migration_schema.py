@@ -6,7 +6,7 @@ Their schemas, read from the catalogs (tests/integration/schema_catalog.py: func
 their signatures, results, attributes and bodies; tables, columns, defaults, indexes,
 constraints, views, types, sequences, triggers, policies, grants; the templates the engine
 generates code from), must be the same: an object the current release no longer defines must
-be dropped by the upgrade (shared/pgaq/sql/migrations/R__01_upgrade.sql), and nothing may
+be dropped by the upgrade (shared/pgaq/sql/migrations/R__98_upgrade.sql), and nothing may
 differ in what both have.
 
 (Catalog queries rather than a normalised `pg_dump --schema-only`: keyed by each object's
