@@ -12,12 +12,15 @@ only the migrations built, that is what pgaq owns.
 from __future__ import annotations
 
 import difflib
+import re
 
 import asyncpg
 
 # every schema but the system's
 _SCHEMAS = """(SELECT n.oid FROM pg_namespace n WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
                 AND n.nspname !~ '^pg_(toast|temp_|toast_temp_)')"""
+# a relation OID the templates write into generated code (R__13_templates.sql, payload_relid)
+_OID = re.compile(r"(?<=\battrelid = )[0-9]+\b")
 _ACL = "coalesce((SELECT string_agg(a::text, ' ' ORDER BY a::text) FROM unnest({0}) a), 'default')"
 
 # (what, query returning key, description)
@@ -149,14 +152,20 @@ FROM aq.sql_templates t"""),
 
 
 async def read_schema(conn: asyncpg.Connection) -> dict[str, str]:
-    """The schema of the database `conn` is connected to."""
+    """The schema of the database `conn` is connected to.
+
+    A relation's OID written into generated code (the payload type's, whose attributes a
+    queue table's generated enqueue checks messages against) reads as `<oid of name>`: OIDs
+    differ between any two databases."""
     out: dict[str, str] = {}
     async with conn.transaction():
         await conn.execute("SET LOCAL search_path = pg_catalog")
+        oids = {str(r["oid"]): f"<oid of {r['name']}>" for r in await conn.fetch(
+            f"SELECT c.oid, c.oid::regclass::text AS name FROM pg_class c WHERE c.relnamespace IN {_SCHEMAS}")}
         for what, sql in _QUERIES:
             for key, value in await conn.fetch(sql):
                 assert key not in out, f"{what}: {key} twice"
-                out[key] = value
+                out[key] = _OID.sub(lambda m: oids.get(m.group(0), m.group(0)), value)
     return out
 
 
