@@ -1,9 +1,9 @@
 """A rolling upgrade from the previous release: functions, not only tables (issue 20 part 4).
 
-The database is built by the previous release's migrations (PREVIOUS, the commit the round
-started from), and that release's library creates queue tables and enqueues. Then the
-current migrations run, and while services are restarted one by one both versions work on
-the upgraded schema:
+The database is built by the previous release's migrations (previous_release.PREVIOUS, the
+commit the round started from), and that release's library creates queue tables and
+enqueues. Then the current migrations run, and while services are restarted one by one
+both versions work on the upgraded schema:
 - messages enqueued before the upgrade dequeue with the current library, in order, for
   every subscriber that had not yet consumed them;
 - the previous release's library still enqueues and dequeues on every route it takes
@@ -16,24 +16,21 @@ git), exactly as an old service still running during the upgrade would.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
-import tarfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 import pytest
+from pgaq import DequeueOptions, Session
 from pgaq.embedded import Cluster
-from pgaq.engine import DequeueOptions, Session
 from pgaq.migrate import load_migrations, migrate
 
-REPO = Path(__file__).resolve().parents[2]
-PREVIOUS = "435be0f0b7bddc24d055818248060a23163f0cfb"  # the previous release: where this round began
+from . import previous_release as previous
 
 OLD_CLIENT = r'''
 import asyncio, json, sys
@@ -101,34 +98,17 @@ asyncio.run(main(sys.argv[1], sys.argv[2]))
 
 @pytest.fixture(scope="module")
 def previous_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The previous release's `pgaq` package, importable from the returned folder."""
-    try:
-        tar = subprocess.run(["git", "-C", str(REPO), "archive", PREVIOUS, "shared/pgaq"],
-                             check=True, capture_output=True).stdout
-    except (OSError, subprocess.CalledProcessError) as exc:
-        raise AssertionError(f"the previous release {PREVIOUS} must be in the checkout's history "
-                             f"(a full clone): {exc}") from exc
+    """The previous release's `pgaq` package, importable from the returned folder's `pkgs`."""
     root = tmp_path_factory.mktemp("previous")
-    with tarfile.open(fileobj=io.BytesIO(tar)) as t:
-        t.extractall(root, filter="data")
-    pkgs = root / "pkgs"
-    pkgs.mkdir()
-    (pkgs / "pgaq").symlink_to(root / "shared" / "pgaq")
+    previous.extract(root)
     (root / "old_client.py").write_text(OLD_CLIENT)
     return root
 
 
 @pytest.fixture
 async def empty_dsn(cluster: Cluster) -> AsyncIterator[str]:
-    name = f"upgrade_{os.getpid()}"
-    admin = await asyncpg.connect(cluster.dsn())
-    try:
-        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        await admin.execute(f"CREATE DATABASE {name}")
-        yield cluster.dsn(name)
-        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        await admin.close()
+    async with previous.empty_database(cluster, f"upgrade_{os.getpid()}") as dsn:
+        yield dsn
 
 
 def _old(root: Path, dsn: str, step: str) -> dict[str, Any]:

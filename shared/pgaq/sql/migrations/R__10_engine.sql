@@ -98,8 +98,6 @@ BEGIN
   RETURN upper(s);
 END $$;
 
--- aq.sys_agent(name, address, protocol) was never called: sys.aq$_agent below is the constructor
-DROP FUNCTION IF EXISTS aq.sys_agent(text, text, integer);
 -- Oracle's constructor syntax: sys.aq$_agent('NAME', NULL, NULL)
 CREATE OR REPLACE FUNCTION sys.aq$_agent(name text, address text, protocol integer)
 RETURNS sys.aq$_agent LANGUAGE sql IMMUTABLE AS $$
@@ -191,14 +189,6 @@ BEGIN
   END LOOP;
   RETURN format('(%s) > (%s)', array_to_string(cols, ', '), array_to_string(rhs, ', '));
 END $$;
-
--- The previous release's form ($n by number): its fast_path and dequeue_array call it until
--- the files that replace them have run (the repeatable files run one transaction each).
--- Drop it in the release after next.
-CREATE OR REPLACE FUNCTION aq.after_position_expr(p_sort text, p_alias text, p_param integer)
-RETURNS text LANGUAGE sql IMMUTABLE AS $$
-  SELECT aq.after_position_expr(p_sort, p_alias, '$' || p_param)
-$$;
 
 CREATE OR REPLACE FUNCTION aq.state_name(p_state integer) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$

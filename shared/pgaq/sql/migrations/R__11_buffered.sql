@@ -99,6 +99,7 @@ END $$;
 -- refuses more with ORA-25307 until consumers catch up, instead of growing without bound.
 -- Exact but cheap: the backlog is counted (up to the limit, on the ready index) only when
 -- the companion's size could hold that many rows.
+-- upgrade (stays here: p_adding's default would make a call ambiguous): removes the 3-argument form; no release
 DROP FUNCTION IF EXISTS aq.check_buffered_backlog(name, name, name);
 -- p_adding: the messages the enqueue adds (all of them or none: the backlog after it must
 -- not pass the limit, whether they come one call at a time or grouped, pgaq.coalesce)

@@ -252,6 +252,8 @@ BEGIN
                  t.table_name || '_done', t.schema_name, t.table_name);
   -- messages published to the subscribers without a row each (R__12_audience): a
   -- subscriber's window, by the enqueuing transaction
+  -- upgrade (stays here: run for each queue table): a table made before the column gets it,
+  -- as its last; release 435be0f
   -- (looked up first: ALTER TABLE locks the table even when the column is there)
   IF NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attname = 'audience' AND NOT a.attisdropped
                    AND a.attrelid = format('%I.%I', t.schema_name, t.table_name)::regclass) THEN

@@ -9,6 +9,7 @@
 --   multi-consumer, no grouping       x    x    x                   x          x
 --   transactionally grouped           x    x                                   x
 
+-- upgrade (stays here: the generators call it for each queue table); release 435be0f
 -- The table's generated function `fn`, dropped when its parameters were named otherwise
 -- (a release before named parameters): CREATE OR REPLACE cannot rename a parameter. Only
 -- the engine's own functions call _enq and _deq, and they are replaced in the same

@@ -6,6 +6,7 @@
 -- The privilege check of the statements below for callers other than the owner: a call,
 -- not a subquery, so the statement's plan stays small (each execution initialises every
 -- node of it, used or not).
+-- upgrade (stays here: p_role's default would make a call ambiguous): removes the 2-argument form; no release
 DROP FUNCTION IF EXISTS aq.may_access(integer, text);
 CREATE OR REPLACE FUNCTION aq.may_access(p_queue_id integer, p_priv text, p_role name DEFAULT current_user)
 RETURNS boolean LANGUAGE plpgsql STABLE AS $$
@@ -31,6 +32,8 @@ END $$;
 -- grouped buffered REMOVEs, pgaq.coalesce). (A subquery, not $2 itself: a plan for a known
 -- limit looks cheaper than the generic one, so PostgreSQL would plan every execution
 -- again; a subquery's value is unknown to both, and the prepared statement keeps one plan.)
+-- upgrade (stays here: the defaults would make a call ambiguous): removes the 2-argument form, no
+-- release, and the 3-argument one, release 435be0f
 DROP FUNCTION IF EXISTS aq.fast_remove_sql(aq.queue_info, boolean);
 DROP FUNCTION IF EXISTS aq.fast_remove_sql(aq.queue_info, boolean, boolean);
 CREATE OR REPLACE FUNCTION aq.fast_remove_sql(q aq.queue_info, p_after boolean, p_acting boolean DEFAULT false,
@@ -120,9 +123,10 @@ BEGIN
   EXECUTE format('GRANT EXECUTE ON FUNCTION %I.%I(name, bigint[]) TO PUBLIC', t.schema_name, fn);
 END $$;
 
+-- upgrade (stays here: p_buffered's default would make a call ambiguous): removes aq.fast_path(text); release 435be0f
 DROP FUNCTION IF EXISTS aq.fast_path(text);
--- (sendn_fn, remove_n_sql, send_sql and remove_ids_sql added: a new result column needs the
--- old function gone)
+-- upgrade (stays here: a new result column needs the old function gone): removes the form
+-- before sendn_fn, remove_n_sql, send_sql and remove_ids_sql; no release
 DO $$ BEGIN
   IF EXISTS (SELECT 1 FROM pg_proc WHERE oid = to_regprocedure('aq.fast_path(text, boolean)')
                AND NOT 'remove_ids_sql' = ANY (proargnames)) THEN

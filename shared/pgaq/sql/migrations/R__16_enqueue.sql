@@ -149,7 +149,6 @@ END $$;
 -- The payload expression for the INSERT, chosen from the queue's payload kind.
 -- p_payloads refers to the JSON payloads (objects and JMS), p_raw to the RAW payloads;
 -- e.i is the 1-based ordinal of the message.
-DROP FUNCTION IF EXISTS aq.payload_input_expr(aq.queue_info, aq.transformations);
 CREATE OR REPLACE FUNCTION aq.payload_input_expr(q aq.queue_info, tr aq.transformations,
                                                  p_payloads text, p_raw text)
 RETURNS text LANGUAGE plpgsql STABLE AS $$
@@ -207,7 +206,6 @@ END $$;
 -- No defaults, here and in the builders beside it: a previous release's migrations, run
 -- again by one of its services during a rolling upgrade, recreate the two-argument form,
 -- and a call must not be ambiguous between the two.
-DROP FUNCTION IF EXISTS aq.enqueue_sql(aq.queue_info, aq.transformations);
 CREATE OR REPLACE FUNCTION aq.enqueue_sql(q aq.queue_info, tr aq.transformations, p_args jsonb)
 RETURNS text LANGUAGE sql STABLE AS $sql$
   SELECT aq.render('enqueue.insert',

@@ -176,9 +176,6 @@ BEGIN
 END $$;
 REVOKE EXECUTE ON FUNCTION aq.defer_settlement(integer, bytea[], boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION aq.defer_settlement(integer, bytea[], boolean) TO PUBLIC;
--- (the form before buffered messages, for a caller of the previous release)
-CREATE OR REPLACE FUNCTION aq.defer_settlement(p_queue_id integer, p_ids bytea[]) RETURNS void
-LANGUAGE sql AS $$ SELECT aq.defer_settlement(p_queue_id, p_ids, false) $$;
 
 -- The monitor's pass over deferred settlements: the notes it can take (SKIP LOCKED: another
 -- monitor may have them) are settled if their message row is free now; a message still
@@ -250,7 +247,6 @@ END $$;
 -- (queue, consumer, batch, now, agent) and the INTO clause for a generated function.
 -- p_filters and p_sel are fragments built by the engine from fixed text and compiled
 -- conditions; p_outp the payload output expressions.
-DROP FUNCTION IF EXISTS aq.dequeue_sql(aq.queue_info, text, boolean, boolean, text, text, text[], boolean);
 CREATE OR REPLACE FUNCTION aq.dequeue_sql(q aq.queue_info, p_mode text, p_multi boolean, p_exc boolean,
                                           p_filters text, p_sel text, p_outp text[],
                                           p_delete boolean, p_args jsonb)
@@ -343,7 +339,8 @@ BEGIN
   RETURN multi;
 END $$;
 
--- (the form before buffered messages: one more argument now, p_delivery_mode)
+-- upgrade (stays here: the defaults would make a call ambiguous): removes the form before
+-- p_delivery_mode; release 435be0f
 DROP FUNCTION IF EXISTS aq.dequeue_array(text, text, text, text, bytea, text, text, integer, bigint[], boolean,
                                          text, text, bigint);
 CREATE OR REPLACE FUNCTION aq.dequeue_array(

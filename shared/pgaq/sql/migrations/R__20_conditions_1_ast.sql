@@ -63,7 +63,8 @@
 -- The types are created once and kept (functions of the files that follow take and return
 -- them). The pre-split compiler's aq._cond_tok / _cond_pr / _cond_cr and its aq._cond_*
 -- functions stay until R__20_conditions_7_compile.sql has switched aq.compile_condition to
--- this compiler, so a database being upgraded compiles conditions all along.
+-- this compiler (R__98_upgrade.sql drops them), so a database being upgraded compiles
+-- conditions all along.
 
 DO $$
 BEGIN

@@ -64,35 +64,6 @@ COMMENT ON FUNCTION aq.compile_condition(text, text, regtype, integer, integer) 
   '(dialect JMS) into a parameterised boolean SQL expression over alias m; literals are '
   'referenced as (($p_param)[p_offset+i]). NULL/blank condition returns NULL (= TRUE).';
 
--- Before it was split into these files, the compiler (R__20_conditions.sql) kept its
--- private helpers as aq._cond_* functions and the types aq._cond_tok, aq._cond_pr and
--- aq._cond_cr. Until this file, a database upgraded from it still compiled with them (the
--- old aq.compile_condition); now that aq.compile_condition is this compiler, nothing calls
--- them: they are dropped, without CASCADE, so that nothing outside the old compiler can go
--- with them (what still depends on one keeps it, with a warning). Stored SQL never named
--- them: cached rules call only the runtime helpers, which keep their names.
-DO $$
-DECLARE fn regprocedure; type_name text;
-BEGIN
-  FOR fn IN SELECT p.oid::regprocedure FROM pg_proc p
-             WHERE p.pronamespace = 'aq'::regnamespace AND p.proname LIKE '\_cond\_%'
-             ORDER BY p.proname, p.oid LOOP
-    BEGIN
-      EXECUTE format('DROP FUNCTION %s', fn);
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-      RAISE WARNING 'pre-split condition compiler function % kept: %', fn, SQLERRM;
-    END;
-  END LOOP;
-  FOREACH type_name IN ARRAY ARRAY['aq._cond_tok', 'aq._cond_pr', 'aq._cond_cr'] LOOP
-    CONTINUE WHEN to_regtype(type_name) IS NULL;
-    BEGIN
-      EXECUTE format('DROP TYPE %s', type_name);
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-      RAISE WARNING 'pre-split condition compiler type % kept: %', type_name, SQLERRM;
-    END;
-  END LOOP;
-END $$;
-
 -- Subscriber rules are cached compiled (aq.rule_cache): when this compiler changes, the
 -- rules already in the catalog are compiled again so they follow it. A rule the compiler
 -- now refuses (none is expected) keeps its old compiled form and is reported.

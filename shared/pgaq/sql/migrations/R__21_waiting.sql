@@ -334,7 +334,6 @@ BEGIN
   END LOOP;
 END $$;
 
-DROP FUNCTION IF EXISTS aq.listen_delivery_mode(aq.queue_info, text);
 CREATE OR REPLACE FUNCTION aq.listen_delivery_mode(p_target integer) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT CASE WHEN p_target % 2 = 1 THEN 'PERSISTENT' ELSE 'BUFFERED' END $$;
 
@@ -386,8 +385,6 @@ BEGIN
   RETURN greatest(found, 0);
 END $$;
 
--- (the first form of this file's previous version had no p_listen_mode)
-DROP PROCEDURE IF EXISTS aq.listen(sys.aq$_agent[], integer, sys.aq$_agent, text);
 CREATE OR REPLACE PROCEDURE aq.listen(p_agents sys.aq$_agent[], p_wait integer, p_listen_mode text,
                                       INOUT p_agent sys.aq$_agent, INOUT p_mode text)
 LANGUAGE plpgsql AS $$

@@ -28,7 +28,6 @@
 
 -- the message properties Oracle's dequeue returns, from one dequeued row
 -- p_mode: the message's delivery mode (R__11_buffered)
-DROP FUNCTION IF EXISTS aq.dequeued_properties(aq.dequeued);
 CREATE OR REPLACE FUNCTION aq.dequeued_properties(d aq.dequeued, p_mode text) RETURNS dbms_aq.message_properties_t
 LANGUAGE sql IMMUTABLE AS $$
   SELECT ROW(d.priority, d.delay, d.expiration, d.correlation, d.attempts, NULL,

@@ -6,7 +6,8 @@
 -- holds stays due: the pass reports it as busy with the next due time after it, so the
 -- monitor retries it after a short interval instead of spinning.
 
--- (the result gained `busy`: a changed row type needs the old function gone)
+-- upgrade (stays here: a changed result needs the old function gone; p_after's default would
+-- make a call ambiguous): removes the forms before `busy` and table_next_due(t); no release
 DROP FUNCTION IF EXISTS aq.monitor_pass(integer);
 DROP FUNCTION IF EXISTS aq.monitor_table(aq.queue_tables, timestamptz, integer);
 DROP FUNCTION IF EXISTS aq.table_next_due(aq.queue_tables);
@@ -195,7 +196,6 @@ END $$;
 -- cached: an idle table costs the monitor one cheap look.
 -- p_after: what the statement calls the time to look after ($1 in a dynamic statement,
 -- p_after in the table's _due function).
-DROP FUNCTION IF EXISTS aq.next_due_sql(aq.queue_tables);
 CREATE OR REPLACE FUNCTION aq.next_due_sql(t aq.queue_tables, p_after text) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT aq.render('monitor.next_due', jsonb_build_object(
@@ -212,6 +212,8 @@ LANGUAGE plpgsql AS $$
 BEGIN
   -- beside the table's other generated functions, owned like them (and named: a release
   -- before this one left it with an unnamed parameter)
+  -- upgrade (stays here: run for each queue table): drops a _due() without a parameter, no
+  -- release, and one with an unnamed parameter, release 435be0f
   IF to_regprocedure(format('%I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due')) IS NOT NULL THEN
     EXECUTE format('DROP FUNCTION %I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due');
   END IF;

@@ -185,6 +185,7 @@ DROP TRIGGER IF EXISTS registrations_changed ON aq.registrations;
 CREATE TRIGGER registrations_changed AFTER INSERT OR DELETE OR UPDATE OF queue_id ON aq.registrations
 FOR EACH ROW EXECUTE FUNCTION aq.registrations_changed();
 
+-- upgrade (stays here: the defaults would make a call ambiguous): removes the 6-argument form; no release
 DROP FUNCTION IF EXISTS aq.register(text, text, text, text, text, text);
 
 -- One registration (AQXmlRegister, dbms_aq.register), made as its caller: the public entry

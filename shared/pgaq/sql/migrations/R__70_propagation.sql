@@ -170,8 +170,6 @@ ALTER FUNCTION aq.eval_owned_next_time(integer) OWNER TO aq_next_time_guard;
 REVOKE ALL ON FUNCTION aq.eval_owned_next_time(integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION aq.eval_owned_next_time(integer) TO aq_administrator_role;
 
-DROP FUNCTION IF EXISTS aq.eval_next_time(text, timestamptz);
-
 -- The next window's start after the window that began at p_window_start: an interval
 -- after it (the first one ahead of now), or the owner's expression evaluated now.
 CREATE OR REPLACE FUNCTION aq.next_window_start(p_schedule integer, p_window_start timestamptz)
@@ -205,21 +203,6 @@ END $$;
 DROP TRIGGER IF EXISTS schedule_deleted ON aq.schedules;
 CREATE TRIGGER schedule_deleted AFTER DELETE ON aq.schedules
     FOR EACH ROW EXECUTE FUNCTION aq.schedule_deleted();
-
--- schedules from before owners' functions existed get theirs
-DO $$
-DECLARE
-  r record;
-BEGIN
-  FOR r IN SELECT s.id, s.next_time, s.owner, q.schema_name FROM aq.schedules s JOIN aq.queues q ON q.id = s.queue_id
-           WHERE s.next_time IS NOT NULL AND NOT EXISTS (
-             SELECT 1 FROM pg_proc p WHERE p.pronamespace = 'aq_next_time'::regnamespace AND p.proname = 's' || s.id)
-  LOOP
-    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r.owner) THEN
-      PERFORM aq.define_next_time(r.id, r.next_time, r.owner, r.schema_name);
-    END IF;
-  END LOOP;
-END $$;
 
 CREATE OR REPLACE PROCEDURE dbms_aqadm.schedule_propagation(
     queue_name text, destination text DEFAULT NULL, start_time timestamptz DEFAULT NULL,
@@ -435,6 +418,8 @@ END $$;
 -- large (p_limit does not cut it), so that the destination, which enqueues a batch in one
 -- transaction, receives it as one group and never two groups as one; txn_group is the
 -- source's group.
+-- upgrade (stays here: a changed result needs the old function gone): removes the form before
+-- signature, payload_type and txn_group; release 435be0f
 DROP FUNCTION IF EXISTS aq.propagation_batch(integer, integer);
 CREATE OR REPLACE FUNCTION aq.propagation_batch(p_schedule integer, p_limit integer)
 RETURNS TABLE (msgid bytea, consumer_name text, address text, protocol integer, dest_queue text,

@@ -99,7 +99,6 @@ BEGIN
 END $$;
 
 -- IMMEDIATE dequeue of one message: the arguments of aq.dequeue_array.
-DROP FUNCTION IF EXISTS aq.immediate_dequeue(text, text, text, text, bytea, text, text, bigint[], boolean, text, bigint);
 CREATE OR REPLACE FUNCTION aq.immediate_dequeue(p_queue text, p_consumer text, p_mode text, p_navigation text,
                                                 p_msgid bytea, p_correlation text, p_condition text,
                                                 p_position bigint[], p_wrap boolean, p_transformation text,
