@@ -1,5 +1,6 @@
 """The `pgaq` command: `up` (the embedded default), `sql` (psql), `migrate`, `stats run`,
-`settings` (what a service reads from the environment).
+`settings` (what a service reads from the environment), and the operator commands
+(`queues`, `subscribers`, `schedules`, `peek`, `requeue`, `purge`, `start`, `stop`: pgaq.ops).
 
 `pgaq up` is what `make run` calls: with no PGAQ_DSN it owns a private PostgreSQL cluster
 under --data-dir, so a developer needs nothing but PostgreSQL's binaries installed. Its
@@ -32,6 +33,8 @@ from .embedded import Cluster, find_bindir, free_port
 from .errors import ConfigError, PgaqError, wrap_db_error
 from .logs import setup_logging
 from .migrate import migrate_dsn
+from .ops import COMMANDS as OPERATOR_COMMANDS
+from .ops import run as run_operator_command
 from .settings import SERVICES as SETTING_READERS
 from .settings import Environment, effective
 from .settings_doc import table as settings_table
@@ -342,7 +345,60 @@ def parser() -> argparse.ArgumentParser:
     p_set.add_argument("--markdown", action="store_true", help="the table of every declared setting")
     p_set.add_argument("--update", type=Path, metavar="FILE",
                        help="with --markdown: rewrite the table between FILE's settings markers")
+    operator_parsers(sub)
     return p
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
+
+
+def operator_parsers(sub: Any) -> None:
+    """The operator commands (pgaq.ops); each prints a table, or JSON with --json."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print JSON for a script")
+    common.add_argument("--data-dir", type=Path, default=Path(".pgaq"),
+                        help="the running `pgaq up` to use when PGAQ_DSN is not set")
+    epilog = ("exit codes: 0 done (also when there was nothing to do), 1 the database refused "
+              "(ORA text on stderr), 2 bad arguments, 3 no database to talk to")
+    def add(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, parents=[common], epilog=epilog)  # type: ignore[no-any-return]
+    add("queues", "every queue: depth READY/WAITING/EXPIRED, oldest READY age, rates, "
+        "buffered backlog, exception queue")
+    add("subscribers", "the subscribers of a queue, with what waits for each").add_argument("queue")
+    add("schedules", "propagation schedules: state, failures, last error, next run")
+    p_peek = add("peek", "browse messages of a queue without taking them")
+    p_peek.add_argument("queue")
+    p_peek.add_argument("--consumer", help="the subscriber to browse as (multi-consumer queues)")
+    p_peek.add_argument("-n", type=_positive, default=10, help="how many messages (default 10)")
+    p_req = add("requeue", "move messages out of an exception queue, attempts from zero")
+    p_req.add_argument("exception_queue")
+    p_req.add_argument("--to", metavar="QUEUE", help="the target queue (default: the queue each "
+                       "message came from)")
+    p_req.add_argument("--where", metavar="CONDITION",
+                       help="a dequeue condition, e.g. \"tab.user_data.n > 2 AND priority = 1\"")
+    p_req.add_argument("--batch", type=_positive, default=100,
+                       help="messages per transaction (default 100)")
+    p_req.add_argument("--dry-run", action="store_true", help="list what would move; move nothing")
+    p_purge = add("purge", "dbms_aqadm.purge_queue_table with a condition, counting what went")
+    p_purge.add_argument("queue_table")
+    p_purge.add_argument("--where", metavar="CONDITION", required=True,
+                         help="over the AQ$ view as qtview, e.g. \"qtview.queue = 'Q1'\"; "
+                         "'' purges everything")
+    p_purge.add_argument("--block", action="store_true", help="purge_options block => true")
+    p_purge.add_argument("--dry-run", action="store_true", help="count; purge nothing")
+    for name, verb in (("start", "enable"), ("stop", "disable")):
+        p_sw = add(name, f"{verb} a queue for enqueue and dequeue (dbms_aqadm.{name}_queue)")
+        p_sw.add_argument("queue")
+        only = p_sw.add_mutually_exclusive_group()
+        only.add_argument("--enqueue-only", action="store_true", help=f"{verb} enqueue only")
+        only.add_argument("--dequeue-only", action="store_true", help=f"{verb} dequeue only")
 
 
 def settings_command(service: str | None, markdown: bool, update: Path | None) -> int:
@@ -383,6 +439,9 @@ def main(argv: list[str] | None = None) -> int:
             return settings_command(args.service, args.markdown, args.update)
         if args.command == "sql":
             return sql(args.data_dir.absolute(), extra)
+        if args.command in OPERATOR_COMMANDS:
+            data_dir = args.data_dir.absolute()
+            return run_operator_command(args, lambda: _dsn_for_sql(data_dir))
         if args.command == "stats":
             return stats_run(args.data_dir.absolute())
         return migrate_command()

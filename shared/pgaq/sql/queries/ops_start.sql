@@ -1,0 +1,2 @@
+-- pgaq start QUEUE: $1 queue, $2 enqueue, $3 dequeue.
+CALL dbms_aqadm.start_queue($1::text, $2::boolean, $3::boolean)
