@@ -24,7 +24,7 @@ from .clock import Clock, SystemClock
 from .errors import ConnectionLost, PgaqError, QueueError, wrap_db_error
 from .lease import Lease
 from .listener import Listener, Wakeup
-from .queries import load
+from .queries import load, load_as_role
 
 # what `from pgaq.client import *` gives, and so what the old name pgaq.engine re-exports to
 # type checkers (engine.py); `pgaq` itself exports the part users need (__init__.py)
@@ -210,7 +210,7 @@ class Statement:
     def make(cls, template: str, fn: str | None) -> Statement | None:
         if fn is None:
             return None
-        return cls(load(template).replace("{fn}", fn), load(template + "_role").replace("{fn}", fn))
+        return cls(load(template).replace("{fn}", fn), load_as_role(template).replace("{fn}", fn))
 
 
 def run_mode(visibility: str, in_transaction: bool, did_work: bool, holds_connection: bool) -> Mode:

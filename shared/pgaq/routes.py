@@ -25,7 +25,7 @@ import asyncpg
 
 from .coalesce import Coalescer
 from .errors import QueueError
-from .queries import load
+from .queries import load, load_as_role
 
 if TYPE_CHECKING:
     from .client import DequeueOptions, FastPath, MessageProperties, Payload, Session
@@ -288,7 +288,7 @@ async def _enqueue_general(s: Session, op: Enqueue, fast: FastPath | None) -> li
     raw, objs = op.payloads
     args = (op.queue, op.props, objs, raw, op.transformation, op.agent)
     ids: list[bytes] = await s.run(op.visibility, lambda c: c.fetchval(load("engine_enqueue"), *args),
-                                   lambda c: c.fetchval(load("engine_enqueue_role"), *args, s.role))
+                                   lambda c: c.fetchval(load_as_role("engine_enqueue"), *args, s.role))
     return ids
 
 
@@ -415,7 +415,7 @@ async def _dequeue_general(s: Session, op: Dequeue, fast: FastPath | None
             "BUFFERED" if op.buffered else "PERSISTENT")
     rows: list[asyncpg.Record] = await s.run(
         o.visibility, lambda c: c.fetch(load("engine_dequeue"), *args),
-        lambda c: c.fetch(load("engine_dequeue_role"), *args, s.role))
+        lambda c: c.fetch(load_as_role("engine_dequeue"), *args, s.role))
     return rows
 
 

@@ -20,7 +20,7 @@ from lxml import etree
 
 from ..client import Agent, DequeueOptions, Message, MessageProperties, Session
 from ..errors import ConnectionLost, InternalError, PgaqError, wrap_db_error
-from ..queries import load
+from ..queries import load, load_as_role
 from . import response
 from .batching import DequeueBatcher, EnqueueBatcher
 from .hooks import Hook, HookCall, NoHeaders, Stylesheet, run_hook, takes_call
@@ -462,7 +462,7 @@ class Gateway:
         args = (key, meta.name, src, props, objs, raw, s.agent)
         if visibility == "IMMEDIATE":
             async with self.pool.acquire() as c:
-                await c.fetchval(load("idap_receive_propagated_role"), *args, role)
+                await c.fetchval(load_as_role("idap_receive_propagated"), *args, role)
             return
         await self._engine(s, True, role)
         assert s.conn is not None
