@@ -1,8 +1,9 @@
 """The routes of each engine operation, in the order they are tried, each with its rule.
 
-An enqueue or a dequeue can be served by a queue table's generated statements (fast, but
-only for the common cases) or by the general SQL functions (aq.enqueue_array,
-aq.dequeue_array), which serve every case. Each table below lists an operation's routes:
+An enqueue, a dequeue or the removal of messages a transaction holds LOCKED can be served
+by a queue table's generated statements (fast, but only for the common cases) or by the
+general SQL functions (aq.enqueue_array, aq.dequeue_array, aq.remove_held), which serve
+every case. Each table below lists an operation's routes:
 the first whose rule admits the operation and that applies serves it. A route's rule
 must admit only what its SQL handles exactly as the general route does;
 tests/integration/test_route_equivalence.py runs every route on the same inputs and fails
@@ -468,4 +469,42 @@ DEQUEUE: tuple[Route[Dequeue, list[asyncpg.Record]], ...] = (
     *_DEQUEUE_ONE,
 )
 
-ROUTE_NAMES = frozenset(r.name for table in (ENQUEUE, DEQUEUE) for r in table)
+
+# -- remove_held --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RemoveHeld:
+    """REMOVE_NODATA, by id, of messages the session's transaction holds LOCKED, just before
+    its commit (Session.remove_held). Both routes run in that transaction on its connection,
+    not through Session.run: a failure ends the transaction whatever happens, so no
+    savepoint protects them, and their driver errors pass `serve` unwrapped, so no route is
+    tried after a failed one (it would meet an aborted transaction); remove_held wraps them."""
+
+    queue: str
+    consumer: str | None
+    ids: list[bytes]
+    agent: str | None
+
+
+async def _removeids(s: Session, op: RemoveHeld, fast: FastPath | None) -> int | None:
+    """The messages removed as one plain statement (aq.fast_remove_ids_sql); it declines
+    when the statement does not apply (the queue's retention or state)."""
+    assert fast is not None and fast.remove_ids is not None and s.conn is not None
+    rows = await s.conn.fetch(fast.remove_ids, fast.name, op.ids)
+    if not rows or not rows[0]["ok"]:
+        return None
+    return sum(1 for r in rows if r["msgid"] is not None)
+
+
+async def _remove_held_general(s: Session, op: RemoveHeld, fast: FastPath | None) -> int | None:
+    assert s.conn is not None
+    return int(await s.conn.fetchval(load("engine_remove_held"), op.queue, op.consumer, op.ids,
+                                     op.agent))
+
+
+REMOVE_HELD: tuple[Route[RemoveHeld, int], ...] = (
+    Route("removeids", lambda op: op.consumer is None, lambda op, fast: fast.remove_ids is not None,
+          _removeids),
+    Route(GENERAL, lambda op: True, lambda op, fast: True, _remove_held_general),
+)
+
+ROUTE_NAMES = frozenset(r.name for table in (ENQUEUE, DEQUEUE, REMOVE_HELD) for r in table)
