@@ -328,24 +328,30 @@ class Dequeue:
         return None if self.options.navigation.upper() == "FIRST_MESSAGE" else self.position
 
 
-def _unselective(op: Dequeue) -> bool:
+def _unselective(o: DequeueOptions) -> bool:
     """No selection the generated dequeues know nothing of."""
-    o = op.options
-    return (op.msgid is None and o.correlation is None and o.condition is None
+    return (not o.msgid and o.correlation is None and o.condition is None
             and o.transformation is None and o.navigation.upper() != "NEXT_TRANSACTION")
 
 
+def batchable(o: DequeueOptions) -> bool:
+    """A dequeue that removes the first available messages, whoever asks, in a transaction of
+    its own: concurrent ones can be one dequeue of their sum (the route "grouped" for
+    buffered REMOVEs; the gateway's receives, pgaq.idap.batching), given no saved position
+    to continue from (the caller checks: a saved position is the session's)."""
+    return (_unselective(o) and o.dequeue_mode.upper() in ("REMOVE", "REMOVE_NODATA")
+            and o.visibility.upper() == "IMMEDIATE")
+
+
 def groupable_remove(op: Dequeue) -> bool:
-    """A REMOVE that takes the first available messages, whoever asks: concurrent ones can
-    be one dequeue of their sum (the route "grouped"), given no saved position."""
-    o = op.options
-    return (_unselective(op) and o.dequeue_mode.upper() == "REMOVE"
-            and o.visibility.upper() == "IMMEDIATE" and op.group is None)
+    """A buffered REMOVE the process's concurrent ones can take with it (the route
+    "grouped"): `batchable`, a REMOVE, outside a transaction group."""
+    return batchable(op.options) and op.options.dequeue_mode.upper() == "REMOVE" and op.group is None
 
 
 def _remove1_admits(op: Dequeue) -> bool:
     o = op.options
-    return (_unselective(op) and o.dequeue_mode.upper() == "REMOVE" and o.batch_size == 1
+    return (_unselective(o) and o.dequeue_mode.upper() == "REMOVE" and o.batch_size == 1
             and o.consumer_name is None)
 
 
@@ -379,7 +385,7 @@ async def _remove1(s: Session, op: Dequeue, fast: FastPath | None) -> list[async
 
 def _removen_admits(op: Dequeue) -> bool:
     o = op.options
-    return (_unselective(op) and o.dequeue_mode.upper() == "REMOVE" and o.batch_size > 1
+    return (_unselective(o) and o.dequeue_mode.upper() == "REMOVE" and o.batch_size > 1
             and o.consumer_name is None and op.start is None)
 
 
@@ -424,7 +430,7 @@ async def _dequeue_general(s: Session, op: Dequeue, fast: FastPath | None
 _DEQUEUE_ONE: tuple[Route[Dequeue, list[asyncpg.Record]], ...] = (
     Route("remove1", _remove1_admits, lambda op, fast: fast.remove is not None, _remove1),
     Route("removen", _removen_admits, lambda op, fast: fast.remove_n is not None, _removen),
-    Route("recv", _unselective, lambda op, fast: fast.recv is not None, _recv),
+    Route("recv", lambda op: _unselective(op.options), lambda op, fast: fast.recv is not None, _recv),
     Route(GENERAL, lambda op: True, lambda op, fast: True, _dequeue_general),
 )
 
