@@ -24,7 +24,7 @@ from .clock import Clock, SystemClock
 from .errors import ConnectionLost, PgaqError, QueueError, wrap_db_error
 from .lease import Lease
 from .listener import Listener, Wakeup
-from .queries import load
+from .queries import load, load_as_role
 
 # what `from pgaq.client import *` gives, and so what the old name pgaq.engine re-exports to
 # type checkers (engine.py); `pgaq` itself exports the part users need (__init__.py)
@@ -210,7 +210,7 @@ class Statement:
     def make(cls, template: str, fn: str | None) -> Statement | None:
         if fn is None:
             return None
-        return cls(load(template).replace("{fn}", fn), load(template + "_role").replace("{fn}", fn))
+        return cls(load(template).replace("{fn}", fn), load_as_role(template).replace("{fn}", fn))
 
 
 def run_mode(visibility: str, in_transaction: bool, did_work: bool, holds_connection: bool) -> Mode:
@@ -762,20 +762,14 @@ class Session:
         self._removed.setdefault((queue, consumer, False), []).append(_msgid_bytes(msgid))
 
     async def remove_held(self, queue: str, consumer: str | None, msgids: Sequence[str]) -> int:
-        """REMOVE_NODATA, by id, of messages this transaction holds LOCKED, in one statement,
-        just before its commit: a failure ends the transaction whatever happens, so no
-        savepoint protects it."""
+        """REMOVE_NODATA, by id, of messages this transaction holds LOCKED, in one statement
+        (its routes: routes.REMOVE_HELD), just before its commit: a failure ends the
+        transaction whatever happens, so no savepoint protects it. How many were removed."""
         if self._tx is None or self.conn is None:
             raise PgaqError("remove_held needs the transaction that holds the messages")
-        ids = [_msgid_bytes(i) for i in msgids]
-        fast = None if consumer is not None else await self.fast_path(queue)
+        op = routes.RemoveHeld(queue, consumer, [_msgid_bytes(i) for i in msgids], self.agent)
         try:
-            if fast is not None and fast.remove_ids is not None:
-                rows = await self.conn.fetch(fast.remove_ids, fast.name, ids)
-                if rows and rows[0]["ok"]:  # else the queue's retention or state: the function
-                    return sum(1 for r in rows if r["msgid"] is not None)
-            return int(await self.conn.fetchval(load("engine_remove_held"), queue, consumer, ids,
-                                                self.agent))
+            return await routes.serve(self, routes.REMOVE_HELD, op, queue, self.route_policy)
         except _DRIVER_ERRORS as exc:
             raise wrap_db_error(exc) from exc
 

@@ -1,8 +1,9 @@
 """The routes of each engine operation, in the order they are tried, each with its rule.
 
-An enqueue or a dequeue can be served by a queue table's generated statements (fast, but
-only for the common cases) or by the general SQL functions (aq.enqueue_array,
-aq.dequeue_array), which serve every case. Each table below lists an operation's routes:
+An enqueue, a dequeue or the removal of messages a transaction holds LOCKED can be served
+by a queue table's generated statements (fast, but only for the common cases) or by the
+general SQL functions (aq.enqueue_array, aq.dequeue_array, aq.remove_held), which serve
+every case. Each table below lists an operation's routes:
 the first whose rule admits the operation and that applies serves it. A route's rule
 must admit only what its SQL handles exactly as the general route does;
 tests/integration/test_route_equivalence.py runs every route on the same inputs and fails
@@ -25,7 +26,7 @@ import asyncpg
 
 from .coalesce import Coalescer
 from .errors import QueueError
-from .queries import load
+from .queries import load, load_as_role
 
 if TYPE_CHECKING:
     from .client import DequeueOptions, FastPath, MessageProperties, Payload, Session
@@ -288,7 +289,7 @@ async def _enqueue_general(s: Session, op: Enqueue, fast: FastPath | None) -> li
     raw, objs = op.payloads
     args = (op.queue, op.props, objs, raw, op.transformation, op.agent)
     ids: list[bytes] = await s.run(op.visibility, lambda c: c.fetchval(load("engine_enqueue"), *args),
-                                   lambda c: c.fetchval(load("engine_enqueue_role"), *args, s.role))
+                                   lambda c: c.fetchval(load_as_role("engine_enqueue"), *args, s.role))
     return ids
 
 
@@ -327,24 +328,30 @@ class Dequeue:
         return None if self.options.navigation.upper() == "FIRST_MESSAGE" else self.position
 
 
-def _unselective(op: Dequeue) -> bool:
+def _unselective(o: DequeueOptions) -> bool:
     """No selection the generated dequeues know nothing of."""
-    o = op.options
-    return (op.msgid is None and o.correlation is None and o.condition is None
+    return (not o.msgid and o.correlation is None and o.condition is None
             and o.transformation is None and o.navigation.upper() != "NEXT_TRANSACTION")
 
 
+def batchable(o: DequeueOptions) -> bool:
+    """A dequeue that removes the first available messages, whoever asks, in a transaction of
+    its own: concurrent ones can be one dequeue of their sum (the route "grouped" for
+    buffered REMOVEs; the gateway's receives, pgaq.idap.batching), given no saved position
+    to continue from (the caller checks: a saved position is the session's)."""
+    return (_unselective(o) and o.dequeue_mode.upper() in ("REMOVE", "REMOVE_NODATA")
+            and o.visibility.upper() == "IMMEDIATE")
+
+
 def groupable_remove(op: Dequeue) -> bool:
-    """A REMOVE that takes the first available messages, whoever asks: concurrent ones can
-    be one dequeue of their sum (the route "grouped"), given no saved position."""
-    o = op.options
-    return (_unselective(op) and o.dequeue_mode.upper() == "REMOVE"
-            and o.visibility.upper() == "IMMEDIATE" and op.group is None)
+    """A buffered REMOVE the process's concurrent ones can take with it (the route
+    "grouped"): `batchable`, a REMOVE, outside a transaction group."""
+    return batchable(op.options) and op.options.dequeue_mode.upper() == "REMOVE" and op.group is None
 
 
 def _remove1_admits(op: Dequeue) -> bool:
     o = op.options
-    return (_unselective(op) and o.dequeue_mode.upper() == "REMOVE" and o.batch_size == 1
+    return (_unselective(o) and o.dequeue_mode.upper() == "REMOVE" and o.batch_size == 1
             and o.consumer_name is None)
 
 
@@ -378,7 +385,7 @@ async def _remove1(s: Session, op: Dequeue, fast: FastPath | None) -> list[async
 
 def _removen_admits(op: Dequeue) -> bool:
     o = op.options
-    return (_unselective(op) and o.dequeue_mode.upper() == "REMOVE" and o.batch_size > 1
+    return (_unselective(o) and o.dequeue_mode.upper() == "REMOVE" and o.batch_size > 1
             and o.consumer_name is None and op.start is None)
 
 
@@ -415,7 +422,7 @@ async def _dequeue_general(s: Session, op: Dequeue, fast: FastPath | None
             "BUFFERED" if op.buffered else "PERSISTENT")
     rows: list[asyncpg.Record] = await s.run(
         o.visibility, lambda c: c.fetch(load("engine_dequeue"), *args),
-        lambda c: c.fetch(load("engine_dequeue_role"), *args, s.role))
+        lambda c: c.fetch(load_as_role("engine_dequeue"), *args, s.role))
     return rows
 
 
@@ -423,7 +430,7 @@ async def _dequeue_general(s: Session, op: Dequeue, fast: FastPath | None
 _DEQUEUE_ONE: tuple[Route[Dequeue, list[asyncpg.Record]], ...] = (
     Route("remove1", _remove1_admits, lambda op, fast: fast.remove is not None, _remove1),
     Route("removen", _removen_admits, lambda op, fast: fast.remove_n is not None, _removen),
-    Route("recv", _unselective, lambda op, fast: fast.recv is not None, _recv),
+    Route("recv", lambda op: _unselective(op.options), lambda op, fast: fast.recv is not None, _recv),
     Route(GENERAL, lambda op: True, lambda op, fast: True, _dequeue_general),
 )
 
@@ -468,4 +475,42 @@ DEQUEUE: tuple[Route[Dequeue, list[asyncpg.Record]], ...] = (
     *_DEQUEUE_ONE,
 )
 
-ROUTE_NAMES = frozenset(r.name for table in (ENQUEUE, DEQUEUE) for r in table)
+
+# -- remove_held --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RemoveHeld:
+    """REMOVE_NODATA, by id, of messages the session's transaction holds LOCKED, just before
+    its commit (Session.remove_held). Both routes run in that transaction on its connection,
+    not through Session.run: a failure ends the transaction whatever happens, so no
+    savepoint protects them, and their driver errors pass `serve` unwrapped, so no route is
+    tried after a failed one (it would meet an aborted transaction); remove_held wraps them."""
+
+    queue: str
+    consumer: str | None
+    ids: list[bytes]
+    agent: str | None
+
+
+async def _removeids(s: Session, op: RemoveHeld, fast: FastPath | None) -> int | None:
+    """The messages removed as one plain statement (aq.fast_remove_ids_sql); it declines
+    when the statement does not apply (the queue's retention or state)."""
+    assert fast is not None and fast.remove_ids is not None and s.conn is not None
+    rows = await s.conn.fetch(fast.remove_ids, fast.name, op.ids)
+    if not rows or not rows[0]["ok"]:
+        return None
+    return sum(1 for r in rows if r["msgid"] is not None)
+
+
+async def _remove_held_general(s: Session, op: RemoveHeld, fast: FastPath | None) -> int | None:
+    assert s.conn is not None
+    return int(await s.conn.fetchval(load("engine_remove_held"), op.queue, op.consumer, op.ids,
+                                     op.agent))
+
+
+REMOVE_HELD: tuple[Route[RemoveHeld, int], ...] = (
+    Route("removeids", lambda op: op.consumer is None, lambda op, fast: fast.remove_ids is not None,
+          _removeids),
+    Route(GENERAL, lambda op: True, lambda op, fast: True, _remove_held_general),
+)
+
+ROUTE_NAMES = frozenset(r.name for table in (ENQUEUE, DEQUEUE, REMOVE_HELD) for r in table)

@@ -1,6 +1,7 @@
 """Every route of an operation answers as the general one does (pgaq.routes).
 
-Each example is a random program of enqueues and dequeues. It runs once per route
+Each example is a random program of enqueues, dequeues and removals of held messages
+(a transaction's LOCKED dequeue, then Session.remove_held before its commit). It runs once per route
 variant, each on its own queue of the same queue table, through a Session pinned to that
 route (a route policy, tests/routing.py): the general route alone, each fast route alone (where its rule does
 not admit an operation, or its SQL declines, the general route serves it), and every
@@ -45,6 +46,7 @@ VARIANTS: dict[str, frozenset[str] | None] = {
     "remove1": frozenset({"remove1"}),
     "removen": frozenset({"removen"}),
     "recv": frozenset({"recv"}),
+    "removeids": frozenset({"removeids"}),
     "any": None,
 }
 
@@ -62,10 +64,12 @@ class Config:
 
 
 CONFIGS = [
-    Config("single-raw", "RAW", expect=frozenset({"send1", "send1sql", "sendn", "send", "remove1", "removen", "recv"})),
-    Config("single-object", "re.obj", expect=frozenset({"send1", "sendn", "send", "remove1", "removen", "recv"})),
+    Config("single-raw", "RAW", expect=frozenset({"send1", "send1sql", "sendn", "send", "remove1", "removen", "recv",
+                                                  "removeids"})),
+    Config("single-object", "re.obj", expect=frozenset({"send1", "sendn", "send", "remove1", "removen", "recv",
+                                                        "removeids"})),
     Config("single-raw-granted", "RAW", granted=True,  # (removen declines for an acting role)
-           expect=frozenset({"send1", "sendn", "send", "remove1", "recv"})),
+           expect=frozenset({"send1", "sendn", "send", "remove1", "recv", "removeids"})),
     Config("single-retention", "RAW", retention=3600, expect=frozenset({"send1", "send1sql", "sendn", "send", "recv"})),
     Config("single-grouped", "RAW", grouping="TRANSACTIONAL"),
     Config("multi-raw", "RAW", multiple=True, expect=frozenset({"send", "recv"})),
@@ -85,6 +89,16 @@ class Enq:
 @dataclass(frozen=True)
 class Deq:
     options: DequeueOptions
+
+
+@dataclass(frozen=True)
+class Held:
+    """In a transaction: a LOCKED dequeue of up to `batch` messages, then remove_held of
+    them (and of an id no message has, when `stranger`), then commit."""
+
+    consumer: str | None
+    batch: int
+    stranger: bool = False
 
 
 def _props(multiple: bool) -> st.SearchStrategy[MessageProperties | None]:
@@ -108,7 +122,7 @@ def _payload(cfg: Config) -> st.SearchStrategy[Any]:
             | st.sampled_from([b"\x01", {"zz": 1}, {"n": "x"}]))
 
 
-def _ops(cfg: Config) -> st.SearchStrategy[list[Enq | Deq]]:
+def _ops(cfg: Config) -> st.SearchStrategy[list[Enq | Deq | Held]]:
     enq = st.builds(Enq, st.lists(st.tuples(_payload(cfg), _props(cfg.multiple)), min_size=1,
                                   max_size=3).map(tuple))
     consumers = st.sampled_from(["A", "B", "A", None]) if cfg.multiple else st.sampled_from([None, None, None, "A"])
@@ -121,10 +135,11 @@ def _ops(cfg: Config) -> st.SearchStrategy[list[Enq | Deq]]:
         batch_size=st.sampled_from([1, 1, 2, 3]),
         correlation=st.sampled_from([None, None, None, "a"]),
     ))
-    return st.lists(st.one_of(enq, deq), min_size=1, max_size=8)
+    held = st.builds(Held, consumers, st.sampled_from([1, 2, 3]), st.booleans())
+    return st.lists(st.one_of(enq, deq, held), min_size=1, max_size=8)
 
 
-def _edges(cfg: Config) -> list[list[Enq | Deq]]:
+def _edges(cfg: Config) -> list[list[Enq | Deq | Held]]:
     """One program per edge of each route's rule: a message or dequeue just inside or just
     outside what a fast route admits, then what a consumer sees of it."""
     obj = b"\x01" if cfg.payload == "RAW" else {"n": 1, "s": "a"}
@@ -145,7 +160,7 @@ def _edges(cfg: Config) -> list[list[Enq | Deq]]:
         MessageProperties(exception_queue="re.nope"), MessageProperties(exception_queue="re.q_general"),
         MessageProperties(original_msgid="00" * 16), MessageProperties(original_msgid="zz"),
     ]
-    programs: list[list[Enq | Deq]] = []
+    programs: list[list[Enq | Deq | Held]] = []
     for p in props:
         programs.append([Enq(((obj, p),)), take])
         programs.append([Enq(((obj, None), (obj, p))), take])
@@ -170,6 +185,8 @@ def _edges(cfg: Config) -> list[list[Enq | Deq]]:
         opts = DequeueOptions(**{**o.__dict__, "visibility": "IMMEDIATE",
                                  "consumer_name": o.consumer_name or who})
         programs.append([three, Deq(opts), Deq(opts), take])
+    for held in (Held(who, 1), Held(who, 2, stranger=True), Held(who, 3)):
+        programs.append([three, held, take])
     return programs
 
 
@@ -188,10 +205,27 @@ class Runner:
         self.loop, self.cfg, self.conns, self.role, self.admin = loop, cfg, conns, role, admin
         self.served: Counter[str] = Counter()
 
+    @staticmethod
+    async def _held(s: Session, queue: str, op: Held, index: dict[str, int],
+                    variant: str) -> tuple[Any, ...]:
+        await s.begin()
+        try:
+            got = await s.dequeue(queue, DequeueOptions(consumer_name=op.consumer, dequeue_mode="LOCKED",
+                                                        batch_size=op.batch, wait=0))
+            for m in got:
+                s.hold(queue, op.consumer, m.msgid)
+            ids = [m.msgid for m in got] + (["AB" * 16] if op.stranger else [])
+            removed = await s.remove_held(queue, op.consumer, ids)
+            await s.commit()
+        except BaseException:
+            await s.rollback()
+            raise
+        return ("held", [_seen(m, index, "q_" + variant) for m in got], removed)
+
     def call(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(60)
 
-    async def _one(self, variant: str, ops: list[Enq | Deq]) -> tuple[list[Any], list[Any]]:
+    async def _one(self, variant: str, ops: list[Enq | Deq | Held]) -> tuple[list[Any], list[Any]]:
         queue = f"re.q_{variant}"
         policy = Pinned(VARIANTS[variant])
         s = Session(self.conns[variant], role=self.role, route_policy=policy)
@@ -204,6 +238,8 @@ class Runner:
                     for i in ids:
                         index[i] = len(index)
                     answers.append(("enqueued", len(ids)))
+                elif isinstance(op, Held):
+                    answers.append(await self._held(s, queue, op, index, variant))
                 else:
                     got = await s.dequeue(queue, op.options)
                     answers.append(("dequeued", [_seen(m, index, "q_" + variant) for m in got]))
@@ -221,7 +257,7 @@ class Runner:
     async def clear(self) -> None:
         await self.admin.execute("DELETE FROM re.qt")
 
-    def check(self, ops: list[Enq | Deq]) -> None:
+    def check(self, ops: list[Enq | Deq | Held]) -> None:
         self.call(self.clear())
         results = {v: self.call(self._one(v, ops)) for v in VARIANTS}
         for variant, got in results.items():
@@ -264,7 +300,7 @@ async def test_routes_answer_alike(conn: asyncpg.Connection, db_dsn: str, cfg: C
 
         @fuzz(30)
         @given(_ops(cfg))
-        def prop(ops: list[Enq | Deq]) -> None:
+        def prop(ops: list[Enq | Deq | Held]) -> None:
             runner.check(ops)
 
         await asyncio.to_thread(prop)

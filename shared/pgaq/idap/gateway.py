@@ -18,9 +18,10 @@ from typing import Any
 import asyncpg
 from lxml import etree
 
+from .. import routes
 from ..client import Agent, DequeueOptions, Message, MessageProperties, Session
 from ..errors import ConnectionLost, InternalError, PgaqError, wrap_db_error
-from ..queries import load
+from ..queries import load, load_as_role
 from . import response
 from .batching import DequeueBatcher, EnqueueBatcher
 from .hooks import Hook, HookCall, NoHeaders, Stylesheet, run_hook, takes_call
@@ -462,7 +463,7 @@ class Gateway:
         args = (key, meta.name, src, props, objs, raw, s.agent)
         if visibility == "IMMEDIATE":
             async with self.pool.acquire() as c:
-                await c.fetchval(load("idap_receive_propagated_role"), *args, role)
+                await c.fetchval(load_as_role("idap_receive_propagated"), *args, role)
             return
         await self._engine(s, True, role)
         assert s.conn is not None
@@ -507,13 +508,13 @@ class Gateway:
         await self._hooks("before", "AQXmlReceive", s)
         waiting = wait is None or wait > 0
         messages: list[Message] = []
-        batched = (self.receiver is not None and opts.visibility == "IMMEDIATE" and not self.has_hooks
-                and opts.dequeue_mode.upper() in ("REMOVE", "REMOVE_NODATA")
-                and opts.navigation.upper() != "NEXT_TRANSACTION" and opts.msgid is None
-                and opts.correlation is None and opts.condition is None and opts.transformation is None
-                # the batch starts at the first message: not for a session that continues
-                and not (engine.has_positions
-                         and engine.continues_from(meta.name, opts.consumer_name, opts)))
+        # what may be batched is the routes' rule (routes.batchable); the gateway adds only
+        # what is its own: a receiver to batch with, no hooks (they run around this
+        # session's own call, in its transaction), and no saved position this session
+        # continues from (the batch starts at the first message)
+        batched = (self.receiver is not None and not self.has_hooks and routes.batchable(opts)
+                   and not (engine.has_positions
+                            and engine.continues_from(meta.name, opts.consumer_name, opts)))
         if batched:
             # its own transaction: taken together with concurrent ones (batching.py)
             assert self.receiver is not None

@@ -1,4 +1,4 @@
--- aq.idap_transformation run as role $5 in one statement (see engine_dequeue_role): the
+-- aq.idap_transformation run as role $5 in one statement (see pgaq.queries.as_role): the
 -- role is set in the function scan's argument, so an unqualified name is the role's.
 -- $1 transformation name (or NULL: the consumer's subscription), $2 queue id,
 -- $3 true for an enqueue, $4 consumer name
