@@ -12,7 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from pgaq.engine import _number
+from pgaq.client import _number
 from pgaq.jms import _values as V
 from pgaq.jms.destination import AQjmsAgent, Destination, Queue, Topic
 from pgaq.jms.message import (

@@ -11,7 +11,7 @@ import logging
 
 import asyncpg
 import pytest
-from pgaq.engine import Session
+from pgaq import Session
 from pgaq.listener import Listener
 
 from .helpers import make_queue

@@ -18,9 +18,9 @@ import pytest
 from aiohttp import web
 from aiosmtpd.controller import Controller
 from lxml import etree
+from pgaq import Agent, MessageProperties, Session
 from pgaq.clock import Clock
 from pgaq.embedded import free_port
-from pgaq.engine import Agent, MessageProperties, Session
 from pgaq.idap.schema import load_schemas
 from pgaq.listener import Listener
 from pgaq.notify.acl import POLICY

@@ -13,8 +13,8 @@ from typing import Any
 
 import asyncpg
 import pytest
+from pgaq import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.embedded import free_port
-from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.listener import Listener
 from pgaq.propagation.runner import Propagator
 from pgaq.propagation.settings import PropagatorSettings

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from pgaq.engine import Agent
-from pgaq.engine import Message as EngineMessage
+from pgaq import Agent
+from pgaq import Message as EngineMessage
 from pgaq.jms import codec
 from pgaq.jms.destination import Queue
 from pgaq.jms.errors import JMSException

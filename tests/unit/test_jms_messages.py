@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pgaq.engine import Message as EngineMessage
+from pgaq import Message as EngineMessage
 from pgaq.errors import PgaqError, QueueError
 from pgaq.jms import codec
 from pgaq.jms.destination import AQjmsAgent, Queue, Topic
@@ -530,9 +530,9 @@ def _engine_message(payload: Any, **kw: Any) -> EngineMessage:
 
 
 def _through_json(payload: Any) -> Any:
-    """What the engine's JSON does to a payload (pgaq.engine reads floats beyond 15 digits
+    """What the engine's JSON does to a payload (pgaq.client reads floats beyond 15 digits
     as Decimal)."""
-    from pgaq.engine import _number
+    from pgaq.client import _number
 
     return json.loads(json.dumps(payload), parse_float=_number)
 

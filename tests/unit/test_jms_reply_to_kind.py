@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from pgaq.engine import Message as EngineMessage
+from pgaq import Message as EngineMessage
 from pgaq.jms import codec
 from pgaq.jms.destination import (
     AQjmsAgent,
