@@ -12,7 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from pgaq.client import _number
+from pgaq.client import load_json_payload
 from pgaq.jms import _values as V
 from pgaq.jms.destination import AQjmsAgent, Destination, Queue, Topic
 from pgaq.jms.message import (
@@ -133,7 +133,7 @@ def decimal(x: float | Decimal) -> Decimal:
 
 def as_json(v: Any) -> Any:
     """What the engine's JSON column gives back (numbers as the engine reads them)."""
-    return json.loads(json.dumps(v), parse_float=_number)
+    return load_json_payload(json.dumps(v))
 
 
 def reply_to_json(rt: Destination | AQjmsAgent | None) -> Any:

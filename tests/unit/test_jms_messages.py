@@ -533,9 +533,9 @@ def _engine_message(payload: Any, **kw: Any) -> EngineMessage:
 def _through_json(payload: Any) -> Any:
     """What the engine's JSON does to a payload (pgaq.client reads floats beyond 15 digits
     as Decimal)."""
-    from pgaq.client import _number
+    from pgaq.client import load_json_payload
 
-    return json.loads(json.dumps(payload), parse_float=_number)
+    return load_json_payload(json.dumps(payload))
 
 
 def _received(msg: Message, kind: str, **kw: Any) -> Message:
