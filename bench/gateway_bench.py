@@ -235,7 +235,7 @@ class _Run:
     dry: bool = False
 
 
-async def _http_loop(url: str, doc: bytes, seconds: float, clients: int,
+async def http_loop(url: str, doc: bytes, seconds: float, clients: int,
                      need: bytes | None = None) -> Result:
     """`clients` keep-alive connections posting `doc` until the deadline; with `need`, an
     answer without it (an empty receive) ends the run as dry instead of counting."""
@@ -365,7 +365,7 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
     def http(doc: bytes, items: int = 1, need: bytes | None = None, to: str | None = None
              ) -> Callable[[float], Awaitable[Result]]:
         async def go(secs: float) -> Result:
-            r = await _http_loop(to or url, doc, secs, CLIENTS, need)
+            r = await http_loop(to or url, doc, secs, CLIENTS, need)
             r.items_per_op = items
             return r
         return go
@@ -388,7 +388,7 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
         pool = await asyncpg.create_pool(dsn, min_size=1, max_size=2)
         try:
             for _ in range(30):
-                waiter = asyncio.create_task(_http_loop(url, WAIT, 0.001, 1))
+                waiter = asyncio.create_task(http_loop(url, WAIT, 0.001, 1))
                 await asyncio.sleep(0.05)  # let the receive reach its wait (no event over HTTP)
                 async with pool.acquire() as c:
                     await Session(c).enqueue("gw.w", b"w")

@@ -585,7 +585,7 @@ async def _node(peer: str, dsn: str, n: int, c: int, batch: int) -> Figures:
                     "consume": {k: v for k, v in con.items() if k != "event"}})
 
 
-def _row(name: str, kind: str, ours: float, floor: float, peers: dict[str, float | str],
+def peer_row(name: str, kind: str, ours: float, floor: float, peers: dict[str, float | str],
          note: str) -> Row:
     return {"benchmark": name, "pgaq": round(ours, 1), "floor": round(floor, 1), "unit": "msg/s",
             "ratio": round(ours / floor, 3) if floor else 0.0, "target": "-", "pass": True,
@@ -741,14 +741,14 @@ async def run(dsn: str, n: int, concurrency: int) -> tuple[list[Row], dict[str, 
     ours_failed = "; " + "; ".join(f"{k} FAILED: {v}" for k, v in errors.items()
                                    if k in mine) if any(k in errors for k in mine) else ""
     rows = [
-        _row(f"P1. enqueue {n:,} msgs, 1/txn, {concurrency} clients", "enqueue", o.enqueue,
+        peer_row(f"P1. enqueue {n:,} msgs, 1/txn, {concurrency} clients", "enqueue", o.enqueue,
              f.enqueue, cells(PEERS, "enqueue"),
              "floor: INSERT 1 row/txn; peers: 1 job per call (defer_async, Queries.enqueue, "
              "pgmq.send, addJob, PgqueClient.send, boss.send; RabbitMQ: a persistent publish "
              "awaiting its confirm); durability: pgaq and the PostgreSQL peers return after "
              "COMMIT (fsync, synchronous_commit on), RabbitMQ confirms after its queue's "
              "fsync (grouped)" + gone(PEERS) + ours_failed),
-        _row(f"P2. consume {n:,} msgs, {concurrency} workers, per-message ack", "consume",
+        peer_row(f"P2. consume {n:,} msgs, {concurrency} workers, per-message ack", "consume",
              o.consume, f.consume, cells(PER_MESSAGE, "consume"),
              "per-message acknowledgement: pgaq REMOVE + commit, 1 msg/txn; floor DELETE .. "
              "SKIP LOCKED 1 row/txn; procrastinate: 1 fetch + 1 finish txn per job; "
@@ -756,7 +756,7 @@ async def run(dsn: str, n: int, concurrency: int) -> tuple[list[Row], dict[str, 
              f"read qty {batch}, pgmq.delete per message; graphile-worker: get_job + "
              f"complete_job per job; RabbitMQ: basic.ack per message, prefetch "
              f"{rabbitmq_prefetch()}" + gone(PER_MESSAGE) + ours_failed),
-        _row(f"P3. consume {n:,} msgs, {concurrency} workers, batch ack (batch {batch})",
+        peer_row(f"P3. consume {n:,} msgs, {concurrency} workers, batch ack (batch {batch})",
              "consume_batch", oa.consume, fb.consume, cells(BATCH_ACK, "consume"),
              f"batch acknowledgement: pgaq Session.dequeue(batch_size={batch}), one REMOVE "
              f"statement + commit per batch; floor DELETE of up to {batch} rows/txn; PgQue: "

@@ -41,7 +41,7 @@ CALL dbms_aqadm.start_queue('pickup.fq');
 PAD = b"x" * 92  # 8-byte number + pad: the 100-byte payload of the other core rows
 
 
-async def _stream(dsn: str, queue: str, rate: float, seconds: float, producers: int,
+async def stream(dsn: str, queue: str, rate: float, seconds: float, producers: int,
                   consumers: int, wait: float) -> dict[str, Any]:
     """Offer `rate` msg/s for `seconds`, consume with `consumers` sessions dequeuing with
     `wait`; the pickup latencies (ms) of every message, and what was offered."""
@@ -117,9 +117,9 @@ async def run(dsn: str, enqueue_rate: float, settings: Settings) -> Row:
     finally:
         await admin.close()
     rate = settings.pickup_rate or max(100.0, round(enqueue_rate / 2, -1))
-    ours = await _stream(dsn, "pickup.q", rate, seconds, consumers, consumers, 30)
+    ours = await stream(dsn, "pickup.q", rate, seconds, consumers, consumers, 30)
     await waiting.shutdown()
-    floor = await _stream(dsn, "pickup.fq", rate, seconds, consumers, consumers, 0)
+    floor = await stream(dsn, "pickup.fq", rate, seconds, consumers, consumers, 0)
     lat, flat = ours["latencies"], floor["latencies"]
     p50, p99 = (statistics.median(lat), percentile(lat, 99)) if lat else (float("inf"), float("inf"))
     ok = p50 <= 2.0 and p99 <= 10.0 and ours["missing"] == 0

@@ -16,7 +16,7 @@ import asyncpg
 
 from ha.gateways import GatewayFarm, available
 
-from .gateway_bench import AQ, CLIENTS, PAYLOAD, ROUNDS, _doc, _http_loop, _msg
+from .gateway_bench import AQ, CLIENTS, PAYLOAD, ROUNDS, _doc, _msg, http_loop
 from .measure import Result
 
 SEND = _doc(f'AQXmlSend xmlns="{AQ}"><producer_options><destination>gwha.q</destination>'
@@ -117,12 +117,12 @@ async def run(dsn: str, service_dsn: str, seconds: float, warmup: float = 1.0
         out: dict[str, list[Result]] = {s: [] for s in SETUPS}
         if warmup > 0:
             for s in SETUPS:
-                await _http_loop(urls[s], doc, warmup / len(SETUPS), CLIENTS, need)
+                await http_loop(urls[s], doc, warmup / len(SETUPS), CLIENTS, need)
         share = seconds / ROUNDS
         for _ in range(ROUNDS):
             for s in SETUPS:
                 before = counted() if s == SETUPS[2] else None
-                out[s].append(await _http_loop(urls[s], doc, share, CLIENTS, need))
+                out[s].append(await http_loop(urls[s], doc, share, CLIENTS, need))
                 if before is not None:
                     after = counted()
                     for k, v in after.items():

@@ -12,7 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from pgaq.engine import _number
+from pgaq.client import load_json_payload
 from pgaq.jms import _values as V
 from pgaq.jms.destination import AQjmsAgent, Destination, Queue, Topic
 from pgaq.jms.message import (
@@ -89,19 +89,25 @@ def build(send: dict[str, Any]) -> Message:
     elif isinstance(msg, ObjectMessage) and body is not None:
         msg.set_object_bytes(bytes.fromhex(body["serialized_hex"]))
     msg.jms_priority = send.get("priority", 1)
-    msg._time_to_live = send.get("time_to_live", 0)
     msg.jms_delivery_mode = NON_PERSISTENT if send.get("delivery_mode") == "NON_PERSISTENT" \
         else PERSISTENT
     msg.jms_correlation_id = send.get("correlation_id")
     msg.jms_type = send.get("type")
     msg.jms_reply_to = destination(send.get("reply_to"))
     if "sender" in send:
-        msg._sender = agent(send["sender"])
-    if "recipients" in send:
-        msg._recipients = [agent(a) for a in send["recipients"]]
+        msg.set_sender_id(agent(send["sender"]))
     for name, kind, raw in send.get("properties", []):
         getattr(msg, f"set_{kind}_property")(name, value(kind, raw))
     return msg
+
+
+def send_options(send: dict[str, Any]) -> dict[str, Any]:
+    """What a case's "send" gives the send rather than the message, as pgaq.jms.codec's
+    to_engine takes it: the producer's time to live (ms, 0: never) and a publish's
+    recipient list."""
+    recipients = send.get("recipients")
+    return {"time_to_live": send.get("time_to_live", 0),
+            "recipients": None if recipients is None else [agent(a) for a in recipients]}
 
 
 def same(got: Any, want: Any) -> bool:
@@ -127,7 +133,7 @@ def decimal(x: float | Decimal) -> Decimal:
 
 def as_json(v: Any) -> Any:
     """What the engine's JSON column gives back (numbers as the engine reads them)."""
-    return json.loads(json.dumps(v), parse_float=_number)
+    return load_json_payload(json.dumps(v))
 
 
 def reply_to_json(rt: Destination | AQjmsAgent | None) -> Any:
@@ -141,16 +147,38 @@ def reply_to_json(rt: Destination | AQjmsAgent | None) -> Any:
     return {"agent": [rt.name, rt.address, rt.protocol]}
 
 
+# a Java type name (get_property_type, get_item_type, get_next_item_type) -> the
+# description's type
+KINDS = {java: kind for kind, java in V.JAVA_NAMES.items()}
+
+
+def typed(java: str | None, value: Any, name: list[str] | None = None) -> list[Any]:
+    """[name,] type, value of a property, map item or stream field, as a description has it."""
+    assert java is not None
+    kind = KINDS[java]
+    return [*(name or []), kind, V.to_json(kind, value)]
+
+
 def body_json(msg: Message) -> Any:
     """The received body in the description's form."""
     if isinstance(msg, TextMessage):
         return None if msg.text is None else {"text": msg.text}
     if isinstance(msg, MapMessage):
-        return sorted([n, k, V.to_json(k, v)] for n, (k, v) in msg._map.items())
+        return sorted(typed(msg.get_item_type(n), msg.get_object(n), [n])
+                      for n in msg.get_map_names())
     if isinstance(msg, StreamMessage):
-        return [[k, V.to_json(k, v)] for k, v in msg._items]
+        msg.reset()
+        items = []
+        while (java := msg.get_next_item_type()) is not None:
+            items.append(typed(java, msg.read_object()))
+        msg.reset()
+        return items
     if isinstance(msg, BytesMessage):
-        return msg._body().hex().upper()
+        msg.reset()
+        body = bytearray(msg.get_body_length())
+        msg.read_bytes(body)
+        msg.reset()
+        return body.hex().upper()
     if isinstance(msg, ObjectMessage):
         data = msg.get_object_bytes()
         return None if data is None else {"serialized_hex": data.hex().upper()}
@@ -179,7 +207,7 @@ def describe(msg: Message) -> dict[str, Any]:
         out["type"] = msg.jms_type
     if msg.jms_reply_to is not None:
         out["reply_to"] = reply_to_json(msg.jms_reply_to)
-    out["properties"] = [[n, k, V.to_json(k, v)] for n, (k, v) in msg._properties.items()
-                         if n != "JMSXRcvTimestamp"]
+    out["properties"] = [typed(msg.get_property_type(n), msg.get_object_property(n), [n])
+                         for n in msg.get_property_names() if n != "JMSXRcvTimestamp"]
     out["body"] = body_json(msg)
     return out

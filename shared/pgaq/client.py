@@ -31,7 +31,7 @@ from .queries import load, load_as_role
 __all__ = [
     "BUFFERED_REMOVES", "DEQUEUE_DELIVERY_MODES", "DEQUEUE_MODES", "ENQUEUE_DELIVERY_MODES",
     "NAVIGATIONS", "VISIBILITIES", "Agent", "DequeueOptions", "FastPath", "Message",
-    "MessageProperties", "Mode", "Payload", "Session", "Statement", "run_mode",
+    "MessageProperties", "Mode", "Payload", "Session", "Statement", "load_json_payload", "run_mode",
 ]
 
 T = TypeVar("T")
@@ -132,6 +132,13 @@ def _number(text: str) -> float | Decimal:
     """JSON numbers beyond a float's 15 significant digits stay exact (numeric columns)."""
     digits = text.lstrip("-").split("e")[0].split("E")[0].replace(".", "").lstrip("0")
     return Decimal(text) if len(digits) > 15 else float(text)
+
+
+def load_json_payload(text: str) -> Any:
+    """A JSON payload's text as the library reads it (Message.payload): numbers beyond a
+    float's 15 significant digits as Decimal, so numeric(38) values stay exact. For a
+    payload read with SQL of one's own (an aq$<queue_table> view's user_data)."""
+    return json.loads(text, parse_float=_number)
 
 
 def _hex(b: bytes | None) -> str | None:
@@ -823,7 +830,7 @@ def _message(r: asyncpg.Record) -> Message:
         payload = bytes(r["payload_raw"])
     elif r["payload_json"] is not None:
         # numbers keep their precision: numeric(38) values do not fit a float
-        payload = (json.loads(r["payload_json"], parse_float=_number)
+        payload = (load_json_payload(r["payload_json"])
                    if isinstance(r["payload_json"], str) else r["payload_json"])
     else:
         payload = None

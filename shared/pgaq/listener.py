@@ -263,6 +263,11 @@ class Listener:
                 await self._conn.execute(load("listener_unregister"), qid)
             except DB_ERRORS as exc:
                 log.warning("unregistering a waiter on %s failed: %r", channel, exc)
+                # as a failed REGISTER: the connection is suspect. A backend killed while
+                # idle leaves asyncpg consuming its FATAL: this statement is refused
+                # ("another operation is in progress") and the termination listener is
+                # not always called, so without this the listener stayed on a dead link
+                self._lost.set()
 
     def _on_terminate(self, _conn: Any) -> None:
         self._lost.set()

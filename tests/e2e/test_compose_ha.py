@@ -26,8 +26,8 @@ import aiohttp
 import asyncpg
 import pytest
 from aiohttp import web
+from pgaq import Session
 from pgaq.embedded import free_port
-from pgaq.engine import Session
 
 from tests.e2e import podman_stack as ps
 from tests.e2e.test_compose_up import admin, idap, publish, receive, wait_healthy

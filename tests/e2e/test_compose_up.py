@@ -28,8 +28,8 @@ import aiohttp
 import asyncpg
 import pytest
 from aiohttp import web
+from pgaq import Session
 from pgaq.embedded import free_port
-from pgaq.engine import Session
 
 from tests.e2e import podman_stack as ps
 

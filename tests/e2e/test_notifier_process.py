@@ -10,8 +10,8 @@ import sys
 
 import asyncpg
 from aiohttp import web
+from pgaq import Session
 from pgaq.embedded import free_port
-from pgaq.engine import Session
 
 
 async def test_killed_mid_delivery_resends_with_the_same_id(db_dsn: str) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Awaitable
 from datetime import timedelta
 
 import asyncpg
-from pgaq.engine import Session
+from pgaq import Session
 
 from .support import propagation_link
 

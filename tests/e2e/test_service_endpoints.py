@@ -16,8 +16,8 @@ from typing import Any
 import aiohttp
 import asyncpg
 from aiohttp import web
+from pgaq import MessageProperties, Session
 from pgaq.embedded import Cluster, free_port
-from pgaq.engine import MessageProperties, Session
 
 from .support import propagation_link
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 
 from .conftest import EXAMPLES, Bridge, fuzz
 

@@ -25,7 +25,7 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 
 from .conftest import EXAMPLES, Bridge, fuzz
 

@@ -32,7 +32,7 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
+from pgaq import Agent, DequeueOptions, MessageProperties, Session
 
 from .conftest import EXAMPLES, Bridge, fuzz
 

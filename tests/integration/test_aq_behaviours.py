@@ -10,7 +10,7 @@ import time
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 from pgaq.listener import Listener
 
 from .helpers import make_queue, subscribe

@@ -15,7 +15,7 @@ import asyncio
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 
 from .helpers import make_queue, subscribe
 from .waiting import asleep, connected, until

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
-from pgaq.engine import MessageProperties
+from pgaq import MessageProperties
 from pgaq.errors import ConnectionLost, PgaqError
 from pgaq.idap.batching import DequeueBatcher, EnqueueBatcher
 

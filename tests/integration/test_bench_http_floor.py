@@ -30,7 +30,7 @@ async def test_every_answered_request_committed_one_row(db_dsn: str) -> None:
         procs, url = await gateway_bench.start_http_floor(db_dsn, 2)
         try:
             assert all(p.returncode is None for p in procs)
-            result = await gateway_bench._http_loop(url, gateway_bench.SEND, 0.5, 4)
+            result = await gateway_bench.http_loop(url, gateway_bench.SEND, 0.5, 4)
         finally:
             await gateway_bench.stop_all(procs)
         assert all(p.returncode is not None for p in procs)

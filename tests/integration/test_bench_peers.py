@@ -102,7 +102,7 @@ async def test_a_missing_peer_is_reported_not_skipped(db_dsn: str,
     monkeypatch.setenv("BENCH_PGQUE_SQL", "/nonexistent/pgque.sql")
     figs, missing, errors = await peers_bench.measure(db_dsn, N, 4, BATCH, only=("PgQue",))
     assert not figs and not errors and "PgQue" in missing
-    row = peers_bench._row("P3. consume", "consume_batch", 100.0, 200.0, {"PgQue": "missing"},
+    row = peers_bench.peer_row("P3. consume", "consume_batch", 100.0, 200.0, {"PgQue": "missing"},
                            f"PgQue missing: {missing['PgQue']}")
     lines = build_table(with_peers([row]))
     head = [c.strip() for c in lines[0].split(" | ")]

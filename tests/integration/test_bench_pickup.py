@@ -22,7 +22,7 @@ async def _setup(db_dsn: str) -> None:
 
 async def test_a_stream_is_taken_whole_by_waiting_consumers(db_dsn: str) -> None:
     await _setup(db_dsn)
-    out = await pickup_bench._stream(db_dsn, "pickup.q", 200.0, 1.0, 2, 2, 30)
+    out = await pickup_bench.stream(db_dsn, "pickup.q", 200.0, 1.0, 2, 2, 30)
     assert out["offered"] > 50  # 200 msg/s offered for a second
     assert out["missing"] == 0
     assert len(out["latencies"]) == out["offered"]

@@ -8,8 +8,7 @@ import asyncio
 
 import asyncpg
 import pytest
-from pgaq import engine, waiting
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session, client, waiting
 from pgaq.errors import QueueError
 
 from tests.routing import Pinned
@@ -327,7 +326,7 @@ async def test_buffered_rules_and_priorities(conn: asyncpg.Connection) -> None:
 
 
 async def test_library_listen_by_delivery_mode(conn: asyncpg.Connection) -> None:
-    from pgaq.engine import Agent
+    from pgaq import Agent
 
     await conn.execute(SETUP)
     s = Session(conn)
@@ -462,9 +461,9 @@ async def test_concurrent_buffered_removes_share_a_dequeue(conn: asyncpg.Connect
     conns, sessions = await _sessions(db_dsn, 6)
     try:
         opts = DequeueOptions(visibility=IMM, delivery_mode="BUFFERED")
-        before = engine.BUFFERED_REMOVES.stats()
+        before = client.BUFFERED_REMOVES.stats()
         got = await asyncio.gather(*(s.dequeue("b.sq", opts) for s in sessions))
-        after = engine.BUFFERED_REMOVES.stats()
+        after = client.BUFFERED_REMOVES.stats()
         assert all(len(g) == 1 for g in got)
         assert {g[0].msgid for g in got} == set(ids[:6])
         assert all(g[0].delivery_mode == "BUFFERED" for g in got)
@@ -472,7 +471,7 @@ async def test_concurrent_buffered_removes_share_a_dequeue(conn: asyncpg.Connect
         assert after["statements"] - before["statements"] < 6
         alone = [Session(c, group_buffered=False) for c in conns[:4]]
         got = await asyncio.gather(*(s.dequeue("b.sq", opts) for s in alone))
-        assert engine.BUFFERED_REMOVES.stats() == after
+        assert client.BUFFERED_REMOVES.stats() == after
         assert {g[0].msgid for g in got} == set(ids[6:])
         # more callers than messages: the ones left over get none, nothing is lost
         await s0.enqueue_array("b.sq", [(b"a", None), (b"b", None)], visibility=IMM, delivery_mode="BUFFERED")

@@ -12,7 +12,7 @@ import asyncio
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 
 from .helpers import make_queue, subscribe
 

@@ -6,7 +6,7 @@ import asyncio
 
 import asyncpg
 import pytest
-from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
+from pgaq import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.errors import PgaqError
 
 from .helpers import make_queue, subscribe

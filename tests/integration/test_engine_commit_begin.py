@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 from pgaq.errors import PgaqError
 
 from .helpers import make_queue

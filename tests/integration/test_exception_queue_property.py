@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 from pgaq.errors import PgaqError
 
 from .helpers import make_queue, subscribe

@@ -10,7 +10,7 @@ import json
 
 import asyncpg
 import pytest
-from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
+from pgaq import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.errors import PgaqError
 
 from .helpers import make_queue, subscribe

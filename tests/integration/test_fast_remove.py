@@ -8,7 +8,7 @@ import uuid
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 from pgaq.errors import PgaqError
 
 from .helpers import make_queue

@@ -176,7 +176,8 @@ async def test_every_operation_works_after_the_transaction_ends(
 
 
 async def test_misuse_of_a_given_back_connection_fails_the_request_and_logs(
-        gw: tuple[str, list[str]], caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
+        gw: tuple[str, list[str]], caplog: pytest.LogCaptureFixture,  # noqa: F811
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A defect put back: a session that keeps using its connection after giving it back is
     refused by the ownership check: the request fails alone with a Server fault naming
     what happened (not ORA-03113), an ERROR with the traceback is logged, and the next
@@ -185,24 +186,22 @@ async def test_misuse_of_a_given_back_connection_fails_the_request_and_logs(
 
     url, _ = gw
     c = Client(url, "john", "secret")
-    original = sessions.SessionStore._release
+    original = sessions.SessionStore.finish
 
-    async def leaky_release(self: sessions.SessionStore, s: sessions.HttpSession) -> None:
+    async def leaky_finish(self: sessions.SessionStore, s: sessions.HttpSession, *, commit: bool) -> None:
         lease = s.lease
-        await original(self, s)
+        await original(self, s, commit=commit)
         if s.engine is not None and lease is not None:
-            s.engine._lease = lease  # the defect: the engine keeps the given-back lease
+            s.engine.bind(lease)  # the defect: the engine holds on to the given-back lease
 
     try:
         await _send_committed(c)
-        sessions.SessionStore._release = leaky_release  # type: ignore[method-assign]
-        try:
+        with monkeypatch.context() as patched:
+            patched.setattr(sessions.SessionStore, "finish", leaky_finish)
             _ok(await c.post(BROWSE))
             _ok(await c.post(COMMIT))
             with caplog.at_level(logging.ERROR):
                 r = await c.post(RECEIVE_NEW_AND_COMMIT)
-        finally:
-            sessions.SessionStore._release = original  # type: ignore[method-assign]
         assert r.status == 500 and r.fault is not None, r.body
         assert "ORA-03113" not in r.fault and "unavailable" not in r.fault
         assert "given back" in r.fault or "does not own" in r.fault, r.fault

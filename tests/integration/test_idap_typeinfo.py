@@ -9,7 +9,7 @@ from typing import Any
 import asyncpg
 import pytest
 from lxml import etree
-from pgaq.engine import MessageProperties, Session
+from pgaq import MessageProperties, Session
 from pgaq.idap import typeinfo
 from pgaq.idap.payload import payload_to_xml, xml_to_payload
 from pgaq.idap.typeinfo import TypeInfo, load_type_info

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 from pgaq.idap.payload import xml_to_payload
 from pgaq.jms import codec
 from pgaq.jms.destination import AQjmsAgent, Queue, Topic

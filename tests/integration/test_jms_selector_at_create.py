@@ -46,7 +46,11 @@ async def test_a_selector_that_does_not_parse_raises_at_the_factory_call(
                 await session.check_selector(queue, bad)
             assert str(e.value) == str(db.value)
     assert await conn.fetchval("SELECT count(*) FROM aq.subscribers") == 0
-    assert session._consumers == [] and session._durable == {}
+    assert session.consumers == ()
+    # nor a durable subscription remembered: unsubscribe looks for it and finds none
+    with pytest.raises(jms.InvalidDestinationException) as unknown:
+        await session.unsubscribe("AUDIT")
+    assert unknown.value.error_code == "JMS-235"
 
 
 async def test_await_still_works_and_what_the_database_refuses_leaves_nothing(
@@ -65,7 +69,7 @@ async def test_await_still_works_and_what_the_database_refuses_leaves_nothing(
         assert e.value.error_code == "JMS-159"
         assert pending.closed
     assert await conn.fetchval("SELECT count(*) FROM aq.subscribers") == 0
-    assert session._consumers == []
+    assert session.consumers == ()
     # both forms of a good selector
     consumer = await session.create_consumer(queue, message_selector="country = 'UK'")
     plain = session.create_consumer(queue, message_selector="country = 'FR'")
@@ -104,7 +108,7 @@ def _blocking(dsn: str) -> int:
                 session.create_durable_subscriber(topic, "AUDIT", "'x' * 2 = 1")
             ok = session.create_consumer(queue, message_selector="country = 'UK'")
             ok.close()
-            return len(session._target._consumers)
+            return len(session.consumers)
     finally:
         factory.close()
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncpg
 import pgaq.jms as jms
 import pytest
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 from pgaq.migrate import migrate
 
 from .helpers import make_queue

@@ -31,7 +31,7 @@ from typing import Any
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 from pgaq.errors import PgaqError
 
 from tests.conftest import _create_db

@@ -146,7 +146,7 @@ async def test_a_forgotten_await_fails_loudly_and_subscribes_nothing(
     # closing one that was never awaited leaves nothing either
     never = make(session, topic)
     await never.close()
-    assert await _subscribers(conn) == [] and session._consumers == []
+    assert await _subscribers(conn) == [] and session.consumers == ()
 
 
 async def test_session_listener_refused_while_a_subscriber_was_not_awaited(

@@ -21,7 +21,7 @@ from typing import Any
 
 import asyncpg
 import pytest
-from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
+from pgaq import Agent, DequeueOptions, MessageProperties, Session
 
 from .gateway_support import Client, drop_roles, envelope, make_agent, op, running_gateway
 from .helpers import make_queue

@@ -16,8 +16,7 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
-from pgaq import waiting
-from pgaq.engine import Agent, DequeueOptions, Session
+from pgaq import Agent, DequeueOptions, Session, waiting
 
 from .helpers import make_queue, subscribe
 from .waiting import until

@@ -309,7 +309,7 @@ async def test_listen_on_an_exception_queue_is_woken_by_a_message_moved_there(
     """The AQ User's Guide (10.2): a blocking wait on an exception queue for EXPIRED messages.
     The agent of an exception queue has no name; the message arrives when a dequeue past
     max_retries rolls back."""
-    from pgaq.engine import Session
+    from pgaq import Session
 
     await make_queue(conn, max_retries=0)
     await conn.execute("CALL dbms_aqadm.start_queue(queue_name => 's.aq$_qt_e', enqueue => false, dequeue => true)")

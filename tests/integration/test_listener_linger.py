@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import asyncpg
-from pgaq.engine import Session
+from pgaq import Session
 from pgaq.listener import Listener
 
 from .helpers import make_queue

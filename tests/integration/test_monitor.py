@@ -6,7 +6,7 @@ import asyncio
 import time
 
 import asyncpg
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 from pgaq.listener import Listener
 from pgaq.monitor import Monitor, MonitorSettings, sleep_for
 

@@ -13,7 +13,7 @@ import asyncio
 import time
 
 import asyncpg
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 from pgaq.listener import Listener
 from pgaq.monitor import Monitor, MonitorSettings
 

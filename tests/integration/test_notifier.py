@@ -18,9 +18,9 @@ import pytest
 from aiohttp import web
 from aiosmtpd.controller import Controller
 from lxml import etree
+from pgaq import Agent, MessageProperties, Session
 from pgaq.clock import Clock
 from pgaq.embedded import free_port
-from pgaq.engine import Agent, MessageProperties, Session
 from pgaq.idap.schema import load_schemas
 from pgaq.listener import Listener
 from pgaq.notify.acl import POLICY
@@ -548,8 +548,8 @@ async def test_mail_over_starttls_with_login(conn: asyncpg.Connection, tmp_path:
         await asyncio.to_thread(controller.stop)
 
 
-async def test_mail_refused_recipient_and_server_down(conn: asyncpg.Connection, smtp: tuple[int, Mailbox],
-                                                      start_notifier: Start) -> None:
+async def test_mail_to_a_refused_recipient_fails_at_once(conn: asyncpg.Connection, smtp: tuple[int, Mailbox],
+                                                          start_notifier: Start) -> None:
     port, box = smtp
     await conn.execute("CALL dbms_aqelm.set_mailhost('127.0.0.1')")
     await conn.execute("CALL dbms_aqelm.set_mailport($1)", port)
@@ -559,15 +559,20 @@ async def test_mail_refused_recipient_and_server_down(conn: asyncpg.Connection, 
     await Session(conn).enqueue("s.q", b"m")
     _, state, error = await running.outcome()
     assert state == "FAILED" and error is not None and "refused" in error  # 550: not retried
-    # a server that is down: retried, then failed with the connection error
-    await conn.execute("CALL dbms_aqelm.set_mailport($1)", free_port())
-    await conn.execute("SELECT aq.unregister('s.q', NULL, 'mailto://refuse@example.com')")
+    assert box.got.empty()
+
+
+async def test_mail_to_a_server_that_is_down_is_retried_then_fails(conn: asyncpg.Connection,
+                                                                   start_notifier: Start) -> None:
+    await conn.execute("CALL dbms_aqelm.set_mailhost('127.0.0.1')")
+    await conn.execute("CALL dbms_aqelm.set_mailport($1)", free_port())  # nobody listens there
+    await make_queue(conn, "s.q")
     await register(conn, "s.q", None, "mailto:ok@example.com")
-    running.notifier.mail._cached = (0.0, None)  # re-read the settings now
+    running = await start_notifier(max_attempts=3)
     await Session(conn).enqueue("s.q", b"n")
     outcomes = [await running.outcome() for _ in range(3)]
     assert [o[1] for o in outcomes] == ["PENDING", "PENDING", "FAILED"]
-    assert box.got.empty()
+    assert outcomes[-1][2]  # with the connection error
 
 
 # -- plsql -------------------------------------------------------------------------------

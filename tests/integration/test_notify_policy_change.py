@@ -16,9 +16,9 @@ import time
 import uuid
 
 import asyncpg
+from pgaq import Session
 from pgaq.clock import FakeClock
 from pgaq.embedded import free_port
-from pgaq.engine import Session
 from pgaq.notify.acl import POLICY
 
 from .helpers import make_queue

@@ -8,7 +8,7 @@ import itertools
 import asyncpg
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 
 _names = itertools.count()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 
 from .helpers import make_queue
 

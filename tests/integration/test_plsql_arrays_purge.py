@@ -21,7 +21,7 @@ import uuid
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 
 from .helpers import make_queue, subscribe
 from .waiting import connected, looked_again, until

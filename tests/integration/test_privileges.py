@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 from pgaq.errors import PgaqError
 
 from .helpers import make_queue
@@ -469,7 +469,7 @@ async def test_dictionary_views_per_role(conn: asyncpg.Connection, role: str, db
 async def test_a_dropped_grantee_does_not_break_access_checks(conn: asyncpg.Connection) -> None:
     import uuid as _uuid
 
-    from pgaq.engine import Session as _Session
+    from pgaq import Session as _Session
 
     from .helpers import make_queue as _make_queue
 

@@ -7,18 +7,17 @@ import asyncio
 import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 import asyncpg
 import pytest
+from pgaq import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.embedded import free_port
-from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.listener import Listener
 from pgaq.propagation.runner import Propagator
 from pgaq.propagation.settings import PropagatorSettings
-from pgaq.queries import load as load_query
 
 from .helpers import make_queue, subscribe
 from .waiting import until
@@ -188,7 +187,6 @@ async def test_backoff_then_disable_after_16_failures_then_enable_drains(
     remote = await asyncpg.connect(remote_dsn)
     try:
         await make_queue(remote, "oe.in_q", "oe.in_t")
-        running.propagator._transports.clear()  # the old link's pool
         await conn.execute("CALL dbms_aqadm.enable_propagation_schedule('oe.out_q', 'eu')")
         await running.moved(5)
         got = await remote.fetch("SELECT original_msgid FROM oe.aq$in_t")
@@ -338,7 +336,6 @@ async def test_http_propagation_through_a_remote_gateway(conn: asyncpg.Connectio
             assert await remote.fetchval("SELECT count(*) FROM oe.in_t") == 12
             # wrong credentials: an application error that stops the schedule, no endless retry
             await conn.execute("UPDATE aq.db_links SET password = 'wrong' WHERE name = 'web'")
-            running.propagator._transports.clear()
             await Session(conn).enqueue("oe.out_q", b"late")
             await running.problem("DISABLED")
             row = await conn.fetchrow("SELECT schedule_disabled, last_error_msg FROM dba_queue_schedules")
@@ -568,7 +565,7 @@ async def test_schedules_are_written_only_through_dbms_aqadm(conn: asyncpg.Conne
 
 
 async def test_next_time_runs_with_the_owners_rights_only(conn: asyncpg.Connection, alice: asyncpg.Connection,
-                                                          db_dsn: str) -> None:
+                                                          start_propagator: Start) -> None:
     """A SQL next_time is evaluated as the role that wrote it: it reads what that role may
     read, not what the propagator's login may, and cannot switch roles."""
     await conn.execute("CREATE SCHEMA secret; CREATE TABLE secret.t (at timestamptz); "
@@ -584,27 +581,32 @@ async def test_next_time_runs_with_the_owners_rights_only(conn: asyncpg.Connecti
         await alice.execute(f"CALL dbms_aqadm.create_queue('al.q{i}', 'al.out_t')")
         await alice.execute("CALL dbms_aqadm.schedule_propagation($1, duration => 1, next_time => $2)",
                             f"al.q{i}", expr)
-    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2)
-    listener = Listener(db_dsn)
-    try:
-        p = Propagator(pool, listener, PropagatorSettings(name="p"))
-        await conn.execute("UPDATE aq.schedules SET lease_owner = 'p'")
-        got: list[Any] = []
-        for i in range(4):
-            s = await conn.fetchrow(load_query("prop_schedule"), await conn.fetchval(
-                "SELECT s.id FROM aq.schedules s JOIN aq.queues q ON q.id = s.queue_id WHERE q.queue_name = $1",
-                f"q{i}"))
-            got.append(await p._next_window(s, s["start_time"]))
-        assert got[0] is not None and got[0].year == 2031
-        assert got[1:] == [None, None, None]
-        errors = [r["last_error_msg"] for r in await conn.fetch(
-            "SELECT last_error_msg FROM dba_queue_schedules ORDER BY qname")]
-        assert errors[0] is None
-        assert "permission denied" in errors[1]
-        assert "role" in errors[2] and "security-definer" in errors[2], errors[2]
-        assert "session_authorization" in errors[3] or "permission denied" in errors[3], errors[3]
-    finally:
-        await pool.close()
+    # what the propagator's login gets asking the database (aq.next_window_start, in a
+    # read-only transaction as the propagator asks it)
+    got: list[Any] = []
+    for i in range(4):
+        sid = await conn.fetchval("SELECT s.id FROM aq.schedules s JOIN aq.queues q ON q.id = s.queue_id "
+                                  "WHERE q.queue_name = $1", f"q{i}")
+        try:
+            async with conn.transaction(readonly=True):
+                got.append(await conn.fetchval("SELECT aq.next_window_start($1, now())", sid))
+        except asyncpg.PostgresError as exc:
+            got.append(str(exc))
+    assert isinstance(got[0], datetime) and got[0].year == 2031
+    assert "permission denied" in got[1]
+    assert "role" in got[2] and "security-definer" in got[2], got[2]
+    assert "session_authorization" in got[3] or "permission denied" in got[3], got[3]
+    # and a propagator that runs them: once the first windows (1 s) end, the three that fail
+    # stop their schedules with the error; the first one's next window is in 2031
+    running = await start_propagator()
+    stopped = {(await running.problem("DISABLED"))[0] for _ in range(3)}
+    assert len(stopped) == 3
+    errors = [r["last_error_msg"] for r in await conn.fetch(
+        "SELECT last_error_msg FROM dba_queue_schedules ORDER BY qname")]
+    assert errors[0] is None
+    assert "permission denied" in errors[1]
+    assert "role" in errors[2] and "security-definer" in errors[2], errors[2]
+    assert "session_authorization" in errors[3] or "permission denied" in errors[3], errors[3]
 
 
 async def test_verify_queue_types_through_a_database_link(conn: asyncpg.Connection, remote_dsn: str,
@@ -751,7 +753,6 @@ async def test_https_link_to_a_gateway_with_a_self_signed_certificate(
             await conn.execute("CALL dbms_aqadm.disable_propagation_schedule('oe.out_q', 'tls')")
             untrusting.propagator.settings = PropagatorSettings(
                 **{**untrusting.propagator.settings.__dict__, "ca_file": cert})
-            untrusting.propagator._transports.clear()
             await conn.execute("CALL dbms_aqadm.enable_propagation_schedule('oe.out_q', 'tls')")
             await untrusting.moved(5)
             got = await remote.fetch("SELECT original_msgid FROM oe.aq$in_t")

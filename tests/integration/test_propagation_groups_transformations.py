@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 
 from .helpers import make_queue
 from .test_propagation import Start, start_propagator  # noqa: F401  (the fixture)

@@ -15,8 +15,8 @@ import aiohttp
 import asyncpg
 import pytest
 from aiohttp import web
+from pgaq import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.embedded import free_port
-from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.errors import PgaqError
 from pgaq_services.core.app import Settings, build
 

@@ -28,7 +28,7 @@ import asyncpg
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pgaq.engine import Agent, DequeueOptions, Message, MessageProperties, Session
+from pgaq import Agent, DequeueOptions, Message, MessageProperties, Session
 from pgaq.errors import PgaqError
 
 from tests.fuzz.conftest import fuzz

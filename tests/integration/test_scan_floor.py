@@ -16,7 +16,7 @@ from typing import Any
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 from pgaq.listener import Listener
 from pgaq.monitor import Monitor, MonitorSettings
 

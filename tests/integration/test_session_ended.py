@@ -10,8 +10,8 @@ import os
 
 import asyncpg
 import pytest
+from pgaq import Session
 from pgaq.db import create_pool
-from pgaq.engine import Session
 from pgaq.errors import ConnectionLost
 
 from .waiting import until

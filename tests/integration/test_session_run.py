@@ -8,7 +8,7 @@ from typing import Any
 
 import asyncpg
 import pytest
-from pgaq.engine import Session
+from pgaq import Session
 from pgaq.errors import PgaqError
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 from pgaq.errors import ConfigError, PgaqError
 from pgaq.queries import load
 from pgaq.stats.job import run_once, spark_session

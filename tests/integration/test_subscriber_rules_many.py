@@ -7,7 +7,7 @@ compiling every rule at once builds."""
 from __future__ import annotations
 
 import asyncpg
-from pgaq.engine import DequeueOptions, MessageProperties, Session
+from pgaq import DequeueOptions, MessageProperties, Session
 
 from .helpers import make_queue, subscribe
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 
 TYPES = """
     CREATE SCHEMA tx;

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import asyncpg
 import pytest
-from pgaq.engine import DequeueOptions, Session
+from pgaq import DequeueOptions, Session
 
 from .helpers import make_queue, subscribe
 

@@ -20,8 +20,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pgaq.jms as jms
 import pytest
-from pgaq import waiting
-from pgaq.engine import DequeueOptions, Message, Session
+from pgaq import DequeueOptions, Message, Session, waiting
 from pgaq.listener import Listener
 
 from .helpers import make_queue

@@ -54,7 +54,7 @@ from ..integration.gateway_support import (
     running_gateway,
 )
 from ..integration.helpers import make_queue
-from ..jms_golden import CASES, build, describe, received_shape, same
+from ..jms_golden import CASES, build, describe, received_shape, same, send_options
 from .conftest import ROOT, jdbc_url
 
 SCHEMA = "interop"
@@ -283,10 +283,10 @@ async def python_send(dsn: str) -> dict[str, str]:
             r = route(c)
             s = by_mode[r.compliant]
             msg = build(c["send"])
-            ttl = c["send"].get("time_to_live", 0)
+            given = send_options(c["send"])
             await s.create_producer(destination(s, r)).send(
                 msg, delivery_mode=msg.jms_delivery_mode, priority=jms_priority(c),
-                time_to_live=ttl / 1000, recipient_list=msg._recipients)
+                time_to_live=given["time_to_live"] / 1000, recipient_list=given["recipients"])
             ids[c["name"]] = str(msg.jms_message_id)
     return ids
 

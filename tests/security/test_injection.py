@@ -13,7 +13,7 @@ from typing import Any
 
 import aiohttp
 import asyncpg
-from pgaq.engine import Agent, DequeueOptions, MessageProperties, Session
+from pgaq import Agent, DequeueOptions, MessageProperties, Session
 from pgaq.errors import PgaqError
 
 from tests.integration.gateway_support import envelope, op

@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 from aiohttp import web
+from pgaq import Session
 from pgaq.embedded import free_port
-from pgaq.engine import Session
 
 from tests.integration.helpers import make_queue
 from tests.integration.test_notifier import (  # noqa: F401  (start_notifier: the fixture)

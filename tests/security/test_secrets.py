@@ -13,8 +13,8 @@ import logging
 import aiohttp
 import asyncpg
 import pytest
+from pgaq import Session
 from pgaq.embedded import free_port
-from pgaq.engine import Session
 from pgaq.logs import LineFormatter
 
 from tests.integration.helpers import make_queue

@@ -349,7 +349,7 @@ def test_wsdl_with_zeep(tmp_path: Path) -> None:
     path.write_bytes(wsdl("http://localhost:1/aqxml"))
     client = zeep.Client(str(path))
     ports = [p for s in client.wsdl.services.values() for p in s.ports.values()]
-    operations = ports[0].binding._operations
+    operations = ports[0].binding.all()  # zeep's public read of a binding's operations
     assert sorted(operations) == sorted(OPERATIONS)
     assert {o.soapaction for o in operations.values()} == {f"{AQ}#{o}" for o in OPERATIONS}
 

@@ -10,13 +10,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from pgaq.engine import Agent
-from pgaq.engine import Message as EngineMessage
+from pgaq import Agent
+from pgaq import Message as EngineMessage
 from pgaq.jms import codec
 from pgaq.jms.destination import Queue
 from pgaq.jms.errors import JMSException
 
-from ..jms_golden import CASES, DATA, as_json, build, describe, received_shape, same
+from ..jms_golden import CASES, DATA, as_json, build, describe, received_shape, same, send_options
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
@@ -25,10 +25,10 @@ def test_encode(case: dict[str, Any]) -> None:
     expected = case["expected"]
     if "error" in expected:
         with pytest.raises(JMSException) as err:
-            codec.to_engine(msg, case["payload_kind"])
+            codec.to_engine(msg, case["payload_kind"], **send_options(case["send"]))
         assert err.value.error_code == expected["error"]
         return
-    payload, props = codec.to_engine(msg, case["payload_kind"])
+    payload, props = codec.to_engine(msg, case["payload_kind"], **send_options(case["send"]))
     got_props = {**props.to_json(), "delivery_mode": codec.engine_delivery_mode(msg)}
     assert same(as_json(got_props), expected["properties"]), got_props
     if case["payload_kind"] == "RAW":
@@ -70,4 +70,4 @@ def test_decode(case: dict[str, Any]) -> None:
     assert msg.jms_timestamp == stamp
     got = describe(msg)
     assert same(got, received_shape(want)), got
-    assert msg._properties["JMSXRcvTimestamp"][0] == "long"
+    assert msg.get_property_type("JMSXRcvTimestamp") == "long"

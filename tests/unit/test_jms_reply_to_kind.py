@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from pgaq.engine import Message as EngineMessage
+from pgaq import Message as EngineMessage
 from pgaq.jms import codec
 from pgaq.jms.destination import (
     AQjmsAgent,
@@ -19,6 +19,7 @@ from pgaq.jms.destination import (
     Topic,
     temporary_kind,
 )
+from pgaq.jms.errors import IllegalStateException
 from pgaq.jms.message import TextMessage
 
 TQ = "aq$_tmpq_0000abcd_0123456789abcdef"
@@ -41,11 +42,13 @@ def _round_trip(reply_to: Destination | AQjmsAgent, kind: str = "JMS_TEXT") -> A
 
 
 @pytest.mark.parametrize("kind", ["JMS_TEXT", "JMS_MESSAGE"])
-def test_temporary_destinations_come_back_as_their_kind(kind: str) -> None:
+async def test_temporary_destinations_come_back_as_their_kind(kind: str) -> None:
     wire, got = _round_trip(TemporaryQueue("s", TQ), kind)
     assert wire == {"name": None, "address": f"s.{TQ}", "protocol": 0}  # Oracle's form
     assert type(got) is TemporaryQueue and got == TemporaryQueue("s", TQ)
-    assert got._owner is None  # a copy: it cannot delete the destination
+    with pytest.raises(IllegalStateException) as copy:  # a copy: it cannot delete the destination
+        await got.delete()
+    assert copy.value.error_code == "JMS-107"
     _, got = _round_trip(TemporaryTopic("s", TT), kind)
     assert type(got) is TemporaryTopic and isinstance(got, Topic)
 

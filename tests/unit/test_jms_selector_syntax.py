@@ -14,12 +14,26 @@ from pgaq.jms import selector
 from pgaq.jms.session import Session
 
 
+class _NoPool:
+    """A pool no session here takes from: closing one that never parked is no use of it."""
+
+    def unpark(self, _session: object) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the database was used: pool.{name}")
+
+
 class _NoDatabase:
     """A Connection stand-in: open, and any database use fails the test."""
 
     closed = False
+    pool = _NoPool()
 
     def check_open(self) -> None:
+        pass
+
+    def forget(self, _session: object) -> None:  # a closed session leaves its connection
         pass
 
     def __getattr__(self, name: str) -> Any:
@@ -101,8 +115,9 @@ def test_factories_refuse_a_bad_selector_before_any_database_use() -> None:
         with pytest.raises(jms.InvalidSelectorException) as e:
             make()  # raised by the call itself: nothing to await
         assert e.value.error_code == "JMS-159"
-    # nothing was left behind: no consumer, no durable subscription remembered
-    assert s._consumers == [] and s._durable == {}
+    # nothing was left behind (no durable subscription remembered either: the database
+    # says so in tests/integration/test_jms_selector_at_create.py)
+    assert s.consumers == ()
 
 
 def test_factories_refuse_a_wrong_destination_at_once() -> None:
@@ -117,12 +132,12 @@ def test_factories_refuse_a_wrong_destination_at_once() -> None:
         s.create_browser("shop.orders_q")  # type: ignore[arg-type]
     with pytest.raises(jms.JMSException):
         s.create_durable_subscriber(TOPIC, "")
-    assert s._consumers == [] and s._durable == {}
+    assert s.consumers == ()
 
 
-def test_a_closed_session_refuses_at_once() -> None:
+async def test_a_closed_session_refuses_at_once() -> None:
     s = _session()
-    s._closed = True
+    await s.close()  # it never took a connection: nothing to give back
     for make in (lambda: s.create_consumer(QUEUE, "a = 1"),
                  lambda: s.create_durable_subscriber(TOPIC, "AUDIT"),
                  lambda: s.create_browser(QUEUE)):
@@ -134,4 +149,4 @@ def test_a_closed_session_refuses_at_once() -> None:
 def test_a_good_selector_gives_a_consumer_without_the_database() -> None:
     s = _session()
     c = s.create_consumer(QUEUE, message_selector="country = 'UK'")
-    assert c.get_message_selector() == "country = 'UK'" and s._consumers == [c]
+    assert c.get_message_selector() == "country = 'UK'" and s.consumers == (c,)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pgaq import Session
 from pgaq.client import run_mode
-from pgaq.engine import Session
 from pgaq.errors import PgaqError
 from pgaq.lease import Lease
 

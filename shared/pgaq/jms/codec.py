@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -200,10 +200,11 @@ def _generic(msg: Message) -> dict[str, Any]:
     return out
 
 
-def _time_to_live(msg: Message) -> int | None:
-    """The time to live in ms: the producer's, else JMSExpiration - JMSTimestamp."""
-    if msg._time_to_live is not None:
-        return msg._time_to_live if msg._time_to_live > 0 else None
+def _time_to_live(msg: Message, given: int | None) -> int | None:
+    """The time to live in ms: the producer's (`given`, 0: never), else JMSExpiration -
+    JMSTimestamp."""
+    if given is not None:
+        return given if given > 0 else None
     if not msg.jms_expiration:
         return None
     start = msg.jms_timestamp or time.time_ns() // 1_000_000
@@ -255,23 +256,26 @@ def _check_storable(payload: Any, props: MessageProperties) -> None:
                 "store", "JMS-161")
 
 
-def to_engine(msg: Message, payload_type: str) -> tuple[Payload, MessageProperties]:
+def to_engine(msg: Message, payload_type: str, *, time_to_live: int | None = None,
+              recipients: Sequence[AQjmsAgent] | None = None) -> tuple[Payload, MessageProperties]:
     """The payload and AQ message properties to enqueue `msg` into a queue table of kind
     `payload_type` (aq.payload_kind's names); MessageFormatException (JMS-108) when that
-    kind cannot hold the message. The message itself is left unchanged."""
+    kind cannot hold the message. What the send adds: the producer's `time_to_live` in ms
+    (0: never; None: JMSExpiration - JMSTimestamp) and the `recipients` of a publish
+    (None: the subscribers). The message itself is left unchanged."""
     kind = payload_type.upper()
     if not payload_type_accepts(kind, msg):
         raise _wrong_type(msg, payload_type)
-    ttl = _time_to_live(msg)
+    ttl = _time_to_live(msg, time_to_live)
     delay = _special(msg, "JMS_OracleDelay")
-    sender = msg._sender
+    sender = msg._sender  # set_sender_id's only: a received message's is not sent on
     props = MessageProperties(
         priority=msg.jms_priority,
         delay=int(delay) if delay is not None else 0,
         expiration=None if ttl is None else math.ceil(ttl / 1000),
         correlation=msg.jms_correlation_id,
         sender_id=sender.to_engine() if sender is not None else None,
-        recipient_list=[a.to_engine() for a in msg._recipients] if msg._recipients else None,
+        recipient_list=[a.to_engine() for a in recipients] if recipients else None,
         exception_queue=_special(msg, "JMS_OracleExcpQ"),
     )
     payload: Payload

@@ -142,13 +142,11 @@ class Message:
         self._properties: dict[str, tuple[str, Any]] = {}
         self._properties_read_only = False
         self._body_read_only = False
-        # set by the runtime: the session's acknowledgement, a topic send's recipients, the
-        # sender agent, the send's time to live (ms), the engine message this was read from
+        # set by the runtime: the session's acknowledgement, the engine message this was
+        # read from
         self._acknowledger: Callable[[], Awaitable[None]] | None = None
-        self._recipients: list[AQjmsAgent] | None = None
-        self._sender: AQjmsAgent | None = None
-        self._time_to_live: int | None = None
         self._engine_message: EngineMessage | None = None
+        self._sender: AQjmsAgent | None = None  # set_sender_id's
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._message_id or '(unsent)'}>"
@@ -257,6 +255,23 @@ class Message:
         if value is not None and not isinstance(value, Destination):
             raise JMSException("JMSDestination is a Queue or a Topic", "JMS-125")
         self._destination = value
+
+    # -- Oracle's extensions --------------------------------------------------------------
+    def get_sender_id(self) -> AQjmsAgent | None:
+        """The sender agent (Oracle's AQjmsMessage.getSenderID): the one set with
+        set_sender_id, else the one the database recorded on a received message."""
+        if self._sender is not None:
+            return self._sender
+        got = self._engine_message.sender_id if self._engine_message is not None else None
+        return None if got is None else AQjmsAgent.from_engine(got)
+
+    def set_sender_id(self, sender: AQjmsAgent | None) -> None:
+        """The sender agent a send records (Oracle's AQjmsMessage.setSenderID; AQ's
+        sender_id). A received message sent on keeps only a sender set here: a forwarded
+        message is the forwarder's."""
+        if sender is not None and not isinstance(sender, AQjmsAgent):
+            raise IllegalArgumentException("a sender id is an AQjmsAgent")
+        self._sender = sender
 
     # -- properties -----------------------------------------------------------------------
     def _settable(self, name: str) -> str:
@@ -750,6 +765,16 @@ class StreamMessage(_ReadWriteBody):
     def read_string(self) -> str | None:
         value = self._read("string")
         return None if value is None else str(value)
+
+    def get_next_item_type(self) -> str | None:
+        """The Java type of the field the next read reads ("int", "long", "byte[]"...),
+        None at the end of the stream; the position stays. What a port of `readObject()
+        instanceof Long` asks: read_object gives a Python int for byte, short, int and long
+        alike (as MapMessage.get_item_type for a map's items)."""
+        self._readable()
+        if self._index >= len(self._items):
+            return None
+        return V.JAVA_NAMES[self._items[self._index][0]]
 
     def read_object(self) -> bool | int | float | str | bytes | None:
         self._readable()

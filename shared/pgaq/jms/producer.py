@@ -168,9 +168,8 @@ class MessageProducer:
         message.jms_destination = dest
         message.jms_delivery_mode = mode
         message.jms_priority = prio
-        message._time_to_live = life
-        message._recipients = list(recipient_list) if recipient_list else None
-        payload, props = codec.to_engine(message, info.payload_kind)
+        payload, props = codec.to_engine(message, info.payload_kind, time_to_live=life,
+                                         recipients=recipient_list)
         props.priority = compliance.to_aq_priority(prio, compliant)
         conn = self.session.connection
         if props.sender_id is None and info.qualified.lower() in conn.no_local_topics:

@@ -163,6 +163,13 @@ class Session(Administration):
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def consumers(self) -> tuple[MessageConsumer, ...]:
+        """The consumers open on this session, in the order made: what close() closes and
+        a session-wide message listener feeds (a consumer leaves when it closes, or when
+        its create fails)."""
+        return tuple(self._consumers)
+
     def get_transacted(self) -> bool:
         self.check_open()
         return self.transacted

@@ -56,7 +56,9 @@ class Propagator:
         self._on_problem = on_problem or (lambda _sid, _what, _err: None)
         self._runners: dict[int, asyncio.Task[None]] = {}
         self._kicks: dict[int, asyncio.Event] = defaultdict(asyncio.Event)
-        self._transports: dict[str, Transport] = {}
+        # link name -> (what the transport was made from, the transport): a link an
+        # administrator changed (url, credentials) or new settings make a new one
+        self._transports: dict[str, tuple[tuple[Any, ...], Transport]] = {}
         self._local = LocalTransport()
         self.propagated = 0  # counters, for /metrics and tests
         self.batches = 0
@@ -104,7 +106,7 @@ class Propagator:
                             ev.set()
         finally:
             await group.close()
-            for t in self._transports.values():
+            for _, t in self._transports.values():
                 await t.close()
             try:
                 async with self.pool.acquire() as c:
@@ -214,18 +216,25 @@ class Propagator:
             await self._stop_schedule(s, self.now(), f"next_time failed: {str(exc).splitlines()[0]}")
             return None
 
-    def _transport(self, s: asyncpg.Record, link: asyncpg.Record | None) -> Transport:
+    async def _transport(self, link: asyncpg.Record | None) -> Transport:
+        """The link's transport, made again when the link or the settings it was made with
+        changed since (a corrected url or password works without a restart); the old one
+        is closed."""
         if link is None:
             return self._local
-        t = self._transports.get(link["name"])
-        if t is None:
-            url = str(link["url"])
-            if url.lower().startswith(("http://", "https://")):
-                t = HttpTransport(url, link["username"], link["password"], self.settings.remote_timeout,
-                                  self.settings.ca_file)
-            else:
-                t = PgTransport(url, link["username"], link["password"], self.settings.remote_timeout)
-            self._transports[link["name"]] = t
+        url, timeout, ca_file = str(link["url"]), self.settings.remote_timeout, self.settings.ca_file
+        made = (url, link["username"], link["password"], timeout, ca_file)
+        cached = self._transports.get(link["name"])
+        if cached is not None and cached[0] == made:
+            return cached[1]
+        t: Transport
+        if url.lower().startswith(("http://", "https://")):
+            t = HttpTransport(url, link["username"], link["password"], timeout, ca_file)
+        else:
+            t = PgTransport(url, link["username"], link["password"], timeout)
+        self._transports[link["name"]] = (made, t)
+        if cached is not None:
+            await cached[1].close()
         return t
 
     async def _drain(self, s: asyncpg.Record, we: datetime | None) -> int:
@@ -237,7 +246,7 @@ class Propagator:
                 link = await c.fetchrow(load("prop_link"), s["destination"])
             if link is None:
                 raise SystemFailure(f"ORA-02019: database link {s['destination']} does not exist", 2019)
-        transport = self._transport(s, link)
+        transport = await self._transport(link)
         async with self.pool.acquire() as c:
             source = await c.fetchrow(load("prop_source"), s["queue"])
         grouped = bool(source["grouped"])

@@ -17,7 +17,7 @@ import asyncpg
 from lxml import etree
 from yarl import URL
 
-from ..client import _number
+from ..client import load_json_payload
 from ..errors import PgaqError, QueueError, wrap_db_error
 from ..idap.payload import payload_to_xml
 from ..idap.request import NS_AQ, NS_SOAP
@@ -239,7 +239,7 @@ class HttpTransport:
             else:
                 value = r["payload_json"]
                 if isinstance(value, str):
-                    value = json.loads(value, parse_float=_number)
+                    value = load_json_payload(value)
                 try:
                     payload_to_xml(kind, value, info, payload, NS_AQ)
                 except (QueueError, ValueError) as exc:
