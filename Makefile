@@ -35,8 +35,13 @@ bench-deps:
 run: $(STAMP) system-deps
 	$(BIN)/pgaq up --data-dir .pgaq --port $${PGAQ_PORT:-8080}
 
+# Every test, in parallel (pytest-xdist: TEST_WORKERS processes, each with its own
+# PostgreSQL cluster and template database); tests that share more than a database
+# (containers, Patroni, Spark, timed load, the Java build) run one after another within
+# their group (tests/conftest.py, GROUPS).
+TEST_WORKERS ?= 4
 test: $(STAMP) test-deps
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup tests
 
 # docker-compose.yml for real (tests/e2e/test_compose_up.py, also part of `make test`): the
 # base image (debootstrap, kept in podman's store), the images, `up` of the default profile

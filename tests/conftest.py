@@ -1,7 +1,14 @@
 """Shared fixtures: one throwaway PostgreSQL cluster per run, one database per test.
 
 The template database holds the migrated schema; each test gets a fresh clone, so tests
-never see each other's queues and never need cleaning up.
+never see each other's queues and never need cleaning up. Under pytest-xdist (`make
+test`) each worker is a process with its own cluster and template, so workers share
+nothing but the machine.
+
+Tests that share something beyond their own database (podman's image store and the host
+ports compose publishes, a Patroni cluster, Spark's JVMs, loads that are timed, the Java
+suite's build directory) are put in an xdist group here, by path: `--dist loadgroup`
+runs a group's tests one after another on one worker, beside the other workers' tests.
 """
 
 from __future__ import annotations
@@ -19,10 +26,30 @@ from pgaq.embedded import Cluster
 from pgaq.migrate import migrate
 
 TEMPLATE = "pgaq_template"
+TESTS = Path(__file__).resolve().parent
 # statistics jobs started by tests write no class-data archive into the user's cache
 # (tests/e2e/test_stats_process.py checks the archive in a folder of its own)
 os.environ.setdefault("PGAQ_STATS_CDS", "off")
 _counter = itertools.count()
+# the groups of the docstring, by path under tests/ (a directory or a file): the
+# end-to-end tests and Spark's each time themselves or a stack against the clock, so
+# they run one at a time, as they would alone
+GROUPS = {
+    "e2e": "stack", "integration/test_stats.py": "stack",
+    "java": "java",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        try:
+            path = item.path.relative_to(TESTS).as_posix()
+        except ValueError:
+            continue
+        for where, group in GROUPS.items():
+            if path == where or path.startswith(where + "/"):
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
 
 
 @pytest.fixture(scope="session")
