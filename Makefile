@@ -41,7 +41,7 @@ run: $(STAMP) system-deps
 # their group (tests/conftest.py, GROUPS).
 TEST_WORKERS ?= 4
 test: $(STAMP) test-deps
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup tests
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) tests
 
 # docker-compose.yml for real (tests/e2e/test_compose_up.py, also part of `make test`): the
 # base image (debootstrap, kept in podman's store), the images, `up` of the default profile

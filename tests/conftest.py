@@ -7,7 +7,7 @@ nothing but the machine.
 
 Tests that share something beyond their own database (podman's image store and the host
 ports compose publishes, a Patroni cluster, Spark's JVMs, loads that are timed, the Java
-suite's build directory) are put in an xdist group here, by path: `--dist loadgroup`
+suite's build directory) are put in an xdist group here, by path: the scheduler below
 runs a group's tests one after another on one worker, beside the other workers' tests.
 """
 
@@ -19,6 +19,7 @@ import os
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -40,16 +41,30 @@ GROUPS = {
 }
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        try:
-            path = item.path.relative_to(TESTS).as_posix()
-        except ValueError:
-            continue
-        for where, group in GROUPS.items():
-            if path == where or path.startswith(where + "/"):
-                item.add_marker(pytest.mark.xdist_group(group))
-                break
+def group_of(path: str) -> str | None:
+    """The group of a test file (a path under tests/), if any."""
+    for where, group in GROUPS.items():
+        if path == where or path.startswith(where + "/"):
+            return group
+    return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Each test to the next free worker, but a group's tests together to one worker,
+    the longest unit (a group) first. (xdist's own `--dist loadgroup` marks a group by
+    rewriting the test's node id, which pytest 9's nodes no longer let it do.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    under = TESTS.relative_to(config.rootpath).as_posix() + "/"
+
+    class Groups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            group = group_of(path[len(under):]) if path.startswith(under) else None
+            return nodeid if group is None else group
+
+    return Groups(config, log)
 
 
 @pytest.fixture(scope="session")
@@ -144,3 +159,4 @@ async def remote_dsn(cluster: Cluster, template_db: str) -> AsyncIterator[str]:
         await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
     finally:
         await admin.close()
+
