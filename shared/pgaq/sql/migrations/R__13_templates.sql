@@ -805,5 +805,12 @@ SELECT aq.define_template('queue_table.due', $tpl$
     END $body$
   $tpl$);
 
+-- ---------------------------------------------------------------------------------------
+-- The statements other files build on their hot paths (R__09's rule: one compiled call
+-- each, where aq.sql would parse the text on every call).
+
+-- aq.check_buffered_backlog (R__11_buffered): the companion's backlog, up to the limit ($2)
+SELECT aq.define_template('buffered.backlog', $tpl$SELECT count(*) FROM (SELECT 1 FROM {{schema:ident}}.{{table:ident}} WHERE q_name = $1 AND state IN (0, 1) LIMIT $2) x$tpl$);
+
 -- what an earlier release defined and this one does not
 SELECT aq.forget_undefined_templates();
