@@ -40,7 +40,7 @@ CREATE OR REPLACE FUNCTION aq.template_parse(p_name text, p_body text, OUT expan
     OUT fmt text, OUT holes text[], OUT quoting text[])
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
-  bad text[];
+  bad text;  -- the first placeholder with an unknown quoting, as name:quoting
   part text[];
 BEGIN
   expanded := p_body;
@@ -56,12 +56,12 @@ BEGIN
   END IF;
   SELECT coalesce(array_agg(h.m[1] ORDER BY h.i), '{}'),
          coalesce(array_agg(coalesce(h.m[2], 'sql') ORDER BY h.i), '{}'),
-         (array_agg(h.m ORDER BY h.i) FILTER (WHERE h.m[2] NOT IN ('ident', 'literal')))[1]
+         (array_agg(h.m[1] || ':' || h.m[2] ORDER BY h.i) FILTER (WHERE h.m[2] NOT IN ('ident', 'literal')))[1]
     INTO holes, quoting, bad
   FROM regexp_matches(expanded, '\{\{([a-z_]+)(?::([a-z]+))?\}\}', 'g') WITH ORDINALITY AS h(m, i);
   IF bad IS NOT NULL THEN
-    PERFORM aq.err(600, format('internal error: SQL template %s: unknown quoting {{%s:%s}}',
-                               p_name, bad[1], bad[2]), 'XX000');
+    PERFORM aq.err(600, format('internal error: SQL template %s: unknown quoting {{%s}}', p_name, bad),
+                   'XX000');
   END IF;
   fmt := regexp_replace(replace(expanded, '%', '%%'), '\{\{[a-z_]+(?::[a-z]+)?\}\}', '%s', 'g');
 END $$;
@@ -169,14 +169,27 @@ REVOKE EXECUTE ON FUNCTION aq.define_template(text, text) FROM PUBLIC;
 
 -- After the templates were defined (the end of R__13_templates.sql): those this run did not
 -- define again are gone, with their functions. Until then every template and function of
--- the previous run stays, so a dequeue running meanwhile finds what it calls.
+-- the previous run stays, so a dequeue running meanwhile finds what it calls. A file that
+-- replaces functions before R__13_templates.sql defines the templates they call in its own
+-- transaction (R__11_buffered.sql, R__12_*.sql): "this run" is every transaction since
+-- this file's (pgaq.template_run, below; without it, as when called alone, the calling
+-- transaction).
 CREATE OR REPLACE FUNCTION aq.forget_undefined_templates() RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   gone text;
+  run xid8 := nullif(current_setting('pgaq.template_run', true), '')::xid8;
 BEGIN
-  FOR gone IN DELETE FROM aq.sql_templates t WHERE t.xmin <> pg_current_xact_id()::xid RETURNING t.name LOOP
+  FOR gone IN DELETE FROM aq.sql_templates t
+              WHERE CASE WHEN run IS NULL THEN t.xmin <> pg_current_xact_id()::xid
+                         ELSE age(t.xmin) > age(xid(run)) END
+              RETURNING t.name LOOP
     EXECUTE aq.sql('DROP FUNCTION IF EXISTS aq.{{fn:ident}}(jsonb)', jsonb_build_object('fn', aq.template_function(gone)));
   END LOOP;
 END $$;
 REVOKE EXECUTE ON FUNCTION aq.forget_undefined_templates() FROM PUBLIC;
+
+-- This run of the repeatable files starts here (the first of them; the migrator replays
+-- them all, in order, on one connection): aq.forget_undefined_templates keeps what any of
+-- them defined since.
+SELECT set_config('pgaq.template_run', pg_current_xact_id()::text, false);
