@@ -97,6 +97,11 @@ END $$;
 -- Publisher flow control: a queue whose buffered backlog (messages not yet dequeued by
 -- every recipient) has reached pgaq.buffered_max_messages (default 100000; 0: no limit)
 -- refuses more with ORA-25307 until consumers catch up, instead of growing without bound.
+-- (Named templates, R__09_render.sql: defined here, before the functions that call them
+-- are replaced in this file's transaction.)
+-- aq.check_buffered_backlog (R__11_buffered): the companion's backlog, up to the limit ($2)
+SELECT aq.define_template('buffered.backlog', $tpl$SELECT count(*) FROM (SELECT 1 FROM {{schema:ident}}.{{table:ident}} WHERE q_name = $1 AND state IN (0, 1) LIMIT $2) x$tpl$);
+
 -- Exact but cheap: the backlog is counted (up to the limit, on the ready index) only when
 -- the companion's size could hold that many rows.
 DROP FUNCTION IF EXISTS aq.check_buffered_backlog(name, name, name);
