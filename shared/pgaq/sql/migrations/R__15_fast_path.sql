@@ -108,16 +108,20 @@ DECLARE
   fn name := ('aq$_' || t.table_name || '_rm1')::name;
 BEGIN
   IF t.multiple_consumers OR t.message_grouping <> 'NONE' THEN
-    EXECUTE format('DROP FUNCTION IF EXISTS %I.%I(name, bigint[])', t.schema_name, fn);
+    EXECUTE aq.sql('DROP FUNCTION IF EXISTS {{schema:ident}}.{{name:ident}}(name, bigint[])',
+                   jsonb_build_object('schema', t.schema_name, 'name', fn));
     RETURN;
   END IF;
   EXECUTE aq.render('queue_table.rm1', jsonb_build_object(
     'schema', t.schema_name, 'name', fn,
     'from_start', aq.fast_remove_sql(q, false, true),
     'after', aq.fast_remove_sql(q, true, true)));
-  EXECUTE format('ALTER FUNCTION %I.%I(name, bigint[]) OWNER TO %I', t.schema_name, fn, t.owner);
-  EXECUTE format('REVOKE ALL ON FUNCTION %I.%I(name, bigint[]) FROM PUBLIC', t.schema_name, fn);
-  EXECUTE format('GRANT EXECUTE ON FUNCTION %I.%I(name, bigint[]) TO PUBLIC', t.schema_name, fn);
+  EXECUTE aq.sql('ALTER FUNCTION {{schema:ident}}.{{name:ident}}(name, bigint[]) OWNER TO {{owner:ident}}',
+                 jsonb_build_object('schema', t.schema_name, 'name', fn, 'owner', t.owner));
+  EXECUTE aq.sql('REVOKE ALL ON FUNCTION {{schema:ident}}.{{name:ident}}(name, bigint[]) FROM PUBLIC',
+                 jsonb_build_object('schema', t.schema_name, 'name', fn));
+  EXECUTE aq.sql('GRANT EXECUTE ON FUNCTION {{schema:ident}}.{{name:ident}}(name, bigint[]) TO PUBLIC',
+                 jsonb_build_object('schema', t.schema_name, 'name', fn));
 END $$;
 
 DROP FUNCTION IF EXISTS aq.fast_path(text);
