@@ -278,8 +278,8 @@ DECLARE
 BEGIN
   SELECT * INTO t FROM aq.queue_tables WHERE id = p_table_id;
   IF NOT FOUND OR p_ids IS NULL THEN RETURN; END IF;
-  EXECUTE format('SELECT array_agg(x) FROM unnest($1) x WHERE NOT EXISTS (SELECT 1 FROM %I.%I m WHERE m.msgid = x)',
-                 t.schema_name, t.table_name) INTO gone USING p_ids;
+  EXECUTE aq.sql('SELECT array_agg(x) FROM unnest($1) x WHERE NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{table:ident}} m WHERE m.msgid = x)',
+                 jsonb_build_object('schema', t.schema_name, 'table', t.table_name)) INTO gone USING p_ids;
   IF gone IS NULL THEN RETURN; END IF;
   DELETE FROM aq.deferred_settlements d
    WHERE d.msgid = ANY (gone) AND d.queue_id IN (SELECT q.id FROM aq.queues q WHERE q.queue_table_id = t.id);
@@ -302,7 +302,7 @@ DECLARE
   cond text;
   view_sql text;
   batch integer := 1000;
-  lock_clause text;
+  args jsonb;  -- the statements' below, per table
   cand bytea[];
   held bytea[];
   mine bytea[];
@@ -322,15 +322,20 @@ BEGIN
   -- that an administrator who does not own the table reads it with the table privileges
   -- AQ administrators have
   view_sql := pg_get_viewdef(format('%I.%I', t.schema_name, 'aq$' || t.table_name)::regclass);
-  view_sql := format('(%s) qtview', rtrim(btrim(view_sql), ';'));
+  view_sql := aq.sql('({{view}}) qtview', jsonb_build_object('view', rtrim(btrim(view_sql), ';')));
   base := t;
   FOREACH cls IN ARRAY ARRAY['PERSISTENT', 'BUFFERED'] LOOP
   CONTINUE WHEN NOT cls = ANY (modes);
   -- buffered messages are in the queue table's UNLOGGED companion (R__11_buffered)
   t := CASE WHEN cls = 'BUFFERED' THEN aq.buffered_table(base) ELSE base END;
   rt := ('aq$_' || t.table_name || '_r')::name;
+  -- (view: the AQ$ view's definition, cond: the compiled condition over it, lock: the
+  -- rows' lock clause; fixed text)
+  args := jsonb_build_object('schema', t.schema_name, 'table', t.table_name, 'recipients', rt,
+                             'view', view_sql, 'cond', cond,
+                             'lock', CASE WHEN block THEN 'FOR UPDATE' ELSE 'FOR UPDATE SKIP LOCKED' END);
   IF block AND NOT t.multiple_consumers THEN
-    EXECUTE format('LOCK TABLE %I.%I IN EXCLUSIVE MODE', t.schema_name, t.table_name);
+    EXECUTE aq.sql('LOCK TABLE {{schema:ident}}.{{table:ident}} IN EXCLUSIVE MODE', args);
   ELSIF block THEN
     -- enqueuers take the message table first, dequeuers the recipients table (and, taking
     -- an implicit recipient, the message table: its row FOR KEY SHARE): waiting for one
@@ -338,48 +343,44 @@ BEGIN
     -- taken in the block that failed is let go with it)
     LOOP
       BEGIN
-        EXECUTE format('LOCK TABLE %I.%I, %I.%I IN EXCLUSIVE MODE NOWAIT', t.schema_name, t.table_name,
-                       t.schema_name, rt);
+        EXECUTE aq.sql('LOCK TABLE {{schema:ident}}.{{table:ident}}, {{schema:ident}}.{{recipients:ident}} IN EXCLUSIVE MODE NOWAIT', args);
         EXIT;
       EXCEPTION WHEN lock_not_available THEN
         PERFORM pg_sleep(0.01);
       END;
     END LOOP;
   END IF;
-  lock_clause := CASE WHEN block THEN 'FOR UPDATE' ELSE 'FOR UPDATE SKIP LOCKED' END;
 
   BEGIN
     -- what the condition selects, read once (a scan per batch would read the whole table
     -- again each time), then taken in batches: the rows this purge can lock, the condition
     -- again on those (a row may have changed before it was locked), and their removal
     IF NOT t.multiple_consumers THEN
-      EXECUTE format($f$SELECT array_agg(decode(qtview.msg_id, 'hex')) FROM %s WHERE (%s)$f$, view_sql, cond)
+      EXECUTE aq.sql($f$SELECT array_agg(decode(qtview.msg_id, 'hex')) FROM {{view}} WHERE ({{cond}})$f$, args)
         INTO cand;
       FOR i IN 1 .. coalesce(cardinality(cand), 0) BY batch LOOP
-        EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) ORDER BY msgid %s) x',
-                       t.schema_name, t.table_name, lock_clause)
+        EXECUTE aq.sql('SELECT array_agg(msgid) FROM (SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) ORDER BY msgid {{lock}}) x', args)
           INTO held USING cand[i:i + batch - 1], modes;
         CONTINUE WHEN held IS NULL;
-        EXECUTE format($f$SELECT array_agg(k) FROM (
-                           SELECT decode(qtview.msg_id, 'hex') AS k FROM %s
-                           WHERE decode(qtview.msg_id, 'hex') = ANY ($1) AND (%s)) x$f$, view_sql, cond)
+        EXECUTE aq.sql($f$SELECT array_agg(k) FROM (
+                           SELECT decode(qtview.msg_id, 'hex') AS k FROM {{view}}
+                           WHERE decode(qtview.msg_id, 'hex') = ANY ($1) AND ({{cond}})) x$f$, args)
           INTO mine USING held;
         CONTINUE WHEN mine IS NULL;
-        EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY ($1)', t.schema_name, t.table_name) USING mine;
+        EXECUTE aq.sql('DELETE FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY ($1)', args) USING mine;
         PERFORM aq.forget_purged(t.id, mine);
       END LOOP;
     ELSE
       -- the selected recipient rows, in message order (a message's rows in one batch)
-      EXECUTE format($f$SELECT array_agg(k ORDER BY (k).msgid) FROM (
+      EXECUTE aq.sql($f$SELECT array_agg(k ORDER BY (k).msgid) FROM (
                          SELECT ROW(decode(qtview.msg_id, 'hex'), coalesce(qtview.consumer_name, ''),
                                     coalesce(qtview.address, ''), qtview.protocol)::aq.recipient_key AS k
-                         FROM %s WHERE (%s)) x$f$, view_sql, cond)
+                         FROM {{view}} WHERE ({{cond}})) x$f$, args)
         INTO keys;
       FOR i IN 1 .. coalesce(cardinality(keys), 0) BY batch LOOP
         -- message rows first, then recipient rows, in the order dequeue settlement takes
         -- them (R__17); what another transaction holds is skipped
-        EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) ORDER BY msgid %s) x',
-                       t.schema_name, t.table_name, lock_clause)
+        EXECUTE aq.sql('SELECT array_agg(msgid) FROM (SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) ORDER BY msgid {{lock}}) x', args)
           INTO held USING ARRAY(SELECT DISTINCT (k).msgid FROM unnest(keys[i:i + batch - 1]) k), modes;
         CONTINUE WHEN held IS NULL;
         -- implicit recipients (R__12_audience) become rows first, so that what follows finds
@@ -388,38 +389,36 @@ BEGIN
         IF cls = 'PERSISTENT' THEN
           PERFORM aq.explicitise_held(t, held);
         END IF;
-        EXECUTE format($f$SELECT array_agg(ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key)
-                           FROM (SELECT * FROM %I.%I r
+        EXECUTE aq.sql($f$SELECT array_agg(ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key)
+                           FROM (SELECT * FROM {{schema:ident}}.{{recipients:ident}} r
                                  WHERE r.msgid = ANY ($2)
                                    AND ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key = ANY ($1)
-                                 ORDER BY r.msgid, r.consumer_name, r.address, r.protocol %s) r$f$,
-                       t.schema_name, rt, lock_clause)
+                                 ORDER BY r.msgid, r.consumer_name, r.address, r.protocol {{lock}}) r$f$, args)
           INTO took USING keys[i:i + batch - 1], held;
         CONTINUE WHEN took IS NULL;
         -- still selected, now that they are locked
-        EXECUTE format($f$SELECT array_agg(k) FROM (
+        EXECUTE aq.sql($f$SELECT array_agg(k) FROM (
                            SELECT ROW(decode(qtview.msg_id, 'hex'), coalesce(qtview.consumer_name, ''),
                                       coalesce(qtview.address, ''), qtview.protocol)::aq.recipient_key AS k
-                           FROM %s WHERE decode(qtview.msg_id, 'hex') = ANY ($2) AND (%s)) x
-                           WHERE k = ANY ($1)$f$, view_sql, cond)
+                           FROM {{view}} WHERE decode(qtview.msg_id, 'hex') = ANY ($2) AND ({{cond}})) x
+                           WHERE k = ANY ($1)$f$, args)
           INTO took USING took, held;
         CONTINUE WHEN took IS NULL;
-        EXECUTE format($f$DELETE FROM %I.%I r
+        EXECUTE aq.sql($f$DELETE FROM {{schema:ident}}.{{recipients:ident}} r
                           WHERE r.msgid = ANY ($2)
-                            AND ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key = ANY ($1)$f$,
-                       t.schema_name, rt) USING took, held;
+                            AND ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key = ANY ($1)$f$, args)
+          USING took, held;
         -- messages left without a recipient go; the others are settled if their remaining
         -- recipients are all done
-        EXECUTE format($f$WITH d AS (DELETE FROM %I.%I m WHERE m.msgid = ANY ($1)
-                                       AND NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = m.msgid)
+        EXECUTE aq.sql($f$WITH d AS (DELETE FROM {{schema:ident}}.{{table:ident}} m WHERE m.msgid = ANY ($1)
+                                       AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r WHERE r.msgid = m.msgid)
                                      RETURNING m.msgid)
-                          SELECT array_agg(msgid) FROM d$f$, t.schema_name, t.table_name, t.schema_name, rt)
+                          SELECT array_agg(msgid) FROM d$f$, args)
           INTO emptied USING ARRAY(SELECT DISTINCT (k).msgid FROM unnest(took) k);
         PERFORM aq.forget_purged(t.id, emptied);
         FOR q IN SELECT * FROM aq.queue_info x WHERE x.table_id = t.id AND x.queue_type = 'NORMAL_QUEUE'
                  ORDER BY x.queue_id LOOP
-          EXECUTE format('SELECT array_agg(msgid) FROM %I.%I WHERE q_name = $1 AND msgid = ANY ($2)',
-                         t.schema_name, t.table_name)
+          EXECUTE aq.sql('SELECT array_agg(msgid) FROM {{schema:ident}}.{{table:ident}} WHERE q_name = $1 AND msgid = ANY ($2)', args)
             INTO left_over USING q.queue_name, ARRAY(SELECT DISTINCT (k).msgid FROM unnest(took) k);
           IF left_over IS NOT NULL THEN
             PERFORM aq.finish_messages(CASE WHEN cls = 'BUFFERED' THEN aq.buffered_info(q) ELSE q END, left_over);
