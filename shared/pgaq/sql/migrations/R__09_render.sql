@@ -71,6 +71,7 @@ LANGUAGE plpgsql SET search_path = pg_catalog, aq, pg_temp AS $def$
 DECLARE
   parsed record;
   vals text;
+  nulls text;
 BEGIN
   -- one template, one function: names that differ only in signs would share it
   IF aq.template_function(p_name) = 'render_check' OR EXISTS (
@@ -86,23 +87,27 @@ BEGIN
            ELSE 'pg_catalog.quote_nullable(' || v || ')' END, '' ORDER BY x.i), '') INTO vals
   FROM unnest(parsed.holes, parsed.quoting) WITH ORDINALITY AS x(h, q, i),
        LATERAL (SELECT 'p_args OPERATOR(pg_catalog.->>) ' || quote_literal(x.h) AS v) a;
+  SELECT coalesce(string_agg(DISTINCT E'\n     OR (p_args OPERATOR(pg_catalog.->>) ' || quote_literal(x.h) || ') IS NULL',
+                             '' ORDER BY E'\n     OR (p_args OPERATOR(pg_catalog.->>) ' || quote_literal(x.h) || ') IS NULL'), '')
+    INTO nulls
+  FROM unnest(parsed.holes, parsed.quoting) AS x(h, q) WHERE x.q <> 'literal';
   INSERT INTO aq.sql_templates (name, body, holes, quoting)
   VALUES (p_name, parsed.expanded, parsed.holes, parsed.quoting)
   ON CONFLICT (name) DO UPDATE
   SET body = EXCLUDED.body, holes = EXCLUDED.holes, quoting = EXCLUDED.quoting;
-  -- every key there and no null among the values: the one test on the way of a good call
-  -- (the body quoted as a literal: templates hold dollar quotes of their own; names
-  -- qualified: the caller's search_path must not choose another format())
+  -- every key there and no null where one is not a literal: the one test on the way of a
+  -- good call, a few key lookups (the body quoted as a literal: templates hold dollar
+  -- quotes of their own; names qualified: the caller's search_path must not choose another
+  -- format())
   EXECUTE aq.sql(E'CREATE OR REPLACE FUNCTION aq.{{fn:ident}}(p_args jsonb) RETURNS text\nLANGUAGE plpgsql STABLE AS {{code:literal}}',
     jsonb_build_object('fn', aq.template_function(p_name), 'code', aq.sql($f$
 BEGIN
-  IF p_args IS NULL OR NOT p_args OPERATOR(pg_catalog.?&) {{keys:literal}}::text[]
-     OR p_args OPERATOR(pg_catalog.@?) '$.* ? (@ == null)' THEN
+  IF p_args IS NULL OR NOT p_args OPERATOR(pg_catalog.?&) {{keys:literal}}::text[]{{nulls}} THEN
     PERFORM aq.render_check({{name:literal}}, p_args);
   END IF;
   RETURN pg_catalog.format({{fmt:literal}}{{vals}});
 END$f$, jsonb_build_object('keys', ARRAY(SELECT DISTINCT h FROM unnest(parsed.holes) h)::text,
-                           'name', p_name, 'fmt', parsed.fmt, 'vals', vals))));
+                           'name', p_name, 'fmt', parsed.fmt, 'vals', vals, 'nulls', nulls))));
 END $def$;
 
 -- The first placeholder of holes (quoted as quoting says) without its argument in p_args.
