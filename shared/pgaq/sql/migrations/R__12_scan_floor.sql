@@ -44,10 +44,11 @@ $$;
 
 -- The fragment a READY scan of `q`'s message rows (alias p_alias) adds: the floor as the
 -- start of its index range. Empty where the table has no floor.
+SELECT aq.define_template('scan_floor.bound', $tpl$ AND {{alias}}.enq_seq >= (SELECT f.last_value FROM {{schema:ident}}.{{seq:ident}} f)$tpl$);
 CREATE OR REPLACE FUNCTION aq.scan_floor_expr(q aq.queue_info, p_alias text) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT CASE WHEN f IS NULL THEN ''
-              ELSE format(' AND %s.enq_seq >= (SELECT f.last_value FROM %I.%I f)', p_alias, q.table_schema, f) END
+              ELSE aq.render_scan_floor_bound(jsonb_build_object('alias', p_alias, 'schema', q.table_schema, 'seq', f)) END
   FROM (SELECT aq.scan_floor_name(q.table_name, q.sort_key, q.multiple_consumers) AS f) x
 $$;
 
