@@ -863,6 +863,17 @@ SELECT aq.define_template('autonomous.exec', $tpl$SELECT {{dblink:ident}}.dblink
 SELECT aq.define_template('autonomous.enqueue', $tpl$SELECT aq.enqueue_array({{queue:literal}}, {{props:literal}}::jsonb, {{payloads:literal}}::jsonb, {{raw:literal}}::bytea[], {{transformation:literal}})::text$tpl$);
 SELECT aq.define_template('autonomous.dequeue', $tpl$SELECT d::text FROM aq.dequeue_array({{queue:literal}}, {{consumer:literal}}, {{mode:literal}}, {{navigation:literal}}, {{msgid:literal}}::bytea, {{correlation:literal}}, {{condition:literal}}, 1, {{position:literal}}::bigint[], {{wrap:literal}}::boolean, {{transformation:literal}}, NULL, {{group:literal}}::bigint, {{delivery_mode:literal}}) d$tpl$);
 
+-- R__15_fast_path: the DELETE's condition of fast_remove: one message, or those of c
+SELECT aq.define_template('fast_remove.delete_one', $tpl$WHERE m.msgid = (SELECT c.msgid FROM c) RETURNING m.*, {{position}} AS pos$tpl$);
+SELECT aq.define_template('fast_remove.delete_ids', $tpl$WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, {{position}} AS pos$tpl$);
+
+-- R__18_retries, aq.exception_target_expr: a message's own exception queue when it still
+-- exists, else the table's default
+SELECT aq.define_template('retries.exception_target', $tpl$CASE WHEN EXISTS (SELECT 1 FROM aq.queues x
+                        WHERE x.schema_name = m.exception_qschema AND x.queue_name = m.exception_queue
+                          AND x.queue_table_id = {{table_id}} AND x.queue_type = 'EXCEPTION_QUEUE')
+                   THEN m.exception_queue ELSE {{default:literal}}::name END$tpl$);
+
 -- R__80_pending_attempts, aq.note_attempt: the dequeue attempt noted on the link
 SELECT aq.define_template('pending_attempts.note', $tpl$INSERT INTO aq.pending_attempts (xid, queue_id, consumer, msgid, session_key) VALUES ({{xid:literal}}, {{queue_id}}, {{consumer:literal}}, {{msgid:literal}}, {{session_key}}) ON CONFLICT DO NOTHING; NOTIFY aq_attempt$tpl$);
 

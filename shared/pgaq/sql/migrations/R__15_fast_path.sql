@@ -48,10 +48,8 @@ BEGIN
     -- like a one-row table to the planner, whose join plan then walks the whole primary
     -- key (every entry a pinned xmin horizon keeps) for one message
     'delete', CASE WHEN p_limit = '1'
-                   THEN format('WHERE m.msgid = (SELECT c.msgid FROM c) RETURNING m.*, %s AS pos',
-                               aq.sort_key_expr(q.sort_key, 'm'))
-                   ELSE format('WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, %s AS pos',
-                               aq.sort_key_expr(q.sort_key, 'm')) END,
+                   THEN aq.render_fast_remove_delete_one(jsonb_build_object('position', aq.sort_key_expr(q.sort_key, 'm')))
+                   ELSE aq.render_fast_remove_delete_ids(jsonb_build_object('position', aq.sort_key_expr(q.sort_key, 'm'))) END,
     'schema', q.table_schema, 'table', q.table_name, 'table_id', q.table_id, 'owner', q.owner,
     'queue', CASE WHEN p_acting THEN 'p_queue' ELSE '$1::name' END,
     'acting', CASE WHEN p_acting THEN 'p_role' ELSE 'current_user' END,
@@ -76,8 +74,7 @@ BEGIN
   RETURN aq.render('fast_remove', jsonb_build_object(
     'limit', '(SELECT cardinality($2::bytea[]))',
     'final_order', E'\n    ORDER BY o.position',
-    'delete', format('WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, %s AS pos',
-                     aq.sort_key_expr(q.sort_key, 'm')),
+    'delete', aq.render_fast_remove_delete_ids(jsonb_build_object('position', aq.sort_key_expr(q.sort_key, 'm'))),
     'schema', q.table_schema, 'table', q.table_name, 'table_id', q.table_id, 'owner', q.owner,
     'queue', '$1::name', 'acting', 'current_user',
     -- by id: the primary key finds them (in the queue's order the planner would walk the

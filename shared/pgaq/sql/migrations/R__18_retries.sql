@@ -6,10 +6,8 @@
 CREATE OR REPLACE FUNCTION aq.exception_target_expr(q aq.queue_info) RETURNS text
 LANGUAGE sql STABLE AS $$
   -- the message's own exception queue when it still exists, else the table's default
-  SELECT format($e$CASE WHEN EXISTS (SELECT 1 FROM aq.queues x
-                        WHERE x.schema_name = m.exception_qschema AND x.queue_name = m.exception_queue
-                          AND x.queue_table_id = %s AND x.queue_type = 'EXCEPTION_QUEUE')
-                   THEN m.exception_queue ELSE %L::name END$e$, q.table_id, q.default_exception_queue)
+  SELECT aq.render_retries_exception_target(jsonb_build_object('table_id', q.table_id,
+                                                                'default', q.default_exception_queue))
 $$;
 
 -- p_buffered: the messages are buffered ones, in the queue table's companion (R__11_buffered):
