@@ -67,9 +67,9 @@ LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
   IF p_literal[2] = 'lstr' AND p_column[2] = 'qname' AND p_literal[3] = upper(p_literal[3])
      AND p_literal[3] <> lower(p_literal[3]) THEN
-    RETURN ARRAY[format('%L', lower(p_literal[3])), 'lstr', p_literal[3]];
+    RETURN ARRAY[quote_nullable(lower(p_literal[3])), 'lstr', p_literal[3]];
   ELSIF p_literal[2] = 'lstr' AND p_column[2] = 'raw' AND p_literal[3] ~ '^([0-9A-Fa-f]{2})*$' THEN
-    RETURN ARRAY[format('decode(%L, ''hex'')', p_literal[3]), 'raw', p_literal[3]];
+    RETURN ARRAY[aq.sql($s$decode({{hex:literal}}, 'hex')$s$, jsonb_build_object('hex', p_literal[3])), 'raw', p_literal[3]];
   END IF;
   RETURN p_literal;
 END $$;
@@ -99,12 +99,12 @@ BEGIN
     CASE node->>'type'
     WHEN 'null' THEN RETURN ARRAY['NULL', 'null'];
     WHEN 'boolean' THEN RETURN ARRAY[CASE node->>'value' WHEN 'TRUE' THEN 'true' ELSE 'false' END, 'bool'];
-    WHEN 'string' THEN RETURN ARRAY[format('%L', node->>'value'), 'lstr', node->>'value'];
+    WHEN 'string' THEN RETURN ARRAY[quote_nullable(node->>'value'), 'lstr', node->>'value'];
     ELSE
       IF aq.try_numeric(node->>'value') IS NULL THEN
         PERFORM aq._condition_raise('syntax', pos, 'numeric literal out of range');
       END IF;
-      RETURN ARRAY[format('%L::numeric', aq.try_numeric(node->>'value')::text), 'num'];
+      RETURN ARRAY[aq.sql('{{value:literal}}::numeric', jsonb_build_object('value', aq.try_numeric(node->>'value')::text)), 'num'];
     END CASE;
 
   ELSIF kind = 'identifier' THEN
@@ -124,7 +124,7 @@ BEGIN
     IF nm IS NULL OR NOT p_cols ? nm THEN
       PERFORM aq._condition_raise('ident', pos, array_to_string(parts, '.'));
     END IF;
-    RETURN ARRAY[format('qtview.%I', nm), p_cols->>nm];
+    RETURN ARRAY[aq.sql('qtview.{{column:ident}}', jsonb_build_object('column', nm)), p_cols->>nm];
 
   ELSIF kind = 'function' THEN
     fn := node->>'name';
@@ -143,24 +143,25 @@ BEGIN
       PERFORM aq._condition_raise('args', pos, fn);
     END IF;
     CASE fn
-    WHEN 'UPPER', 'LOWER' THEN RETURN ARRAY[format('%s((%s)::text)', lower(fn), args[1]), 'str'];
-    WHEN 'TRIM' THEN RETURN ARRAY[format('btrim((%s)::text)', args[1]), 'str'];
-    WHEN 'LENGTH' THEN RETURN ARRAY[format('length((%s)::text)', args[1]), 'num'];
+    -- (the arguments: SQL this function made, user text only quoted as literals)
+    WHEN 'UPPER', 'LOWER' THEN RETURN ARRAY[aq.sql('{{fn}}(({{a}})::text)', jsonb_build_object('fn', lower(fn), 'a', args[1])), 'str'];
+    WHEN 'TRIM' THEN RETURN ARRAY[aq.sql('btrim(({{a}})::text)', jsonb_build_object('a', args[1])), 'str'];
+    WHEN 'LENGTH' THEN RETURN ARRAY[aq.sql('length(({{a}})::text)', jsonb_build_object('a', args[1])), 'num'];
     WHEN 'NVL', 'COALESCE' THEN
-      RETURN ARRAY[format('COALESCE(%s)', array_to_string(args, ', ')), 'other'];
+      RETURN ARRAY[aq.sql('COALESCE({{args}})', jsonb_build_object('args', array_to_string(args, ', '))), 'other'];
     WHEN 'TO_DATE', 'TO_TIMESTAMP' THEN
       -- Oracle's common format elements (YYYY MM DD HH24 MI SS) mean the same in PostgreSQL
       IF cardinality(args) = 1 THEN
-        RETURN ARRAY[format('(%s)::timestamptz', args[1]), 'ts'];
+        RETURN ARRAY[aq.sql('({{a}})::timestamptz', jsonb_build_object('a', args[1])), 'ts'];
       END IF;
-      RETURN ARRAY[format('to_timestamp(%s, %s)', args[1], args[2]), 'ts'];
+      RETURN ARRAY[aq.sql('to_timestamp({{a}}, {{b}})', jsonb_build_object('a', args[1], 'b', args[2])), 'ts'];
     ELSE
       PERFORM aq._condition_raise('ident', pos, node->>'spelled');
     END CASE;
 
   ELSIF kind IN ('minus', 'plus') THEN
     a := aq.purge_node_sql(node->'operand', p_cols);
-    RETURN ARRAY[format('(%s(%s))', CASE kind WHEN 'minus' THEN '-' ELSE '+' END, a[1]), a[2]];
+    RETURN ARRAY[aq.sql('({{sign}}({{a}}))', jsonb_build_object('sign', CASE kind WHEN 'minus' THEN '-' ELSE '+' END, 'a', a[1])), a[2]];
 
   ELSIF kind = 'binary' THEN
     op := node->>'operator';
@@ -168,39 +169,40 @@ BEGIN
     b := aq.purge_node_sql(node->'right', p_cols);
     IF op IN ('+', '-') AND a[2] = 'ts' AND b[2] = 'num' THEN
       -- Oracle's date arithmetic: a number of days
-      RETURN ARRAY[format('(%s %s make_interval(secs => (%s) * 86400))', a[1], op, b[1]), 'ts'];
+      RETURN ARRAY[aq.sql('({{a}} {{op}} make_interval(secs => ({{b}}) * 86400))', jsonb_build_object('a', a[1], 'op', op, 'b', b[1])), 'ts'];
     ELSIF op = '+' AND a[2] = 'num' AND b[2] = 'ts' THEN
-      RETURN ARRAY[format('(%s + make_interval(secs => (%s) * 86400))', b[1], a[1]), 'ts'];
+      RETURN ARRAY[aq.sql('({{b}} + make_interval(secs => ({{a}}) * 86400))', jsonb_build_object('a', a[1], 'b', b[1])), 'ts'];
     ELSIF op = '-' AND a[2] = 'ts' AND b[2] = 'ts' THEN
-      RETURN ARRAY[format('(extract(epoch FROM %s - %s) / 86400)', a[1], b[1]), 'num'];
+      RETURN ARRAY[aq.sql('(extract(epoch FROM {{a}} - {{b}}) / 86400)', jsonb_build_object('a', a[1], 'b', b[1])), 'num'];
     ELSIF op IN ('+', '-', '*', '/') THEN
-      RETURN ARRAY[format('((%s)::numeric %s (%s)::numeric)', a[1], op, b[1]), 'num'];
+      RETURN ARRAY[aq.sql('(({{a}})::numeric {{op}} ({{b}})::numeric)', jsonb_build_object('a', a[1], 'op', op, 'b', b[1])), 'num'];
     ELSIF op = '||' THEN
-      RETURN ARRAY[format('concat(%s, %s)', a[1], b[1]), 'str'];
+      RETURN ARRAY[aq.sql('concat({{a}}, {{b}})', jsonb_build_object('a', a[1], 'b', b[1])), 'str'];
     END IF;
     b := aq.purge_literal_for(a, b);
     a := aq.purge_literal_for(b, a);
-    RETURN ARRAY[format('(%s %s %s)', a[1], op, b[1]), 'bool'];
+    -- (op: the parser's comparison operator, a token of a fixed set)
+    RETURN ARRAY[aq.sql('({{a}} {{op}} {{b}})', jsonb_build_object('a', a[1], 'op', op, 'b', b[1])), 'bool'];
 
   ELSIF kind IN ('and', 'or') THEN
     a := aq.purge_node_sql(node->'left', p_cols);
     b := aq.purge_node_sql(node->'right', p_cols);
-    RETURN ARRAY[format('(%s %s %s)', a[1], upper(kind), b[1]), 'bool'];
+    RETURN ARRAY[aq.sql('({{a}} {{op}} {{b}})', jsonb_build_object('a', a[1], 'op', upper(kind), 'b', b[1])), 'bool'];
 
   ELSIF kind = 'not' THEN
     a := aq.purge_node_sql(node->'operand', p_cols);
-    RETURN ARRAY[format('(NOT %s)', a[1]), 'bool'];
+    RETURN ARRAY[aq.sql('(NOT {{a}})', jsonb_build_object('a', a[1])), 'bool'];
 
   ELSIF kind = 'is_null' THEN
     a := aq.purge_node_sql(node->'operand', p_cols);
-    RETURN ARRAY[format('(%s IS %sNULL)', a[1], CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END), 'bool'];
+    RETURN ARRAY[aq.sql('({{a}} IS {{not}}NULL)', jsonb_build_object('a', a[1], 'not', CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END)), 'bool'];
 
   ELSIF kind = 'between' THEN
     a := aq.purge_node_sql(node->'operand', p_cols);
     b := aq.purge_node_sql(node->'low', p_cols);
     c := aq.purge_node_sql(node->'high', p_cols);
-    RETURN ARRAY[format('(%s %sBETWEEN %s AND %s)', a[1],
-                        CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END, b[1], c[1]), 'bool'];
+    RETURN ARRAY[aq.sql('({{a}} {{not}}BETWEEN {{b}} AND {{c}})', jsonb_build_object('a', a[1],
+                        'not', CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END, 'b', b[1], 'c', c[1])), 'bool'];
 
   ELSIF kind = 'in' THEN
     a := aq.purge_node_sql(node->'operand', p_cols);
@@ -209,8 +211,9 @@ BEGIN
       b := aq.purge_literal_for(a, aq.purge_node_sql(el, p_cols));
       list := list || b[1];
     END LOOP;
-    RETURN ARRAY[format('(%s %sIN (%s))', a[1], CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END,
-                        array_to_string(list, ', ')), 'bool'];
+    RETURN ARRAY[aq.sql('({{a}} {{not}}IN ({{list}}))', jsonb_build_object('a', a[1],
+                        'not', CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END,
+                        'list', array_to_string(list, ', '))), 'bool'];
 
   ELSIF kind = 'like' THEN
     a := aq.purge_node_sql(node->'operand', p_cols);
@@ -224,8 +227,8 @@ BEGIN
     ELSE
       c := ARRAY['''''', 'lstr'];  -- Oracle: no escape character unless one is given
     END IF;
-    RETURN ARRAY[format('((%s)::text %sLIKE %s ESCAPE %s)', a[1],
-                        CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END, b[1], c[1]), 'bool'];
+    RETURN ARRAY[aq.sql('(({{a}})::text {{not}}LIKE {{b}} ESCAPE {{c}})', jsonb_build_object('a', a[1],
+                        'not', CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END, 'b', b[1], 'c', c[1])), 'bool'];
   END IF;
   PERFORM aq._condition_raise('syntax', pos, 'unsupported construct');
   RETURN NULL;
