@@ -22,11 +22,16 @@
 -- The rule: every dynamic statement of the R__ files is written in this notation, so there
 -- is one to read; none is built with format()'s positional %I/%L/%s (format() stays for
 -- messages). Two entry points, one parser (aq.template_parse): a named template
--- (R__13_templates.sql) for the statements of hot paths (enqueue, dequeue, scan floor, the
--- audience's per-call code) and for the code generated per queue table; aq.sql(template,
+-- (R__13_templates.sql, or the top of the R__11/R__12 file whose functions call it, which
+-- are replaced before R__13 runs) for the statements of hot paths (enqueue, dequeue, scan
+-- floor, the audience's per-call code) and for the code generated per queue table; aq.sql(template,
 -- args) inline for one-off statements of admin paths (DDL, GRANT, LOCK, the monitor's
--- sweeps), where parsing the text on each call costs nothing that matters.
--- tests/unit/test_sql_idiom.py holds the files to it.
+-- sweeps), where parsing the text on each call costs nothing that matters. (The one
+-- format() left builds the call of a compiled template by its name, in aq.render below:
+-- the notation's own dispatch. Not statements, and left as they are: format('%I.%I') naming
+-- a relation for a regclass, and aq.implicit_expr and aq.audience_window_expr, IMMUTABLE
+-- builders of fixed fragments that a caller's plan folds to a constant, which a template's
+-- STABLE function would not.) tests/unit/test_sql_idiom.py holds the files to it.
 
 CREATE OR REPLACE FUNCTION aq.template_function(p_name text) RETURNS name
 LANGUAGE sql IMMUTABLE AS $$
