@@ -119,3 +119,42 @@ async def test_every_template_the_engine_names_is_defined(conn: asyncpg.Connecti
     unused = {n for n in defined - named - included
               if "render_" + re.sub(r"[^a-z0-9]+", "_", n) not in bodies}
     assert unused == set()
+
+
+async def test_inline_templates_share_the_notation(conn: asyncpg.Connection) -> None:
+    """aq.sql, the inline form for one-off statements: the same placeholders, quoting,
+    includes and errors as a named template, from the same parser."""
+    args = ('{"cols": "a, b", "schema": "My Schema", "table": "select", "key": "it\'s"}')
+    body = "SELECT {{cols}} FROM {{schema:ident}}.{{table:ident}} WHERE k = {{key:literal}} AND v = {{key:literal}}"
+    got = await conn.fetchval("SELECT aq.sql($1, $2::jsonb)", body, args)
+    assert got == 'SELECT a, b FROM "My Schema"."select" WHERE k = \'it\'\'s\' AND v = \'it\'\'s\''
+    await _define(conn, "t.same", body)
+    assert await conn.fetchval("SELECT aq.render('t.same', $1::jsonb)", args) == got
+    assert await conn.fetchval("SELECT aq.sql('x = {{v:literal}} %s %%', '{\"v\": null}')") == "x = NULL %s %%"
+    assert await conn.fetchval("SELECT aq.sql('{{> t.same}};', $1::jsonb)", args) == got + ";"
+    assert await conn.fetchval("SELECT aq.sql('SELECT 1')") == "SELECT 1"
+    with pytest.raises(asyncpg.PostgresError, match=r"ORA-00600: .*SQL template \(inline\) needs \{\{w\}\}"):
+        await conn.fetchval("SELECT aq.sql('{{v}} {{w:ident}}', '{\"v\": \"1\", \"w\": null}')")
+    with pytest.raises(asyncpg.PostgresError, match=r"SQL template \(inline\) given no arguments"):
+        await conn.fetchval("SELECT aq.sql('{{v}}', NULL)")
+    with pytest.raises(asyncpg.PostgresError, match=r"SQL template \(inline\): unknown quoting \{\{v:raw\}\}"):
+        await conn.fetchval("SELECT aq.sql('{{v:raw}}', '{}')")
+    with pytest.raises(asyncpg.PostgresError, match=r"SQL template \(inline\) includes t\.nothing, not defined"):
+        await conn.fetchval("SELECT aq.sql('{{> t.nothing}}', '{}')")
+
+
+async def test_templates_of_earlier_files_of_the_run_are_kept(conn: asyncpg.Connection) -> None:
+    """A repeatable file before R__13_templates.sql defines the templates its functions
+    call in its own transaction: the forgetting at the end of R__13 keeps what any file of
+    the run (since R__09's transaction, pgaq.template_run) defined."""
+    async with conn.transaction():
+        await _define(conn, "t.before_run", "x")
+    async with conn.transaction():
+        await conn.execute("SELECT set_config('pgaq.template_run', pg_current_xact_id()::text, false)")
+        await _define(conn, "t.earlier_file", "y")
+    async with conn.transaction():
+        await _define(conn, "t.templates_file", "z")
+        await conn.execute("SELECT aq.forget_undefined_templates()")
+    names = {r["name"] for r in await conn.fetch("SELECT name FROM aq.sql_templates WHERE name LIKE 't.%'")}
+    assert names == {"t.earlier_file", "t.templates_file"}
+    assert await conn.fetchval("SELECT to_regprocedure('aq.render_t_before_run(jsonb)')") is None

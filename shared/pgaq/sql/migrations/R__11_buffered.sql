@@ -97,6 +97,11 @@ END $$;
 -- Publisher flow control: a queue whose buffered backlog (messages not yet dequeued by
 -- every recipient) has reached pgaq.buffered_max_messages (default 100000; 0: no limit)
 -- refuses more with ORA-25307 until consumers catch up, instead of growing without bound.
+-- (Named templates, R__09_render.sql: defined here, before the functions that call them
+-- are replaced in this file's transaction.)
+-- aq.check_buffered_backlog (R__11_buffered): the companion's backlog, up to the limit ($2)
+SELECT aq.define_template('buffered.backlog', $tpl$SELECT count(*) FROM (SELECT 1 FROM {{schema:ident}}.{{table:ident}} WHERE q_name = $1 AND state IN (0, 1) LIMIT $2) x$tpl$);
+
 -- Exact but cheap: the backlog is counted (up to the limit, on the ready index) only when
 -- the companion's size could hold that many rows.
 -- upgrade (stays here: p_adding's default would make a call ambiguous): removes the 3-argument form; no release
@@ -113,8 +118,8 @@ BEGIN
   IF lim <= 0 OR pg_relation_size(format('%I.%I', p_schema, p_table)::regclass) < (lim - p_adding + 1) * 48 THEN
     RETURN;  -- a row takes more than 48 bytes: the table cannot hold that many
   END IF;
-  EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE q_name = $1 AND state IN (0, 1) LIMIT $2) x',
-                 p_schema, p_table) INTO n USING p_queue, lim;
+  EXECUTE aq.render_buffered_backlog(jsonb_build_object('schema', p_schema, 'table', p_table))
+    INTO n USING p_queue, lim;
   IF n + p_adding > lim THEN
     PERFORM aq.err(25307, format('Enqueue rate too high, flow control enabled: queue %s.%s holds %s buffered messages (pgaq.buffered_max_messages = %s)',
                                  p_schema, p_queue, n, lim), '53400');
@@ -140,8 +145,8 @@ DECLARE
   rcols text;
   ids bytea[];
 BEGIN
-  EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE state = 3 LIMIT $1 FOR UPDATE SKIP LOCKED) x',
-                 b.schema_name, b.table_name) INTO ids USING p_limit;
+  EXECUTE aq.sql('SELECT array_agg(msgid) FROM (SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE state = 3 LIMIT $1 FOR UPDATE SKIP LOCKED) x',
+                 jsonb_build_object('schema', b.schema_name, 'table', b.table_name)) INTO ids USING p_limit;
   IF ids IS NULL THEN
     RETURN 0;
   END IF;
@@ -149,17 +154,21 @@ BEGIN
   FROM pg_attribute a WHERE a.attrelid = format('%I.%I', t.schema_name, t.table_name)::regclass
     AND a.attnum > 0 AND NOT a.attisdropped;
   -- (a persistent message now: its delivery mode says so)
-  EXECUTE format('INSERT INTO %1$I.%2$I (%4$s) SELECT %5$s FROM %1$I.%3$I WHERE msgid = ANY($1)',
-                 t.schema_name, t.table_name, b.table_name, cols,
-                 replace(cols, 'delivery_mode', '''PERSISTENT''')) USING ids;
+  -- (cols, values: the catalog's column names, each quoted)
+  EXECUTE aq.sql('INSERT INTO {{schema:ident}}.{{table:ident}} ({{cols}}) SELECT {{values}} FROM {{schema:ident}}.{{from:ident}} WHERE msgid = ANY($1)',
+                 jsonb_build_object('schema', t.schema_name, 'table', t.table_name, 'from', b.table_name,
+                                    'cols', cols, 'values', replace(cols, 'delivery_mode', '''PERSISTENT''')))
+    USING ids;
   IF t.multiple_consumers THEN
     SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO rcols
     FROM pg_attribute a WHERE a.attrelid = format('%I.%I', t.schema_name, 'aq$_' || t.table_name || '_r')::regclass
       AND a.attnum > 0 AND NOT a.attisdropped;
-    EXECUTE format('INSERT INTO %1$I.%2$I (%4$s) SELECT %4$s FROM %1$I.%3$I WHERE msgid = ANY($1)',
-                   t.schema_name, 'aq$_' || t.table_name || '_r', 'aq$_' || b.table_name || '_r', rcols) USING ids;
+    EXECUTE aq.sql('INSERT INTO {{schema:ident}}.{{table:ident}} ({{cols}}) SELECT {{cols}} FROM {{schema:ident}}.{{from:ident}} WHERE msgid = ANY($1)',
+                   jsonb_build_object('schema', t.schema_name, 'table', 'aq$_' || t.table_name || '_r',
+                                      'from', 'aq$_' || b.table_name || '_r', 'cols', rcols)) USING ids;
   END IF;
-  EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY($1)', b.schema_name, b.table_name) USING ids;
+  EXECUTE aq.sql('DELETE FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY($1)',
+                 jsonb_build_object('schema', b.schema_name, 'table', b.table_name)) USING ids;
   RETURN cardinality(ids);
 END $$;
 
@@ -174,15 +183,15 @@ DECLARE
 BEGIN
   FOR t IN SELECT * FROM aq.queue_tables x ORDER BY x.id LOOP
     CONTINUE WHEN NOT aq.has_buffered(t);
-    RETURN QUERY EXECUTE format($f$
+    RETURN QUERY EXECUTE aq.sql($f$
       SELECT qi.queue_id, qi.schema_name, qi.queue_name,
-             (SELECT count(*) FROM %1$I.%2$I m WHERE m.q_name = qi.queue_name AND m.state IN (0, 1)),
+             (SELECT count(*) FROM {{schema:ident}}.{{table:ident}} m WHERE m.q_name = qi.queue_name AND m.state IN (0, 1)),
              0::bigint,
-             (SELECT min(m.enq_time) FROM %1$I.%2$I m WHERE m.q_name = qi.queue_name AND m.state IN (0, 1))
+             (SELECT min(m.enq_time) FROM {{schema:ident}}.{{table:ident}} m WHERE m.q_name = qi.queue_name AND m.state IN (0, 1))
       FROM aq.queue_info qi
       WHERE qi.table_id = $1 AND qi.queue_type = 'NORMAL_QUEUE' AND aq.has_access(qi, 'DEQUEUE')
       ORDER BY qi.queue_id
-    $f$, t.schema_name, 'aq$_' || t.table_name || '_b') USING t.id;
+    $f$, jsonb_build_object('schema', t.schema_name, 'table', 'aq$_' || t.table_name || '_b')) USING t.id;
   END LOOP;
 END $$;
 
@@ -198,10 +207,13 @@ DECLARE
   fn text;
 BEGIN
   FOREACH fn IN ARRAY ARRAY['_enq', '_deq', '_send', '_recv', '_send1', '_sendn', '_due', '_rm1'] LOOP
-    EXECUTE format('DROP FUNCTION IF EXISTS %I.%I', b.schema_name, 'aq$_' || b.table_name || fn);
+    EXECUTE aq.sql('DROP FUNCTION IF EXISTS {{schema:ident}}.{{name:ident}}',
+                   jsonb_build_object('schema', b.schema_name, 'name', 'aq$_' || b.table_name || fn));
   END LOOP;
-  EXECUTE format('DROP TABLE IF EXISTS %I.%I', b.schema_name, 'aq$_' || b.table_name || '_r');
-  EXECUTE format('DROP TABLE IF EXISTS %I.%I', b.schema_name, b.table_name);
+  EXECUTE aq.sql('DROP TABLE IF EXISTS {{schema:ident}}.{{table:ident}}',
+                 jsonb_build_object('schema', b.schema_name, 'table', 'aq$_' || b.table_name || '_r'));
+  EXECUTE aq.sql('DROP TABLE IF EXISTS {{schema:ident}}.{{table:ident}}',
+                 jsonb_build_object('schema', b.schema_name, 'table', b.table_name));
 END $$;
 
 -- The subscribers a message of this delivery mode goes to (AQ User's Guide (10.2),

@@ -113,6 +113,86 @@ RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT hashtextextended(p_queue || '/' || p_consumer, 1885823346)
 $$;
 
+-- (Named templates, R__09_render.sql: defined here, before the functions that call them
+-- are replaced in this file's transaction.)
+-- R__12_audience (implicit: aq.implicit_expr('sub', 'm'), window: aq.audience_window_expr
+-- ('sub', 'm'), fixed text). aq.materialise_recipients: the rows that are implicit now of
+-- consumer $4 (NULL: every subscriber reading the audience) for messages $2 of queue $3 ($1)
+SELECT aq.define_template('audience.materialise', $tpl$
+    WITH i AS (
+      INSERT INTO {{schema:ident}}.{{recipients:ident}} (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
+                             priority, enq_seq, commit_seq, enq_time, ready_time, txn_group)
+      SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, m.state, m.priority, m.enq_seq,
+             m.commit_seq, m.enq_time, m.ready_time, m.txn_group
+      FROM {{schema:ident}}.{{table:ident}} m JOIN aq.subscribers sub ON sub.queue_id = $1 AND {{implicit}}
+      WHERE m.msgid = ANY ($2) AND m.q_name = $3 AND m.audience IS NOT NULL AND m.state IN (0, 1)
+        AND ($4::text IS NULL OR sub.name = $4) AND sub.address IS NULL
+        AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r WHERE r.msgid = m.msgid AND r.consumer_name = sub.name
+                          AND r.address = '')
+      ORDER BY m.msgid, sub.id
+      ON CONFLICT DO NOTHING RETURNING 1)
+    SELECT count(*) FROM i
+  $tpl$);
+
+-- aq.audience_floor: anything of the audience READY from the floor $2 on in queue $1
+SELECT aq.define_template('audience.floor.any_ready', $tpl$SELECT EXISTS (SELECT 1 FROM {{schema:ident}}.{{table:ident}} m WHERE m.q_name = $1 AND m.audience IS NOT NULL AND m.state = 0 AND m.enq_seq >= $2)$tpl$);
+
+-- aq.audience_floor: the first READY message from $4 on of subscriber $1 ($3) in queue $2
+-- without a row of its own
+SELECT aq.define_template('audience.floor.first_ready', $tpl$
+    SELECT m.enq_seq FROM aq.subscribers sub JOIN {{schema:ident}}.{{table:ident}} m ON m.q_name = $2 AND {{window}}
+    WHERE sub.id = $1 AND m.state = 0 AND m.enq_seq >= $4
+      AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r WHERE r.msgid = m.msgid AND r.consumer_name = $3
+                        AND r.address = '' OFFSET 0)
+    ORDER BY m.enq_seq LIMIT 1
+  $tpl$);
+
+-- aq.advance_position: anything of the audience READY or WAITING from transaction $2 on
+-- in queue $1
+SELECT aq.define_template('audience.any_in_window', $tpl$SELECT EXISTS (SELECT 1 FROM {{schema:ident}}.{{table:ident}} m WHERE m.q_name = $1 AND m.audience IS NOT NULL AND m.state IN (0, 1) AND m.txn_group >= $2)$tpl$);
+
+-- aq.advance_position: the window's messages subscriber $1 (consumer $2) has no row for in
+-- queue $3, from transaction $5 on ($5: the window's start as a value, for the index: with
+-- a plan made while the table was small the planner would read it from the subscriber row
+-- after walking the index. A row of the subscriber is looked up per message, by the
+-- primary key (OFFSET 0: not an anti-join, which with the recipients' statistics of an
+-- empty table reads them all); one written by another session after one statement only
+-- makes a later one see less pending.) The statements below complete it.
+SELECT aq.define_template('audience.pending', $tpl$
+      FROM aq.subscribers sub JOIN {{schema:ident}}.{{table:ident}} m ON m.q_name = $3 AND {{window}} AND m.txn_group >= $5
+      WHERE sub.id = $1 AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r WHERE r.msgid = m.msgid
+                                          AND r.consumer_name = $2 AND r.address = '' OFFSET 0)
+    $tpl$);
+-- the first READY one
+SELECT aq.define_template('audience.pending.first_ready', $tpl$SELECT m.txn_group {{> audience.pending}} AND m.state = 0 ORDER BY m.txn_group LIMIT 1$tpl$);
+-- the delayed ones in front of $4 (64 at most)
+SELECT aq.define_template('audience.pending.delayed', $tpl$SELECT array_agg(w.msgid) FROM (SELECT m.msgid {{> audience.pending}} AND m.state = 1 AND m.txn_group < coalesce($4, 9223372036854775807) ORDER BY m.txn_group LIMIT 64 FOR KEY SHARE OF m SKIP LOCKED) w$tpl$);
+-- how many are READY, up to $4
+SELECT aq.define_template('audience.pending.count', $tpl$SELECT count(*) FROM (SELECT 1 {{> audience.pending}} AND m.state = 0 LIMIT $4) x$tpl$);
+-- the oldest $4 READY ones get their rows
+SELECT aq.define_template('audience.pending.catch_up', $tpl$
+        WITH w AS (
+          SELECT m.msgid, m.q_name, m.priority, m.enq_seq, m.commit_seq, m.enq_time, m.ready_time,
+                 m.txn_group, sub.name, sub.protocol, sub.id {{> audience.pending}} AND m.state = 0
+          ORDER BY m.txn_group LIMIT $4 FOR KEY SHARE OF m SKIP LOCKED)
+        , i AS (
+          INSERT INTO {{schema:ident}}.{{recipients:ident}} (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
+                                 priority, enq_seq, commit_seq, enq_time, ready_time, txn_group)
+          SELECT w.msgid, w.name, '', w.protocol, w.id, w.q_name, 0, w.priority, w.enq_seq,
+                 w.commit_seq, w.enq_time, w.ready_time, w.txn_group
+          FROM w ORDER BY w.msgid
+          ON CONFLICT DO NOTHING RETURNING msgid)
+        SELECT array_agg(i.msgid) FROM i
+      $tpl$);
+-- anything in the window, the first pending, and the snapshot the position becomes: one
+-- statement, so the window is read with that snapshot
+SELECT aq.define_template('audience.pending.position', $tpl$
+      SELECT EXISTS (SELECT 1 FROM aq.subscribers sub JOIN {{schema:ident}}.{{table:ident}} m ON m.q_name = $3 AND {{window}} AND m.txn_group >= $5
+                     WHERE sub.id = $1),
+             (SELECT m.txn_group {{> audience.pending}} ORDER BY m.txn_group LIMIT 1),
+             pg_current_snapshot()
+    $tpl$);
+
 -- Writes the recipient rows that are implicit now, for consumer p_consumer (NULL: every
 -- subscriber reading the audience) and the messages p_ids of queue q: their state, delay
 -- and order as the message has them. Returns how many it wrote. A row being written by a
@@ -123,21 +203,8 @@ DECLARE
   n integer := 0;
 BEGIN
   IF NOT aq.has_audience(q) OR p_ids IS NULL OR cardinality(p_ids) = 0 THEN RETURN 0; END IF;
-  EXECUTE format($f$
-    WITH i AS (
-      INSERT INTO %1$I.%2$I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
-                             priority, enq_seq, commit_seq, enq_time, ready_time, txn_group)
-      SELECT m.msgid, sub.name, '', sub.protocol, sub.id, m.q_name, m.state, m.priority, m.enq_seq,
-             m.commit_seq, m.enq_time, m.ready_time, m.txn_group
-      FROM %1$I.%3$I m JOIN aq.subscribers sub ON sub.queue_id = $1 AND %4$s
-      WHERE m.msgid = ANY ($2) AND m.q_name = $3 AND m.audience IS NOT NULL AND m.state IN (0, 1)
-        AND ($4::text IS NULL OR sub.name = $4) AND sub.address IS NULL
-        AND NOT EXISTS (SELECT 1 FROM %1$I.%2$I r WHERE r.msgid = m.msgid AND r.consumer_name = sub.name
-                          AND r.address = '')
-      ORDER BY m.msgid, sub.id
-      ON CONFLICT DO NOTHING RETURNING 1)
-    SELECT count(*) FROM i
-  $f$, q.table_schema, q.recipients_table, q.table_name, aq.implicit_expr('sub', 'm'))
+  EXECUTE aq.render_audience_materialise(jsonb_build_object('schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
+                                                    'implicit', aq.implicit_expr('sub', 'm')))
   INTO n USING q.queue_id, p_ids, q.queue_name, p_consumer;
   RETURN n;
 END $$;
@@ -150,8 +217,8 @@ LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT aq.has_audience(q) OR p_ids IS NULL OR cardinality(p_ids) = 0 THEN RETURN; END IF;
   PERFORM aq.materialise_recipients(q, NULL, p_ids);
-  EXECUTE format('UPDATE %I.%I m SET audience = NULL WHERE m.msgid = ANY ($1) AND m.q_name = $2 AND m.audience IS NOT NULL',
-                 q.table_schema, q.table_name) USING p_ids, q.queue_name;
+  EXECUTE aq.sql('UPDATE {{schema:ident}}.{{table:ident}} m SET audience = NULL WHERE m.msgid = ANY ($1) AND m.q_name = $2 AND m.audience IS NOT NULL',
+                 jsonb_build_object('schema', q.table_schema, 'table', q.table_name)) USING p_ids, q.queue_name;
 END $$;
 
 -- A subscriber joins the audience of its queue: one more generation, from which on the
@@ -207,14 +274,15 @@ DECLARE
   settled bigint;  -- every position below it is committed or gone
   first_ready bigint;
   any_ready boolean;
+  args jsonb;  -- the statements' (templates audience.floor.*, R__13_templates)
 BEGIN
   new_floor := p_floor;
   new_seq := p_seq;
   new_writers := p_writers;
   -- nothing of the audience at or above it (a topic publishing rows): nothing to pass over
-  EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.%I m WHERE m.q_name = $1 AND m.audience IS NOT NULL'
-                 ' AND m.state = 0 AND m.enq_seq >= $2)', q.table_schema, q.table_name)
-    INTO any_ready USING q.queue_name, coalesce(p_floor, 0);
+  args := jsonb_build_object('schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
+                             'window', aq.audience_window_expr('sub', 'm'));
+  EXECUTE aq.render_audience_floor_any_ready(args) INTO any_ready USING q.queue_name, coalesce(p_floor, 0);
   IF NOT any_ready THEN
     RETURN;
   END IF;
@@ -238,13 +306,7 @@ BEGIN
   END IF;
   new_seq := v;  -- the next round starts
   new_writers := w;
-  EXECUTE format($f$
-    SELECT m.enq_seq FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $2 AND %4$s
-    WHERE sub.id = $1 AND m.state = 0 AND m.enq_seq >= $4
-      AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $3
-                        AND r.address = '' OFFSET 0)
-    ORDER BY m.enq_seq LIMIT 1
-  $f$, q.table_schema, q.table_name, q.recipients_table, aq.audience_window_expr('sub', 'm'))
+  EXECUTE aq.render_audience_floor_first_ready(args)
     INTO first_ready USING p_sid, q.queue_name, p_consumer, coalesce(p_floor, 0);
   new_floor := greatest(coalesce(p_floor, 0), least(coalesce(first_ready, settled), settled));
 END $$;
@@ -271,8 +333,7 @@ DECLARE
   lo bigint;
   target pg_snapshot;
   moved pg_snapshot;
-  -- the window's messages the subscriber has no row for, in transaction order (the index's)
-  pending text;
+  args jsonb;  -- the statements' (templates audience.*, R__13_templates)
   start bigint;
   n bigint;
   fl bigint;
@@ -302,27 +363,16 @@ BEGIN
   start := coalesce(pg_snapshot_xmin(old)::text::bigint, 0);
   -- nothing in its window (a topic publishing rows, below the audience's threshold): the
   -- position stays
-  EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.%I m WHERE m.q_name = $1 AND m.audience IS NOT NULL'
-                 ' AND m.state IN (0, 1) AND m.txn_group >= $2)', q.table_schema, q.table_name)
-    INTO any_in USING q.queue_name, start;
+  args := jsonb_build_object('schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
+                             'window', aq.audience_window_expr('sub', 'm'));
+  EXECUTE aq.render_audience_any_in_window(args) INTO any_in USING q.queue_name, start;
   IF any_in THEN
-    -- ($5: the window's start as a value, for the index: with a plan made while the table
-    -- was small the planner would read it from the subscriber row after walking the index.
-    -- A row of the subscriber is looked up per message, by the primary key (OFFSET 0: not
-    -- an anti-join, which with the recipients' statistics of an empty table reads them
-    -- all); one written by another session after one statement only makes a later one see
-    -- less pending.)
-    pending := format($f$
-      FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s AND m.txn_group >= $5
-      WHERE sub.id = $1 AND NOT EXISTS (SELECT 1 FROM %1$I.%4$I r WHERE r.msgid = m.msgid
-                                          AND r.consumer_name = $2 AND r.address = '' OFFSET 0)
-    $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'), q.recipients_table);
+    -- (the window's messages the subscriber has no row for, in transaction order: the
+    -- template audience.pending, parameters $1 sid, $2 consumer, $3 queue, $5 start)
     -- delayed messages in front of the first READY one get their rows (64 at most per call)
-    EXECUTE 'SELECT m.txn_group ' || pending || ' AND m.state = 0 ORDER BY m.txn_group LIMIT 1'
+    EXECUTE aq.render_audience_pending_first_ready(args)
       INTO lo USING sid, p_consumer, q.queue_name, NULL::bigint, start;
-    EXECUTE 'SELECT array_agg(w.msgid) FROM (SELECT m.msgid ' || pending
-            || ' AND m.state = 1 AND m.txn_group < coalesce($4, 9223372036854775807)'
-            || ' ORDER BY m.txn_group LIMIT 64 FOR KEY SHARE OF m SKIP LOCKED) w'
+    EXECUTE aq.render_audience_pending_delayed(args)
       INTO ids USING sid, p_consumer, q.queue_name, lo, start;
     IF ids IS NOT NULL THEN
       PERFORM aq.materialise_recipients(q, p_consumer, ids);
@@ -333,7 +383,7 @@ BEGIN
     -- rows written at publish, and the position moves past them. (Not on a queue sorted by
     -- enqueue time: its dequeues read from the floor, O(batch) already.)
     IF NOT aq.ordered_audience(q) THEN
-      EXECUTE 'SELECT count(*) FROM (SELECT 1 ' || pending || ' AND m.state = 0 LIMIT $4) x'
+      EXECUTE aq.render_audience_pending_count(args)
         INTO n USING sid, p_consumer, q.queue_name, aq.audience_window() + 1, start;
     END IF;
     -- (while no other session of the consumer holds a message it took without a row: one
@@ -342,20 +392,7 @@ BEGIN
     -- writes rows of its own and would wait for ours while we waited for its message.)
     IF n > aq.audience_window()
        AND pg_try_advisory_xact_lock(aq.consumer_lock_key(q.queue_name, p_consumer)) THEN
-      EXECUTE format($f$
-        WITH w AS (
-          SELECT m.msgid, m.q_name, m.priority, m.enq_seq, m.commit_seq, m.enq_time, m.ready_time,
-                 m.txn_group, sub.name, sub.protocol, sub.id %3$s AND m.state = 0
-          ORDER BY m.txn_group LIMIT $4 FOR KEY SHARE OF m SKIP LOCKED)
-        , i AS (
-          INSERT INTO %1$I.%2$I (msgid, consumer_name, address, protocol, subscriber_id, q_name, state,
-                                 priority, enq_seq, commit_seq, enq_time, ready_time, txn_group)
-          SELECT w.msgid, w.name, '', w.protocol, w.id, w.q_name, 0, w.priority, w.enq_seq,
-                 w.commit_seq, w.enq_time, w.ready_time, w.txn_group
-          FROM w ORDER BY w.msgid
-          ON CONFLICT DO NOTHING RETURNING msgid)
-        SELECT array_agg(i.msgid) FROM i
-      $f$, q.table_schema, q.recipients_table, pending)
+      EXECUTE aq.render_audience_pending_catch_up(args)
         INTO ids USING sid, p_consumer, q.queue_name, 20 * aq.audience_window(), start;
       IF ids IS NOT NULL THEN
         -- (a waiting session of the consumer that skipped them while this ran looks again)
@@ -363,12 +400,7 @@ BEGIN
       END IF;
     END IF;
     -- one statement: the window is read with the snapshot the position becomes
-    EXECUTE format($f$
-      SELECT EXISTS (SELECT 1 FROM aq.subscribers sub JOIN %1$I.%2$I m ON m.q_name = $3 AND %3$s AND m.txn_group >= $5
-                     WHERE sub.id = $1),
-             (SELECT m.txn_group %4$s ORDER BY m.txn_group LIMIT 1),
-             pg_current_snapshot()
-    $f$, q.table_schema, q.table_name, aq.audience_window_expr('sub', 'm'), pending)
+    EXECUTE aq.render_audience_pending_position(args)
     INTO any_in, lo, target USING sid, p_consumer, q.queue_name, NULL::bigint, start;
     IF NOT any_in THEN
       NULL;  -- nothing in its window: nothing to move past

@@ -17,11 +17,26 @@ BEGIN
   FOR q IN SELECT * FROM aq.queue_info x WHERE x.table_id = t.id AND x.queue_type = 'NORMAL_QUEUE'
            ORDER BY x.queue_id LOOP
     CONTINUE WHEN NOT aq.has_audience(q);
-    EXECUTE format('SELECT array_agg(msgid ORDER BY msgid) FROM %I.%I WHERE msgid = ANY ($1) AND q_name = $2',
-                   q.table_schema, q.table_name) INTO ids USING p_ids, q.queue_name;
+    EXECUTE aq.sql('SELECT array_agg(msgid ORDER BY msgid) FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY ($1) AND q_name = $2',
+                   jsonb_build_object('schema', q.table_schema, 'table', q.table_name)) INTO ids USING p_ids, q.queue_name;
     PERFORM aq.explicitise(q, ids);
   END LOOP;
 END $$;
+
+-- (Named templates, R__09_render.sql: defined here, before the functions that call them
+-- are replaced in this file's transaction.)
+-- R__12_audience_readers, aq.materialise_attempted: of messages $1 of queue $2 ($4), those
+-- consumer $3 takes implicitly without a row yet, held FOR KEY SHARE
+SELECT aq.define_template('audience.attempted', $tpl$
+    SELECT array_agg(msgid) FROM (
+      SELECT m.msgid FROM {{schema:ident}}.{{table:ident}} m
+      WHERE m.msgid = ANY ($1) AND m.q_name = $2 AND m.state IN (0, 1)
+        AND EXISTS (SELECT 1 FROM aq.subscribers sub WHERE sub.queue_id = $4 AND sub.name = $3
+                      AND sub.address IS NULL AND {{implicit}})
+        AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r WHERE r.msgid = m.msgid AND r.consumer_name = $3
+                          AND r.address = '')
+      ORDER BY m.msgid FOR KEY SHARE OF m) x
+  $tpl$);
 
 -- A failed attempt of consumer p_consumer on messages p_ids of queue q: the implicit
 -- recipients among them get their row (to count the attempt on). Their message rows are
@@ -37,16 +52,9 @@ DECLARE
   ids bytea[];
 BEGIN
   IF p_ids IS NULL OR NOT aq.has_audience(q) THEN RETURN 0; END IF;
-  EXECUTE format($f$
-    SELECT array_agg(msgid) FROM (
-      SELECT m.msgid FROM %1$I.%2$I m
-      WHERE m.msgid = ANY ($1) AND m.q_name = $2 AND m.state IN (0, 1)
-        AND EXISTS (SELECT 1 FROM aq.subscribers sub WHERE sub.queue_id = $4 AND sub.name = $3
-                      AND sub.address IS NULL AND %4$s)
-        AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = $3
-                          AND r.address = '')
-      ORDER BY m.msgid FOR KEY SHARE OF m) x
-  $f$, q.table_schema, q.table_name, q.recipients_table, aq.implicit_expr('sub', 'm'))
+  EXECUTE aq.render_audience_attempted(jsonb_build_object(
+    'schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
+    'implicit', aq.implicit_expr('sub', 'm')))
   INTO ids USING p_ids, q.queue_name, p_consumer, q.queue_id;
   RETURN aq.materialise_recipients(q, p_consumer, ids);
 END $$;

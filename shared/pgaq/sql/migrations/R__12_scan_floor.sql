@@ -44,12 +44,25 @@ $$;
 
 -- The fragment a READY scan of `q`'s message rows (alias p_alias) adds: the floor as the
 -- start of its index range. Empty where the table has no floor.
+SELECT aq.define_template('scan_floor.bound', $tpl$ AND {{alias}}.enq_seq >= (SELECT f.last_value FROM {{schema:ident}}.{{seq:ident}} f)$tpl$);
 CREATE OR REPLACE FUNCTION aq.scan_floor_expr(q aq.queue_info, p_alias text) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT CASE WHEN f IS NULL THEN ''
-              ELSE format(' AND %s.enq_seq >= (SELECT f.last_value FROM %I.%I f)', p_alias, q.table_schema, f) END
+              ELSE aq.render_scan_floor_bound(jsonb_build_object('alias', p_alias, 'schema', q.table_schema, 'seq', f)) END
   FROM (SELECT aq.scan_floor_name(q.table_name, q.sort_key, q.multiple_consumers) AS f) x
 $$;
+
+-- (Named templates, R__09_render.sql: defined here, before the functions that call them
+-- are replaced in this file's transaction.)
+-- R__12_scan_floor: the floor's value (aq.lower_scan_floor, aq.raise_scan_floor), and the
+-- lowest READY position from $2 on of the table's queues (queue table $1)
+SELECT aq.define_template('scan_floor.last_value', $tpl$SELECT last_value FROM {{schema:ident}}.{{seq:ident}}$tpl$);
+SELECT aq.define_template('scan_floor.lowest_ready', $tpl$
+    SELECT min(x.enq_seq) FROM aq.queues q
+    CROSS JOIN LATERAL (SELECT m.enq_seq FROM {{schema:ident}}.{{table:ident}} m
+                        WHERE m.q_name = q.queue_name AND m.state = 0 AND m.enq_seq >= $2
+                        ORDER BY m.enq_seq LIMIT 1) x
+    WHERE q.queue_table_id = $1$tpl$);
 
 -- Made with the table (aq.create_queue_table_objects) and, for tables made before floors,
 -- by R__99. Dropped with it (OWNED BY). At 0 until the monitor raises it.
@@ -57,20 +70,23 @@ CREATE OR REPLACE FUNCTION aq.create_scan_floor(t aq.queue_tables) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
   f name := aq.scan_floor_name(t);
+  args jsonb;
 BEGIN
   IF f IS NULL OR to_regclass(format('%I.%I', t.schema_name, f)) IS NOT NULL
      OR to_regclass(format('%I.%I', t.schema_name, t.table_name)) IS NULL THEN
     RETURN;  -- none, made already, or (a companion R__99 has yet to make) no table
   END IF;
-  EXECUTE format('CREATE SEQUENCE %I.%I AS bigint MINVALUE 0 START 0 CACHE 1', t.schema_name, f);
-  EXECUTE format('COMMENT ON SEQUENCE %I.%I IS %L', t.schema_name, f,
-                 format('pgaq scan floor of %s.%s: no READY message lies below last_value', t.schema_name, t.table_name));
-  EXECUTE format('ALTER SEQUENCE %I.%I OWNER TO %I', t.schema_name, f, t.owner);
-  EXECUTE format('ALTER SEQUENCE %I.%I OWNED BY %I.%I.enq_seq', t.schema_name, f, t.schema_name, t.table_name);
+  args := jsonb_build_object('schema', t.schema_name, 'seq', f, 'table', t.table_name, 'owner', t.owner,
+                             'comment', format('pgaq scan floor of %s.%s: no READY message lies below last_value',
+                                               t.schema_name, t.table_name));
+  EXECUTE aq.sql('CREATE SEQUENCE {{schema:ident}}.{{seq:ident}} AS bigint MINVALUE 0 START 0 CACHE 1', args);
+  EXECUTE aq.sql('COMMENT ON SEQUENCE {{schema:ident}}.{{seq:ident}} IS {{comment:literal}}', args);
+  EXECUTE aq.sql('ALTER SEQUENCE {{schema:ident}}.{{seq:ident}} OWNER TO {{owner:ident}}', args);
+  EXECUTE aq.sql('ALTER SEQUENCE {{schema:ident}}.{{seq:ident}} OWNED BY {{schema:ident}}.{{table:ident}}.enq_seq', args);
   -- everyone's dequeues read it; the monitor (an administrator, as for its other work on
   -- the queue tables) moves it
-  EXECUTE format('GRANT SELECT ON SEQUENCE %I.%I TO PUBLIC', t.schema_name, f);
-  EXECUTE format('GRANT UPDATE ON SEQUENCE %I.%I TO aq_administrator_role', t.schema_name, f);
+  EXECUTE aq.sql('GRANT SELECT ON SEQUENCE {{schema:ident}}.{{seq:ident}} TO PUBLIC', args);
+  EXECUTE aq.sql('GRANT UPDATE ON SEQUENCE {{schema:ident}}.{{seq:ident}} TO aq_administrator_role', args);
 END $$;
 
 -- Lowers t's floor to p_seq (a message at p_seq has just been made READY in the calling
@@ -88,7 +104,7 @@ BEGIN
     RETURN;
   END IF;
   PERFORM pg_advisory_xact_lock(1885823347, t.id);
-  EXECUTE format('SELECT last_value FROM %I.%I', t.schema_name, f) INTO cur;
+  EXECUTE aq.render_scan_floor_last_value(jsonb_build_object('schema', t.schema_name, 'seq', f)) INTO cur;
   IF p_seq < cur THEN
     PERFORM setval(format('%I.%I', t.schema_name, f)::regclass, greatest(p_seq, 0), true);
   END IF;
@@ -121,6 +137,7 @@ DECLARE
   cur bigint;
   lowest bigint;
   target bigint;
+  args jsonb;
 BEGIN
   IF f IS NULL OR p_seq IS NULL OR p_writers IS NULL OR p_writers && p_now_writers
      OR 'prepared' = ANY (p_now_writers) THEN
@@ -129,15 +146,10 @@ BEGIN
   IF NOT pg_try_advisory_xact_lock(1885823347, t.id) THEN
     RETURN NULL;  -- a lowering in progress: the next round
   END IF;
-  EXECUTE format('SELECT last_value FROM %I.%I', t.schema_name, f) INTO cur;
+  args := jsonb_build_object('schema', t.schema_name, 'seq', f, 'table', t.table_name);
+  EXECUTE aq.render_scan_floor_last_value(args) INTO cur;
   -- a statement of its own: its snapshot is taken now, after the writers were seen gone
-  EXECUTE format($q$
-    SELECT min(x.enq_seq) FROM aq.queues q
-    CROSS JOIN LATERAL (SELECT m.enq_seq FROM %I.%I m
-                        WHERE m.q_name = q.queue_name AND m.state = 0 AND m.enq_seq >= $2
-                        ORDER BY m.enq_seq LIMIT 1) x
-    WHERE q.queue_table_id = $1$q$, t.schema_name, t.table_name)
-    INTO lowest USING t.id, cur;
+  EXECUTE aq.render_scan_floor_lowest_ready(args) INTO lowest USING t.id, cur;
   target := least(coalesce(lowest, p_seq + 1), p_seq + 1);
   IF target <= cur THEN
     RETURN NULL;

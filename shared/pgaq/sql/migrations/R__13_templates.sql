@@ -805,5 +805,219 @@ SELECT aq.define_template('queue_table.due', $tpl$
     END $body$
   $tpl$);
 
+-- ---------------------------------------------------------------------------------------
+-- The statements other files build on their hot paths (R__09's rule: one compiled call
+-- each, where aq.sql would parse the text on every call).
+
+
+-- R__18_retries, aq.record_failed_attempts: a failed attempt of consumer $6 on messages $2
+-- of queue $1 counted on its recipient rows (max_retries $3, retry_delay $4, now $5)
+SELECT aq.define_template('retries.recipients', $tpl$
+      WITH u AS (
+        UPDATE {{schema:ident}}.{{recipients:ident}} r SET retry_count = r.retry_count + 1,
+               state = CASE WHEN r.retry_count + 1 > $3 THEN 3 WHEN $4 > 0 THEN 1 ELSE 0 END,
+               ready_time = CASE WHEN r.retry_count + 1 <= $3 AND $4 > 0
+                                 THEN $5 + make_interval(secs => $4) ELSE r.ready_time END,
+               failure_reason = CASE WHEN r.retry_count + 1 > $3 THEN 'MAX_RETRY_EXCEEDED' END
+        WHERE r.q_name = $1 AND r.consumer_name = $6 AND r.address = '' AND r.msgid = ANY($2)
+          AND r.state = 0
+        RETURNING r.msgid, r.state)
+      SELECT count(*), bool_or(state = 0), bool_or(state = 1),
+             array_agg(msgid) FILTER (WHERE state = 3) FROM u
+    $tpl$);
+-- ... how many of a single-consumer queue's messages go to an exception queue dropped since
+-- (exception_queue: aq.exception_target_expr, the queue they go to)
+SELECT aq.define_template('retries.exception_queue_gone', $tpl$
+      SELECT count(*) FROM {{schema:ident}}.{{table:ident}} m
+      WHERE m.q_name = $1 AND m.msgid = ANY($2) AND m.state = 0 AND m.retry_count + 1 > $3
+        AND m.exception_queue IS NOT NULL AND {{exception_queue}} <> m.exception_queue
+    $tpl$);
+-- ... and the attempt counted on their messages
+SELECT aq.define_template('retries.messages', $tpl$
+      WITH u AS (
+        UPDATE {{schema:ident}}.{{table:ident}} m SET retry_count = m.retry_count + 1,
+               state = CASE WHEN m.retry_count + 1 > $3 THEN 3 WHEN $4 > 0 THEN 1 ELSE 0 END,
+               ready_time = CASE WHEN m.retry_count + 1 <= $3 AND $4 > 0
+                                 THEN $5 + make_interval(secs => $4) ELSE m.ready_time END,
+               original_queue_name = CASE WHEN m.retry_count + 1 > $3 THEN m.q_name
+                                          ELSE m.original_queue_name END,
+               exception_qschema = CASE WHEN m.retry_count + 1 > $3 THEN {{schema:literal}} ELSE m.exception_qschema END,
+               exception_queue = CASE WHEN m.retry_count + 1 > $3 THEN {{exception_queue}} ELSE m.exception_queue END,
+               q_name = CASE WHEN m.retry_count + 1 > $3 THEN {{exception_queue}} ELSE m.q_name END,
+               expiration_reason = CASE WHEN m.retry_count + 1 > $3 THEN 'MAX_RETRY_EXCEEDED'
+                                        ELSE m.expiration_reason END
+        WHERE m.q_name = $1 AND m.msgid = ANY($2) AND m.state = 0
+        RETURNING m.msgid, m.state, m.q_name)
+      SELECT count(*), bool_or(state = 0), bool_or(state = 1), array_agg(DISTINCT q_name) FILTER (WHERE state = 3) FROM u
+    $tpl$);
+
+-- R__81_autonomous: the link's statements (dblink: the extension's schema). Whether the
+-- link is open; one query run on it as the caller (role, application_name, lock_timeout),
+-- its one text column the result; one statement run on it (R__80_pending_attempts)
+SELECT aq.define_template('autonomous.is_open', $tpl$SELECT 'aq_attempts' = ANY (coalesce({{dblink:ident}}.dblink_get_connections(), '{}'))$tpl$);
+SELECT aq.define_template('autonomous.as_caller', $tpl$SET LOCAL ROLE {{role:ident}}; SET LOCAL application_name = {{application_name:literal}}; SET LOCAL lock_timeout = {{lock_timeout:literal}}; {{query}}$tpl$);
+SELECT aq.define_template('autonomous.fetch', $tpl$SELECT x FROM {{dblink:ident}}.dblink('aq_attempts', {{statement:literal}}) AS t(x text)$tpl$);
+SELECT aq.define_template('autonomous.exec', $tpl$SELECT {{dblink:ident}}.dblink_exec('aq_attempts', {{statement:literal}})$tpl$);
+-- the IMMEDIATE enqueue's and dequeue's call (aq.immediate_enqueue, aq.immediate_dequeue):
+-- every argument a literal
+SELECT aq.define_template('autonomous.enqueue', $tpl$SELECT aq.enqueue_array({{queue:literal}}, {{props:literal}}::jsonb, {{payloads:literal}}::jsonb, {{raw:literal}}::bytea[], {{transformation:literal}})::text$tpl$);
+SELECT aq.define_template('autonomous.dequeue', $tpl$SELECT d::text FROM aq.dequeue_array({{queue:literal}}, {{consumer:literal}}, {{mode:literal}}, {{navigation:literal}}, {{msgid:literal}}::bytea, {{correlation:literal}}, {{condition:literal}}, 1, {{position:literal}}::bigint[], {{wrap:literal}}::boolean, {{transformation:literal}}, NULL, {{group:literal}}::bigint, {{delivery_mode:literal}}) d$tpl$);
+
+-- R__15_fast_path: the DELETE's condition of fast_remove: one message, or those of c
+SELECT aq.define_template('fast_remove.delete_one', $tpl$WHERE m.msgid = (SELECT c.msgid FROM c) RETURNING m.*, {{position}} AS pos$tpl$);
+SELECT aq.define_template('fast_remove.delete_ids', $tpl$WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, {{position}} AS pos$tpl$);
+
+-- R__18_retries, aq.exception_target_expr: a message's own exception queue when it still
+-- exists, else the table's default
+SELECT aq.define_template('retries.exception_target', $tpl$CASE WHEN EXISTS (SELECT 1 FROM aq.queues x
+                        WHERE x.schema_name = m.exception_qschema AND x.queue_name = m.exception_queue
+                          AND x.queue_table_id = {{table_id}} AND x.queue_type = 'EXCEPTION_QUEUE')
+                   THEN m.exception_queue ELSE {{default:literal}}::name END$tpl$);
+
+-- R__80_pending_attempts, aq.note_attempt: the dequeue attempt noted on the link
+SELECT aq.define_template('pending_attempts.note', $tpl$INSERT INTO aq.pending_attempts (xid, queue_id, consumer, msgid, session_key) VALUES ({{xid:literal}}, {{queue_id}}, {{consumer:literal}}, {{msgid:literal}}, {{session_key}}) ON CONFLICT DO NOTHING; NOTIFY aq_attempt$tpl$);
+
+-- R__60_notifications, aq.notify_enqueued (every enqueue on a queue with registrations):
+-- what this transaction enqueued of messages $1, one row per recipient (consumer: its
+-- name's expression; raw: the payload's, for RAW; join: its recipients)
+SELECT aq.define_template('notify.messages', $tpl$
+      SELECT m.msgid, {{consumer}} AS consumer, m.enq_seq,
+             jsonb_build_object(
+               'correlation', m.corrid, 'priority', m.priority, 'delay', m.delay,
+               'expiration', m.expiration, 'enq_time', m.enq_time, 'state', m.state,
+               'attempts', m.retry_count, 'exception_queue',
+               CASE WHEN m.exception_queue IS NOT NULL THEN m.exception_qschema || '.' || m.exception_queue END,
+               'sender_name', m.sender_name, 'sender_address', m.sender_address,
+               'sender_protocol', m.sender_protocol,
+               'original_msgid', upper(encode(m.original_msgid, 'hex')),
+               'delivery_mode', m.delivery_mode) AS props,
+             {{raw}} AS raw
+      FROM {{schema:ident}}.{{table:ident}} m {{join}}
+      WHERE m.msgid = ANY($1)
+        AND m.enq_tid = pg_current_xact_id()::text  -- only what this transaction enqueued
+  $tpl$);
+-- the recipient rows
+SELECT aq.define_template('notify.join.recipients', $tpl$JOIN {{schema:ident}}.{{recipients:ident}} rc ON rc.msgid = m.msgid$tpl$);
+-- the implicit recipients (R__12_audience) with a registration
+SELECT aq.define_template('notify.join.audience', $tpl$JOIN aq.subscribers rc ON rc.queue_id = {{queue_id}} AND rc.address IS NULL AND {{implicit}} AND EXISTS (SELECT 1 FROM aq.registrations g WHERE g.queue_id = rc.queue_id AND g.consumer_name = rc.name)$tpl$);
+SELECT aq.define_template('notify.messages.implicit', $tpl${{> notify.messages}} AND m.state IN (0, 1) AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} x WHERE x.msgid = m.msgid AND x.consumer_name = rc.name AND x.address = '')$tpl$);
+-- one notification per (registration, message) of queue $2 (named $3); msgs: the above,
+-- UNION ALL
+SELECT aq.define_template('notify.insert', $tpl$
+    WITH msgs AS ({{msgs}}
+    ), pairs AS (
+      SELECT r.id AS reg_id, r.purge_on_notify, r.payload_delivery, r.notify_url, r.presentation,
+             r.owner, r.agent_name, r.user_context, r.namespace, r.consumer_name,
+             m.msgid, m.props, m.raw,
+             row_number() OVER (PARTITION BY r.id ORDER BY m.enq_seq) AS nth
+      FROM aq.registrations r JOIN msgs m ON r.consumer_name = coalesce(m.consumer, '')
+      WHERE r.queue_id = $2 AND (r.expires_at IS NULL OR r.expires_at > clock_timestamp())
+    ), ins AS (
+      INSERT INTO aq.notifications (registration_id, event, queue_id, queue_name, consumer_name, msgid,
+                                    message, payload, reg_name, namespace, url, dest_key, presentation,
+                                    owner, agent_name, user_context)
+      SELECT p.reg_id, 'MESSAGE', $2, $3, nullif(p.consumer_name, ''), p.msgid, p.props,
+             CASE WHEN p.payload_delivery THEN p.raw END,
+             $3 || coalesce(':' || nullif(p.consumer_name, ''), ''), p.namespace, p.notify_url,
+             aq.notify_dest_key(p.notify_url), p.presentation, p.owner, p.agent_name, p.user_context
+      FROM pairs p WHERE NOT p.purge_on_notify OR p.nth = 1
+      ORDER BY p.reg_id, p.nth
+      RETURNING registration_id
+    ), purged AS (
+      DELETE FROM aq.registrations r
+      WHERE r.purge_on_notify AND r.id IN (SELECT registration_id FROM ins)
+    )
+    SELECT count(*) FROM ins
+  $tpl$);
+-- the callback login's call of an owner's trampoline (aq.invoke_callback), and the
+-- trampoline's of the owner's procedure (aq.run_plsql_callback)
+SELECT aq.define_template('callback.invoke', $tpl$SELECT aq_callbacks.{{runner:ident}}($1, $2)$tpl$);
+SELECT aq.define_template('callback.call', $tpl$CALL {{schema:ident}}.{{procedure:ident}}($1, $2, $3, $4, $5)$tpl$);
+
+-- R__70_propagation. A schedule's next_time function, called by the guard
+-- (aq.eval_owned_next_time)
+SELECT aq.define_template('next_time.call', $tpl$SELECT aq_next_time.{{fn:ident}}()$tpl$);
+-- aq.propagation_batch: the CASE branches of a subscriber with a transformation (function:
+-- the transformation's, from the catalog) ...
+SELECT aq.define_template('propagation.when', $tpl$ WHEN r.subscriber_id = {{id}} THEN {{then}}$tpl$);
+SELECT aq.define_template('propagation.when_literal', $tpl$ WHEN r.subscriber_id = {{id}} THEN {{then:literal}}$tpl$);
+SELECT aq.define_template('propagation.transform', $tpl${{function}}(m.user_data)$tpl$);
+SELECT aq.define_template('propagation.transform_json', $tpl$to_jsonb({{> propagation.transform}})$tpl$);
+-- ... and the batch: up to $5 ready recipients of queue $1 whose address is like $2 ($3:
+-- the destination queue, $4 the link), locked, in the order of the recipients' remote
+-- index (no sort of the backlog); where: their condition, group: the first ready group's
+-- only (its other recipients here included) or nothing
+SELECT aq.define_template('propagation.batch', $tpl$
+    SELECT r.msgid, r.consumer_name, r.address, r.protocol,
+           CASE WHEN $3 <> '' THEN $3 ELSE lower(split_part(r.address, '@', 1)) END,
+           jsonb_strip_nulls(jsonb_build_object(
+             'priority', m.priority, 'delay', 0,
+             'expiration', CASE WHEN m.expire_at IS NOT NULL
+                                THEN greatest(1, ceil(extract(epoch FROM m.expire_at - clock_timestamp())))::integer END,
+             'correlation', m.corrid,
+             'sender_id', CASE WHEN m.sender_name IS NOT NULL OR m.sender_address IS NOT NULL THEN
+                            jsonb_build_object('name', m.sender_name, 'address', m.sender_address,
+                                               'protocol', m.sender_protocol) END,
+             'recipient_list', CASE WHEN r.consumer_name <> '' THEN
+                                 jsonb_build_array(jsonb_build_object('name', r.consumer_name)) END,
+             'original_msgid', upper(encode(m.msgid, 'hex')))),
+           {{payload_json}}, {{payload_raw}},
+           coalesce(pg_column_size(m.user_data), 0) + coalesce(length(m.corrid), 0),
+           {{signature}}, {{payload_type}}, m.txn_group
+    FROM {{schema:ident}}.{{recipients:ident}} r JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = r.msgid
+    WHERE {{where}} {{group}}
+    ORDER BY r.address, {{order}}  -- the order of the recipients' remote index: no sort of the backlog
+    LIMIT $5
+    FOR UPDATE OF r SKIP LOCKED
+  $tpl$);
+SELECT aq.define_template('propagation.first_group', $tpl$AND r.txn_group = (SELECT r.txn_group FROM {{schema:ident}}.{{recipients:ident}} r JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = r.msgid WHERE {{where}} ORDER BY r.address, {{order}} LIMIT 1)$tpl$);
+-- aq.propagation_settle: recipients ($1, $2, $3) PROCESSED, or UNDELIVERABLE for reason $4
+SELECT aq.define_template('propagation.settle', $tpl$
+    UPDATE {{schema:ident}}.{{recipients:ident}} r SET state = CASE WHEN $4 IS NULL THEN 2 ELSE 7 END, deq_time = clock_timestamp(),
+           deq_uid = current_user, deq_agent = 'AQ$_PROPAGATOR', failure_reason = $4
+    FROM unnest($1::bytea[], $2::text[], $3::text[]) AS k(msgid, consumer_name, address)
+    WHERE r.msgid = k.msgid AND r.consumer_name = k.consumer_name AND r.address = k.address
+      AND r.state = 0
+  $tpl$);
+
+-- R__16_enqueue. The payload of message e.i (aq.payload_input_expr): RAW from the array
+-- raw, an object of type type from the JSON array payloads, or payload transformed by
+-- function (references and names from the catalog)
+SELECT aq.define_template('enqueue.payload.raw', $tpl$({{raw}})[e.i]$tpl$);
+SELECT aq.define_template('enqueue.payload.object', $tpl$jsonb_populate_record(NULL::{{type}}, {{payloads}} -> (e.i::integer - 1))$tpl$);
+SELECT aq.define_template('enqueue.payload.transformed', $tpl${{function}}({{payload}})$tpl$);
+-- the generation of the audience a message p without a recipient list goes to (R__12_audience)
+SELECT aq.define_template('enqueue.audience', $tpl$CASE WHEN coalesce(p -> 'recipients', 'null') = 'null'::jsonb THEN (SELECT aq.audience_at(x.id, x.audience_gen) FROM aq.queues x WHERE x.queue_table_id = {{table_id}} AND x.queue_name = {{queue}}) END$tpl$);
+-- aq.enqueue_array: the call of the table's generated _enq (the same statement with a
+-- cached plan)
+SELECT aq.define_template('enqueue.call', $tpl$SELECT * FROM {{schema:ident}}.{{name:ident}}($1, $2, $3, $4, $5, $6)$tpl$);
+-- the group properties (priority, delay, expiration) of messages $2 of queue $1: those of
+-- the group's first message
+SELECT aq.define_template('enqueue.group_properties', $tpl$
+      UPDATE {{schema:ident}}.{{table:ident}} m SET priority = f.priority, delay = f.delay, expiration = f.expiration,
+             ready_time = f.ready_time, expire_at = f.expire_at, state = f.state
+      FROM (SELECT priority, delay, expiration, ready_time, expire_at, state FROM {{schema:ident}}.{{table:ident}}
+            WHERE txn_group = pg_current_xact_id()::text::bigint AND q_name = $1
+            ORDER BY enq_seq LIMIT 1) f
+      WHERE m.msgid = ANY($2) AND (m.priority, m.delay, m.state) IS DISTINCT FROM (f.priority, f.delay, f.state)
+    $tpl$);
+-- the recipient rows of messages $1 with a recipient list (properties $2, ids $3)
+SELECT aq.define_template('enqueue.explicit_recipients', $tpl$
+        INSERT INTO {{schema:ident}}.{{recipients:ident}} (msgid, consumer_name, address, protocol, q_name, state, priority,
+                           enq_seq, enq_time, ready_time, txn_group)
+        SELECT m.msgid, r ->> 'name', r ->> 'address', (r ->> 'protocol')::integer, m.q_name,
+               m.state, m.priority, m.enq_seq, m.enq_time, m.ready_time, m.txn_group
+        FROM unnest($1::bytea[]) WITH ORDINALITY AS x(id, i)
+        JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = x.id
+        CROSS JOIN LATERAL jsonb_array_elements($2 -> (array_position($3, x.id) - 1) -> 'recipients') AS r
+      $tpl$);
+-- the messages of the implicit recipients' statement (enqueue.subscriber_recipients)
+SELECT aq.define_template('enqueue.from', $tpl${{schema:ident}}.{{table:ident}} m$tpl$);
+-- a message of $1 with no recipient, neither a row nor of the audience of queue $2
+SELECT aq.define_template('enqueue.without_recipients', $tpl$SELECT x.id FROM unnest($1::bytea[]) x(id) JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = x.id
+                    WHERE NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r WHERE r.msgid = x.id)
+                      AND NOT EXISTS (SELECT 1 FROM aq.subscribers s WHERE s.queue_id = $2 AND {{implicit}})
+                    LIMIT 1$tpl$);
+
 -- what an earlier release defined and this one does not
 SELECT aq.forget_undefined_templates();

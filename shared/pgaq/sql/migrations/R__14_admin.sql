@@ -101,6 +101,7 @@ CREATE OR REPLACE PROCEDURE dbms_aqadm.drop_queue_table(
 LANGUAGE plpgsql AS $$
 DECLARE
   t aq.queue_tables := aq.resolve_queue_table(queue_table);
+  args jsonb;
 BEGIN
   IF NOT aq.may_manage(t.schema_name) THEN
     PERFORM aq.err(1031, format('insufficient privileges to drop queue table %s.%s', t.schema_name, t.table_name), '42501');
@@ -115,20 +116,25 @@ BEGIN
          AND (q.enqueue_enabled OR q.dequeue_enabled)) THEN
     PERFORM aq.err(24011, format('cannot drop queue table %s.%s: stop its queues first', t.schema_name, t.table_name), '55006');
   END IF;
-  EXECUTE format('DROP VIEW IF EXISTS %I.%I, %I.%I, %I.%I', t.schema_name, 'aq$' || t.table_name,
-                 t.schema_name, 'aq$' || t.table_name || '_s', t.schema_name, 'aq$' || t.table_name || '_r');
-  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I, %I.%I, %I.%I, %I.%I, %I.%I',
-                 t.schema_name, 'aq$_' || t.table_name || '_enq', t.schema_name, 'aq$_' || t.table_name || '_deq',
-                 t.schema_name, 'aq$_' || t.table_name || '_send', t.schema_name, 'aq$_' || t.table_name || '_recv',
-                 t.schema_name, 'aq$_' || t.table_name || '_send1');
+  -- (names: the table's own, aq$<table>.. for views, aq$_<table>.. for the rest)
+  args := jsonb_build_object('schema', t.schema_name, 'table', t.table_name,
+                             'view', 'aq$' || t.table_name, 'fn', 'aq$_' || t.table_name);
+  EXECUTE aq.sql($s$DROP VIEW IF EXISTS {{schema:ident}}.{{view:ident}}, {{schema:ident}}.{{view_s:ident}}, {{schema:ident}}.{{view_r:ident}}$s$,
+                 args || jsonb_build_object('view_s', 'aq$' || t.table_name || '_s', 'view_r', 'aq$' || t.table_name || '_r'));
+  EXECUTE aq.sql($s$DROP FUNCTION IF EXISTS {{schema:ident}}.{{a:ident}}, {{schema:ident}}.{{b:ident}}, {{schema:ident}}.{{c:ident}}, {{schema:ident}}.{{d:ident}}, {{schema:ident}}.{{e:ident}}$s$,
+                 args || jsonb_build_object('a', 'aq$_' || t.table_name || '_enq', 'b', 'aq$_' || t.table_name || '_deq',
+                                            'c', 'aq$_' || t.table_name || '_send', 'd', 'aq$_' || t.table_name || '_recv',
+                                            'e', 'aq$_' || t.table_name || '_send1'));
   PERFORM aq.drop_buffered_objects(t);  -- R__11_buffered
-  EXECUTE format('DROP TABLE IF EXISTS %I.%I', t.schema_name, 'aq$_' || t.table_name || '_r');
-  EXECUTE format('DROP TABLE IF EXISTS %I.%I', t.schema_name, t.table_name);
+  EXECUTE aq.sql('DROP TABLE IF EXISTS {{schema:ident}}.{{table:ident}}',
+                 args || jsonb_build_object('table', 'aq$_' || t.table_name || '_r'));
+  EXECUTE aq.sql('DROP TABLE IF EXISTS {{schema:ident}}.{{table:ident}}', args);
   -- by name, whatever their arguments (the due function takes one now): generated code of
   -- a dropped table must not outlive it
-  EXECUTE format('DROP FUNCTION IF EXISTS %I.%I, %I.%I, %I.%I, %I.%I, %I.%I', t.schema_name, 'aq$_' || t.table_name || '_due',
-                 t.schema_name, 'aq$_' || t.table_name || '_rm1', t.schema_name, 'aq$_' || t.table_name || '_sendn',
-                 t.schema_name, 'aq$_' || t.table_name || '_take', t.schema_name, 'aq$_' || t.table_name || '_mine');
+  EXECUTE aq.sql($s$DROP FUNCTION IF EXISTS {{schema:ident}}.{{a:ident}}, {{schema:ident}}.{{b:ident}}, {{schema:ident}}.{{c:ident}}, {{schema:ident}}.{{d:ident}}, {{schema:ident}}.{{e:ident}}$s$,
+                 args || jsonb_build_object('a', 'aq$_' || t.table_name || '_due', 'b', 'aq$_' || t.table_name || '_rm1',
+                                            'c', 'aq$_' || t.table_name || '_sendn', 'd', 'aq$_' || t.table_name || '_take',
+                                            'e', 'aq$_' || t.table_name || '_mine'));
   DELETE FROM aq.queue_tables WHERE id = t.id;
 END $$;
 
@@ -223,7 +229,8 @@ BEGIN
   IF q.queue_name = q.default_exception_queue THEN
     PERFORM aq.err(24005, 'the default exception queue is dropped with its queue table', '55006');
   END IF;
-  EXECUTE format('DELETE FROM %I.%I WHERE q_name = $1', q.table_schema, q.table_name) USING q.queue_name;
+  EXECUTE aq.sql('DELETE FROM {{schema:ident}}.{{table:ident}} WHERE q_name = $1',
+                 jsonb_build_object('schema', q.table_schema, 'table', q.table_name)) USING q.queue_name;
   DELETE FROM aq.queues WHERE id = q.queue_id;
 END $$;
 
@@ -296,7 +303,9 @@ BEGIN
       plain := plain || s.id;
       CONTINUE;
     END IF;
-    parts := parts || format(' WHEN %s THEN coalesce((%s), false)', s.id, c.sql);
+    -- (condition: the compiled rule, user text only as parameters and quoted literals)
+    parts := parts || aq.sql(' WHEN {{id}} THEN coalesce(({{condition}}), false)',
+                             jsonb_build_object('id', s.id, 'condition', c.sql));
     params := params || coalesce(c.params, '{}');
   END LOOP;
   INSERT INTO aq.rule_cache (queue_id, rules_sql, rules_params, plain_ids)
@@ -329,7 +338,7 @@ BEGIN
   SELECT x.* INTO s FROM aq.subscribers x
   WHERE x.id = p_subscriber_id AND x.queue_id = p_queue_id AND x.xmin = xid(pg_current_xact_id())
     AND NOT x.id = ANY (rc.plain_ids)
-    AND coalesce(strpos(rc.rules_sql, format(' WHEN %s THEN ', x.id)), 0) = 0;
+    AND coalesce(strpos(rc.rules_sql, aq.sql(' WHEN {{id}} THEN ', jsonb_build_object('id', x.id))), 0) = 0;
   IF rc.queue_id IS NULL OR s.id IS NULL THEN
     PERFORM aq.rebuild_rules(p_queue_id);
     RETURN;
@@ -344,7 +353,8 @@ BEGIN
   ELSE
     UPDATE aq.rule_cache
     SET rules_sql = coalesce(left(rules_sql, -length(' ELSE false END')), 'CASE sub.id')
-                    || format(' WHEN %s THEN coalesce((%s), false)', s.id, c.sql) || ' ELSE false END',
+                    || aq.sql(' WHEN {{id}} THEN coalesce(({{condition}}), false)',
+                              jsonb_build_object('id', s.id, 'condition', c.sql)) || ' ELSE false END',
         rules_params = coalesce(rules_params, '{}') || coalesce(c.params, '{}')
     WHERE queue_id = p_queue_id;
   END IF;
@@ -502,16 +512,18 @@ DECLARE
   sid integer;
   gone bytea[];
   explicit_gone bytea[];
+  args jsonb := jsonb_build_object('schema', q.table_schema, 'table', q.table_name,
+                                   'recipients', q.recipients_table, 'implicit', aq.implicit_expr('s', 'm'));
 BEGIN
   PERFORM aq.check_subscriber_queue(q, false);
   -- its implicit messages (R__12_audience), which it leaves with the rows below
   IF aq.has_audience(q) THEN
-    EXECUTE format($f$
-      SELECT array_agg(m.msgid) FROM aq.subscribers s JOIN %1$I.%2$I m ON m.q_name = $2
-        AND m.audience IS NOT NULL AND m.state IN (0, 1) AND %4$s
+    EXECUTE aq.sql($f$
+      SELECT array_agg(m.msgid) FROM aq.subscribers s JOIN {{schema:ident}}.{{table:ident}} m ON m.q_name = $2
+        AND m.audience IS NOT NULL AND m.state IN (0, 1) AND {{implicit}}
       WHERE s.queue_id = $1 AND coalesce(s.name, '') = coalesce($3, '') AND s.address IS NULL AND $4 IS NULL
-        AND NOT EXISTS (SELECT 1 FROM %1$I.%3$I r WHERE r.msgid = m.msgid AND r.consumer_name = s.name AND r.address = '')
-    $f$, q.table_schema, q.table_name, q.recipients_table, aq.implicit_expr('s', 'm'))
+        AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r WHERE r.msgid = m.msgid AND r.consumer_name = s.name AND r.address = '')
+    $f$, args)
     INTO gone USING q.queue_id, q.queue_name, a.name, a.address;
   END IF;
   DELETE FROM aq.subscribers s
@@ -525,9 +537,9 @@ BEGIN
                                  coalesce(a.name, a.address), q.schema_name, q.queue_name), '42704');
   END IF;
   -- the removed subscriber's pending messages are no longer intended for it
-  EXECUTE format('WITH d AS (DELETE FROM %I.%I r WHERE r.q_name = $1 AND r.subscriber_id = $2
+  EXECUTE aq.sql('WITH d AS (DELETE FROM {{schema:ident}}.{{recipients:ident}} r WHERE r.q_name = $1 AND r.subscriber_id = $2
                                AND r.state IN (0, 1) RETURNING r.msgid)
-                  SELECT array_agg(DISTINCT msgid) FROM d', q.table_schema, q.recipients_table)
+                  SELECT array_agg(DISTINCT msgid) FROM d', args)
     INTO explicit_gone USING q.queue_name, sid;
   gone := coalesce(gone, '{}') || coalesce(explicit_gone, '{}');
   IF cardinality(gone) > 0 THEN
@@ -535,10 +547,9 @@ BEGIN
     -- "Introducing Oracle Streams AQ", "Cleaning Up Message Queues": "Removing the
     -- subscriber removes all the messages for that subscriber": a message no other
     -- recipient was left for leaves the queue
-    EXECUTE format('DELETE FROM %I.%I m WHERE m.msgid = ANY($1) AND m.state IN (0, 1)
-                      AND NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = m.msgid)
-                      AND NOT EXISTS (SELECT 1 FROM aq.subscribers s WHERE s.queue_id = $2 AND %s)',
-                   q.table_schema, q.table_name, q.table_schema, q.recipients_table, aq.implicit_expr('s', 'm'))
+    EXECUTE aq.sql('DELETE FROM {{schema:ident}}.{{table:ident}} m WHERE m.msgid = ANY($1) AND m.state IN (0, 1)
+                      AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r WHERE r.msgid = m.msgid)
+                      AND NOT EXISTS (SELECT 1 FROM aq.subscribers s WHERE s.queue_id = $2 AND {{implicit}})', args)
       USING gone, q.queue_id;
     PERFORM aq.finish_messages(q, gone);
   END IF;

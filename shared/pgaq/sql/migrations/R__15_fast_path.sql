@@ -51,10 +51,8 @@ BEGIN
     -- like a one-row table to the planner, whose join plan then walks the whole primary
     -- key (every entry a pinned xmin horizon keeps) for one message
     'delete', CASE WHEN p_limit = '1'
-                   THEN format('WHERE m.msgid = (SELECT c.msgid FROM c) RETURNING m.*, %s AS pos',
-                               aq.sort_key_expr(q.sort_key, 'm'))
-                   ELSE format('WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, %s AS pos',
-                               aq.sort_key_expr(q.sort_key, 'm')) END,
+                   THEN aq.render_fast_remove_delete_one(jsonb_build_object('position', aq.sort_key_expr(q.sort_key, 'm')))
+                   ELSE aq.render_fast_remove_delete_ids(jsonb_build_object('position', aq.sort_key_expr(q.sort_key, 'm'))) END,
     'schema', q.table_schema, 'table', q.table_name, 'table_id', q.table_id, 'owner', q.owner,
     'queue', CASE WHEN p_acting THEN 'p_queue' ELSE '$1::name' END,
     'acting', CASE WHEN p_acting THEN 'p_role' ELSE 'current_user' END,
@@ -79,8 +77,7 @@ BEGIN
   RETURN aq.render('fast_remove', jsonb_build_object(
     'limit', '(SELECT cardinality($2::bytea[]))',
     'final_order', E'\n    ORDER BY o.position',
-    'delete', format('WHERE m.msgid = ANY (ARRAY(SELECT c.msgid FROM c)) RETURNING m.*, %s AS pos',
-                     aq.sort_key_expr(q.sort_key, 'm')),
+    'delete', aq.render_fast_remove_delete_ids(jsonb_build_object('position', aq.sort_key_expr(q.sort_key, 'm'))),
     'schema', q.table_schema, 'table', q.table_name, 'table_id', q.table_id, 'owner', q.owner,
     'queue', '$1::name', 'acting', 'current_user',
     -- by id: the primary key finds them (in the queue's order the planner would walk the
@@ -111,16 +108,20 @@ DECLARE
   fn name := ('aq$_' || t.table_name || '_rm1')::name;
 BEGIN
   IF t.multiple_consumers OR t.message_grouping <> 'NONE' THEN
-    EXECUTE format('DROP FUNCTION IF EXISTS %I.%I(name, bigint[])', t.schema_name, fn);
+    EXECUTE aq.sql('DROP FUNCTION IF EXISTS {{schema:ident}}.{{name:ident}}(name, bigint[])',
+                   jsonb_build_object('schema', t.schema_name, 'name', fn));
     RETURN;
   END IF;
   EXECUTE aq.render('queue_table.rm1', jsonb_build_object(
     'schema', t.schema_name, 'name', fn,
     'from_start', aq.fast_remove_sql(q, false, true),
     'after', aq.fast_remove_sql(q, true, true)));
-  EXECUTE format('ALTER FUNCTION %I.%I(name, bigint[]) OWNER TO %I', t.schema_name, fn, t.owner);
-  EXECUTE format('REVOKE ALL ON FUNCTION %I.%I(name, bigint[]) FROM PUBLIC', t.schema_name, fn);
-  EXECUTE format('GRANT EXECUTE ON FUNCTION %I.%I(name, bigint[]) TO PUBLIC', t.schema_name, fn);
+  EXECUTE aq.sql('ALTER FUNCTION {{schema:ident}}.{{name:ident}}(name, bigint[]) OWNER TO {{owner:ident}}',
+                 jsonb_build_object('schema', t.schema_name, 'name', fn, 'owner', t.owner));
+  EXECUTE aq.sql('REVOKE ALL ON FUNCTION {{schema:ident}}.{{name:ident}}(name, bigint[]) FROM PUBLIC',
+                 jsonb_build_object('schema', t.schema_name, 'name', fn));
+  EXECUTE aq.sql('GRANT EXECUTE ON FUNCTION {{schema:ident}}.{{name:ident}}(name, bigint[]) TO PUBLIC',
+                 jsonb_build_object('schema', t.schema_name, 'name', fn));
 END $$;
 
 -- upgrade (stays here: p_buffered's default would make a call ambiguous): removes aq.fast_path(text); release 435be0f

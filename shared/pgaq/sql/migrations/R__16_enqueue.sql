@@ -156,13 +156,15 @@ DECLARE
   input_type regtype := coalesce(tr.from_type, q.payload_type);
   e text;
 BEGIN
+  -- (payloads, raw: parameter references; type: regtype's name of the payload type;
+  -- function: the transformation's, from the catalog)
   IF input_type = 'bytea'::regtype THEN
-    e := format('(%s)[e.i]', p_raw);
+    e := aq.render_enqueue_payload_raw(jsonb_build_object('raw', p_raw));
   ELSE
-    e := format('jsonb_populate_record(NULL::%s, %s -> (e.i::integer - 1))', input_type, p_payloads);
+    e := aq.render_enqueue_payload_object(jsonb_build_object('type', input_type::text, 'payloads', p_payloads));
   END IF;
   IF tr.id IS NOT NULL THEN
-    e := format('%s(%s)', tr.function_name, e);
+    e := aq.render_enqueue_payload_transformed(jsonb_build_object('function', tr.function_name::text, 'payload', e));
   END IF;
   RETURN e;
 END $$;
@@ -214,10 +216,8 @@ RETURNS text LANGUAGE sql STABLE AS $sql$
                        'returning', '', 'recipients', '', 'counted', '', 'into', '',
                        -- a message without a recipient list goes to the audience (R__12_audience)
                        'audience', CASE WHEN aq.has_audience(q)
-                                        THEN format('CASE WHEN coalesce(p -> ''recipients'', ''null'') = ''null''::jsonb'
-                                                    ' THEN (SELECT aq.audience_at(x.id, x.audience_gen) FROM aq.queues x'
-                                                    ' WHERE x.queue_table_id = %s AND x.queue_name = %s) END',
-                                                    q.table_id, coalesce(p_args ->> 'queue', '$1'))
+                                        THEN aq.render_enqueue_audience(jsonb_build_object(
+                                               'table_id', q.table_id, 'queue', coalesce(p_args ->> 'queue', '$1')))
                                         ELSE 'NULL::bigint' END,
                        'payload', aq.payload_input_expr(q, tr, coalesce(p_args ->> 'payloads', '$3'),
                                                         coalesce(p_args ->> 'raw', '$4')))
@@ -257,6 +257,7 @@ DECLARE
   any_ready boolean;
   any_wait boolean;
   buffered boolean;
+  args jsonb;  -- the statements' (templates enqueue.*, R__13_templates)
 BEGIN
   IF q.queue_type = 'EXCEPTION_QUEUE' OR NOT q.enqueue_enabled THEN
     PERFORM aq.err(25207, format('enqueue failed, queue %s.%s is disabled from enqueueing',
@@ -285,8 +286,7 @@ BEGIN
   BEGIN
     IF tr.id IS NULL THEN
       -- the queue table's generated function: the same statement with a cached plan
-      EXECUTE format('SELECT * FROM %I.%I($1, $2, $3, $4, $5, $6)',
-                     q.table_schema, 'aq$_' || q.table_name || '_enq')
+      EXECUTE aq.render_enqueue_call(jsonb_build_object('schema', q.table_schema, 'name', 'aq$_' || q.table_name || '_enq'))
         INTO ids, any_ready, any_wait
         USING q.queue_name, props, p_payloads, p_raw, now_ts, p_agent;
     ELSE
@@ -304,37 +304,24 @@ BEGIN
 
   IF q.message_grouping = 'TRANSACTIONAL' THEN
     -- group properties (priority, delay, expiration) are those of the group's first message
-    EXECUTE format($f$
-      UPDATE %1$I.%2$I m SET priority = f.priority, delay = f.delay, expiration = f.expiration,
-             ready_time = f.ready_time, expire_at = f.expire_at, state = f.state
-      FROM (SELECT priority, delay, expiration, ready_time, expire_at, state FROM %1$I.%2$I
-            WHERE txn_group = pg_current_xact_id()::text::bigint AND q_name = $1
-            ORDER BY enq_seq LIMIT 1) f
-      WHERE m.msgid = ANY($2) AND (m.priority, m.delay, m.state) IS DISTINCT FROM (f.priority, f.delay, f.state)
-    $f$, q.table_schema, q.table_name) USING q.queue_name, ids;
+    EXECUTE aq.render_enqueue_group_properties(jsonb_build_object('schema', q.table_schema, 'table', q.table_name))
+      USING q.queue_name, ids;
   END IF;
 
   IF q.multiple_consumers THEN
+    args := jsonb_build_object('schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table);
     SELECT array_agg(ids[i]) FILTER (WHERE props -> (i - 1) -> 'recipients' <> 'null'::jsonb),
            array_agg(ids[i]) FILTER (WHERE props -> (i - 1) -> 'recipients' = 'null'::jsonb)
       INTO explicit_ids, implicit_ids
     FROM generate_subscripts(ids, 1) AS i;
     IF explicit_ids IS NOT NULL THEN
-      EXECUTE format($f$
-        INSERT INTO %I.%I (msgid, consumer_name, address, protocol, q_name, state, priority,
-                           enq_seq, enq_time, ready_time, txn_group)
-        SELECT m.msgid, r ->> 'name', r ->> 'address', (r ->> 'protocol')::integer, m.q_name,
-               m.state, m.priority, m.enq_seq, m.enq_time, m.ready_time, m.txn_group
-        FROM unnest($1::bytea[]) WITH ORDINALITY AS x(id, i)
-        JOIN %I.%I m ON m.msgid = x.id
-        CROSS JOIN LATERAL jsonb_array_elements($2 -> (array_position($3, x.id) - 1) -> 'recipients') AS r
-      $f$, q.table_schema, q.recipients_table, q.table_schema, q.table_name)
+      EXECUTE aq.render_enqueue_explicit_recipients(args)
       USING explicit_ids, props, ids;
     END IF;
     IF implicit_ids IS NOT NULL THEN
       SELECT * INTO rc FROM aq.rule_cache WHERE queue_id = q.queue_id;
       IF FOUND AND (rc.rules_sql IS NOT NULL OR cardinality(rc.plain_ids) > 0) THEN
-        EXECUTE aq.subscriber_recipients_sql(q, format('%I.%I m', q.table_schema, q.table_name),
+        EXECUTE aq.subscriber_recipients_sql(q, aq.render_enqueue_from(args),
                   'm.msgid = ANY($1) AND sub.queue_id = $3' || aq.subscriber_mode_filter(buffered)
                   -- (those reading the audience need no row: R__12_audience)
                   || CASE WHEN aq.has_audience(q) THEN ' AND NOT ' || aq.implicit_expr('sub', 'm') ELSE '' END
@@ -343,11 +330,7 @@ BEGIN
         USING implicit_ids, rc.rules_params, q.queue_id, rc.plain_ids;
       END IF;
     END IF;
-    EXECUTE format('SELECT x.id FROM unnest($1::bytea[]) x(id) JOIN %I.%I m ON m.msgid = x.id
-                    WHERE NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = x.id)
-                      AND NOT EXISTS (SELECT 1 FROM aq.subscribers s WHERE s.queue_id = $2 AND %s)
-                    LIMIT 1',
-                   q.table_schema, q.table_name, q.table_schema, q.recipients_table, aq.implicit_expr('s', 'm'))
+    EXECUTE aq.render_enqueue_without_recipients(args || jsonb_build_object('implicit', aq.implicit_expr('s', 'm')))
       INTO missing USING ids, q.queue_id;
     IF missing IS NOT NULL THEN
       PERFORM aq.err(24033, format('no recipients for message %s on queue %s.%s',

@@ -6,10 +6,8 @@
 CREATE OR REPLACE FUNCTION aq.exception_target_expr(q aq.queue_info) RETURNS text
 LANGUAGE sql STABLE AS $$
   -- the message's own exception queue when it still exists, else the table's default
-  SELECT format($e$CASE WHEN EXISTS (SELECT 1 FROM aq.queues x
-                        WHERE x.schema_name = m.exception_qschema AND x.queue_name = m.exception_queue
-                          AND x.queue_table_id = %s AND x.queue_type = 'EXCEPTION_QUEUE')
-                   THEN m.exception_queue ELSE %L::name END$e$, q.table_id, q.default_exception_queue)
+  SELECT aq.render_retries_exception_target(jsonb_build_object('table_id', q.table_id,
+                                                                'default', q.default_exception_queue))
 $$;
 
 -- p_buffered: the messages are buffered ones, in the queue table's companion (R__11_buffered):
@@ -30,6 +28,7 @@ DECLARE
   waiting boolean;
   failed bytea[];
   moved_to name[];
+  args jsonb;  -- the statements' (templates retries.*, R__13_templates)
 BEGIN
   PERFORM aq.check_access(q, 'DEQUEUE');
   IF p_msgids IS NULL OR cardinality(p_msgids) = 0 THEN RETURN 0; END IF;
@@ -41,19 +40,7 @@ BEGIN
     -- attempt is its first thing to record, so it gets one (the message's state) to count
     -- on, written as R__12_audience_readers says (no crossed wait with a purge or expiry)
     PERFORM aq.materialise_attempted(q, coalesce(consumer, ''), p_msgids);
-    EXECUTE format($f$
-      WITH u AS (
-        UPDATE %I.%I r SET retry_count = r.retry_count + 1,
-               state = CASE WHEN r.retry_count + 1 > $3 THEN 3 WHEN $4 > 0 THEN 1 ELSE 0 END,
-               ready_time = CASE WHEN r.retry_count + 1 <= $3 AND $4 > 0
-                                 THEN $5 + make_interval(secs => $4) ELSE r.ready_time END,
-               failure_reason = CASE WHEN r.retry_count + 1 > $3 THEN 'MAX_RETRY_EXCEEDED' END
-        WHERE r.q_name = $1 AND r.consumer_name = $6 AND r.address = '' AND r.msgid = ANY($2)
-          AND r.state = 0
-        RETURNING r.msgid, r.state)
-      SELECT count(*), bool_or(state = 0), bool_or(state = 1),
-             array_agg(msgid) FILTER (WHERE state = 3) FROM u
-    $f$, q.table_schema, q.recipients_table)
+    EXECUTE aq.render_retries_recipients(jsonb_build_object('schema', q.table_schema, 'recipients', q.recipients_table))
     INTO n, ready, waiting, failed
     USING q.queue_name, p_msgids, q.max_retries, q.retry_delay, now_ts, coalesce(consumer, '');
     IF failed IS NOT NULL THEN
@@ -63,34 +50,16 @@ BEGIN
     -- Oracle's AQ guides (10.1, 10.2, 11.1), "Internet Access to Oracle Streams AQ", the
     -- exception_queue element: an exception queue named at enqueue and dropped since is
     -- replaced by the table's default, and a warning is logged (Oracle's alert log)
-    EXECUTE format($f$
-      SELECT count(*) FROM %I.%I m
-      WHERE m.q_name = $1 AND m.msgid = ANY($2) AND m.state = 0 AND m.retry_count + 1 > $3
-        AND m.exception_queue IS NOT NULL AND %s <> m.exception_queue
-    $f$, q.table_schema, q.table_name, aq.exception_target_expr(q))
+    args := jsonb_build_object('schema', q.table_schema, 'table', q.table_name,
+                               'exception_queue', aq.exception_target_expr(q));
+    EXECUTE aq.render_retries_exception_queue_gone(args)
     INTO n USING q.queue_name, p_msgids,
                  CASE WHEN q.queue_type = 'EXCEPTION_QUEUE' THEN 2147483647 ELSE q.max_retries END;
     IF n > 0 THEN
       RAISE WARNING 'pgaq: % message(s) of %.% name an exception queue that no longer exists; moved to %',
         n, q.table_schema, q.table_name, q.default_exception_queue;
     END IF;
-    EXECUTE format($f$
-      WITH u AS (
-        UPDATE %I.%I m SET retry_count = m.retry_count + 1,
-               state = CASE WHEN m.retry_count + 1 > $3 THEN 3 WHEN $4 > 0 THEN 1 ELSE 0 END,
-               ready_time = CASE WHEN m.retry_count + 1 <= $3 AND $4 > 0
-                                 THEN $5 + make_interval(secs => $4) ELSE m.ready_time END,
-               original_queue_name = CASE WHEN m.retry_count + 1 > $3 THEN m.q_name
-                                          ELSE m.original_queue_name END,
-               exception_qschema = CASE WHEN m.retry_count + 1 > $3 THEN %3$L ELSE m.exception_qschema END,
-               exception_queue = CASE WHEN m.retry_count + 1 > $3 THEN %4$s ELSE m.exception_queue END,
-               q_name = CASE WHEN m.retry_count + 1 > $3 THEN %4$s ELSE m.q_name END,
-               expiration_reason = CASE WHEN m.retry_count + 1 > $3 THEN 'MAX_RETRY_EXCEEDED'
-                                        ELSE m.expiration_reason END
-        WHERE m.q_name = $1 AND m.msgid = ANY($2) AND m.state = 0
-        RETURNING m.msgid, m.state, m.q_name)
-      SELECT count(*), bool_or(state = 0), bool_or(state = 1), array_agg(DISTINCT q_name) FILTER (WHERE state = 3) FROM u
-    $f$, q.table_schema, q.table_name, q.table_schema, aq.exception_target_expr(q))
+    EXECUTE aq.render_retries_messages(args)
     INTO n, ready, waiting, moved_to
     USING q.queue_name, p_msgids, CASE WHEN q.queue_type = 'EXCEPTION_QUEUE' THEN 2147483647 ELSE q.max_retries END,
           q.retry_delay, now_ts;

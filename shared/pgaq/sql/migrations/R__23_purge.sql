@@ -67,9 +67,9 @@ LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
   IF p_literal[2] = 'lstr' AND p_column[2] = 'qname' AND p_literal[3] = upper(p_literal[3])
      AND p_literal[3] <> lower(p_literal[3]) THEN
-    RETURN ARRAY[format('%L', lower(p_literal[3])), 'lstr', p_literal[3]];
+    RETURN ARRAY[quote_nullable(lower(p_literal[3])), 'lstr', p_literal[3]];
   ELSIF p_literal[2] = 'lstr' AND p_column[2] = 'raw' AND p_literal[3] ~ '^([0-9A-Fa-f]{2})*$' THEN
-    RETURN ARRAY[format('decode(%L, ''hex'')', p_literal[3]), 'raw', p_literal[3]];
+    RETURN ARRAY[aq.sql($s$decode({{hex:literal}}, 'hex')$s$, jsonb_build_object('hex', p_literal[3])), 'raw', p_literal[3]];
   END IF;
   RETURN p_literal;
 END $$;
@@ -99,12 +99,12 @@ BEGIN
     CASE node->>'type'
     WHEN 'null' THEN RETURN ARRAY['NULL', 'null'];
     WHEN 'boolean' THEN RETURN ARRAY[CASE node->>'value' WHEN 'TRUE' THEN 'true' ELSE 'false' END, 'bool'];
-    WHEN 'string' THEN RETURN ARRAY[format('%L', node->>'value'), 'lstr', node->>'value'];
+    WHEN 'string' THEN RETURN ARRAY[quote_nullable(node->>'value'), 'lstr', node->>'value'];
     ELSE
       IF aq.try_numeric(node->>'value') IS NULL THEN
         PERFORM aq._condition_raise('syntax', pos, 'numeric literal out of range');
       END IF;
-      RETURN ARRAY[format('%L::numeric', aq.try_numeric(node->>'value')::text), 'num'];
+      RETURN ARRAY[aq.sql('{{value:literal}}::numeric', jsonb_build_object('value', aq.try_numeric(node->>'value')::text)), 'num'];
     END CASE;
 
   ELSIF kind = 'identifier' THEN
@@ -124,7 +124,7 @@ BEGIN
     IF nm IS NULL OR NOT p_cols ? nm THEN
       PERFORM aq._condition_raise('ident', pos, array_to_string(parts, '.'));
     END IF;
-    RETURN ARRAY[format('qtview.%I', nm), p_cols->>nm];
+    RETURN ARRAY[aq.sql('qtview.{{column:ident}}', jsonb_build_object('column', nm)), p_cols->>nm];
 
   ELSIF kind = 'function' THEN
     fn := node->>'name';
@@ -143,24 +143,25 @@ BEGIN
       PERFORM aq._condition_raise('args', pos, fn);
     END IF;
     CASE fn
-    WHEN 'UPPER', 'LOWER' THEN RETURN ARRAY[format('%s((%s)::text)', lower(fn), args[1]), 'str'];
-    WHEN 'TRIM' THEN RETURN ARRAY[format('btrim((%s)::text)', args[1]), 'str'];
-    WHEN 'LENGTH' THEN RETURN ARRAY[format('length((%s)::text)', args[1]), 'num'];
+    -- (the arguments: SQL this function made, user text only quoted as literals)
+    WHEN 'UPPER', 'LOWER' THEN RETURN ARRAY[aq.sql('{{fn}}(({{a}})::text)', jsonb_build_object('fn', lower(fn), 'a', args[1])), 'str'];
+    WHEN 'TRIM' THEN RETURN ARRAY[aq.sql('btrim(({{a}})::text)', jsonb_build_object('a', args[1])), 'str'];
+    WHEN 'LENGTH' THEN RETURN ARRAY[aq.sql('length(({{a}})::text)', jsonb_build_object('a', args[1])), 'num'];
     WHEN 'NVL', 'COALESCE' THEN
-      RETURN ARRAY[format('COALESCE(%s)', array_to_string(args, ', ')), 'other'];
+      RETURN ARRAY[aq.sql('COALESCE({{args}})', jsonb_build_object('args', array_to_string(args, ', '))), 'other'];
     WHEN 'TO_DATE', 'TO_TIMESTAMP' THEN
       -- Oracle's common format elements (YYYY MM DD HH24 MI SS) mean the same in PostgreSQL
       IF cardinality(args) = 1 THEN
-        RETURN ARRAY[format('(%s)::timestamptz', args[1]), 'ts'];
+        RETURN ARRAY[aq.sql('({{a}})::timestamptz', jsonb_build_object('a', args[1])), 'ts'];
       END IF;
-      RETURN ARRAY[format('to_timestamp(%s, %s)', args[1], args[2]), 'ts'];
+      RETURN ARRAY[aq.sql('to_timestamp({{a}}, {{b}})', jsonb_build_object('a', args[1], 'b', args[2])), 'ts'];
     ELSE
       PERFORM aq._condition_raise('ident', pos, node->>'spelled');
     END CASE;
 
   ELSIF kind IN ('minus', 'plus') THEN
     a := aq.purge_node_sql(node->'operand', p_cols);
-    RETURN ARRAY[format('(%s(%s))', CASE kind WHEN 'minus' THEN '-' ELSE '+' END, a[1]), a[2]];
+    RETURN ARRAY[aq.sql('({{sign}}({{a}}))', jsonb_build_object('sign', CASE kind WHEN 'minus' THEN '-' ELSE '+' END, 'a', a[1])), a[2]];
 
   ELSIF kind = 'binary' THEN
     op := node->>'operator';
@@ -168,39 +169,40 @@ BEGIN
     b := aq.purge_node_sql(node->'right', p_cols);
     IF op IN ('+', '-') AND a[2] = 'ts' AND b[2] = 'num' THEN
       -- Oracle's date arithmetic: a number of days
-      RETURN ARRAY[format('(%s %s make_interval(secs => (%s) * 86400))', a[1], op, b[1]), 'ts'];
+      RETURN ARRAY[aq.sql('({{a}} {{op}} make_interval(secs => ({{b}}) * 86400))', jsonb_build_object('a', a[1], 'op', op, 'b', b[1])), 'ts'];
     ELSIF op = '+' AND a[2] = 'num' AND b[2] = 'ts' THEN
-      RETURN ARRAY[format('(%s + make_interval(secs => (%s) * 86400))', b[1], a[1]), 'ts'];
+      RETURN ARRAY[aq.sql('({{b}} + make_interval(secs => ({{a}}) * 86400))', jsonb_build_object('a', a[1], 'b', b[1])), 'ts'];
     ELSIF op = '-' AND a[2] = 'ts' AND b[2] = 'ts' THEN
-      RETURN ARRAY[format('(extract(epoch FROM %s - %s) / 86400)', a[1], b[1]), 'num'];
+      RETURN ARRAY[aq.sql('(extract(epoch FROM {{a}} - {{b}}) / 86400)', jsonb_build_object('a', a[1], 'b', b[1])), 'num'];
     ELSIF op IN ('+', '-', '*', '/') THEN
-      RETURN ARRAY[format('((%s)::numeric %s (%s)::numeric)', a[1], op, b[1]), 'num'];
+      RETURN ARRAY[aq.sql('(({{a}})::numeric {{op}} ({{b}})::numeric)', jsonb_build_object('a', a[1], 'op', op, 'b', b[1])), 'num'];
     ELSIF op = '||' THEN
-      RETURN ARRAY[format('concat(%s, %s)', a[1], b[1]), 'str'];
+      RETURN ARRAY[aq.sql('concat({{a}}, {{b}})', jsonb_build_object('a', a[1], 'b', b[1])), 'str'];
     END IF;
     b := aq.purge_literal_for(a, b);
     a := aq.purge_literal_for(b, a);
-    RETURN ARRAY[format('(%s %s %s)', a[1], op, b[1]), 'bool'];
+    -- (op: the parser's comparison operator, a token of a fixed set)
+    RETURN ARRAY[aq.sql('({{a}} {{op}} {{b}})', jsonb_build_object('a', a[1], 'op', op, 'b', b[1])), 'bool'];
 
   ELSIF kind IN ('and', 'or') THEN
     a := aq.purge_node_sql(node->'left', p_cols);
     b := aq.purge_node_sql(node->'right', p_cols);
-    RETURN ARRAY[format('(%s %s %s)', a[1], upper(kind), b[1]), 'bool'];
+    RETURN ARRAY[aq.sql('({{a}} {{op}} {{b}})', jsonb_build_object('a', a[1], 'op', upper(kind), 'b', b[1])), 'bool'];
 
   ELSIF kind = 'not' THEN
     a := aq.purge_node_sql(node->'operand', p_cols);
-    RETURN ARRAY[format('(NOT %s)', a[1]), 'bool'];
+    RETURN ARRAY[aq.sql('(NOT {{a}})', jsonb_build_object('a', a[1])), 'bool'];
 
   ELSIF kind = 'is_null' THEN
     a := aq.purge_node_sql(node->'operand', p_cols);
-    RETURN ARRAY[format('(%s IS %sNULL)', a[1], CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END), 'bool'];
+    RETURN ARRAY[aq.sql('({{a}} IS {{not}}NULL)', jsonb_build_object('a', a[1], 'not', CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END)), 'bool'];
 
   ELSIF kind = 'between' THEN
     a := aq.purge_node_sql(node->'operand', p_cols);
     b := aq.purge_node_sql(node->'low', p_cols);
     c := aq.purge_node_sql(node->'high', p_cols);
-    RETURN ARRAY[format('(%s %sBETWEEN %s AND %s)', a[1],
-                        CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END, b[1], c[1]), 'bool'];
+    RETURN ARRAY[aq.sql('({{a}} {{not}}BETWEEN {{b}} AND {{c}})', jsonb_build_object('a', a[1],
+                        'not', CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END, 'b', b[1], 'c', c[1])), 'bool'];
 
   ELSIF kind = 'in' THEN
     a := aq.purge_node_sql(node->'operand', p_cols);
@@ -209,8 +211,9 @@ BEGIN
       b := aq.purge_literal_for(a, aq.purge_node_sql(el, p_cols));
       list := list || b[1];
     END LOOP;
-    RETURN ARRAY[format('(%s %sIN (%s))', a[1], CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END,
-                        array_to_string(list, ', ')), 'bool'];
+    RETURN ARRAY[aq.sql('({{a}} {{not}}IN ({{list}}))', jsonb_build_object('a', a[1],
+                        'not', CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END,
+                        'list', array_to_string(list, ', '))), 'bool'];
 
   ELSIF kind = 'like' THEN
     a := aq.purge_node_sql(node->'operand', p_cols);
@@ -224,8 +227,8 @@ BEGIN
     ELSE
       c := ARRAY['''''', 'lstr'];  -- Oracle: no escape character unless one is given
     END IF;
-    RETURN ARRAY[format('((%s)::text %sLIKE %s ESCAPE %s)', a[1],
-                        CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END, b[1], c[1]), 'bool'];
+    RETURN ARRAY[aq.sql('(({{a}})::text {{not}}LIKE {{b}} ESCAPE {{c}})', jsonb_build_object('a', a[1],
+                        'not', CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END, 'b', b[1], 'c', c[1])), 'bool'];
   END IF;
   PERFORM aq._condition_raise('syntax', pos, 'unsupported construct');
   RETURN NULL;
@@ -278,8 +281,8 @@ DECLARE
 BEGIN
   SELECT * INTO t FROM aq.queue_tables WHERE id = p_table_id;
   IF NOT FOUND OR p_ids IS NULL THEN RETURN; END IF;
-  EXECUTE format('SELECT array_agg(x) FROM unnest($1) x WHERE NOT EXISTS (SELECT 1 FROM %I.%I m WHERE m.msgid = x)',
-                 t.schema_name, t.table_name) INTO gone USING p_ids;
+  EXECUTE aq.sql('SELECT array_agg(x) FROM unnest($1) x WHERE NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{table:ident}} m WHERE m.msgid = x)',
+                 jsonb_build_object('schema', t.schema_name, 'table', t.table_name)) INTO gone USING p_ids;
   IF gone IS NULL THEN RETURN; END IF;
   DELETE FROM aq.deferred_settlements d
    WHERE d.msgid = ANY (gone) AND d.queue_id IN (SELECT q.id FROM aq.queues q WHERE q.queue_table_id = t.id);
@@ -302,7 +305,7 @@ DECLARE
   cond text;
   view_sql text;
   batch integer := 1000;
-  lock_clause text;
+  args jsonb;  -- the statements' below, per table
   cand bytea[];
   held bytea[];
   mine bytea[];
@@ -322,15 +325,20 @@ BEGIN
   -- that an administrator who does not own the table reads it with the table privileges
   -- AQ administrators have
   view_sql := pg_get_viewdef(format('%I.%I', t.schema_name, 'aq$' || t.table_name)::regclass);
-  view_sql := format('(%s) qtview', rtrim(btrim(view_sql), ';'));
+  view_sql := aq.sql('({{view}}) qtview', jsonb_build_object('view', rtrim(btrim(view_sql), ';')));
   base := t;
   FOREACH cls IN ARRAY ARRAY['PERSISTENT', 'BUFFERED'] LOOP
   CONTINUE WHEN NOT cls = ANY (modes);
   -- buffered messages are in the queue table's UNLOGGED companion (R__11_buffered)
   t := CASE WHEN cls = 'BUFFERED' THEN aq.buffered_table(base) ELSE base END;
   rt := ('aq$_' || t.table_name || '_r')::name;
+  -- (view: the AQ$ view's definition, cond: the compiled condition over it, lock: the
+  -- rows' lock clause; fixed text)
+  args := jsonb_build_object('schema', t.schema_name, 'table', t.table_name, 'recipients', rt,
+                             'view', view_sql, 'cond', cond,
+                             'lock', CASE WHEN block THEN 'FOR UPDATE' ELSE 'FOR UPDATE SKIP LOCKED' END);
   IF block AND NOT t.multiple_consumers THEN
-    EXECUTE format('LOCK TABLE %I.%I IN EXCLUSIVE MODE', t.schema_name, t.table_name);
+    EXECUTE aq.sql('LOCK TABLE {{schema:ident}}.{{table:ident}} IN EXCLUSIVE MODE', args);
   ELSIF block THEN
     -- enqueuers take the message table first, dequeuers the recipients table (and, taking
     -- an implicit recipient, the message table: its row FOR KEY SHARE): waiting for one
@@ -338,48 +346,44 @@ BEGIN
     -- taken in the block that failed is let go with it)
     LOOP
       BEGIN
-        EXECUTE format('LOCK TABLE %I.%I, %I.%I IN EXCLUSIVE MODE NOWAIT', t.schema_name, t.table_name,
-                       t.schema_name, rt);
+        EXECUTE aq.sql('LOCK TABLE {{schema:ident}}.{{table:ident}}, {{schema:ident}}.{{recipients:ident}} IN EXCLUSIVE MODE NOWAIT', args);
         EXIT;
       EXCEPTION WHEN lock_not_available THEN
         PERFORM pg_sleep(0.01);
       END;
     END LOOP;
   END IF;
-  lock_clause := CASE WHEN block THEN 'FOR UPDATE' ELSE 'FOR UPDATE SKIP LOCKED' END;
 
   BEGIN
     -- what the condition selects, read once (a scan per batch would read the whole table
     -- again each time), then taken in batches: the rows this purge can lock, the condition
     -- again on those (a row may have changed before it was locked), and their removal
     IF NOT t.multiple_consumers THEN
-      EXECUTE format($f$SELECT array_agg(decode(qtview.msg_id, 'hex')) FROM %s WHERE (%s)$f$, view_sql, cond)
+      EXECUTE aq.sql($f$SELECT array_agg(decode(qtview.msg_id, 'hex')) FROM {{view}} WHERE ({{cond}})$f$, args)
         INTO cand;
       FOR i IN 1 .. coalesce(cardinality(cand), 0) BY batch LOOP
-        EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) ORDER BY msgid %s) x',
-                       t.schema_name, t.table_name, lock_clause)
+        EXECUTE aq.sql('SELECT array_agg(msgid) FROM (SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) ORDER BY msgid {{lock}}) x', args)
           INTO held USING cand[i:i + batch - 1], modes;
         CONTINUE WHEN held IS NULL;
-        EXECUTE format($f$SELECT array_agg(k) FROM (
-                           SELECT decode(qtview.msg_id, 'hex') AS k FROM %s
-                           WHERE decode(qtview.msg_id, 'hex') = ANY ($1) AND (%s)) x$f$, view_sql, cond)
+        EXECUTE aq.sql($f$SELECT array_agg(k) FROM (
+                           SELECT decode(qtview.msg_id, 'hex') AS k FROM {{view}}
+                           WHERE decode(qtview.msg_id, 'hex') = ANY ($1) AND ({{cond}})) x$f$, args)
           INTO mine USING held;
         CONTINUE WHEN mine IS NULL;
-        EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY ($1)', t.schema_name, t.table_name) USING mine;
+        EXECUTE aq.sql('DELETE FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY ($1)', args) USING mine;
         PERFORM aq.forget_purged(t.id, mine);
       END LOOP;
     ELSE
       -- the selected recipient rows, in message order (a message's rows in one batch)
-      EXECUTE format($f$SELECT array_agg(k ORDER BY (k).msgid) FROM (
+      EXECUTE aq.sql($f$SELECT array_agg(k ORDER BY (k).msgid) FROM (
                          SELECT ROW(decode(qtview.msg_id, 'hex'), coalesce(qtview.consumer_name, ''),
                                     coalesce(qtview.address, ''), qtview.protocol)::aq.recipient_key AS k
-                         FROM %s WHERE (%s)) x$f$, view_sql, cond)
+                         FROM {{view}} WHERE ({{cond}})) x$f$, args)
         INTO keys;
       FOR i IN 1 .. coalesce(cardinality(keys), 0) BY batch LOOP
         -- message rows first, then recipient rows, in the order dequeue settlement takes
         -- them (R__17); what another transaction holds is skipped
-        EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) ORDER BY msgid %s) x',
-                       t.schema_name, t.table_name, lock_clause)
+        EXECUTE aq.sql('SELECT array_agg(msgid) FROM (SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY ($1) AND delivery_mode = ANY ($2) ORDER BY msgid {{lock}}) x', args)
           INTO held USING ARRAY(SELECT DISTINCT (k).msgid FROM unnest(keys[i:i + batch - 1]) k), modes;
         CONTINUE WHEN held IS NULL;
         -- implicit recipients (R__12_audience) become rows first, so that what follows finds
@@ -388,38 +392,36 @@ BEGIN
         IF cls = 'PERSISTENT' THEN
           PERFORM aq.explicitise_held(t, held);
         END IF;
-        EXECUTE format($f$SELECT array_agg(ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key)
-                           FROM (SELECT * FROM %I.%I r
+        EXECUTE aq.sql($f$SELECT array_agg(ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key)
+                           FROM (SELECT * FROM {{schema:ident}}.{{recipients:ident}} r
                                  WHERE r.msgid = ANY ($2)
                                    AND ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key = ANY ($1)
-                                 ORDER BY r.msgid, r.consumer_name, r.address, r.protocol %s) r$f$,
-                       t.schema_name, rt, lock_clause)
+                                 ORDER BY r.msgid, r.consumer_name, r.address, r.protocol {{lock}}) r$f$, args)
           INTO took USING keys[i:i + batch - 1], held;
         CONTINUE WHEN took IS NULL;
         -- still selected, now that they are locked
-        EXECUTE format($f$SELECT array_agg(k) FROM (
+        EXECUTE aq.sql($f$SELECT array_agg(k) FROM (
                            SELECT ROW(decode(qtview.msg_id, 'hex'), coalesce(qtview.consumer_name, ''),
                                       coalesce(qtview.address, ''), qtview.protocol)::aq.recipient_key AS k
-                           FROM %s WHERE decode(qtview.msg_id, 'hex') = ANY ($2) AND (%s)) x
-                           WHERE k = ANY ($1)$f$, view_sql, cond)
+                           FROM {{view}} WHERE decode(qtview.msg_id, 'hex') = ANY ($2) AND ({{cond}})) x
+                           WHERE k = ANY ($1)$f$, args)
           INTO took USING took, held;
         CONTINUE WHEN took IS NULL;
-        EXECUTE format($f$DELETE FROM %I.%I r
+        EXECUTE aq.sql($f$DELETE FROM {{schema:ident}}.{{recipients:ident}} r
                           WHERE r.msgid = ANY ($2)
-                            AND ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key = ANY ($1)$f$,
-                       t.schema_name, rt) USING took, held;
+                            AND ROW(r.msgid, r.consumer_name, r.address, r.protocol)::aq.recipient_key = ANY ($1)$f$, args)
+          USING took, held;
         -- messages left without a recipient go; the others are settled if their remaining
         -- recipients are all done
-        EXECUTE format($f$WITH d AS (DELETE FROM %I.%I m WHERE m.msgid = ANY ($1)
-                                       AND NOT EXISTS (SELECT 1 FROM %I.%I r WHERE r.msgid = m.msgid)
+        EXECUTE aq.sql($f$WITH d AS (DELETE FROM {{schema:ident}}.{{table:ident}} m WHERE m.msgid = ANY ($1)
+                                       AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r WHERE r.msgid = m.msgid)
                                      RETURNING m.msgid)
-                          SELECT array_agg(msgid) FROM d$f$, t.schema_name, t.table_name, t.schema_name, rt)
+                          SELECT array_agg(msgid) FROM d$f$, args)
           INTO emptied USING ARRAY(SELECT DISTINCT (k).msgid FROM unnest(took) k);
         PERFORM aq.forget_purged(t.id, emptied);
         FOR q IN SELECT * FROM aq.queue_info x WHERE x.table_id = t.id AND x.queue_type = 'NORMAL_QUEUE'
                  ORDER BY x.queue_id LOOP
-          EXECUTE format('SELECT array_agg(msgid) FROM %I.%I WHERE q_name = $1 AND msgid = ANY ($2)',
-                         t.schema_name, t.table_name)
+          EXECUTE aq.sql('SELECT array_agg(msgid) FROM {{schema:ident}}.{{table:ident}} WHERE q_name = $1 AND msgid = ANY ($2)', args)
             INTO left_over USING q.queue_name, ARRAY(SELECT DISTINCT (k).msgid FROM unnest(took) k);
           IF left_over IS NOT NULL THEN
             PERFORM aq.finish_messages(CASE WHEN cls = 'BUFFERED' THEN aq.buffered_info(q) ELSE q END, left_over);

@@ -207,24 +207,26 @@ CREATE OR REPLACE FUNCTION aq.queue_policies(p_table_id integer, p_recipients bo
 RETURNS TABLE (policy name, command text, using_expr text, check_expr text)
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
-  deq text := format($e$q_name = ANY ((SELECT aq.my_queues(%s, 'DEQUEUE', current_user))::name[])$e$, p_table_id);
-  enq text := format($e$q_name = ANY ((SELECT aq.my_queues(%s, 'ENQUEUE', current_user))::name[])$e$, p_table_id);
-  mine text := format($e$(txn_group = (SELECT pg_current_xact_id_if_assigned()::text::bigint) AND %s)$e$, enq);
+  args jsonb := jsonb_build_object('table_id', p_table_id);
+  deq text := aq.sql($e$q_name = ANY ((SELECT aq.my_queues({{table_id}}, 'DEQUEUE', current_user))::name[])$e$, args);
+  enq text := aq.sql($e$q_name = ANY ((SELECT aq.my_queues({{table_id}}, 'ENQUEUE', current_user))::name[])$e$, args);
+  mine text := aq.sql($e$(txn_group = (SELECT pg_current_xact_id_if_assigned()::text::bigint) AND {{enq}})$e$,
+                      jsonb_build_object('enq', enq));
   -- messages that failed out of one's queues into an exception queue of the table
-  moved text := format($e$(q_name = ANY ((SELECT aq.exception_queues(%1$s))::name[])
-                           AND original_queue_name = ANY ((SELECT aq.my_queues(%1$s, 'DEQUEUE', current_user))::name[]))$e$,
-                       p_table_id);
+  moved text := aq.sql($e$(q_name = ANY ((SELECT aq.exception_queues({{table_id}}))::name[])
+                           AND original_queue_name = ANY ((SELECT aq.my_queues({{table_id}}, 'DEQUEUE', current_user))::name[]))$e$,
+                       args);
 BEGIN
   RETURN QUERY VALUES
     ('aq_select_v2'::name, 'SELECT',
-       CASE WHEN p_recipients THEN format('%s OR %s', deq, mine) ELSE format('%s OR %s OR %s', deq, mine, moved) END,
+       CASE WHEN p_recipients THEN deq || ' OR ' || mine ELSE deq || ' OR ' || mine || ' OR ' || moved END,
        NULL::text),
     -- a dequeue writes the recipient row of a message it takes as an implicit recipient
     -- (R__12_audience)
-    ('aq_insert_v3'::name, 'INSERT', NULL::text, CASE WHEN p_recipients THEN format('%s OR %s', enq, deq) ELSE enq END),
+    ('aq_insert_v3'::name, 'INSERT', NULL::text, CASE WHEN p_recipients THEN enq || ' OR ' || deq ELSE enq END),
     ('aq_update_v2'::name, 'UPDATE',
-       CASE WHEN p_recipients THEN deq ELSE format('%s OR %s', deq, mine) END,
-       CASE WHEN p_recipients THEN deq ELSE format('%s OR %s OR %s', deq, mine, moved) END),
+       CASE WHEN p_recipients THEN deq ELSE deq || ' OR ' || mine END,
+       CASE WHEN p_recipients THEN deq ELSE deq || ' OR ' || mine || ' OR ' || moved END),
     ('aq_delete_v2'::name, 'DELETE', deq, NULL::text);
 END $$;
 
@@ -268,14 +270,20 @@ BEGIN
       PERFORM aq.err(1031, format('row-level security of queue table %s.%s is not set up: its owner must run aq.apply_queue_grants(%s)',
                                   t.schema_name, rel, t.id), '42501');
     END IF;
-    EXECUTE format('ALTER TABLE %I.%I ENABLE ROW LEVEL SECURITY', t.schema_name, rel);
+    EXECUTE aq.sql('ALTER TABLE {{schema:ident}}.{{table:ident}} ENABLE ROW LEVEL SECURITY',
+                   jsonb_build_object('schema', t.schema_name, 'table', rel));
     FOR p IN SELECT polname FROM pg_policy WHERE polrelid = c.oid AND polname LIKE 'aq\_%' LOOP
-      EXECUTE format('DROP POLICY %I ON %I.%I', p.polname, t.schema_name, rel);
+      EXECUTE aq.sql('DROP POLICY {{policy:ident}} ON {{schema:ident}}.{{table:ident}}',
+                     jsonb_build_object('policy', p.polname, 'schema', t.schema_name, 'table', rel));
     END LOOP;
+    -- (command, using, check: aq.queue_policies's fixed text)
     FOR p IN SELECT * FROM aq.queue_policies(t.id, rel IN (('aq$_' || t.table_name || '_r')::name, ('aq$_aq$_' || t.table_name || '_b_r')::name)) LOOP
-      EXECUTE format('CREATE POLICY %I ON %I.%I FOR %s', p.policy, t.schema_name, rel, p.command)
-           || CASE WHEN p.using_expr IS NULL THEN '' ELSE format(' USING (%s)', p.using_expr) END
-           || CASE WHEN p.check_expr IS NULL THEN '' ELSE format(' WITH CHECK (%s)', p.check_expr) END;
+      EXECUTE aq.sql('CREATE POLICY {{policy:ident}} ON {{schema:ident}}.{{table:ident}} FOR {{command}}',
+                     jsonb_build_object('policy', p.policy, 'schema', t.schema_name, 'table', rel, 'command', p.command))
+           || CASE WHEN p.using_expr IS NULL THEN ''
+                   ELSE aq.sql(' USING ({{using}})', jsonb_build_object('using', p.using_expr)) END
+           || CASE WHEN p.check_expr IS NULL THEN ''
+                   ELSE aq.sql(' WITH CHECK ({{check}})', jsonb_build_object('check', p.check_expr)) END;
     END LOOP;
   END LOOP;
 END $$;
@@ -351,15 +359,21 @@ BEGIN
         -- PostgreSQL 15 takes GRANTED BY only for the current user; the owner's own grants
         -- are revoked without it (a superuser's REVOKE acts as the owner's), so an
         -- administrator can revoke on a queue table a role owns
-        EXECUTE format('REVOKE %s ON %I.%I FROM %s%s CASCADE', x.priv, t.schema_name, rel.relname,
-                       CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
-                       CASE WHEN x.grantor = rel.relowner AND x.grantor <> (SELECT oid FROM pg_roles
-                                                                           WHERE rolname = current_user)
-                            THEN '' ELSE format(' GRANTED BY %I', pg_get_userbyid(x.grantor)) END);
+        -- (priv: a keyword of the list above; grantee: PUBLIC or a quoted role)
+        EXECUTE aq.sql('REVOKE {{priv}} ON {{schema:ident}}.{{table:ident}} FROM {{grantee}}{{granted_by}} CASCADE',
+                       jsonb_build_object('priv', x.priv, 'schema', t.schema_name, 'table', rel.relname,
+                         'grantee', CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+                         'granted_by', CASE WHEN x.grantor = rel.relowner AND x.grantor <> (SELECT oid FROM pg_roles
+                                                                                            WHERE rolname = current_user)
+                                            THEN '' ELSE aq.sql(' GRANTED BY {{grantor:ident}}',
+                                                                jsonb_build_object('grantor', pg_get_userbyid(x.grantor))) END));
       ELSE
-        EXECUTE format('GRANT %s ON %I.%I TO %I', x.priv, t.schema_name, rel.relname, pg_get_userbyid(x.grantee));
+        EXECUTE aq.sql('GRANT {{priv}} ON {{schema:ident}}.{{table:ident}} TO {{grantee:ident}}',
+                       jsonb_build_object('priv', x.priv, 'schema', t.schema_name, 'table', rel.relname,
+                                          'grantee', pg_get_userbyid(x.grantee)));
         IF NOT has_schema_privilege(x.grantee, ns, 'USAGE') THEN
-          EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', t.schema_name, pg_get_userbyid(x.grantee));
+          EXECUTE aq.sql('GRANT USAGE ON SCHEMA {{schema:ident}} TO {{grantee:ident}}',
+                         jsonb_build_object('schema', t.schema_name, 'grantee', pg_get_userbyid(x.grantee)));
         END IF;
       END IF;
     END LOOP;
@@ -475,7 +489,7 @@ DECLARE
 BEGIN
   PERFORM aq.require_admin('grant_system_privilege');
   BEGIN
-    EXECUTE format('GRANT %I TO %I', role, r)
+    EXECUTE aq.sql('GRANT {{role:ident}} TO {{grantee:ident}}', jsonb_build_object('role', role, 'grantee', r))
          || CASE WHEN coalesce(admin_option, false) THEN ' WITH ADMIN OPTION' ELSE '' END;
   EXCEPTION WHEN insufficient_privilege THEN
     PERFORM aq.err(1031, format('insufficient privileges to grant %s: needs ADMIN OPTION on %s',
@@ -496,7 +510,7 @@ BEGIN
     PERFORM aq.err(1952, format('system privileges not granted to %s: %s', r, upper(btrim(privilege))), '42704');
   END IF;
   BEGIN
-    EXECUTE format('REVOKE %I FROM %I', role, r);
+    EXECUTE aq.sql('REVOKE {{role:ident}} FROM {{grantee:ident}}', jsonb_build_object('role', role, 'grantee', r));
   EXCEPTION WHEN insufficient_privilege THEN
     PERFORM aq.err(1031, format('insufficient privileges to revoke %s: needs ADMIN OPTION on %s',
                                 upper(btrim(privilege)), role), '42501');
@@ -688,9 +702,9 @@ BEGIN
   FOR t IN SELECT * FROM aq.queue_tables ORDER BY id LOOP
     rel := to_regclass(format('%I.%I', t.schema_name, t.table_name));
     CONTINUE WHEN rel IS NULL OR NOT has_table_privilege(rel, 'SELECT');
-    RETURN QUERY EXECUTE format(
-      'SELECT %L::name, m.q_name, aq.state_name(m.state), count(*) FROM %I.%I m GROUP BY m.q_name, m.state',
-      t.schema_name, t.schema_name, t.table_name);
+    RETURN QUERY EXECUTE aq.sql(
+      'SELECT {{schema:literal}}::name, m.q_name, aq.state_name(m.state), count(*) FROM {{schema:ident}}.{{table:ident}} m GROUP BY m.q_name, m.state',
+      jsonb_build_object('schema', t.schema_name, 'table', t.table_name));
   END LOOP;
 END $$;
 CREATE OR REPLACE VIEW aq.queue_depths AS SELECT * FROM aq.queue_depth_rows();

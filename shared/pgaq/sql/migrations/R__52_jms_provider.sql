@@ -40,9 +40,9 @@ CREATE OR REPLACE FUNCTION aq.create_jms_provider_trigger(t aq.queue_tables) RET
 LANGUAGE plpgsql AS $$
 BEGIN
   IF t.payload_kind LIKE 'JMS\_%' THEN
-    EXECUTE format('CREATE OR REPLACE TRIGGER %I BEFORE INSERT ON %I.%I FOR EACH ROW '
+    EXECUTE aq.sql('CREATE OR REPLACE TRIGGER {{trigger:ident}} BEFORE INSERT ON {{schema:ident}}.{{table:ident}} FOR EACH ROW '
                    'EXECUTE FUNCTION aq.jms_provider_properties()',
-                   'aq$_jms_provider', t.schema_name, t.table_name);
+                   jsonb_build_object('trigger', 'aq$_jms_provider', 'schema', t.schema_name, 'table', t.table_name));
   END IF;
 END $$;
 

@@ -399,22 +399,7 @@ DECLARE
   q aq.queue_info;
   n bigint;
   msgs text;
-  one text := $m$
-      SELECT m.msgid, %s AS consumer, m.enq_seq,
-             jsonb_build_object(
-               'correlation', m.corrid, 'priority', m.priority, 'delay', m.delay,
-               'expiration', m.expiration, 'enq_time', m.enq_time, 'state', m.state,
-               'attempts', m.retry_count, 'exception_queue',
-               CASE WHEN m.exception_queue IS NOT NULL THEN m.exception_qschema || '.' || m.exception_queue END,
-               'sender_name', m.sender_name, 'sender_address', m.sender_address,
-               'sender_protocol', m.sender_protocol,
-               'original_msgid', upper(encode(m.original_msgid, 'hex')),
-               'delivery_mode', m.delivery_mode) AS props,
-             %s AS raw
-      FROM %I.%I m %s
-      WHERE m.msgid = ANY($1)
-        AND m.enq_tid = pg_current_xact_id()::text  -- only what this transaction enqueued
-  $m$;
+  args jsonb;  -- the statements' (templates notify.*, R__13_templates)
 BEGIN
   SELECT * INTO q FROM aq.queue_info WHERE queue_id = p_queue_id;
   -- the messages, persistent or buffered (the queue table's companion, R__11_buffered: "The
@@ -423,52 +408,22 @@ BEGIN
   -- Streams AQ", "Asynchronous Notifications")
   FOR q IN SELECT (y.r).* FROM (SELECT q AS r UNION ALL SELECT aq.buffered_info(q)
                                  WHERE to_regclass(format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_b')) IS NOT NULL) y LOOP
-    msgs := CASE WHEN msgs IS NULL THEN '' ELSE msgs || ' UNION ALL ' END || format(one,
-      CASE WHEN q.multiple_consumers THEN 'rc.consumer_name' ELSE 'NULL::text' END,
-      CASE WHEN q.payload_kind = 'RAW' THEN 'm.user_data' ELSE 'NULL::bytea' END,
-      q.table_schema, q.table_name,
-      CASE WHEN q.multiple_consumers
-           THEN format('JOIN %I.%I rc ON rc.msgid = m.msgid', q.table_schema, q.recipients_table) ELSE '' END);
+    args := jsonb_build_object('schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
+                               'queue_id', q.queue_id,
+                               'raw', CASE WHEN q.payload_kind = 'RAW' THEN 'm.user_data' ELSE 'NULL::bytea' END);
+    msgs := CASE WHEN msgs IS NULL THEN '' ELSE msgs || ' UNION ALL ' END
+            || aq.render_notify_messages(args || jsonb_build_object(
+                 'consumer', CASE WHEN q.multiple_consumers THEN 'rc.consumer_name' ELSE 'NULL::text' END,
+                 'join', CASE WHEN q.multiple_consumers THEN aq.render_notify_join_recipients(args) ELSE '' END));
     IF aq.has_audience(q) THEN
       -- the implicit recipients (R__12_audience) that have a registration: a subscriber
       -- reading the audience is notified as one with a row would be
-      msgs := msgs || ' UNION ALL ' || format(one, 'rc.name',
-        CASE WHEN q.payload_kind = 'RAW' THEN 'm.user_data' ELSE 'NULL::bytea' END,
-        q.table_schema, q.table_name,
-        format('JOIN aq.subscribers rc ON rc.queue_id = %s AND rc.address IS NULL AND %s'
-               ' AND EXISTS (SELECT 1 FROM aq.registrations g WHERE g.queue_id = rc.queue_id'
-               ' AND g.consumer_name = rc.name)', q.queue_id, aq.implicit_expr('rc', 'm')))
-        || format(' AND m.state IN (0, 1) AND NOT EXISTS (SELECT 1 FROM %I.%I x'
-                  ' WHERE x.msgid = m.msgid AND x.consumer_name = rc.name AND x.address = '''')',
-                  q.table_schema, q.recipients_table);
+      msgs := msgs || ' UNION ALL ' || aq.render_notify_messages_implicit(args || jsonb_build_object(
+        'consumer', 'rc.name', 'join', aq.render_notify_join_audience(
+          args || jsonb_build_object('implicit', aq.implicit_expr('rc', 'm')))));
     END IF;
   END LOOP;
-  EXECUTE format($f$
-    WITH msgs AS (%s
-    ), pairs AS (
-      SELECT r.id AS reg_id, r.purge_on_notify, r.payload_delivery, r.notify_url, r.presentation,
-             r.owner, r.agent_name, r.user_context, r.namespace, r.consumer_name,
-             m.msgid, m.props, m.raw,
-             row_number() OVER (PARTITION BY r.id ORDER BY m.enq_seq) AS nth
-      FROM aq.registrations r JOIN msgs m ON r.consumer_name = coalesce(m.consumer, '')
-      WHERE r.queue_id = $2 AND (r.expires_at IS NULL OR r.expires_at > clock_timestamp())
-    ), ins AS (
-      INSERT INTO aq.notifications (registration_id, event, queue_id, queue_name, consumer_name, msgid,
-                                    message, payload, reg_name, namespace, url, dest_key, presentation,
-                                    owner, agent_name, user_context)
-      SELECT p.reg_id, 'MESSAGE', $2, $3, nullif(p.consumer_name, ''), p.msgid, p.props,
-             CASE WHEN p.payload_delivery THEN p.raw END,
-             $3 || coalesce(':' || nullif(p.consumer_name, ''), ''), p.namespace, p.notify_url,
-             aq.notify_dest_key(p.notify_url), p.presentation, p.owner, p.agent_name, p.user_context
-      FROM pairs p WHERE NOT p.purge_on_notify OR p.nth = 1
-      ORDER BY p.reg_id, p.nth
-      RETURNING registration_id
-    ), purged AS (
-      DELETE FROM aq.registrations r
-      WHERE r.purge_on_notify AND r.id IN (SELECT registration_id FROM ins)
-    )
-    SELECT count(*) FROM ins
-  $f$, msgs)
+  EXECUTE aq.render_notify_insert(jsonb_build_object('msgs', msgs))
   INTO n USING p_ids, p_queue_id, q.schema_name || '.' || q.queue_name;
   IF n > 0 THEN
     PERFORM pg_notify('aq_notify', '');
@@ -527,13 +482,13 @@ BEGIN
   END IF;
   pw := replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '');
   IF EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = want) THEN
-    EXECUTE format('ALTER ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS '
-                   'INHERIT PASSWORD %L', want, pw);
+    EXECUTE aq.sql('ALTER ROLE {{role:ident}} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS '
+                   'INHERIT PASSWORD {{password:literal}}', jsonb_build_object('role', want, 'password', pw));
   ELSE
-    EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS '
-                   'INHERIT PASSWORD %L', want, pw);
+    EXECUTE aq.sql('CREATE ROLE {{role:ident}} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS '
+                   'INHERIT PASSWORD {{password:literal}}', jsonb_build_object('role', want, 'password', pw));
   END IF;
-  EXECUTE format('GRANT aq_callback_runner TO %I', want);
+  EXECUTE aq.sql('GRANT aq_callback_runner TO {{role:ident}}', jsonb_build_object('role', want));
   INSERT INTO aq.callback_login (rolname, password) VALUES (want, pw)
   ON CONFLICT (id) DO UPDATE SET rolname = EXCLUDED.rolname, password = EXCLUDED.password;
   rolname := want;
@@ -551,6 +506,7 @@ DECLARE
   fname text := 'run_' || owner_oid;
   body text := 'BEGIN PERFORM aq.run_plsql_callback(p_id, p_claimer); END';
   ok boolean;
+  args jsonb;
 BEGIN
   IF owner_oid IS NULL THEN
     PERFORM aq.err(1917, format('the registration''s owner %s does not exist any more', p_owner), '42704');
@@ -564,12 +520,13 @@ BEGIN
     RETURN fname;
   END IF;
   PERFORM pg_advisory_xact_lock(hashtextextended('aq.callback_runner ' || fname, 0));
-  EXECUTE format('DROP FUNCTION IF EXISTS aq_callbacks.%I(uuid, text)', fname);
-  EXECUTE format('CREATE FUNCTION aq_callbacks.%I(p_id uuid, p_claimer text) RETURNS void '
-                 'LANGUAGE plpgsql SECURITY DEFINER SET search_path = "$user", public AS %L', fname, body);
-  EXECUTE format('REVOKE ALL ON FUNCTION aq_callbacks.%I(uuid, text) FROM PUBLIC', fname);
-  EXECUTE format('GRANT EXECUTE ON FUNCTION aq_callbacks.%I(uuid, text) TO aq_callback_runner', fname);
-  EXECUTE format('ALTER FUNCTION aq_callbacks.%I(uuid, text) OWNER TO %I', fname, p_owner);
+  args := jsonb_build_object('fn', fname, 'body', body, 'owner', p_owner);
+  EXECUTE aq.sql('DROP FUNCTION IF EXISTS aq_callbacks.{{fn:ident}}(uuid, text)', args);
+  EXECUTE aq.sql('CREATE FUNCTION aq_callbacks.{{fn:ident}}(p_id uuid, p_claimer text) RETURNS void '
+                 'LANGUAGE plpgsql SECURITY DEFINER SET search_path = "$user", public AS {{body:literal}}', args);
+  EXECUTE aq.sql('REVOKE ALL ON FUNCTION aq_callbacks.{{fn:ident}}(uuid, text) FROM PUBLIC', args);
+  EXECUTE aq.sql('GRANT EXECUTE ON FUNCTION aq_callbacks.{{fn:ident}}(uuid, text) TO aq_callback_runner', args);
+  EXECUTE aq.sql('ALTER FUNCTION aq_callbacks.{{fn:ident}}(uuid, text) OWNER TO {{owner:ident}}', args);
   RETURN fname;
 END $$;
 REVOKE EXECUTE ON FUNCTION aq.callback_runner(name) FROM PUBLIC;
@@ -582,7 +539,7 @@ BEGIN
   IF p_runner !~ '^run_[0-9]+$' THEN
     PERFORM aq.err(24940, format('invalid callback runner %s', quote_literal(left(p_runner, 100))), '22023');
   END IF;
-  EXECUTE format('SELECT aq_callbacks.%I($1, $2)', p_runner) USING p_id, p_claimer;
+  EXECUTE aq.render_callback_invoke(jsonb_build_object('runner', p_runner)) USING p_id, p_claimer;
 END $$;
 
 -- Inside the trampoline, as the owner: the procedure with Oracle's arguments (context
@@ -615,7 +572,8 @@ BEGIN
                    decode(n.message->>'original_msgid', 'hex'), NULL, NULL, NULL, 'PERSISTENT'
                )::dbms_aq.message_properties_t,
                CASE n.event WHEN 'TIMEOUT' THEN 1 ELSE 0 END)::sys.aq$_descriptor;
-  EXECUTE format('CALL %I.%I($1, $2, $3, $4, $5)', split_part(target, '.', 1), split_part(target, '.', 2))
+  EXECUTE aq.render_callback_call(jsonb_build_object('schema', split_part(target, '.', 1),
+                                                      'procedure', split_part(target, '.', 2)))
     USING n.user_context, reginfo, descr, n.payload, length(n.payload);
 END $$;
 

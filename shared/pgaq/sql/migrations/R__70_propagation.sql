@@ -137,17 +137,19 @@ CREATE OR REPLACE FUNCTION aq.define_next_time(p_schedule integer, p_next_time t
 LANGUAGE plpgsql SET check_function_bodies = off SET search_path = pg_catalog, aq, pg_temp AS $$
 DECLARE
   fn text := 's' || p_schedule;
+  args jsonb := jsonb_build_object('fn', fn, 'schema', p_schema, 'owner', p_owner);
 BEGIN
-  EXECUTE format('DROP FUNCTION IF EXISTS aq_next_time.%I()', fn);
+  EXECUTE aq.sql('DROP FUNCTION IF EXISTS aq_next_time.{{fn:ident}}()', args);
   IF p_next_time IS NULL OR aq.next_time_interval(p_next_time) IS NOT NULL THEN
     RETURN;
   END IF;
-  EXECUTE format('CREATE FUNCTION aq_next_time.%I() RETURNS timestamptz LANGUAGE sql SECURITY DEFINER '
-                 'SET search_path = pg_catalog, %I AS %L',
-                 fn, p_schema, 'SELECT (' || aq.check_next_time(p_next_time) || ')::timestamptz');
-  EXECUTE format('REVOKE ALL ON FUNCTION aq_next_time.%I() FROM PUBLIC', fn);
-  EXECUTE format('GRANT EXECUTE ON FUNCTION aq_next_time.%I() TO aq_next_time_guard', fn);
-  EXECUTE format('ALTER FUNCTION aq_next_time.%I() OWNER TO %I', fn, p_owner);
+  -- (the owner's expression, checked, as the body: a literal)
+  EXECUTE aq.sql('CREATE FUNCTION aq_next_time.{{fn:ident}}() RETURNS timestamptz LANGUAGE sql SECURITY DEFINER '
+                 'SET search_path = pg_catalog, {{schema:ident}} AS {{body:literal}}',
+                 args || jsonb_build_object('body', 'SELECT (' || aq.check_next_time(p_next_time) || ')::timestamptz'));
+  EXECUTE aq.sql('REVOKE ALL ON FUNCTION aq_next_time.{{fn:ident}}() FROM PUBLIC', args);
+  EXECUTE aq.sql('GRANT EXECUTE ON FUNCTION aq_next_time.{{fn:ident}}() TO aq_next_time_guard', args);
+  EXECUTE aq.sql('ALTER FUNCTION aq_next_time.{{fn:ident}}() OWNER TO {{owner:ident}}', args);
 END $$;
 REVOKE ALL ON FUNCTION aq.define_next_time(integer, text, name, name) FROM PUBLIC;
 
@@ -163,7 +165,7 @@ BEGIN
   IF current_setting('transaction_read_only') <> 'on' THEN
     PERFORM aq.err(24958, 'a next_time expression is evaluated in a read-only transaction only', '25000');
   END IF;
-  EXECUTE format('SELECT aq_next_time.%I()', 's' || p_schedule) INTO t;
+  EXECUTE aq.render_next_time_call(jsonb_build_object('fn', 's' || p_schedule)) INTO t;
   RETURN t;
 END $$;
 ALTER FUNCTION aq.eval_owned_next_time(integer) OWNER TO aq_next_time_guard;
@@ -197,7 +199,7 @@ END $$;
 CREATE OR REPLACE FUNCTION aq.schedule_deleted() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq, pg_temp AS $$
 BEGIN
-  EXECUTE format('DROP FUNCTION IF EXISTS aq_next_time.%I()', 's' || OLD.id);
+  EXECUTE aq.sql('DROP FUNCTION IF EXISTS aq_next_time.{{fn:ident}}()', jsonb_build_object('fn', 's' || OLD.id));
   RETURN NULL;
 END $$;
 DROP TRIGGER IF EXISTS schedule_deleted ON aq.schedules;
@@ -368,8 +370,9 @@ BEGIN
               || coalesce('&user=' || aq.uri_encode(l.username), '')
               || coalesce('&password=' || aq.uri_encode(l.password), '');
   BEGIN
-    EXECUTE format('SELECT t.sig FROM %I.dblink(%L, %L) AS t(sig text)', ext, conninfo,
-                   format('SELECT aq.queue_signature(%L)', p_queue))
+    EXECUTE aq.sql('SELECT t.sig FROM {{dblink:ident}}.dblink({{conninfo:literal}}, {{query:literal}}) AS t(sig text)',
+                   jsonb_build_object('dblink', ext, 'conninfo', conninfo, 'query',
+                     aq.sql('SELECT aq.queue_signature({{queue:literal}})', jsonb_build_object('queue', p_queue))))
       INTO sig;
   EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
@@ -437,6 +440,7 @@ DECLARE
   ty text := '';
   tr record;
   where_ready text;
+  args jsonb;  -- the statement's (templates propagation.*, R__13_templates)
 BEGIN
   SELECT * INTO s FROM aq.schedules x WHERE x.id = p_schedule;
   SELECT * INTO q FROM aq.queue_info x WHERE x.queue_id = s.queue_id;
@@ -449,61 +453,37 @@ BEGIN
             JOIN aq.transformations t ON sub.transformation = t.schema_name || '.' || t.name
             WHERE sub.queue_id = q.queue_id AND sub.address IS NOT NULL AND sub.transformation IS NOT NULL
             ORDER BY sub.id LOOP
-    js := js || format(' WHEN r.subscriber_id = %s THEN %s', tr.sub_id,
-                       CASE WHEN tr.to_type = 'bytea'::regtype THEN 'NULL::jsonb'
-                            ELSE format('to_jsonb(%s(m.user_data))', tr.function_name) END);
-    rw := rw || format(' WHEN r.subscriber_id = %s THEN %s', tr.sub_id,
-                       CASE WHEN tr.to_type = 'bytea'::regtype THEN format('%s(m.user_data)', tr.function_name)
-                            ELSE 'NULL::bytea' END);
-    sg := sg || format(' WHEN r.subscriber_id = %s THEN %L', tr.sub_id, aq.type_signature(tr.to_type));
-    ty := ty || format(' WHEN r.subscriber_id = %s THEN %L', tr.sub_id, tr.to_type::text);
+    -- (function: the transformation's, from the catalog)
+    js := js || aq.render_propagation_when(jsonb_build_object('id', tr.sub_id, 'then',
+                  CASE WHEN tr.to_type = 'bytea'::regtype THEN 'NULL::jsonb'
+                       ELSE aq.render_propagation_transform_json(jsonb_build_object('function', tr.function_name::text)) END));
+    rw := rw || aq.render_propagation_when(jsonb_build_object('id', tr.sub_id, 'then',
+                  CASE WHEN tr.to_type = 'bytea'::regtype
+                       THEN aq.render_propagation_transform(jsonb_build_object('function', tr.function_name::text))
+                       ELSE 'NULL::bytea' END));
+    sg := sg || aq.render_propagation_when_literal(jsonb_build_object('id', tr.sub_id, 'then', aq.type_signature(tr.to_type)));
+    ty := ty || aq.render_propagation_when_literal(jsonb_build_object('id', tr.sub_id, 'then', tr.to_type::text));
   END LOOP;
   where_ready := $w$r.q_name = $1 AND r.state = 0 AND r.address <> '' AND r.protocol = 0
       AND m.state = 0 AND (m.expire_at IS NULL OR m.expire_at > clock_timestamp())
       AND lower(r.address) LIKE $2
       AND CASE WHEN $4 = '' THEN strpos(r.address, '@') = 0
                ELSE lower(split_part(r.address, '@', 2)) = $4 END$w$;
-  RETURN QUERY EXECUTE format($f$
-    SELECT r.msgid, r.consumer_name, r.address, r.protocol,
-           CASE WHEN $3 <> '' THEN $3 ELSE lower(split_part(r.address, '@', 1)) END,
-           jsonb_strip_nulls(jsonb_build_object(
-             'priority', m.priority, 'delay', 0,
-             'expiration', CASE WHEN m.expire_at IS NOT NULL
-                                THEN greatest(1, ceil(extract(epoch FROM m.expire_at - clock_timestamp())))::integer END,
-             'correlation', m.corrid,
-             'sender_id', CASE WHEN m.sender_name IS NOT NULL OR m.sender_address IS NOT NULL THEN
-                            jsonb_build_object('name', m.sender_name, 'address', m.sender_address,
-                                               'protocol', m.sender_protocol) END,
-             'recipient_list', CASE WHEN r.consumer_name <> '' THEN
-                                 jsonb_build_array(jsonb_build_object('name', r.consumer_name)) END,
-             'original_msgid', upper(encode(m.msgid, 'hex')))),
-           %s, %s,
-           coalesce(pg_column_size(m.user_data), 0) + coalesce(length(m.corrid), 0),
-           %s, %s, m.txn_group
-    FROM %I.%I r JOIN %I.%I m ON m.msgid = r.msgid
-    WHERE %s %s
-    ORDER BY r.address, %s  -- the order of the recipients' remote index: no sort of the backlog
-    LIMIT $5
-    FOR UPDATE OF r SKIP LOCKED
-  $f$,
-    CASE WHEN js = '' THEN '' ELSE 'CASE' || js || ' ELSE ' END
+  args := jsonb_build_object('schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
+                             'where', where_ready, 'order', aq.sort_columns(q.sort_key, 'r'));
+  RETURN QUERY EXECUTE aq.render_propagation_batch(args || jsonb_build_object(
+    'payload_json', CASE WHEN js = '' THEN '' ELSE 'CASE' || js || ' ELSE ' END
       || CASE WHEN q.payload_kind = 'RAW' THEN 'NULL::jsonb' ELSE 'to_jsonb(m.user_data)' END
       || CASE WHEN js = '' THEN '' ELSE ' END' END,
-    CASE WHEN rw = '' THEN '' ELSE 'CASE' || rw || ' ELSE ' END
+    'payload_raw', CASE WHEN rw = '' THEN '' ELSE 'CASE' || rw || ' ELSE ' END
       || CASE WHEN q.payload_kind = 'RAW' THEN 'm.user_data' ELSE 'NULL::bytea' END
       || CASE WHEN rw = '' THEN '' ELSE ' END' END,
-    CASE WHEN sg = '' THEN '' ELSE 'CASE' || sg || ' ELSE ' END
+    'signature', CASE WHEN sg = '' THEN '' ELSE 'CASE' || sg || ' ELSE ' END
       || quote_literal(aq.payload_signature(q)) || CASE WHEN sg = '' THEN '' ELSE ' END' END,
-    CASE WHEN ty = '' THEN '' ELSE 'CASE' || ty || ' ELSE ' END
+    'payload_type', CASE WHEN ty = '' THEN '' ELSE 'CASE' || ty || ' ELSE ' END
       || quote_literal(q.payload_type::text) || CASE WHEN ty = '' THEN '' ELSE ' END' END,
-    q.table_schema, q.recipients_table, q.table_schema, q.table_name,
-    where_ready,
     -- the first ready group's messages only (its other recipients here included)
-    CASE WHEN grouped THEN format(
-      'AND r.txn_group = (SELECT r.txn_group FROM %I.%I r JOIN %I.%I m ON m.msgid = r.msgid WHERE %s ORDER BY r.address, %s LIMIT 1)',
-      q.table_schema, q.recipients_table, q.table_schema, q.table_name, where_ready,
-      aq.sort_columns(q.sort_key, 'r')) ELSE '' END,
-    aq.sort_columns(q.sort_key, 'r'))
+    'group', CASE WHEN grouped THEN aq.render_propagation_first_group(args) ELSE '' END))
   USING q.queue_name,
         CASE WHEN s.destination_queue <> '' THEN
           replace(replace(s.destination_queue, '_', '\_'), '%', '\%')
@@ -526,13 +506,7 @@ BEGIN
   IF q.queue_id IS NULL THEN
     RETURN 0;  -- the schedule or its queue was dropped meanwhile (its messages with it)
   END IF;
-  EXECUTE format($f$
-    UPDATE %I.%I r SET state = CASE WHEN $4 IS NULL THEN 2 ELSE 7 END, deq_time = clock_timestamp(),
-           deq_uid = current_user, deq_agent = 'AQ$_PROPAGATOR', failure_reason = $4
-    FROM unnest($1::bytea[], $2::text[], $3::text[]) AS k(msgid, consumer_name, address)
-    WHERE r.msgid = k.msgid AND r.consumer_name = k.consumer_name AND r.address = k.address
-      AND r.state = 0
-  $f$, q.table_schema, q.recipients_table)
+  EXECUTE aq.render_propagation_settle(jsonb_build_object('schema', q.table_schema, 'recipients', q.recipients_table))
   USING p_ids, p_consumers, p_addresses, p_failure;
   GET DIAGNOSTICS n = ROW_COUNT;
   PERFORM aq.finish_messages(q, p_ids);

@@ -67,10 +67,10 @@ BEGIN
   PERFORM pg_advisory_lock_shared(1885823346, skey);  -- the session's, until it ends
   BEGIN
     ext := aq.autonomous_link();
-    EXECUTE format('SELECT %I.dblink_exec(%L, %L)', ext, 'aq_attempts',
-                   format('INSERT INTO aq.pending_attempts (xid, queue_id, consumer, msgid, session_key) '
-                          'VALUES (%L, %s, %L, %L, %s) ON CONFLICT DO NOTHING; NOTIFY aq_attempt',
-                          pg_current_xact_id(), p_queue_id, coalesce(p_consumer, ''), p_msgid, skey));
+    EXECUTE aq.render_autonomous_exec(jsonb_build_object('dblink', ext, 'statement',
+      aq.render_pending_attempts_note(jsonb_build_object(
+        'xid', pg_current_xact_id()::text, 'queue_id', p_queue_id::text, 'consumer', coalesce(p_consumer, ''),
+        'msgid', p_msgid::text, 'session_key', skey::text))));
   EXCEPTION WHEN OTHERS THEN
     RAISE WARNING 'could not note the dequeue attempt (a rollback will not count it): %', SQLERRM;
   END;
@@ -114,13 +114,13 @@ BEGIN
     END IF;
   END LOOP;
   FOR t IN SELECT * FROM aq.aborted_attempt_tables() LOOP
-    EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE msgid = ANY($1) AND state = 0
+    EXECUTE aq.sql('SELECT count(*) FROM (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} WHERE msgid = ANY($1) AND state = 0
                     ORDER BY msgid, consumer_name, address, protocol FOR UPDATE) x',
-                   t.table_schema, t.recipients_table) USING t.ids;
+                   jsonb_build_object('schema', t.table_schema, 'recipients', t.recipients_table)) USING t.ids;
   END LOOP;
   FOR t IN SELECT * FROM aq.aborted_attempt_tables() LOOP  -- every recipient row first
-    EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE msgid = ANY($1) ORDER BY msgid FOR UPDATE) x',
-                   t.table_schema, t.table_name) USING t.ids;
+    EXECUTE aq.sql('SELECT count(*) FROM (SELECT 1 FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY($1) ORDER BY msgid FOR UPDATE) x',
+                   jsonb_build_object('schema', t.table_schema, 'table', t.table_name)) USING t.ids;
   END LOOP;
   FOR r IN
     SELECT p.queue_id, p.consumer, array_agg(p.msgid) AS ids, pg_xact_status(p.xid) AS status,

@@ -30,14 +30,14 @@ BEGIN
   IF ext IS NULL THEN
     RETURN NULL;
   END IF;
-  EXECUTE format('SELECT %L = ANY (coalesce(%I.dblink_get_connections(), ''{}''))', 'aq_attempts', ext)
-    INTO open;
+  EXECUTE aq.render_autonomous_is_open(jsonb_build_object('dblink', ext)) INTO open;
   IF NOT open THEN
-    EXECUTE format('SELECT %I.dblink_connect(%L, %L)', ext, 'aq_attempts',
-                   'dbname=' || aq.conn_value(current_database()) || ' user=' || aq.conn_value(current_user)
-                   || ' port=' || current_setting('port')
-                   || CASE WHEN sockets <> '' THEN ' host=' || aq.conn_value(sockets) ELSE '' END
-                   || ' application_name=' || aq.conn_value('pgaq autonomous'));
+    EXECUTE aq.sql('SELECT {{dblink:ident}}.dblink_connect(''aq_attempts'', {{connection:literal}})',
+                   jsonb_build_object('dblink', ext, 'connection',
+                     'dbname=' || aq.conn_value(current_database()) || ' user=' || aq.conn_value(current_user)
+                     || ' port=' || current_setting('port')
+                     || CASE WHEN sockets <> '' THEN ' host=' || aq.conn_value(sockets) ELSE '' END
+                     || ' application_name=' || aq.conn_value('pgaq autonomous')));
   END IF;
   RETURN ext;
 END $$;
@@ -76,11 +76,12 @@ BEGIN
   END;
   -- as the caller: its role, and its application_name (which a JMS message enqueued there
   -- records as its JMSXAppID without one of its own, R__52, as it would on the caller's)
-  EXECUTE format('SELECT x FROM %I.dblink(%L, %L) AS t(x text)', ext, 'aq_attempts',
-                 format('SET LOCAL ROLE %I; SET LOCAL application_name = %L; SET LOCAL lock_timeout = %L; %s',
-                        aq.caller_role(), coalesce(current_setting('application_name', true), ''),
-                        coalesce(nullif(current_setting('pgaq.autonomous_lock_timeout', true), ''), '10s'),
-                        p_query))
+  -- (query: the caller's statement, made by the engine from fixed text and quoted values)
+  EXECUTE aq.render_autonomous_fetch(jsonb_build_object('dblink', ext, 'statement',
+    aq.render_autonomous_as_caller(jsonb_build_object(
+      'role', aq.caller_role(), 'application_name', coalesce(current_setting('application_name', true), ''),
+      'lock_timeout', coalesce(nullif(current_setting('pgaq.autonomous_lock_timeout', true), ''), '10s'),
+      'query', p_query))))
     INTO res;
   RETURN res;
 EXCEPTION WHEN lock_not_available THEN
@@ -94,8 +95,9 @@ CREATE OR REPLACE FUNCTION aq.immediate_enqueue(p_queue text, p_props jsonb, p_p
                                                 p_raw bytea[], p_transformation text)
 RETURNS bytea[] LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
 BEGIN
-  RETURN aq.autonomous_fetch(format('SELECT aq.enqueue_array(%L, %L::jsonb, %L::jsonb, %L::bytea[], %L)::text',
-                                    p_queue, p_props, p_payloads, p_raw, p_transformation))::bytea[];
+  RETURN aq.autonomous_fetch(aq.render_autonomous_enqueue(jsonb_build_object(
+    'queue', p_queue, 'props', p_props::text, 'payloads', p_payloads::text, 'raw', p_raw::text,
+    'transformation', p_transformation)))::bytea[];
 END $$;
 
 -- IMMEDIATE dequeue of one message: the arguments of aq.dequeue_array.
@@ -105,10 +107,10 @@ CREATE OR REPLACE FUNCTION aq.immediate_dequeue(p_queue text, p_consumer text, p
                                                 p_group bigint, p_delivery_mode text)
 RETURNS aq.dequeued LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
 BEGIN
-  RETURN aq.autonomous_fetch(format(
-    'SELECT d::text FROM aq.dequeue_array(%L, %L, %L, %L, %L::bytea, %L, %L, 1, %L::bigint[], %L::boolean, %L, NULL, %L::bigint, %L) d',
-    p_queue, p_consumer, p_mode, p_navigation, p_msgid, p_correlation, p_condition, p_position,
-    p_wrap, p_transformation, p_group, p_delivery_mode))::aq.dequeued;
+  RETURN aq.autonomous_fetch(aq.render_autonomous_dequeue(jsonb_build_object(
+    'queue', p_queue, 'consumer', p_consumer, 'mode', p_mode, 'navigation', p_navigation, 'msgid', p_msgid::text,
+    'correlation', p_correlation, 'condition', p_condition, 'position', p_position::text, 'wrap', p_wrap::text,
+    'transformation', p_transformation, 'group', p_group::text, 'delivery_mode', p_delivery_mode)))::aq.dequeued;
 END $$;
 
 -- The link is a session of a privileged role: nobody else may reach it by its name.
@@ -119,6 +121,7 @@ BEGIN
   FOR f IN SELECT p.oid::regprocedure FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
            JOIN pg_proc p ON p.oid = d.objid
            WHERE e.extname = 'dblink' AND d.classid = 'pg_proc'::regclass AND d.deptype = 'e' LOOP
-    EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
+    -- (function: its signature as regprocedure gives it, quoted)
+    EXECUTE aq.sql('REVOKE EXECUTE ON FUNCTION {{function}} FROM PUBLIC', jsonb_build_object('function', f::text));
   END LOOP;
 END $do$;

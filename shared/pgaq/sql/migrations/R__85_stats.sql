@@ -1,7 +1,7 @@
 -- The message history the statistics job reads: enqueue and dequeue events that the queue
 -- tables still hold (PROCESSED rows are kept for the queue's retention_time), across every
 -- queue table, in one relation a JDBC reader can take. Names come from the catalog and are
--- quoted with format('%I'); the time range is a parameter.
+-- quoted as identifiers ({{name:ident}}, R__09_render.sql); the time range is a parameter.
 --
 -- kind 'E': a message enqueued at t (one row per message, not per recipient);
 -- kind 'D': a local dequeue (REMOVE) at t, wait_ms = t - enq_time;
@@ -13,20 +13,20 @@ DECLARE
   qt aq.queue_tables;
 BEGIN
   FOR qt IN SELECT * FROM aq.queue_tables ORDER BY id LOOP
-    RETURN QUERY EXECUTE format($f$
+    RETURN QUERY EXECUTE aq.sql($f$
       SELECT 'E'::text, q.id, NULL::integer, m.enq_time, NULL::double precision
-        FROM %1$I.%2$I m JOIN aq.queues q ON q.queue_table_id = $3 AND q.queue_name = m.q_name
-       WHERE m.enq_time >= $1 AND m.enq_time < $2$f$, qt.schema_name, qt.table_name)
+        FROM {{schema:ident}}.{{table:ident}} m JOIN aq.queues q ON q.queue_table_id = $3 AND q.queue_name = m.q_name
+       WHERE m.enq_time >= $1 AND m.enq_time < $2$f$, jsonb_build_object('schema', qt.schema_name, 'table', qt.table_name))
       USING p_low, p_high, qt.id;
     IF NOT qt.multiple_consumers THEN
-      RETURN QUERY EXECUTE format($f$
+      RETURN QUERY EXECUTE aq.sql($f$
         SELECT 'D'::text, q.id, NULL::integer, m.deq_time,
                1000 * extract(epoch FROM m.deq_time - m.enq_time)::double precision
-          FROM %1$I.%2$I m JOIN aq.queues q ON q.queue_table_id = $3 AND q.queue_name = m.q_name
-         WHERE m.state = 2 AND m.deq_time >= $1 AND m.deq_time < $2$f$, qt.schema_name, qt.table_name)
+          FROM {{schema:ident}}.{{table:ident}} m JOIN aq.queues q ON q.queue_table_id = $3 AND q.queue_name = m.q_name
+         WHERE m.state = 2 AND m.deq_time >= $1 AND m.deq_time < $2$f$, jsonb_build_object('schema', qt.schema_name, 'table', qt.table_name))
         USING p_low, p_high, qt.id;
     ELSE
-      RETURN QUERY EXECUTE format($f$
+      RETURN QUERY EXECUTE aq.sql($f$
         SELECT CASE WHEN r.address = '' THEN 'D' ELSE 'P' END, q.id,
                CASE WHEN r.address <> '' THEN (
                  SELECT s.id FROM aq.schedules s
@@ -36,9 +36,9 @@ BEGIN
                r.deq_time,
                1000 * extract(epoch FROM r.deq_time -
                               CASE WHEN r.address = '' THEN r.enq_time ELSE r.ready_time END)::double precision
-          FROM %1$I.%2$I r JOIN aq.queues q ON q.queue_table_id = $3 AND q.queue_name = r.q_name
+          FROM {{schema:ident}}.{{recipients:ident}} r JOIN aq.queues q ON q.queue_table_id = $3 AND q.queue_name = r.q_name
          WHERE r.state = 2 AND r.deq_time >= $1 AND r.deq_time < $2$f$,
-        qt.schema_name, ('aq$_' || qt.table_name || '_r')::name)
+        jsonb_build_object('schema', qt.schema_name, 'recipients', 'aq$_' || qt.table_name || '_r'))
         USING p_low, p_high, qt.id;
     END IF;
   END LOOP;

@@ -97,32 +97,34 @@ BEGIN
         PERFORM aq.err(6550, format('PLS-00302: component %s of %s must be declared',
                                    quote_literal(left(bad, 64)), format_type(argtype, NULL)), '42883');
       END IF;
-      parts := parts || format('%I => CASE WHEN jsonb_typeof($1 -> %L) = ''object'' '
-                               'THEN jsonb_populate_record(NULL::%s, $1 -> %L) END',
-                               argname, k, format_type(argtype, NULL), k);
+      parts := parts || aq.sql($s${{arg:ident}} => CASE WHEN jsonb_typeof($1 -> {{key:literal}}) = 'object' THEN jsonb_populate_record(NULL::{{type}}, $1 -> {{key:literal}}) END$s$,
+                               jsonb_build_object('arg', argname, 'key', k, 'type', format_type(argtype, NULL)));
     ELSIF typ.typcategory = 'A' THEN
       IF jsonb_typeof(v) NOT IN ('array', 'null') THEN
         PERFORM aq.err(6502, format('PL/SQL: numeric or value error: %s must be a JSON array',
                                     argname), '22023');
       END IF;
       IF typ.elemtype = 'c' THEN
-        parts := parts || format('%I => aq.admin_json_record_array(NULL::%s, $1 -> %L)',
-                                 argname, format_type(typ.typelem, NULL), k);
+        parts := parts || aq.sql('{{arg:ident}} => aq.admin_json_record_array(NULL::{{type}}, $1 -> {{key:literal}})',
+                                 jsonb_build_object('arg', argname, 'key', k, 'type', format_type(typ.typelem, NULL)));
       ELSE
-        parts := parts || format('%I => aq.admin_json_text_array($1 -> %L)::%s',
-                                 argname, k, format_type(argtype, NULL));
+        parts := parts || aq.sql('{{arg:ident}} => aq.admin_json_text_array($1 -> {{key:literal}})::{{type}}',
+                                 jsonb_build_object('arg', argname, 'key', k, 'type', format_type(argtype, NULL)));
       END IF;
     ELSE
       IF jsonb_typeof(v) IN ('object', 'array') THEN
         PERFORM aq.err(6502, format('PL/SQL: numeric or value error: %s must be a scalar (%s)',
                                     argname, format_type(argtype, NULL)), '22023');
       END IF;
-      parts := parts || format('%I => ($1 ->> %L)::%s', argname, k, format_type(argtype, NULL));
+      parts := parts || aq.sql('{{arg:ident}} => ($1 ->> {{key:literal}})::{{type}}',
+                               jsonb_build_object('arg', argname, 'key', k, 'type', format_type(argtype, NULL)));
     END IF;
   END LOOP;
 
   BEGIN
-    EXECUTE format('CALL dbms_aqadm.%I(%s)', proc.proname, array_to_string(parts, ', '))
+    -- (type: format_type's name of a catalog type; args: the parts above)
+    EXECUTE aq.sql('CALL dbms_aqadm.{{procedure:ident}}({{args}})',
+                   jsonb_build_object('procedure', proc.proname, 'args', array_to_string(parts, ', ')))
       USING p_args;
   EXCEPTION WHEN data_exception THEN
     -- a value that does not convert to the argument's type ("abc" for an integer...)
