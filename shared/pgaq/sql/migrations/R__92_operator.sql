@@ -26,7 +26,7 @@ BEGIN
   FOR t IN SELECT * FROM aq.queue_tables x WHERE NOT aq.is_buffered(x) ORDER BY x.id LOOP
     CONTINUE WHEN to_regclass(format('%I.%I', t.schema_name, t.table_name)) IS NULL
               OR NOT has_table_privilege(format('%I.%I', t.schema_name, t.table_name), 'SELECT');
-    EXECUTE format($f$
+    EXECUTE aq.sql($f$
       SELECT coalesce(jsonb_object_agg(q.id, jsonb_build_object(
                'ready', d.ready, 'waiting', d.waiting, 'expired', d.expired, 'oldest', d.oldest)), '{}')
         FROM aq.queues q
@@ -35,19 +35,19 @@ BEGIN
                  count(*) FILTER (WHERE m.state = 1) AS waiting,
                  count(*) FILTER (WHERE m.state = 3) AS expired,
                  extract(epoch FROM now() - min(m.ready_time) FILTER (WHERE m.state = 0))::double precision AS oldest
-            FROM %I.%I m WHERE m.q_name = q.queue_name) d
+            FROM {{schema:ident}}.{{table:ident}} m WHERE m.q_name = q.queue_name) d
        WHERE q.queue_table_id = $1
-    $f$, t.schema_name, t.table_name) INTO part USING t.id;
+    $f$, jsonb_build_object('schema', t.schema_name, 'table', t.table_name)) INTO part USING t.id;
     depth := depth || part;
     IF aq.has_buffered(t) THEN
       b := aq.buffered_table(t);
       IF has_table_privilege(format('%I.%I', b.schema_name, b.table_name), 'SELECT') THEN
-        EXECUTE format($f$
+        EXECUTE aq.sql($f$
           SELECT coalesce(jsonb_object_agg(q.id, $2::jsonb -> q.id::text
-                   || jsonb_build_object('buffered', (SELECT count(*) FROM %I.%I m
+                   || jsonb_build_object('buffered', (SELECT count(*) FROM {{schema:ident}}.{{table:ident}} m
                                                        WHERE m.q_name = q.queue_name AND m.state IN (0, 1)))), '{}')
             FROM aq.queues q WHERE q.queue_table_id = $1
-        $f$, b.schema_name, b.table_name) INTO part USING t.id, depth;
+        $f$, jsonb_build_object('schema', b.schema_name, 'table', b.table_name)) INTO part USING t.id, depth;
         depth := depth || part;
       END IF;
     END IF;
@@ -86,14 +86,14 @@ DECLARE
   readable boolean := rel IS NOT NULL AND has_table_privilege(rel, 'SELECT');
 BEGIN
   IF q.multiple_consumers AND readable THEN
-    EXECUTE format($f$
+    EXECUTE aq.sql($f$
       SELECT coalesce(jsonb_object_agg(k, c), '{}') FROM (
         SELECT concat_ws(E'\x1f', v.consumer_name, v.address, v.protocol) AS k,
                jsonb_build_object('ready', count(*) FILTER (WHERE v.msg_state = 'READY'),
                                   'waiting', count(*) FILTER (WHERE v.msg_state = 'WAITING')) AS c
-          FROM %s v WHERE v.queue = $1
+          FROM {{schema:ident}}.{{view:ident}} v WHERE v.queue = $1
          GROUP BY 1) x
-    $f$, rel) INTO counts USING q.queue_name;
+    $f$, jsonb_build_object('schema', q.table_schema, 'view', 'aq$' || q.table_name)) INTO counts USING q.queue_name;
   END IF;
   RETURN QUERY
   SELECT s.name, s.address, s.protocol, s.rule, s.transformation, s.delivery_mode, s.created_at,
@@ -165,14 +165,17 @@ BEGIN
       CONTINUE WHEN d.msgid = ANY (seen);
       seen := seen || d.msgid;
       pos := d.position;
-      EXECUTE format($f$
-        SELECT jsonb_build_object('from', m.original_queue_name, 'exq', m.exception_queue, 'recips', %s)
-          FROM %I.%I m WHERE m.msgid = $1
-      $f$, CASE WHEN q.multiple_consumers THEN format($r$(
-             SELECT jsonb_agg(jsonb_build_object('name', nullif(r.consumer_name, ''),
-                                                 'address', nullif(r.address, ''), 'protocol', r.protocol))
-               FROM %I.%I r WHERE r.msgid = m.msgid AND r.state <> 2)$r$, q.table_schema, q.recipients_table)
-           ELSE 'NULL' END, q.table_schema, q.table_name)
+      -- (recips: the recipients still to process it, from fixed text)
+      EXECUTE aq.sql($f$
+        SELECT jsonb_build_object('from', m.original_queue_name, 'exq', m.exception_queue, 'recips', {{recips}})
+          FROM {{schema:ident}}.{{table:ident}} m WHERE m.msgid = $1
+      $f$, jsonb_build_object('schema', q.table_schema, 'table', q.table_name,
+             'recips', CASE WHEN q.multiple_consumers THEN aq.sql($r$(
+               SELECT jsonb_agg(jsonb_build_object('name', nullif(r.consumer_name, ''),
+                                                   'address', nullif(r.address, ''), 'protocol', r.protocol))
+                 FROM {{schema:ident}}.{{recipients:ident}} r WHERE r.msgid = m.msgid AND r.state <> 2)$r$,
+               jsonb_build_object('schema', q.table_schema, 'recipients', q.recipients_table))
+             ELSE 'NULL' END))
         INTO row_info USING d.msgid;
       IF tq.queue_id IS NOT NULL THEN
         target := tq;
@@ -235,6 +238,7 @@ DECLARE
   t aq.queue_tables := aq.resolve_queue_table(p_queue_table);
   cond text;
   view_sql text;
+  args jsonb;  -- the two statements' arguments
   keys text[];
   still bigint;
 BEGIN
@@ -244,11 +248,15 @@ BEGIN
   cond := coalesce(aq.purge_condition_sql(t, p_condition), 'true');
   -- the view's own definition, read with the administrator's table privileges as the purge does
   view_sql := pg_get_viewdef(format('%I.%I', t.schema_name, 'aq$' || t.table_name)::regclass);
-  view_sql := format('(%s) qtview', rtrim(btrim(view_sql), ';'));
+  -- (view: the catalog's definition; cond: aq.purge_condition_sql's, compiled from the
+  -- condition; key: fixed text)
+  args := jsonb_build_object('view', rtrim(btrim(view_sql), ';'), 'cond', cond,
+                             'key', CASE WHEN t.multiple_consumers
+                                         THEN 'qtview.consumer_name, qtview.address, qtview.protocol'
+                                         ELSE '''''' END);
   BEGIN
-    EXECUTE format($f$SELECT array_agg(concat_ws(E'\x1f', qtview.msg_id, %s)) FROM %s WHERE (%s)$f$,
-                   CASE WHEN t.multiple_consumers THEN 'qtview.consumer_name, qtview.address, qtview.protocol'
-                        ELSE '''''' END, view_sql, cond)
+    EXECUTE aq.sql($f$SELECT array_agg(concat_ws(E'\x1f', qtview.msg_id, {{key}})) FROM ({{view}}) qtview WHERE ({{cond}})$f$,
+                   args)
       INTO keys;
   EXCEPTION
     WHEN undefined_function OR datatype_mismatch OR invalid_text_representation
@@ -263,9 +271,8 @@ BEGIN
   END IF;
   CALL dbms_aqadm.purge_queue_table(p_queue_table, p_condition,
                                     dbms_aqadm.purge_options(block => coalesce(p_block, false)));
-  EXECUTE format($f$SELECT count(*) FROM %s WHERE concat_ws(E'\x1f', qtview.msg_id, %s) = ANY ($1)$f$,
-                 view_sql, CASE WHEN t.multiple_consumers THEN 'qtview.consumer_name, qtview.address, qtview.protocol'
-                                ELSE '''''' END)
+  EXECUTE aq.sql($f$SELECT count(*) FROM ({{view}}) qtview WHERE concat_ws(E'\x1f', qtview.msg_id, {{key}}) = ANY ($1)$f$,
+                 args)
     INTO still USING keys;
   purged := selected - still;
   RETURN NEXT;
