@@ -82,8 +82,8 @@ class StatsScheduler:
             log.info("statistics run: %s", " ".join(text.splitlines()))
         elif self.stopping:
             outcome = "interrupted"
-            log.warning("statistics run interrupted by the stop after %.1f s: nothing applied, "
-                        "the next run starts from the last watermark", seconds)
+            log.warning("statistics run interrupted by the stop after %.1f s; "
+                        "the next run starts from the last committed watermark", seconds)
         else:
             outcome = "timeout" if timed_out else "failed"
             log.error("statistics run failed (exit %d)", code)
