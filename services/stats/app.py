@@ -11,7 +11,7 @@ from pgaq.aio import run as aio_run
 from pgaq.errors import PgaqError
 from pgaq.logs import setup_logging
 from pgaq.service import HttpSettings, ServiceMetrics, gauge, serve_http
-from pgaq.settings import warn_unknown
+from pgaq.settings import Environment, warn_unknown
 from pgaq.stats import MISSING, available
 from pgaq.stats.scheduler import StatsScheduler
 from pgaq.stats.settings import StatsSettings
@@ -20,7 +20,8 @@ from prometheus_client.core import CounterMetricFamily, Metric
 
 def families(s: StatsScheduler) -> Iterator[Metric]:
     """The scheduler's counters on /metrics."""
-    runs = CounterMetricFamily("pgaq_stats_runs", "statistics runs by outcome (ok, failed, timeout)",
+    runs = CounterMetricFamily("pgaq_stats_runs",
+                               "statistics runs by outcome (ok, failed, timeout, interrupted)",
                                labels=["outcome"])
     for outcome, n in s.runs.items():
         runs.add_metric([outcome], n)
@@ -32,8 +33,11 @@ def families(s: StatsScheduler) -> Iterator[Metric]:
 
 async def health(s: StatsScheduler) -> web.Response:
     """200 while the scheduler runs (whatever the last run did: /metrics counts the
-    failures), with the last run; 503 once it has stopped."""
-    body = {"status": "ok" if s.running else "stopped", "last_run": s.last_run, "runs": s.runs}
+    failures), with the last run and the run in progress (its job's pid, which is also its
+    process group); 503 once it has stopped."""
+    current = None if s.current is None else {"pid": s.current.pid}
+    body = {"status": "ok" if s.running else "stopped", "last_run": s.last_run, "runs": s.runs,
+            "current": current}
     return web.json_response(body, status=200 if s.running else 503)
 
 
@@ -46,6 +50,9 @@ def main() -> None:
         settings = StatsSettings.from_env()
     except PgaqError as exc:
         raise SystemExit(str(exc)) from exc
+    # half the stop's budget for the run, so the run is over before `pgaq up` (which gives
+    # this service the whole budget) would SIGKILL the service and orphan the JVM
+    grace = Environment().number("PGAQ_SHUTDOWN_TIMEOUT") / 2
 
     async def go() -> None:
         stop = asyncio.Event()
@@ -56,6 +63,6 @@ def main() -> None:
         metrics = ServiceMetrics("stats")
         metrics.watch(lambda: families(scheduler))
         async with serve_http("stats", HttpSettings.from_env("stats"), lambda: health(scheduler), metrics):
-            await scheduler.run(stop)
+            await scheduler.run(stop, shutdown_timeout=grace)
 
     aio_run(go())

@@ -79,7 +79,8 @@ def spark_session(settings: StatsSettings, *, submitted: bool = False,
             .config("spark.jars", settings.jar) \
             .config("spark.driver.extraClassPath", settings.jar) \
             .config("spark.driver.extraJavaOptions", f"{SHORT_JVM} {java_options}".strip()) \
-            .config("spark.ui.enabled", "false")
+            .config("spark.ui.enabled", "false") \
+            .config("spark.ui.showConsoleProgress", "false")  # a progress bar in a service's log
         for key, value in small_input_conf(os.cpu_count() or 2).items():
             builder = builder.config(key, value)
     else:
