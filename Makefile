@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: java install system-deps test-deps bench-deps run test unit integration e2e fuzz bench chaos pressure soak lint typecheck clean compose-test ha-test
+.PHONY: java install system-deps test-deps bench-deps run test check unit integration e2e fuzz bench chaos pressure soak lint typecheck clean compose-test ha-test
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -54,6 +54,14 @@ compose-test: $(STAMP) test-deps
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q tests/unit
+
+# A developer's loop, under 2 minutes: lint, the unit tests and the integration tests of
+# the engine's core (generated SQL, routes' rules, templates, migrations), in parallel.
+CHECK_TESTS := tests/unit tests/integration/test_generated_sql.py \
+	tests/integration/test_sql_templates.py tests/integration/test_engine.py \
+	tests/integration/test_migration_schema.py
+check: lint
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) $(CHECK_TESTS)
 
 # The fuzz suite runs bounded inside `make test`; this runs the same properties long
 # (PGAQ_FUZZ_EXAMPLES examples each, default 5000, exploring rather than derandomised).
