@@ -10,8 +10,8 @@
 -- The AST's node kinds and keys are listed in R__20_conditions_1_ast.sql.
 
 -- Parse from tokens[first_token] while operators bind at least as tightly as
--- min_precedence; returns the subtree and the index of the token after it. Its steps
--- below: an operand, then the infix and postfix operators after it.
+-- min_precedence; returns the subtree and the index of the token after it: an operand,
+-- then the infix and postfix operators after it (steps below).
 CREATE OR REPLACE FUNCTION aq._condition_parse(tokens aq._condition_token[], first_token integer,
                                                min_precedence integer, depth integer)
 RETURNS aq._condition_parsed LANGUAGE plpgsql IMMUTABLE AS $f$
@@ -22,10 +22,37 @@ DECLARE
   sub aq._condition_parsed;
   prec integer; op text; negated boolean; comparison_seen boolean := false; pos integer;
 BEGIN
+  token := tokens[first_token];
   IF depth > 100 THEN
-    PERFORM aq._condition_raise('syntax', tokens[first_token].pos, 'condition is nested too deeply');
+    PERFORM aq._condition_raise('syntax', token.pos, 'condition is nested too deeply');
   END IF;
-  result := aq._condition_parse_operand(tokens, first_token, min_precedence, depth);
+  -- an operand: literals and plain names here (the most frequent: no call), the rest in
+  -- _condition_parse_operand
+  result.next_token := first_token + 1;
+  IF token.kind = 'number' THEN
+    result.node := jsonb_build_object('kind', 'literal',
+                     'type', CASE WHEN token.value ~ '[eE]' THEN 'approximate'
+                                  WHEN strpos(token.value, '.') > 0 THEN 'decimal' ELSE 'integer' END,
+                     'value', token.value, 'pos', token.pos);
+  ELSIF token.kind = 'string' THEN
+    IF token.value !~ '^''(?:[^'']|'''')*''$' THEN
+      PERFORM aq._condition_raise('syntax', token.pos, 'string literal not properly terminated');
+    END IF;
+    result.node := jsonb_build_object('kind', 'literal', 'type', 'string',
+                     'value', replace(substr(token.value, 2, length(token.value) - 2), '''''', ''''),
+                     'pos', token.pos);
+  ELSIF token.kind = 'keyword' AND token.value IN ('TRUE', 'FALSE') THEN
+    result.node := jsonb_build_object('kind', 'literal', 'type', 'boolean', 'value', token.value, 'pos', token.pos);
+  ELSIF token.kind = 'keyword' AND token.value = 'NULL' THEN
+    result.node := jsonb_build_object('kind', 'literal', 'type', 'null', 'pos', token.pos);
+  ELSIF token.kind = 'identifier'
+        AND NOT (tokens[first_token + 1].kind = 'operator' AND tokens[first_token + 1].value IN ('.', '(')) THEN
+    -- (as _condition_parse_name makes it, for a name of one plain part)
+    result.node := jsonb_build_object('kind', 'identifier', 'path', jsonb_build_array(token.value),
+                                      'quoted', '[false]'::jsonb, 'pos', token.pos);
+  ELSE
+    result := aq._condition_parse_operand(tokens, first_token, min_precedence, depth);
+  END IF;
   i := result.next_token;
 
   -- infix and postfix operators binding at least as tightly as min_precedence
@@ -70,8 +97,9 @@ BEGIN
   RETURN result;
 END $f$;
 
--- An operand at tokens[first_token]: prefix operators, literals, ( ... ), identifiers and
--- function calls (min_precedence and depth: the enclosing _condition_parse's).
+-- An operand at tokens[first_token] other than a literal or a plain name (which
+-- _condition_parse reads itself): prefix operators, ( ... ), dotted or quoted identifiers
+-- and function calls (min_precedence and depth: the enclosing _condition_parse's).
 CREATE OR REPLACE FUNCTION aq._condition_parse_operand(tokens aq._condition_token[], first_token integer,
                                                        min_precedence integer, depth integer)
 RETURNS aq._condition_parsed LANGUAGE plpgsql IMMUTABLE AS $f$
@@ -100,22 +128,6 @@ BEGIN
       result.node := jsonb_build_object('kind', CASE token.value WHEN '-' THEN 'minus' ELSE 'plus' END,
                                         'operand', sub.node, 'pos', token.pos);
     END IF;
-  ELSIF token.kind = 'number' THEN
-    result.node := jsonb_build_object('kind', 'literal',
-                     'type', CASE WHEN token.value ~ '[eE]' THEN 'approximate'
-                                  WHEN strpos(token.value, '.') > 0 THEN 'decimal' ELSE 'integer' END,
-                     'value', token.value, 'pos', token.pos);
-  ELSIF token.kind = 'string' THEN
-    IF token.value !~ '^''(?:[^'']|'''')*''$' THEN
-      PERFORM aq._condition_raise('syntax', token.pos, 'string literal not properly terminated');
-    END IF;
-    result.node := jsonb_build_object('kind', 'literal', 'type', 'string',
-                     'value', replace(substr(token.value, 2, length(token.value) - 2), '''''', ''''),
-                     'pos', token.pos);
-  ELSIF token.kind = 'keyword' AND token.value IN ('TRUE', 'FALSE') THEN
-    result.node := jsonb_build_object('kind', 'literal', 'type', 'boolean', 'value', token.value, 'pos', token.pos);
-  ELSIF token.kind = 'keyword' AND token.value = 'NULL' THEN
-    result.node := jsonb_build_object('kind', 'literal', 'type', 'null', 'pos', token.pos);
   ELSIF token.kind = 'operator' AND token.value = '(' THEN
     result := aq._condition_parse(tokens, first_token + 1, 1, depth + 1);
     IF tokens[result.next_token].kind <> 'operator' OR tokens[result.next_token].value <> ')' THEN

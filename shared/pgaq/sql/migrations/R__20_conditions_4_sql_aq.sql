@@ -219,36 +219,8 @@ END $$;
 
 -- aq._condition_aq's steps for one node each, given its operands already compiled (the
 -- recursion stays in aq._condition_aq, so a deep tree takes no more stack than one
--- function's frames per level); params: the parameters so far, which each one extends.
-
--- a literal: NULL and booleans inline, strings and numbers as parameters
-CREATE OR REPLACE FUNCTION aq._condition_aq_literal(node jsonb, param_number integer, param_offset integer,
-                                                    params text[])
-RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
-DECLARE
-  v text := node->>'value';
-BEGIN
-  CASE node->>'type'
-  WHEN 'null' THEN RETURN aq._condition_new_fragment('NULL', 'null', params, NULL);
-  WHEN 'boolean' THEN RETURN aq._condition_new_fragment(CASE v WHEN 'TRUE' THEN 'true' ELSE 'false' END, 'lbool', params, NULL);
-  WHEN 'string' THEN
-    params := params || v;
-    RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, cardinality(params)) || '::text',
-                                      'lstr', params, cardinality(params));
-  WHEN 'integer' THEN
-    params := params || v;
-    RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, cardinality(params))
-               || CASE WHEN length(ltrim(v, '+-0')) <= 18 THEN '::bigint' ELSE '::numeric' END,
-               'lnum', params, cardinality(params));
-  ELSE
-    IF aq.try_numeric(v) IS NULL THEN
-      PERFORM aq._condition_raise('syntax', (node->>'pos')::integer, 'numeric literal out of range');
-    END IF;
-    params := params || v;
-    RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, cardinality(params)) || '::numeric',
-                                      'lnum', params, cardinality(params));
-  END CASE;
-END $f$;
+-- function's frames per level; literals, the most frequent nodes, it compiles itself);
+-- params: the parameters so far, which each one extends.
 
 -- refuses a call of a function the dialect does not have, or with the wrong number of
 -- arguments (before its arguments are compiled)
@@ -408,11 +380,29 @@ DECLARE
   kind text := node->>'kind';
   pos integer := (node->>'pos')::integer;
   a aq._condition_fragment; b aq._condition_fragment; c aq._condition_fragment;
-  s text; x text[]; el jsonb;
+  s text; v text; x text[]; el jsonb; idx integer;
   args aq._condition_fragment[]; parts text[];
 BEGIN
-  IF kind = 'literal' THEN
-    RETURN aq._condition_aq_literal(node, param_number, param_offset, params);
+  IF kind = 'literal' THEN  -- NULL and booleans inline, strings and numbers as parameters
+    v := node->>'value';
+    CASE node->>'type'
+    WHEN 'null' THEN RETURN aq._condition_new_fragment('NULL', 'null', params, NULL);
+    WHEN 'boolean' THEN RETURN aq._condition_new_fragment(CASE v WHEN 'TRUE' THEN 'true' ELSE 'false' END, 'lbool', params, NULL);
+    WHEN 'string' THEN
+      params := params || v; idx := cardinality(params);
+      RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, idx) || '::text', 'lstr', params, idx);
+    WHEN 'integer' THEN
+      params := params || v; idx := cardinality(params);
+      RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, idx)
+                 || CASE WHEN length(ltrim(v, '+-0')) <= 18 THEN '::bigint' ELSE '::numeric' END,
+                 'lnum', params, idx);
+    ELSE
+      IF aq.try_numeric(v) IS NULL THEN
+        PERFORM aq._condition_raise('syntax', pos, 'numeric literal out of range');
+      END IF;
+      params := params || v; idx := cardinality(params);
+      RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, idx) || '::numeric', 'lnum', params, idx);
+    END CASE;
 
   ELSIF kind = 'identifier' THEN
     x := aq._condition_aq_identifier(node, payload_type);

@@ -136,43 +136,8 @@ END $$;
 
 -- aq._condition_jms's steps for one node each, given its operands already compiled (the
 -- recursion stays in aq._condition_jms, so a deep tree takes no more stack than one
--- function's frames per level); params: the parameters so far, which each one extends.
-
--- a literal: NULL and booleans inline, strings and numbers as parameters
-CREATE OR REPLACE FUNCTION aq._condition_jms_literal(node jsonb, param_number integer, param_offset integer,
-                                                     params text[])
-RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
-DECLARE
-  v text := node->>'value';
-  pos integer := (node->>'pos')::integer;
-BEGIN
-  CASE node->>'type'
-  WHEN 'null' THEN RETURN aq._condition_new_fragment('NULL', 'null', params, NULL);
-  WHEN 'boolean' THEN RETURN aq._condition_new_fragment(CASE v WHEN 'TRUE' THEN 'true' ELSE 'false' END, 'bool', params, NULL);
-  WHEN 'string' THEN
-    params := params || v;
-    RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, cardinality(params)) || '::text',
-                                      'str', params, cardinality(params));
-  WHEN 'integer' THEN
-    IF length(ltrim(v, '+-0')) > 19
-       OR v::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807 THEN
-      PERFORM aq._condition_raise('syntax', pos, 'numeric literal out of range');
-    END IF;
-    params := params || v;
-    RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, cardinality(params)) || '::bigint',
-                                      'exact', params, cardinality(params));
-  ELSE
-    -- a Java double literal (its range is checked), kept as the exact decimal it spells
-    BEGIN
-      PERFORM v::float8;
-    EXCEPTION WHEN others THEN
-      PERFORM aq._condition_raise('syntax', pos, 'numeric literal out of range');
-    END;
-    params := params || v;
-    RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, cardinality(params)) || '::numeric',
-                                      'approx', params, cardinality(params));
-  END CASE;
-END $f$;
+-- function's frames per level; literals, the most frequent nodes, it compiles itself);
+-- params: the parameters so far, which each one extends.
 
 -- an identifier: a header field, or (a name not reserved to JMS) a user property
 CREATE OR REPLACE FUNCTION aq._condition_jms_identifier(node jsonb, has_header boolean, param_number integer,
@@ -346,10 +311,33 @@ DECLARE
   kind text := node->>'kind';
   pos integer := (node->>'pos')::integer;
   a aq._condition_fragment; b aq._condition_fragment; c aq._condition_fragment;
-  v text; x text[];
+  v text; x text[]; idx integer;
 BEGIN
-  IF kind = 'literal' THEN
-    RETURN aq._condition_jms_literal(node, param_number, param_offset, params);
+  IF kind = 'literal' THEN  -- NULL and booleans inline, strings and numbers as parameters
+    v := node->>'value';
+    CASE node->>'type'
+    WHEN 'null' THEN RETURN aq._condition_new_fragment('NULL', 'null', params, NULL);
+    WHEN 'boolean' THEN RETURN aq._condition_new_fragment(CASE v WHEN 'TRUE' THEN 'true' ELSE 'false' END, 'bool', params, NULL);
+    WHEN 'string' THEN
+      params := params || v; idx := cardinality(params);
+      RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, idx) || '::text', 'str', params, idx);
+    WHEN 'integer' THEN
+      IF length(ltrim(v, '+-0')) > 19
+         OR v::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807 THEN
+        PERFORM aq._condition_raise('syntax', pos, 'numeric literal out of range');
+      END IF;
+      params := params || v; idx := cardinality(params);
+      RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, idx) || '::bigint', 'exact', params, idx);
+    ELSE
+      -- a Java double literal (its range is checked), kept as the exact decimal it spells
+      BEGIN
+        PERFORM v::float8;
+      EXCEPTION WHEN others THEN
+        PERFORM aq._condition_raise('syntax', pos, 'numeric literal out of range');
+      END;
+      params := params || v; idx := cardinality(params);
+      RETURN aq._condition_new_fragment(aq._condition_param_ref(param_number, param_offset, idx) || '::numeric', 'approx', params, idx);
+    END CASE;
 
   ELSIF kind = 'identifier' THEN
     RETURN aq._condition_jms_identifier(node, has_header, param_number, param_offset, params);
@@ -366,9 +354,9 @@ BEGIN
     IF v = '||' THEN
       PERFORM aq._condition_raise('syntax', pos, 'operator || is not allowed in JMS selectors');
     END IF;
-    a := aq._condition_jms_msgid_compare(node, param_number, param_offset, params);
-    IF a.sql IS NOT NULL THEN
-      RETURN a;
+    IF 'JMSMessageID' IN (node->'left'->'path'->>0, node->'right'->'path'->>0) THEN
+      a := aq._condition_jms_msgid_compare(node, param_number, param_offset, params);
+      IF a.sql IS NOT NULL THEN RETURN a; END IF;
     END IF;
     a := aq._condition_jms(node->'left', has_header, param_number, param_offset, params);
     b := aq._condition_jms(node->'right', has_header, param_number, param_offset, a.params);
