@@ -339,6 +339,128 @@ BEGIN
   RETURN multi;
 END $$;
 
+-- dequeue_array's steps off its common path (each runs only when a call needs it, so the
+-- common dequeue pays no PL/pgSQL call for them):
+
+-- a call for both delivery modes: buffered messages first, then persistent ones (Oracle
+-- orders each class on its own, AQ User's Guide and Reference (10.2), "Buffered Messaging":
+-- "Ordering among persistent and buffered messages ... is not currently supported")
+CREATE OR REPLACE FUNCTION aq.dequeue_buffered_then_persistent(
+    p_queue text, p_consumer text, p_mode text, p_navigation text, p_msgid bytea, p_correlation text,
+    p_condition text, p_batch integer, p_position bigint[], p_wrap boolean, p_transformation text,
+    p_agent text, p_group bigint)
+RETURNS SETOF aq.dequeued LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY SELECT * FROM aq.dequeue_array(p_queue, p_consumer, p_mode, p_navigation, p_msgid, p_correlation,
+    p_condition, p_batch, p_position, p_wrap, p_transformation, p_agent, p_group, 'BUFFERED');
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT * FROM aq.dequeue_array(p_queue, p_consumer, p_mode, p_navigation, p_msgid, p_correlation,
+      p_condition, p_batch, p_position, p_wrap, p_transformation, p_agent, p_group, 'PERSISTENT');
+  END IF;
+END $$;
+
+-- refuses a dequeue's options (mode and navigation upper-cased) with the first error that
+-- applies; dequeue_array calls it only when one does
+CREATE OR REPLACE FUNCTION aq.dequeue_reject_options(q aq.queue_info, p_mode text, p_navigation text,
+                                                     p_batch integer, p_mode_given text, p_navigation_given text)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF p_mode NOT IN ('BROWSE', 'LOCKED', 'REMOVE', 'REMOVE_NODATA') THEN
+    PERFORM aq.err(25239, format('invalid DEQUEUE_MODE %s: use BROWSE, LOCKED, REMOVE or REMOVE_NODATA',
+                                 quote_literal(p_mode_given)), '22023');
+  END IF;
+  IF p_navigation NOT IN ('FIRST_MESSAGE', 'NEXT_MESSAGE', 'NEXT_TRANSACTION') THEN
+    PERFORM aq.err(25237, format('invalid NAVIGATION %s: use FIRST_MESSAGE, NEXT_MESSAGE or NEXT_TRANSACTION',
+                                 quote_literal(p_navigation_given)), '22023');
+  END IF;
+  IF p_navigation = 'NEXT_TRANSACTION' AND q.message_grouping <> 'TRANSACTIONAL' THEN
+    PERFORM aq.err(25237, format('navigation option NEXT_TRANSACTION used on queue %s.%s, which is not transactionally grouped',
+                                 q.schema_name, q.queue_name), '22023');
+  END IF;
+  IF coalesce(p_batch, 1) < 1 OR p_batch > 10000 THEN
+    PERFORM aq.err(25240, 'batch size must be between 1 and 10000', '22023');
+  END IF;
+END $$;
+
+-- the transformation a dequeue applies: the call's, else (on a multi-consumer queue) the
+-- consumer's subscription's; checked to take the queue's payload type
+CREATE OR REPLACE FUNCTION aq.dequeue_transformation(q aq.queue_info, p_transformation text, p_multi boolean,
+                                                     p_consumer text)
+RETURNS aq.transformations LANGUAGE plpgsql AS $$
+DECLARE
+  tr aq.transformations;
+BEGIN
+  IF p_transformation IS NOT NULL THEN
+    tr := aq.resolve_transformation(p_transformation);
+  END IF;
+  IF tr.id IS NULL AND p_multi THEN
+    tr := aq.resolve_transformation((SELECT s.transformation FROM aq.subscribers s
+                                     WHERE s.queue_id = q.queue_id AND s.name = p_consumer
+                                       AND s.address IS NULL LIMIT 1));
+  END IF;
+  IF tr.id IS NOT NULL AND tr.from_type <> q.payload_type THEN
+    PERFORM aq.err(25215, format('transformation %s.%s does not take %s', tr.schema_name, tr.name, q.payload_type), '42804');
+  END IF;
+  RETURN tr;
+END $$;
+
+-- a dequeue's selection criteria as the candidates' filters (sql: '' when there are none)
+-- and the compiled condition's parameters
+CREATE OR REPLACE FUNCTION aq.dequeue_filters(q aq.queue_info, p_by_msgid boolean, p_by_correlation boolean,
+                                              p_condition text)
+RETURNS aq.compiled_condition LANGUAGE plpgsql AS $$
+DECLARE
+  result aq.compiled_condition;
+  cond aq.compiled_condition;
+BEGIN
+  result.sql := '';
+  IF p_by_msgid THEN
+    result.sql := result.sql || ' AND m.msgid = $3';
+  END IF;
+  -- a correlation is a LIKE pattern with Oracle's rules: % and _ match, a backslash is itself
+  IF p_by_correlation THEN
+    result.sql := result.sql || ' AND m.corrid LIKE $4 ESCAPE ''''';
+  END IF;
+  IF p_condition IS NOT NULL AND btrim(p_condition) <> '' THEN
+    cond := aq.compile_condition(p_condition, aq.rule_dialect(q), q.payload_type, 8, 0);
+    IF cond.sql IS NOT NULL THEN
+      result.sql := result.sql || format(' AND coalesce((%s), false)', cond.sql);
+    END IF;
+    result.params := cond.params;
+  END IF;
+  RETURN result;
+END $$;
+
+-- the selection of a transactionally grouped queue (sel: the position's, if any): a call
+-- returns messages of one transaction group only, NEXT_MESSAGE the current group's,
+-- NEXT_TRANSACTION the next group's (grp: the current group), and of it the first
+-- candidate's
+CREATE OR REPLACE FUNCTION aq.dequeue_group_selection(q aq.queue_info, p_multi boolean, p_mode text,
+                                                      p_navigation text, p_filters text, p_sel text,
+                                                      p_group bigint)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  src text := CASE WHEN p_multi THEN 'r' ELSE 'm' END;
+  sel text := p_sel;
+BEGIN
+  IF p_group IS NOT NULL THEN
+    IF p_navigation = 'NEXT_MESSAGE' THEN
+      sel := sel || format(' AND %s.txn_group = $6', src);
+    ELSIF p_navigation = 'NEXT_TRANSACTION' THEN
+      sel := sel || format(' AND %s.txn_group <> $6', src);
+    END IF;
+  END IF;
+  RETURN sel || aq.render_dequeue_first_group(jsonb_build_object(
+    'alias', src,
+    'source', CASE WHEN p_multi THEN format('%I.%I r JOIN %I.%I m ON m.msgid = r.msgid', q.table_schema, q.recipients_table, q.table_schema, q.table_name)
+                   ELSE format('%I.%I m', q.table_schema, q.table_name) END,
+    'ready', CASE WHEN p_multi THEN 'r.q_name = $1 AND r.consumer_name = $9 AND r.address = '''' AND r.state = 0'
+                  ELSE format('m.q_name = $1 AND m.state = %s', CASE WHEN q.queue_type = 'EXCEPTION_QUEUE' THEN 3 ELSE 0 END) END,
+    'filters', p_filters, 'selection', sel,
+    'order', aq.sort_columns(q.sort_key, src),
+    'lock', CASE WHEN p_mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END));
+END $$;
+
 -- upgrade (stays here: the defaults would make a call ambiguous): removes the form before
 -- p_delivery_mode; release 435be0f
 DROP FUNCTION IF EXISTS aq.dequeue_array(text, text, text, text, bytea, text, text, integer, bigint[], boolean,
@@ -367,9 +489,7 @@ DECLARE
   is_exc boolean := q.queue_type = 'EXCEPTION_QUEUE';
   multi boolean;
   tr aq.transformations;
-  cond aq.compiled_condition;
-  src text;       -- alias carrying state and sort keys: m (messages) or r (recipients)
-  filters text := '';
+  criteria aq.compiled_condition;  -- sql: the candidates' filters; params: the condition's
   grouped boolean := q.message_grouping = 'TRANSACTIONAL';
   pos bigint[] := p_position;
   grp bigint := p_group;
@@ -382,114 +502,65 @@ DECLARE
   dmode text := aq.delivery_mode(p_delivery_mode, ARRAY['PERSISTENT', 'BUFFERED', 'PERSISTENT_OR_BUFFERED'],
                                  'a dequeue');
 BEGIN
-  -- both classes: buffered messages first, then persistent ones (Oracle orders each class
-  -- on its own, AQ User's Guide and Reference (10.2), "Buffered Messaging": "Ordering among persistent and buffered messages ... is not
-  -- currently supported")
   IF dmode = 'PERSISTENT_OR_BUFFERED' THEN
-    RETURN QUERY SELECT * FROM aq.dequeue_array(p_queue, p_consumer, p_mode, p_navigation, p_msgid, p_correlation,
-      p_condition, p_batch, p_position, p_wrap, p_transformation, p_agent, p_group, 'BUFFERED');
-    IF NOT FOUND THEN
-      RETURN QUERY SELECT * FROM aq.dequeue_array(p_queue, p_consumer, p_mode, p_navigation, p_msgid, p_correlation,
-        p_condition, p_batch, p_position, p_wrap, p_transformation, p_agent, p_group, 'PERSISTENT');
-    END IF;
+    RETURN QUERY SELECT * FROM aq.dequeue_buffered_then_persistent(p_queue, p_consumer, p_mode, p_navigation,
+      p_msgid, p_correlation, p_condition, p_batch, p_position, p_wrap, p_transformation, p_agent, p_group);
     RETURN;
   END IF;
-  IF dmode = 'BUFFERED' THEN
-    q := aq.buffered_info(q);  -- the queue table's UNLOGGED companion (R__11_buffered)
-  END IF;
-  IF mode NOT IN ('BROWSE', 'LOCKED', 'REMOVE', 'REMOVE_NODATA') THEN
-    PERFORM aq.err(25239, format('invalid DEQUEUE_MODE %s: use BROWSE, LOCKED, REMOVE or REMOVE_NODATA',
-                                 quote_literal(p_mode)), '22023');
-  END IF;
-  IF nav NOT IN ('FIRST_MESSAGE', 'NEXT_MESSAGE', 'NEXT_TRANSACTION') THEN
-    PERFORM aq.err(25237, format('invalid NAVIGATION %s: use FIRST_MESSAGE, NEXT_MESSAGE or NEXT_TRANSACTION',
-                                 quote_literal(p_navigation)), '22023');
-  END IF;
-  IF nav = 'NEXT_TRANSACTION' AND NOT grouped THEN
-    PERFORM aq.err(25237, format('navigation option NEXT_TRANSACTION used on queue %s.%s, which is not transactionally grouped',
-                                 q.schema_name, q.queue_name), '22023');
-  END IF;
-  IF coalesce(p_batch, 1) < 1 OR p_batch > 10000 THEN
-    PERFORM aq.err(25240, 'batch size must be between 1 and 10000', '22023');
+  IF dmode = 'BUFFERED' THEN q := aq.buffered_info(q); END IF;  -- the table's UNLOGGED companion (R__11_buffered)
+  IF mode NOT IN ('BROWSE', 'LOCKED', 'REMOVE', 'REMOVE_NODATA')
+     OR nav NOT IN ('FIRST_MESSAGE', 'NEXT_MESSAGE', 'NEXT_TRANSACTION')
+     OR (nav = 'NEXT_TRANSACTION' AND NOT grouped) OR coalesce(p_batch, 1) < 1 OR p_batch > 10000 THEN
+    PERFORM aq.dequeue_reject_options(q, mode, nav, p_batch, p_mode, p_navigation);
   END IF;
   multi := aq.dequeue_target(q, consumer, p_msgid IS NOT NULL);
-
-  tr := aq.resolve_transformation(p_transformation);
-  IF tr.id IS NULL AND multi THEN
-    tr := aq.resolve_transformation((SELECT s.transformation FROM aq.subscribers s
-                                     WHERE s.queue_id = q.queue_id AND s.name = consumer
-                                       AND s.address IS NULL LIMIT 1));
-  END IF;
-  IF tr.id IS NOT NULL AND tr.from_type <> q.payload_type THEN
-    PERFORM aq.err(25215, format('transformation %s.%s does not take %s', tr.schema_name, tr.name, q.payload_type), '42804');
+  IF p_transformation IS NOT NULL OR multi THEN
+    tr := aq.dequeue_transformation(q, p_transformation, multi, consumer);
   END IF;
   outp := aq.payload_output_expr(q, tr, 'm');
-
-  src := CASE WHEN multi THEN 'r' ELSE 'm' END;
-  IF p_msgid IS NOT NULL THEN
-    filters := filters || ' AND m.msgid = $3';
-  END IF;
-  -- a correlation is a LIKE pattern with Oracle's rules: % and _ match, a backslash is itself
-  IF p_correlation IS NOT NULL THEN
-    filters := filters || ' AND m.corrid LIKE $4 ESCAPE ''''';
-  END IF;
-  IF p_condition IS NOT NULL AND btrim(p_condition) <> '' THEN
-    cond := aq.compile_condition(p_condition, aq.rule_dialect(q), q.payload_type, 8, 0);
-    IF cond.sql IS NOT NULL THEN
-      filters := filters || format(' AND coalesce((%s), false)', cond.sql);
-    END IF;
+  criteria.sql := '';
+  IF p_msgid IS NOT NULL OR p_correlation IS NOT NULL OR p_condition IS NOT NULL THEN
+    criteria := aq.dequeue_filters(q, p_msgid IS NOT NULL, p_correlation IS NOT NULL, p_condition);
   END IF;
 
-  fast := p_msgid IS NULL AND p_correlation IS NULL AND cond.sql IS NULL AND tr.id IS NULL;
+  fast := criteria.sql = '' AND tr.id IS NULL;
   -- candidate selection, possibly retried once from the start of the queue (wrap-around)
   LOOP
     attempt := attempt + 1;
     sel := '';
     IF p_msgid IS NULL AND nav <> 'FIRST_MESSAGE' AND pos IS NOT NULL THEN
-      sel := sel || ' AND ' || aq.after_position_expr(q.sort_key, src, '$5');
-    END IF;
-    IF grouped AND p_msgid IS NULL AND grp IS NOT NULL THEN
-      IF nav = 'NEXT_MESSAGE' THEN
-        sel := sel || format(' AND %s.txn_group = $6', src);
-      ELSIF nav = 'NEXT_TRANSACTION' THEN
-        sel := sel || format(' AND %s.txn_group <> $6', src);
-      END IF;
+      -- (after the position in the sort order of m (messages) or r (recipients))
+      sel := ' AND ' || aq.after_position_expr(q.sort_key, CASE WHEN multi THEN 'r' ELSE 'm' END, '$5');
     END IF;
     IF grouped AND p_msgid IS NULL THEN
-      -- a call returns messages of one transaction group only: the first candidate's
-      sel := sel || aq.render_dequeue_first_group(jsonb_build_object(
-        'alias', src,
-        'source', CASE WHEN multi THEN format('%I.%I r JOIN %I.%I m ON m.msgid = r.msgid', q.table_schema, q.recipients_table, q.table_schema, q.table_name)
-                       ELSE format('%I.%I m', q.table_schema, q.table_name) END,
-        'ready', CASE WHEN multi THEN 'r.q_name = $1 AND r.consumer_name = $9 AND r.address = '''' AND r.state = 0'
-                      ELSE format('m.q_name = $1 AND m.state = %s', CASE WHEN is_exc THEN 3 ELSE 0 END) END,
-        'filters', filters, 'selection', sel,
-        'order', aq.sort_columns(q.sort_key, src),
-        'lock', CASE WHEN mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END));
+      sel := aq.dequeue_group_selection(q, multi, mode, nav, criteria.sql, sel, grp);
     END IF;
 
     IF fast AND sel NOT LIKE '%txn_group%' THEN
-      -- the common case runs the queue table's generated function (cached plans)
+      -- the common case runs the queue table's generated function (cached plans), its
+      -- parameters p_queue, p_state, p_msgid, p_correlation, p_position, p_group, p_batch,
+      -- p_params, p_consumer, p_now, p_agent, p_mode, p_multi, p_delete by position (not
+      -- by name: the previous release's, until R__99 regenerates them, name them otherwise)
       EXECUTE format('SELECT %I.%I($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
                      q.table_schema, 'aq$_' || q.table_name || '_deq')
         INTO result
         USING q.queue_name, CASE WHEN is_exc THEN 3 ELSE 0 END, p_msgid, p_correlation,
               CASE WHEN nav = 'FIRST_MESSAGE' THEN NULL ELSE pos END, grp,
-              coalesce(p_batch, 1), cond.params, consumer, now_ts, p_agent, mode, multi,
+              coalesce(p_batch, 1), criteria.params, consumer, now_ts, p_agent, mode, multi,
               is_exc OR q.retention_time = 0;
     ELSE
       -- (receiving by message id overrides the delay: a WAITING message is taken too; and
       -- browsing by message id shows a retained, PROCESSED one: "As long as the message is
       -- retained, it can be ... dequeued by specifying the message identifier of the
       -- processed message in a QueueBrowser", Oracle JMS guide, "QueueReceiver")
-      EXECUTE aq.dequeue_sql(q, mode, multi, is_exc, filters, sel, outp, is_exc OR q.retention_time = 0,
+      EXECUTE aq.dequeue_sql(q, mode, multi, is_exc, criteria.sql, sel, outp, is_exc OR q.retention_time = 0,
                              CASE WHEN p_msgid IS NOT NULL AND NOT is_exc AND mode = 'BROWSE'
                                     THEN '{"states": "IN (0, 1, 2)"}'
                                   WHEN p_msgid IS NOT NULL AND NOT is_exc THEN '{"states": "IN (0, 1)"}'
                                   ELSE '{}' END::jsonb)
         INTO result
         USING q.queue_name, CASE WHEN is_exc THEN 3 ELSE 0 END, p_msgid, p_correlation, pos, grp,
-              coalesce(p_batch, 1), cond.params, consumer, now_ts, p_agent;
+              coalesce(p_batch, 1), criteria.params, consumer, now_ts, p_agent;
     END IF;
     EXIT WHEN result IS NOT NULL OR attempt > 1;
     -- wrap-around: past the end of the queue, NEXT_MESSAGE starts again from the beginning
@@ -499,14 +570,11 @@ BEGIN
     IF nav = 'NEXT_TRANSACTION' THEN grp := p_group; END IF;
   END LOOP;
 
-  IF result IS NULL THEN
-    RETURN;
-  END IF;
-  IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') AND aq.has_audience(q)
-     AND aq.time_to_advance(result, coalesce(p_batch, 1)) THEN
-    PERFORM aq.advance_position(q.table_id, q.queue_name, consumer);  -- R__12_audience
-  END IF;
+  IF result IS NULL THEN RETURN; END IF;
   IF multi AND mode IN ('REMOVE', 'REMOVE_NODATA') THEN
+    IF aq.has_audience(q) AND aq.time_to_advance(result, coalesce(p_batch, 1)) THEN
+      PERFORM aq.advance_position(q.table_id, q.queue_name, consumer);  -- R__12_audience
+    END IF;
     PERFORM aq.finish_messages(q, ARRAY(SELECT (x).msgid FROM unnest(result) x));
   END IF;
   RETURN QUERY SELECT * FROM unnest(result);

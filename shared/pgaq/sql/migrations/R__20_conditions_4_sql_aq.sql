@@ -217,6 +217,162 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- aq._condition_aq's steps for one node each, given its operands already compiled (the
+-- recursion stays in aq._condition_aq, so a deep tree takes no more stack than one
+-- function's frames per level; literals, the most frequent nodes, it compiles itself);
+-- params: the parameters so far, which each one extends.
+
+-- refuses a call of a function the dialect does not have, or with the wrong number of
+-- arguments (before its arguments are compiled)
+CREATE OR REPLACE FUNCTION aq._condition_aq_check_call(node jsonb) RETURNS void
+LANGUAGE plpgsql STABLE AS $f$
+DECLARE
+  v text := node->>'name';
+  cnt integer := jsonb_array_length(node->'args');
+BEGIN
+  IF v NOT IN ('UPPER', 'LOWER', 'LENGTH', 'ABS', 'SUBSTR', 'TRIM', 'COALESCE', 'NVL') THEN
+    PERFORM aq._condition_raise('ident', (node->>'pos')::integer, node->>'spelled');
+  END IF;
+  IF v IN ('UPPER', 'LOWER', 'LENGTH', 'ABS', 'TRIM') AND cnt <> 1
+     OR v = 'SUBSTR' AND cnt NOT IN (2, 3) OR v = 'NVL' AND cnt <> 2 OR v = 'COALESCE' AND cnt < 1 THEN
+    PERFORM aq._condition_raise('args', (node->>'pos')::integer, v);
+  END IF;
+END $f$;
+
+-- a function call, its arguments compiled (args); params: the parameters after them
+CREATE OR REPLACE FUNCTION aq._condition_aq_call(node jsonb, args aq._condition_fragment[], param_number integer,
+                                                 param_offset integer, params text[])
+RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
+DECLARE
+  v text := node->>'name';
+  cnt integer := cardinality(args);
+  a aq._condition_fragment;
+  s text; tcat text; parts text[] := '{}';
+BEGIN
+  CASE v
+  WHEN 'UPPER', 'LOWER' THEN
+    RETURN aq._condition_new_fragment(format('%s(%s)', lower(v), aq._condition_aq_text(args[1], false, (node->'args'->0->>'pos')::integer)),
+               'str', params, NULL);
+  WHEN 'TRIM' THEN
+    RETURN aq._condition_new_fragment(format('btrim(%s)', aq._condition_aq_text(args[1], false, (node->'args'->0->>'pos')::integer)), 'str', params, NULL);
+  WHEN 'LENGTH' THEN
+    RETURN aq._condition_new_fragment(format('length(%s)', aq._condition_aq_text(args[1], false, (node->'args'->0->>'pos')::integer)), 'num', params, NULL);
+  WHEN 'ABS' THEN
+    RETURN aq._condition_new_fragment(format('abs(%s)', aq._condition_aq_number(args[1], param_number, param_offset, (node->'args'->0->>'pos')::integer)), 'num', params, NULL);
+  WHEN 'SUBSTR' THEN
+    RETURN aq._condition_new_fragment(format('aq.ora_substr(%s, %s, %s)',
+                      aq._condition_aq_text(args[1], false, (node->'args'->0->>'pos')::integer),
+                      aq._condition_aq_number(args[2], param_number, param_offset, (node->'args'->1->>'pos')::integer),
+                      CASE WHEN cnt = 3 THEN aq._condition_aq_number(args[3], param_number, param_offset, (node->'args'->2->>'pos')::integer)
+                           ELSE 'NULL' END),
+               'str', params, NULL);
+  ELSE -- COALESCE / NVL: type of the first non-NULL argument
+    FOR i IN 1 .. cnt LOOP
+      IF args[i].category <> 'null' THEN tcat := aq._condition_aq_base_category(args[i].category); EXIT; END IF;
+    END LOOP;
+    IF tcat IS NULL THEN RETURN aq._condition_new_fragment('NULL', 'null', params, NULL); END IF;
+    FOR i IN 1 .. cnt LOOP
+      a := args[i];
+      IF a.category = 'null' THEN s := 'NULL';
+      ELSIF tcat = 'num' THEN s := aq._condition_aq_number(a, param_number, param_offset, (node->'args'->(i - 1)->>'pos')::integer);
+      ELSIF tcat = 'str' THEN s := aq._condition_aq_text(a, false, (node->'args'->(i - 1)->>'pos')::integer);
+      ELSIF aq._condition_aq_base_category(a.category) = tcat THEN s := a.sql;
+      ELSIF tcat IN ('ts', 'tsl', 'date') AND a.category IN ('ts', 'tsl', 'date') THEN s := a.sql;
+      ELSIF tcat IN ('ts', 'tsl', 'date', 'bool') AND a.category = 'lstr' THEN
+        s := aq._condition_aq_cast_literal(a, tcat, param_number, param_offset, (node->'args'->(i - 1)->>'pos')::integer);
+      ELSE
+        PERFORM aq._condition_raise('type', (node->'args'->(i - 1)->>'pos')::integer,
+          format('expected %s, got %s', aq._condition_aq_category_name(tcat), aq._condition_aq_category_name(a.category)));
+      END IF;
+      parts := parts || s;
+    END LOOP;
+    RETURN aq._condition_new_fragment(format('COALESCE(%s)', array_to_string(parts, ', ')), tcat, params, NULL);
+  END CASE;
+END $f$;
+
+-- a binary operator (arithmetic, ||, comparison) over a and b
+CREATE OR REPLACE FUNCTION aq._condition_aq_binary(node jsonb, a aq._condition_fragment, b aq._condition_fragment,
+                                                   param_number integer, param_offset integer)
+RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
+DECLARE
+  v text := node->>'operator';
+  x text[];
+BEGIN
+  IF v IN ('+', '-', '*') THEN
+    -- in numeric, as Oracle's NUMBER: bigint literals and integer columns never overflow
+    RETURN aq._condition_new_fragment(format('((%s)::numeric %s (%s)::numeric)', aq._condition_aq_number(a, param_number, param_offset, (node->'left'->>'pos')::integer), v,
+                      aq._condition_aq_number(b, param_number, param_offset, (node->'right'->>'pos')::integer)), 'num', b.params, NULL);
+  ELSIF v = '/' THEN
+    RETURN aq._condition_new_fragment(format('((%s)::numeric / NULLIF(%s, 0))', aq._condition_aq_number(a, param_number, param_offset, (node->'left'->>'pos')::integer),
+                      aq._condition_aq_number(b, param_number, param_offset, (node->'right'->>'pos')::integer)), 'num', b.params, NULL);
+  ELSIF v = '||' THEN
+    RETURN aq._condition_new_fragment(format('concat(%s, %s)', aq._condition_aq_text(a, false, (node->'left'->>'pos')::integer),
+                      aq._condition_aq_text(b, false, (node->'right'->>'pos')::integer)), 'str', b.params, NULL);
+  END IF;
+  x := aq._condition_aq_unify(a, b, param_number, param_offset, (node->>'pos')::integer);
+  IF x IS NULL THEN RETURN aq._condition_new_fragment('NULL::boolean', 'bool', b.params, NULL); END IF;
+  RETURN aq._condition_new_fragment(format('(%s %s %s)', x[1], v, x[2]), 'bool', b.params, NULL);
+END $f$;
+
+-- a IS [NOT] NULL
+CREATE OR REPLACE FUNCTION aq._condition_aq_is_null(a aq._condition_fragment, negated boolean)
+RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
+BEGIN
+  IF a.category = 'comp' THEN
+    -- a composite is NULL only when the value itself is NULL (not when all fields are)
+    RETURN aq._condition_new_fragment(format('(%s IS %sDISTINCT FROM NULL)', a.sql, CASE WHEN negated THEN '' ELSE 'NOT ' END),
+                                      'bool', a.params, NULL);
+  END IF;
+  RETURN aq._condition_new_fragment(format('(%s IS %sNULL)', a.sql, CASE WHEN negated THEN 'NOT ' ELSE '' END),
+                                    'bool', a.params, NULL);
+END $f$;
+
+-- a [NOT] BETWEEN low AND high
+CREATE OR REPLACE FUNCTION aq._condition_aq_between(node jsonb, a aq._condition_fragment, low aq._condition_fragment,
+                                                    high aq._condition_fragment, param_number integer, param_offset integer)
+RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
+DECLARE
+  x text[] := aq._condition_aq_unify(a, low, param_number, param_offset, (node->>'pos')::integer);
+  y text[] := aq._condition_aq_unify(a, high, param_number, param_offset, (node->>'pos')::integer);
+  s text;
+BEGIN
+  s := format('(%s AND %s)',
+              CASE WHEN x IS NULL THEN 'NULL::boolean' ELSE format('%s >= %s', x[1], x[2]) END,
+              CASE WHEN y IS NULL THEN 'NULL::boolean' ELSE format('%s <= %s', y[1], y[2]) END);
+  IF (node->>'negated')::boolean THEN s := format('(NOT %s)', s); END IF;
+  RETURN aq._condition_new_fragment(s, 'bool', high.params, NULL);
+END $f$;
+
+-- a [NOT] LIKE pattern [ESCAPE node's escape literal]
+CREATE OR REPLACE FUNCTION aq._condition_aq_like(node jsonb, a aq._condition_fragment, pattern aq._condition_fragment,
+                                                 payload_type oid, param_number integer, param_offset integer)
+RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
+DECLARE
+  params text[] := pattern.params;
+  el jsonb := node->'escape';
+  c aq._condition_fragment;
+  esc text := '''''';
+BEGIN
+  IF jsonb_typeof(el) = 'object' THEN
+    IF el->>'kind' <> 'literal' OR el->>'type' <> 'string' THEN
+      PERFORM aq._condition_raise('syntax', (el->>'pos')::integer, 'ESCAPE needs a string literal');
+    END IF;
+    IF pattern.category = 'lstr' THEN
+      PERFORM aq._condition_check_like_escape(pattern.params[pattern.literal_index], el->>'value', (el->>'pos')::integer);
+    ELSIF length(el->>'value') <> 1 THEN
+      PERFORM aq._condition_raise('syntax', (el->>'pos')::integer, 'ESCAPE needs a string literal of exactly one character');
+    END IF;
+    c := aq._condition_aq(el, payload_type, param_number, param_offset, params);  -- (a literal)
+    params := c.params;
+    esc := c.sql;
+  END IF;
+  RETURN aq._condition_new_fragment(format('(%s %sLIKE %s ESCAPE %s)',
+                                           aq._condition_aq_text(a, true, (node->'operand'->>'pos')::integer),
+                                           CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END,
+                                           aq._condition_aq_text(pattern, true, (node->'pattern'->>'pos')::integer), esc),
+                                    'bool', params, NULL);
+END $f$;
+
 CREATE OR REPLACE FUNCTION aq._condition_aq(node jsonb, payload_type oid, param_number integer,
                                             param_offset integer, params text[])
 RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
@@ -224,10 +380,10 @@ DECLARE
   kind text := node->>'kind';
   pos integer := (node->>'pos')::integer;
   a aq._condition_fragment; b aq._condition_fragment; c aq._condition_fragment;
-  s text; v text; x text[]; y text[]; idx integer; negated boolean; el jsonb; esc text;
-  args aq._condition_fragment[]; tcat text; cnt integer; parts text[];
+  s text; v text; x text[]; el jsonb; idx integer;
+  args aq._condition_fragment[]; parts text[];
 BEGIN
-  IF kind = 'literal' THEN
+  IF kind = 'literal' THEN  -- NULL and booleans inline, strings and numbers as parameters
     v := node->>'value';
     CASE node->>'type'
     WHEN 'null' THEN RETURN aq._condition_new_fragment('NULL', 'null', params, NULL);
@@ -253,63 +409,14 @@ BEGIN
     RETURN aq._condition_new_fragment(x[1], x[2], params, NULL);
 
   ELSIF kind = 'function' THEN
-    v := node->>'name';
-    cnt := jsonb_array_length(node->'args');
-    IF v NOT IN ('UPPER', 'LOWER', 'LENGTH', 'ABS', 'SUBSTR', 'TRIM', 'COALESCE', 'NVL') THEN
-      PERFORM aq._condition_raise('ident', pos, node->>'spelled');
-    END IF;
-    IF v IN ('UPPER', 'LOWER', 'LENGTH', 'ABS', 'TRIM') AND cnt <> 1
-       OR v = 'SUBSTR' AND cnt NOT IN (2, 3) OR v = 'NVL' AND cnt <> 2 OR v = 'COALESCE' AND cnt < 1 THEN
-      PERFORM aq._condition_raise('args', pos, v);
-    END IF;
+    PERFORM aq._condition_aq_check_call(node);
     args := '{}';
     FOR el IN SELECT * FROM jsonb_array_elements(node->'args') LOOP
       a := aq._condition_aq(el, payload_type, param_number, param_offset, params);
       params := a.params;
       args := args || a;
     END LOOP;
-    CASE v
-    WHEN 'UPPER', 'LOWER' THEN
-      RETURN aq._condition_new_fragment(format('%s(%s)', lower(v), aq._condition_aq_text(args[1], false, (node->'args'->0->>'pos')::integer)),
-                 'str', params, NULL);
-    WHEN 'TRIM' THEN
-      RETURN aq._condition_new_fragment(format('btrim(%s)', aq._condition_aq_text(args[1], false, (node->'args'->0->>'pos')::integer)), 'str', params, NULL);
-    WHEN 'LENGTH' THEN
-      RETURN aq._condition_new_fragment(format('length(%s)', aq._condition_aq_text(args[1], false, (node->'args'->0->>'pos')::integer)), 'num', params, NULL);
-    WHEN 'ABS' THEN
-      RETURN aq._condition_new_fragment(format('abs(%s)', aq._condition_aq_number(args[1], param_number, param_offset, (node->'args'->0->>'pos')::integer)), 'num', params, NULL);
-    WHEN 'SUBSTR' THEN
-      RETURN aq._condition_new_fragment(format('aq.ora_substr(%s, %s, %s)',
-                        aq._condition_aq_text(args[1], false, (node->'args'->0->>'pos')::integer),
-                        aq._condition_aq_number(args[2], param_number, param_offset, (node->'args'->1->>'pos')::integer),
-                        CASE WHEN cnt = 3 THEN aq._condition_aq_number(args[3], param_number, param_offset, (node->'args'->2->>'pos')::integer)
-                             ELSE 'NULL' END),
-                 'str', params, NULL);
-    ELSE -- COALESCE / NVL: type of the first non-NULL argument
-      tcat := NULL;
-      FOR i IN 1 .. cnt LOOP
-        IF args[i].category <> 'null' THEN tcat := aq._condition_aq_base_category(args[i].category); EXIT; END IF;
-      END LOOP;
-      IF tcat IS NULL THEN RETURN aq._condition_new_fragment('NULL', 'null', params, NULL); END IF;
-      parts := '{}';
-      FOR i IN 1 .. cnt LOOP
-        a := args[i];
-        IF a.category = 'null' THEN s := 'NULL';
-        ELSIF tcat = 'num' THEN s := aq._condition_aq_number(a, param_number, param_offset, (node->'args'->(i - 1)->>'pos')::integer);
-        ELSIF tcat = 'str' THEN s := aq._condition_aq_text(a, false, (node->'args'->(i - 1)->>'pos')::integer);
-        ELSIF aq._condition_aq_base_category(a.category) = tcat THEN s := a.sql;
-        ELSIF tcat IN ('ts', 'tsl', 'date') AND a.category IN ('ts', 'tsl', 'date') THEN s := a.sql;
-        ELSIF tcat IN ('ts', 'tsl', 'date', 'bool') AND a.category = 'lstr' THEN
-          s := aq._condition_aq_cast_literal(a, tcat, param_number, param_offset, (node->'args'->(i - 1)->>'pos')::integer);
-        ELSE
-          PERFORM aq._condition_raise('type', (node->'args'->(i - 1)->>'pos')::integer,
-            format('expected %s, got %s', aq._condition_aq_category_name(tcat), aq._condition_aq_category_name(a.category)));
-        END IF;
-        parts := parts || s;
-      END LOOP;
-      IF tcat = 'raw' THEN tcat := 'raw'; END IF;
-      RETURN aq._condition_new_fragment(format('COALESCE(%s)', array_to_string(parts, ', ')), tcat, params, NULL);
-    END CASE;
+    RETURN aq._condition_aq_call(node, args, param_number, param_offset, params);
 
   ELSIF kind IN ('minus', 'plus') THEN
     a := aq._condition_aq(node->'operand', payload_type, param_number, param_offset, params);
@@ -317,23 +424,9 @@ BEGIN
     RETURN aq._condition_new_fragment(CASE kind WHEN 'minus' THEN format('(-(%s)::numeric)', s) ELSE s END, 'num', a.params, NULL);
 
   ELSIF kind = 'binary' THEN
-    v := node->>'operator';
     a := aq._condition_aq(node->'left', payload_type, param_number, param_offset, params);
     b := aq._condition_aq(node->'right', payload_type, param_number, param_offset, a.params);
-    IF v IN ('+', '-', '*') THEN
-      -- in numeric, as Oracle's NUMBER: bigint literals and integer columns never overflow
-      RETURN aq._condition_new_fragment(format('((%s)::numeric %s (%s)::numeric)', aq._condition_aq_number(a, param_number, param_offset, (node->'left'->>'pos')::integer), v,
-                        aq._condition_aq_number(b, param_number, param_offset, (node->'right'->>'pos')::integer)), 'num', b.params, NULL);
-    ELSIF v = '/' THEN
-      RETURN aq._condition_new_fragment(format('((%s)::numeric / NULLIF(%s, 0))', aq._condition_aq_number(a, param_number, param_offset, (node->'left'->>'pos')::integer),
-                        aq._condition_aq_number(b, param_number, param_offset, (node->'right'->>'pos')::integer)), 'num', b.params, NULL);
-    ELSIF v = '||' THEN
-      RETURN aq._condition_new_fragment(format('concat(%s, %s)', aq._condition_aq_text(a, false, (node->'left'->>'pos')::integer),
-                        aq._condition_aq_text(b, false, (node->'right'->>'pos')::integer)), 'str', b.params, NULL);
-    END IF;
-    x := aq._condition_aq_unify(a, b, param_number, param_offset, pos);
-    IF x IS NULL THEN RETURN aq._condition_new_fragment('NULL::boolean', 'bool', b.params, NULL); END IF;
-    RETURN aq._condition_new_fragment(format('(%s %s %s)', x[1], v, x[2]), 'bool', b.params, NULL);
+    RETURN aq._condition_aq_binary(node, a, b, param_number, param_offset);
 
   ELSIF kind IN ('and', 'or') THEN
     a := aq._condition_aq(node->'left', payload_type, param_number, param_offset, params);
@@ -347,26 +440,13 @@ BEGIN
 
   ELSIF kind = 'is_null' THEN
     a := aq._condition_aq(node->'operand', payload_type, param_number, param_offset, params);
-    negated := (node->>'negated')::boolean;
-    IF a.category = 'comp' THEN
-      -- a composite is NULL only when the value itself is NULL (not when all fields are)
-      s := format('(%s IS %sDISTINCT FROM NULL)', a.sql, CASE WHEN negated THEN '' ELSE 'NOT ' END);
-    ELSE
-      s := format('(%s IS %sNULL)', a.sql, CASE WHEN negated THEN 'NOT ' ELSE '' END);
-    END IF;
-    RETURN aq._condition_new_fragment(s, 'bool', a.params, NULL);
+    RETURN aq._condition_aq_is_null(a, (node->>'negated')::boolean);
 
   ELSIF kind = 'between' THEN
     a := aq._condition_aq(node->'operand', payload_type, param_number, param_offset, params);
     b := aq._condition_aq(node->'low', payload_type, param_number, param_offset, a.params);
     c := aq._condition_aq(node->'high', payload_type, param_number, param_offset, b.params);
-    x := aq._condition_aq_unify(a, b, param_number, param_offset, pos);
-    y := aq._condition_aq_unify(a, c, param_number, param_offset, pos);
-    s := format('(%s AND %s)',
-                CASE WHEN x IS NULL THEN 'NULL::boolean' ELSE format('%s >= %s', x[1], x[2]) END,
-                CASE WHEN y IS NULL THEN 'NULL::boolean' ELSE format('%s <= %s', y[1], y[2]) END);
-    IF (node->>'negated')::boolean THEN s := format('(NOT %s)', s); END IF;
-    RETURN aq._condition_new_fragment(s, 'bool', c.params, NULL);
+    RETURN aq._condition_aq_between(node, a, b, c, param_number, param_offset);
 
   ELSIF kind = 'in' THEN
     a := aq._condition_aq(node->'operand', payload_type, param_number, param_offset, params);
@@ -385,28 +465,7 @@ BEGIN
   ELSIF kind = 'like' THEN
     a := aq._condition_aq(node->'operand', payload_type, param_number, param_offset, params);
     b := aq._condition_aq(node->'pattern', payload_type, param_number, param_offset, a.params);
-    params := b.params;
-    IF jsonb_typeof(node->'escape') = 'object' THEN
-      el := node->'escape';
-      IF el->>'kind' <> 'literal' OR el->>'type' <> 'string' THEN
-        PERFORM aq._condition_raise('syntax', (el->>'pos')::integer, 'ESCAPE needs a string literal');
-      END IF;
-      IF b.category = 'lstr' THEN
-        PERFORM aq._condition_check_like_escape(b.params[b.literal_index], el->>'value', (el->>'pos')::integer);
-      ELSIF length(el->>'value') <> 1 THEN
-        PERFORM aq._condition_raise('syntax', (el->>'pos')::integer, 'ESCAPE needs a string literal of exactly one character');
-      END IF;
-      c := aq._condition_aq(el, payload_type, param_number, param_offset, params);
-      params := c.params;
-      esc := c.sql;
-    ELSE
-      esc := '''''';
-    END IF;
-    s := format('(%s %sLIKE %s ESCAPE %s)',
-                aq._condition_aq_text(a, true, (node->'operand'->>'pos')::integer),
-                CASE WHEN (node->>'negated')::boolean THEN 'NOT ' ELSE '' END,
-                aq._condition_aq_text(b, true, (node->'pattern'->>'pos')::integer), esc);
-    RETURN aq._condition_new_fragment(s, 'bool', params, NULL);
+    RETURN aq._condition_aq_like(node, a, b, payload_type, param_number, param_offset);
   END IF;
   PERFORM aq._condition_raise('syntax', pos, 'unsupported construct');
   RETURN NULL;

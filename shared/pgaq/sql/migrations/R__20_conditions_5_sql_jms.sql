@@ -134,6 +134,176 @@ BEGIN
                CASE WHEN left_category = 'exact' AND right_category = 'exact' THEN 'exact' ELSE 'approx' END];
 END $$;
 
+-- aq._condition_jms's steps for one node each, given its operands already compiled (the
+-- recursion stays in aq._condition_jms, so a deep tree takes no more stack than one
+-- function's frames per level; literals, the most frequent nodes, it compiles itself);
+-- params: the parameters so far, which each one extends.
+
+-- an identifier: a header field, or (a name not reserved to JMS) a user property
+CREATE OR REPLACE FUNCTION aq._condition_jms_identifier(node jsonb, has_header boolean, param_number integer,
+                                                        param_offset integer, params text[])
+RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
+DECLARE
+  pos integer := (node->>'pos')::integer;
+  name text;
+BEGIN
+  IF jsonb_array_length(node->'path') > 1 OR (node->'quoted'->>0)::boolean THEN
+    SELECT string_agg(e, '.') INTO name FROM jsonb_array_elements_text(node->'path') e;
+    PERFORM aq._condition_raise('ident', pos, name);
+  END IF;
+  name := node->'path'->>0;
+  CASE name
+  WHEN 'JMSPriority' THEN RETURN aq._condition_new_fragment('m.priority', 'exact', params, NULL);
+  WHEN 'JMSCorrelationID' THEN RETURN aq._condition_new_fragment('m.corrid', 'str', params, NULL);
+  WHEN 'JMSMessageID' THEN
+    RETURN aq._condition_new_fragment('(''ID:'' || upper(encode(m.msgid, ''hex'')))', 'str', params, NULL);
+  WHEN 'JMSTimestamp' THEN
+    RETURN aq._condition_new_fragment('(floor(extract(epoch FROM m.enq_time) * 1000))::bigint', 'exact', params, NULL);
+  WHEN 'JMSRedelivered' THEN RETURN aq._condition_new_fragment('(m.retry_count > 0)', 'bool', params, NULL);
+  WHEN 'JMSXDeliveryCount' THEN RETURN aq._condition_new_fragment('(m.retry_count + 1)', 'exact', params, NULL);
+  WHEN 'JMSDeliveryMode' THEN
+    RETURN aq._condition_new_fragment('aq.jms_delivery_mode(m.delivery_mode)', 'str', params, NULL);
+  ELSE
+    IF NOT has_header THEN
+      PERFORM aq._condition_raise('ident', pos, name);
+    END IF;
+    CASE name
+    WHEN 'JMSType' THEN RETURN aq._condition_new_fragment('(((m.user_data).header).type)', 'str', params, NULL);
+    WHEN 'JMSXUserID' THEN RETURN aq._condition_new_fragment('(((m.user_data).header).userid)', 'str', params, NULL);
+    WHEN 'JMSXAppID' THEN RETURN aq._condition_new_fragment('(((m.user_data).header).appid)', 'str', params, NULL);
+    WHEN 'JMSXGroupID' THEN RETURN aq._condition_new_fragment('(((m.user_data).header).groupid)', 'str', params, NULL);
+    WHEN 'JMSXGroupSeq' THEN RETURN aq._condition_new_fragment('(((m.user_data).header).groupseq)', 'exact', params, NULL);
+    ELSE
+      IF name LIKE 'JMS%' AND name NOT LIKE 'JMSX%' AND name NOT LIKE 'JMS\_%' THEN
+        PERFORM aq._condition_raise('ident', pos, name);
+      END IF;
+      params := params || name;
+      RETURN aq._condition_new_fragment(format('(((m.user_data).header).properties -> %s::text)',
+                                               aq._condition_param_ref(param_number, param_offset, cardinality(params))),
+                                        'dyn', params, NULL);
+    END CASE;
+  END CASE;
+END $f$;
+
+-- JMSMessageID = 'ID:<32 hex>' (or <>, either side) as a comparison of the msgid column
+-- itself (index friendly); NULL for any other binary node
+CREATE OR REPLACE FUNCTION aq._condition_jms_msgid_compare(node jsonb, param_number integer, param_offset integer,
+                                                           params text[])
+RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
+DECLARE
+  el jsonb;
+BEGIN
+  IF node->>'operator' NOT IN ('=', '<>') THEN RETURN NULL; END IF;
+  IF node->'left'->>'kind' = 'identifier' AND node->'left'->'path' = '["JMSMessageID"]' AND node->'right'->>'kind' = 'literal'
+     AND node->'right'->>'type' = 'string' AND node->'right'->>'value' ~ '^ID:[0-9A-Fa-f]{32}$' THEN
+    el := node->'right';
+  ELSIF node->'right'->>'kind' = 'identifier' AND node->'right'->'path' = '["JMSMessageID"]' AND node->'left'->>'kind' = 'literal'
+     AND node->'left'->>'type' = 'string' AND node->'left'->>'value' ~ '^ID:[0-9A-Fa-f]{32}$' THEN
+    el := node->'left';
+  ELSE
+    RETURN NULL;
+  END IF;
+  params := params || (el->>'value');
+  RETURN aq._condition_new_fragment(format('(m.msgid %s decode(substr(%s::text, 4), ''hex''))', node->>'operator',
+                                           aq._condition_param_ref(param_number, param_offset, cardinality(params))),
+                                    'bool', params, NULL);
+END $f$;
+
+-- unary minus or plus (kind) of the operand a
+CREATE OR REPLACE FUNCTION aq._condition_jms_sign(kind text, a aq._condition_fragment, pos integer)
+RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
+BEGIN
+  IF a.category IN ('exact', 'approx') THEN
+    RETURN aq._condition_new_fragment(CASE WHEN kind = 'plus' THEN a.sql ELSE format('(-(%s)::numeric)', a.sql) END,
+                                      a.category, a.params, NULL);
+  ELSIF a.category = 'dyn' THEN
+    RETURN aq._condition_new_fragment(format('aq.jms_%s(%s)', CASE kind WHEN 'minus' THEN 'neg' ELSE 'pos' END, a.sql),
+                                      'dyn', a.params, NULL);
+  ELSIF a.category = 'null' THEN
+    RETURN aq._condition_new_fragment('NULL', 'null', a.params, NULL);
+  END IF;
+  PERFORM aq._condition_raise('type', pos, 'expected NUMBER, got ' || aq._condition_jms_category_name(a.category));
+  RETURN NULL;
+END $f$;
+
+-- a IS [NOT] NULL
+CREATE OR REPLACE FUNCTION aq._condition_jms_is_null(a aq._condition_fragment, negated boolean)
+RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
+DECLARE
+  s text;
+BEGIN
+  IF a.category = 'dyn' THEN
+    s := format('aq.jms_is_null(%s)', a.sql);
+    IF negated THEN s := format('(NOT %s)', s); END IF;
+  ELSIF a.category = 'null' THEN
+    s := CASE WHEN negated THEN 'false' ELSE 'true' END;
+  ELSE
+    s := format('(%s IS %sNULL)', a.sql, CASE WHEN negated THEN 'NOT ' ELSE '' END);
+  END IF;
+  RETURN aq._condition_new_fragment(s, 'bool', a.params, NULL);
+END $f$;
+
+-- a [NOT] IN (string literals of node's list), the literals as parameters
+CREATE OR REPLACE FUNCTION aq._condition_jms_in(node jsonb, a aq._condition_fragment, param_number integer,
+                                                param_offset integer)
+RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
+DECLARE
+  params text[] := a.params;
+  first integer := cardinality(a.params) + 1;
+  el jsonb;
+  list text;
+  negated boolean := (node->>'negated')::boolean;
+BEGIN
+  FOR el IN SELECT * FROM jsonb_array_elements(node->'list') LOOP
+    IF el->>'kind' <> 'literal' OR el->>'type' <> 'string' THEN
+      PERFORM aq._condition_raise('syntax', (el->>'pos')::integer, 'IN needs a list of string literals');
+    END IF;
+    params := params || (el->>'value');
+  END LOOP;
+  list := format('(($%s)[%s:%s])::text[]', param_number, param_offset + first, param_offset + cardinality(params));
+  RETURN aq._condition_new_fragment(
+    CASE WHEN a.category = 'str'
+           THEN format(CASE WHEN negated THEN '(%s <> ALL (%s))' ELSE '(%s = ANY (%s))' END, a.sql, list)
+         WHEN a.category = 'dyn'
+           THEN format(CASE WHEN negated THEN 'aq.jms_not_in(%s, %s)' ELSE 'aq.jms_in(%s, %s)' END, a.sql, list)
+         ELSE 'NULL::boolean' END,  -- NULL, or statically not a string: UNKNOWN
+    'bool', params, NULL);
+END $f$;
+
+-- a [NOT] LIKE pattern [ESCAPE escape] (string literals of node, as parameters)
+CREATE OR REPLACE FUNCTION aq._condition_jms_like(node jsonb, a aq._condition_fragment, param_number integer,
+                                                  param_offset integer)
+RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
+DECLARE
+  params text[] := a.params;
+  el jsonb := node->'pattern';
+  pattern text;
+  esc text := '''''';
+  negated boolean := (node->>'negated')::boolean;
+BEGIN
+  IF el->>'kind' <> 'literal' OR el->>'type' <> 'string' THEN
+    PERFORM aq._condition_raise('syntax', (el->>'pos')::integer, 'LIKE needs a string literal pattern');
+  END IF;
+  params := params || (el->>'value');
+  pattern := aq._condition_param_ref(param_number, param_offset, cardinality(params)) || '::text';
+  IF jsonb_typeof(node->'escape') = 'object' THEN
+    el := node->'escape';
+    IF el->>'kind' <> 'literal' OR el->>'type' <> 'string' THEN
+      PERFORM aq._condition_raise('syntax', (el->>'pos')::integer, 'ESCAPE needs a string literal');
+    END IF;
+    PERFORM aq._condition_check_like_escape(node->'pattern'->>'value', el->>'value', (el->>'pos')::integer);
+    params := params || (el->>'value');
+    esc := aq._condition_param_ref(param_number, param_offset, cardinality(params)) || '::text';
+  END IF;
+  RETURN aq._condition_new_fragment(
+    CASE WHEN a.category = 'str'
+           THEN format('(%s %sLIKE %s ESCAPE %s)', a.sql, CASE WHEN negated THEN 'NOT ' ELSE '' END, pattern, esc)
+         WHEN a.category = 'dyn'
+           THEN format('aq.jms_%slike(%s, %s, %s)', CASE WHEN negated THEN 'not_' ELSE '' END, a.sql, pattern, esc)
+         ELSE 'NULL::boolean' END,  -- NULL, or statically not a string: UNKNOWN
+    'bool', params, NULL);
+END $f$;
+
 CREATE OR REPLACE FUNCTION aq._condition_jms(node jsonb, has_header boolean, param_number integer,
                                              param_offset integer, params text[])
 RETURNS aq._condition_fragment LANGUAGE plpgsql STABLE AS $f$
@@ -141,10 +311,9 @@ DECLARE
   kind text := node->>'kind';
   pos integer := (node->>'pos')::integer;
   a aq._condition_fragment; b aq._condition_fragment; c aq._condition_fragment;
-  s text; s2 text; v text; name text; x text[]; idx integer; first integer; negated boolean;
-  el jsonb; esc text;
+  v text; x text[]; idx integer;
 BEGIN
-  IF kind = 'literal' THEN
+  IF kind = 'literal' THEN  -- NULL and booleans inline, strings and numbers as parameters
     v := node->>'value';
     CASE node->>'type'
     WHEN 'null' THEN RETURN aq._condition_new_fragment('NULL', 'null', params, NULL);
@@ -171,76 +340,23 @@ BEGIN
     END CASE;
 
   ELSIF kind = 'identifier' THEN
-    IF jsonb_array_length(node->'path') > 1 OR (node->'quoted'->>0)::boolean THEN
-      SELECT string_agg(e, '.') INTO name FROM jsonb_array_elements_text(node->'path') e;
-      PERFORM aq._condition_raise('ident', pos, name);
-    END IF;
-    name := node->'path'->>0;
-    CASE name
-    WHEN 'JMSPriority' THEN RETURN aq._condition_new_fragment('m.priority', 'exact', params, NULL);
-    WHEN 'JMSCorrelationID' THEN RETURN aq._condition_new_fragment('m.corrid', 'str', params, NULL);
-    WHEN 'JMSMessageID' THEN
-      RETURN aq._condition_new_fragment('(''ID:'' || upper(encode(m.msgid, ''hex'')))', 'str', params, NULL);
-    WHEN 'JMSTimestamp' THEN
-      RETURN aq._condition_new_fragment('(floor(extract(epoch FROM m.enq_time) * 1000))::bigint', 'exact', params, NULL);
-    WHEN 'JMSRedelivered' THEN RETURN aq._condition_new_fragment('(m.retry_count > 0)', 'bool', params, NULL);
-    WHEN 'JMSXDeliveryCount' THEN RETURN aq._condition_new_fragment('(m.retry_count + 1)', 'exact', params, NULL);
-    WHEN 'JMSDeliveryMode' THEN
-      RETURN aq._condition_new_fragment('aq.jms_delivery_mode(m.delivery_mode)', 'str', params, NULL);
-    ELSE
-      IF NOT has_header THEN
-        PERFORM aq._condition_raise('ident', pos, name);
-      END IF;
-      CASE name
-      WHEN 'JMSType' THEN RETURN aq._condition_new_fragment('(((m.user_data).header).type)', 'str', params, NULL);
-      WHEN 'JMSXUserID' THEN RETURN aq._condition_new_fragment('(((m.user_data).header).userid)', 'str', params, NULL);
-      WHEN 'JMSXAppID' THEN RETURN aq._condition_new_fragment('(((m.user_data).header).appid)', 'str', params, NULL);
-      WHEN 'JMSXGroupID' THEN RETURN aq._condition_new_fragment('(((m.user_data).header).groupid)', 'str', params, NULL);
-      WHEN 'JMSXGroupSeq' THEN RETURN aq._condition_new_fragment('(((m.user_data).header).groupseq)', 'exact', params, NULL);
-      ELSE
-        IF name LIKE 'JMS%' AND name NOT LIKE 'JMSX%' AND name NOT LIKE 'JMS\_%' THEN
-          PERFORM aq._condition_raise('ident', pos, name);
-        END IF;
-        params := params || name; idx := cardinality(params);
-        RETURN aq._condition_new_fragment(format('(((m.user_data).header).properties -> %s::text)', aq._condition_param_ref(param_number, param_offset, idx)),
-                   'dyn', params, NULL);
-      END CASE;
-    END CASE;
+    RETURN aq._condition_jms_identifier(node, has_header, param_number, param_offset, params);
 
   ELSIF kind = 'function' THEN
     PERFORM aq._condition_raise('syntax', pos, 'function calls are not allowed in JMS selectors');
 
   ELSIF kind IN ('minus', 'plus') THEN
     a := aq._condition_jms(node->'operand', has_header, param_number, param_offset, params);
-    IF a.category IN ('exact', 'approx') THEN
-      RETURN aq._condition_new_fragment(CASE WHEN kind = 'plus' THEN a.sql ELSE format('(-(%s)::numeric)', a.sql) END,
-                         a.category, a.params, NULL);
-    ELSIF a.category = 'dyn' THEN
-      RETURN aq._condition_new_fragment(format('aq.jms_%s(%s)', CASE kind WHEN 'minus' THEN 'neg' ELSE 'pos' END, a.sql), 'dyn', a.params, NULL);
-    ELSIF a.category = 'null' THEN
-      RETURN aq._condition_new_fragment('NULL', 'null', a.params, NULL);
-    END IF;
-    PERFORM aq._condition_raise('type', pos, 'expected NUMBER, got ' || aq._condition_jms_category_name(a.category));
+    RETURN aq._condition_jms_sign(kind, a, pos);
 
   ELSIF kind = 'binary' THEN
     v := node->>'operator';
     IF v = '||' THEN
       PERFORM aq._condition_raise('syntax', pos, 'operator || is not allowed in JMS selectors');
     END IF;
-    -- JMSMessageID = 'ID:<32 hex>' uses the msgid column directly (index friendly)
-    IF v IN ('=', '<>') THEN
-      IF node->'left'->>'kind' = 'identifier' AND node->'left'->'path' = '["JMSMessageID"]' AND node->'right'->>'kind' = 'literal'
-         AND node->'right'->>'type' = 'string' AND node->'right'->>'value' ~ '^ID:[0-9A-Fa-f]{32}$' THEN
-        el := node->'right';
-      ELSIF node->'right'->>'kind' = 'identifier' AND node->'right'->'path' = '["JMSMessageID"]' AND node->'left'->>'kind' = 'literal'
-         AND node->'left'->>'type' = 'string' AND node->'left'->>'value' ~ '^ID:[0-9A-Fa-f]{32}$' THEN
-        el := node->'left';
-      END IF;
-      IF el IS NOT NULL THEN
-        params := params || (el->>'value'); idx := cardinality(params);
-        RETURN aq._condition_new_fragment(format('(m.msgid %s decode(substr(%s::text, 4), ''hex''))', v, aq._condition_param_ref(param_number, param_offset, idx)),
-                   'bool', params, NULL);
-      END IF;
+    IF 'JMSMessageID' IN (node->'left'->'path'->>0, node->'right'->'path'->>0) THEN
+      a := aq._condition_jms_msgid_compare(node, param_number, param_offset, params);
+      IF a.sql IS NOT NULL THEN RETURN a; END IF;
     END IF;
     a := aq._condition_jms(node->'left', has_header, param_number, param_offset, params);
     b := aq._condition_jms(node->'right', has_header, param_number, param_offset, a.params);
@@ -264,16 +380,7 @@ BEGIN
 
   ELSIF kind = 'is_null' THEN
     a := aq._condition_jms(node->'operand', has_header, param_number, param_offset, params);
-    negated := (node->>'negated')::boolean;
-    IF a.category = 'dyn' THEN
-      s := format('aq.jms_is_null(%s)', a.sql);
-      IF negated THEN s := format('(NOT %s)', s); END IF;
-    ELSIF a.category = 'null' THEN
-      s := CASE WHEN negated THEN 'false' ELSE 'true' END;
-    ELSE
-      s := format('(%s IS %sNULL)', a.sql, CASE WHEN negated THEN 'NOT ' ELSE '' END);
-    END IF;
-    RETURN aq._condition_new_fragment(s, 'bool', a.params, NULL);
+    RETURN aq._condition_jms_is_null(a, (node->>'negated')::boolean);
 
   ELSIF kind = 'between' THEN
     a := aq._condition_jms(node->'operand', has_header, param_number, param_offset, params);
@@ -283,54 +390,11 @@ BEGIN
 
   ELSIF kind = 'in' THEN
     a := aq._condition_jms(node->'operand', has_header, param_number, param_offset, params);
-    params := a.params;
-    first := cardinality(params) + 1;
-    FOR el IN SELECT * FROM jsonb_array_elements(node->'list') LOOP
-      IF el->>'kind' <> 'literal' OR el->>'type' <> 'string' THEN
-        PERFORM aq._condition_raise('syntax', (el->>'pos')::integer, 'IN needs a list of string literals');
-      END IF;
-      params := params || (el->>'value');
-    END LOOP;
-    s2 := format('(($%s)[%s:%s])::text[]', param_number, param_offset + first, param_offset + cardinality(params));
-    negated := (node->>'negated')::boolean;
-    IF a.category = 'str' THEN
-      s := format(CASE WHEN negated THEN '(%s <> ALL (%s))' ELSE '(%s = ANY (%s))' END, a.sql, s2);
-    ELSIF a.category = 'dyn' THEN
-      s := format(CASE WHEN negated THEN 'aq.jms_not_in(%s, %s)' ELSE 'aq.jms_in(%s, %s)' END, a.sql, s2);
-    ELSE  -- NULL, or statically not a string: UNKNOWN
-      s := 'NULL::boolean';
-    END IF;
-    RETURN aq._condition_new_fragment(s, 'bool', params, NULL);
+    RETURN aq._condition_jms_in(node, a, param_number, param_offset);
 
   ELSIF kind = 'like' THEN
     a := aq._condition_jms(node->'operand', has_header, param_number, param_offset, params);
-    params := a.params;
-    el := node->'pattern';
-    IF el->>'kind' <> 'literal' OR el->>'type' <> 'string' THEN
-      PERFORM aq._condition_raise('syntax', (el->>'pos')::integer, 'LIKE needs a string literal pattern');
-    END IF;
-    params := params || (el->>'value');
-    s2 := aq._condition_param_ref(param_number, param_offset, cardinality(params)) || '::text';
-    IF jsonb_typeof(node->'escape') = 'object' THEN
-      el := node->'escape';
-      IF el->>'kind' <> 'literal' OR el->>'type' <> 'string' THEN
-        PERFORM aq._condition_raise('syntax', (el->>'pos')::integer, 'ESCAPE needs a string literal');
-      END IF;
-      PERFORM aq._condition_check_like_escape(node->'pattern'->>'value', el->>'value', (el->>'pos')::integer);
-      params := params || (el->>'value');
-      esc := aq._condition_param_ref(param_number, param_offset, cardinality(params)) || '::text';
-    ELSE
-      esc := '''''';
-    END IF;
-    negated := (node->>'negated')::boolean;
-    IF a.category = 'str' THEN
-      s := format('(%s %sLIKE %s ESCAPE %s)', a.sql, CASE WHEN negated THEN 'NOT ' ELSE '' END, s2, esc);
-    ELSIF a.category = 'dyn' THEN
-      s := format('aq.jms_%slike(%s, %s, %s)', CASE WHEN negated THEN 'not_' ELSE '' END, a.sql, s2, esc);
-    ELSE  -- NULL, or statically not a string: UNKNOWN
-      s := 'NULL::boolean';
-    END IF;
-    RETURN aq._condition_new_fragment(s, 'bool', params, NULL);
+    RETURN aq._condition_jms_like(node, a, param_number, param_offset);
   END IF;
   PERFORM aq._condition_raise('syntax', pos, 'unsupported construct');
   RETURN NULL;

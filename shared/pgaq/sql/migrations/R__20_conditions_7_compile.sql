@@ -30,7 +30,7 @@ DECLARE
   parsed aq._condition_parsed;
   compiled aq._condition_fragment;
   has_header boolean;
-  condition_sql text;
+  result aq.compiled_condition;
 BEGIN
   IF dialect IS NULL OR dialect NOT IN ('AQ', 'JMS') THEN
     RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = format('invalid condition dialect %L (expected AQ or JMS)', p_dialect);
@@ -51,12 +51,13 @@ BEGIN
                            WHERE t.oid = p_payload AND a.attname = 'header' AND NOT a.attisdropped
                              AND a.atttypid = 'sys.aq$_jms_header'::regtype);
     compiled := aq._condition_jms(parsed.node, coalesce(has_header, false), p_param, p_offset, '{}');
-    condition_sql := aq._condition_jms_boolean(compiled.sql, compiled.category, (parsed.node->>'pos')::integer);
+    result.sql := aq._condition_jms_boolean(compiled.sql, compiled.category, (parsed.node->>'pos')::integer);
   ELSE
     compiled := aq._condition_aq(parsed.node, p_payload, p_param, p_offset, '{}');
-    condition_sql := aq._condition_aq_boolean(compiled, (parsed.node->>'pos')::integer);
+    result.sql := aq._condition_aq_boolean(compiled, (parsed.node->>'pos')::integer);
   END IF;
-  RETURN ROW(condition_sql, coalesce(compiled.params, '{}'))::aq.compiled_condition;
+  result.params := coalesce(compiled.params, '{}');
+  RETURN result;
 END $f$;
 
 COMMENT ON FUNCTION aq.compile_condition(text, text, regtype, integer, integer) IS

@@ -12,35 +12,19 @@ DROP FUNCTION IF EXISTS aq.monitor_pass(integer);
 DROP FUNCTION IF EXISTS aq.monitor_table(aq.queue_tables, timestamptz, integer);
 DROP FUNCTION IF EXISTS aq.table_next_due(aq.queue_tables);
 
-CREATE OR REPLACE FUNCTION aq.monitor_table(t aq.queue_tables, p_now timestamptz, p_limit integer)
-RETURNS TABLE (done integer, next_due timestamptz, busy boolean, busy_msgid bytea) LANGUAGE plpgsql AS $$
+-- monitor_table's steps, each over at most p_limit rows of table t that are due at p_now:
+
+-- 1. delay and retry delay ended: WAIT -> READY, message rows and recipient rows; returns
+-- how many rows and the queues they are in (to wake)
+CREATE OR REPLACE FUNCTION aq.monitor_end_delays(t aq.queue_tables, p_now timestamptz, p_limit integer,
+                                                 OUT done integer, OUT woke text[])
+LANGUAGE plpgsql AS $$
 DECLARE
-  s name := t.schema_name;
-  qt name := t.table_name;
-  rt name := ('aq$_' || t.table_name || '_r')::name;
-  -- (the queue table's own name: t may be the companion of its buffered messages, R__11_buffered)
-  defexc name := ('aq$_' || (SELECT x.table_name FROM aq.queue_tables x WHERE x.id = t.id) || '_e')::name;
   n integer;
-  total integer := 0;
-  woke text[];
   names text[];
   ids bytea[];
-  free bytea[];
-  q aq.queue_info;
-  nd timestamptz;
   lowest bigint;
 BEGIN
-  -- nothing due yet (the common case): one look, no work
-  nd := aq.table_next_due(t);
-  IF nd IS NULL OR nd > p_now THEN
-    done := 0;
-    next_due := nd;
-    busy := false;
-    busy_msgid := NULL;
-    RETURN NEXT;
-    RETURN;
-  END IF;
-  -- 1. delay and retry delay ended: WAIT -> READY
   EXECUTE format($f$
     WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state = 1 AND ready_time <= $1
                  ORDER BY ready_time LIMIT $2 FOR UPDATE SKIP LOCKED),
@@ -48,15 +32,14 @@ BEGIN
                RETURNING m.q_name, m.enq_seq, m.msgid, m.audience)
     SELECT count(*), array_agg(DISTINCT q_name), min(enq_seq),
            array_agg(msgid ORDER BY msgid) FILTER (WHERE audience IS NOT NULL) FROM u
-  $f$, s, qt) INTO n, woke, lowest, ids USING p_now, p_limit;
+  $f$, t.schema_name, t.table_name) INTO n, woke, lowest, ids USING p_now, p_limit;
   IF n > 0 THEN
     PERFORM aq.lower_scan_floor(t, lowest);  -- READY again below the scan floor (R__12_scan_floor)
     -- READY below the floors of the subscribers reading it implicitly (R__12_audience,
     -- "Queues sorted by enqueue time"): it gets its rows, and is read by them
     PERFORM aq.explicitise_held(t, ids);
-    ids := NULL;
   END IF;
-  total := total + n;
+  done := n;
   IF t.multiple_consumers THEN
     EXECUTE format($f$
       WITH due AS (SELECT msgid, consumer_name, address, protocol FROM %1$I.%2$I
@@ -67,81 +50,104 @@ BEGIN
                      = (due.msgid, due.consumer_name, due.address, due.protocol)
                  RETURNING r.q_name)
       SELECT count(*), array_agg(DISTINCT q_name) FROM u
-    $f$, s, rt) INTO n, names USING p_now, p_limit;
-    total := total + n;
+    $f$, t.schema_name, ('aq$_' || t.table_name || '_r')::name) INTO n, names USING p_now, p_limit;
+    done := done + n;
     woke := coalesce(woke, '{}') || coalesce(names, '{}');
   END IF;
+END $$;
 
-  -- 2. expiration: to the exception queue (the message's own when it still exists)
-  IF t.multiple_consumers THEN
-    -- Oracle's rule: expired for one intended recipient that has not dequeued it.
-    -- Lock order as in dequeue settlement (aq.finish_messages): message rows first, and
-    -- recipient rows never waited for. A dequeuer holds the recipient row it removed while
-    -- it waits for the message row; waiting here for that recipient row closed the cycle
-    -- (40P01). A busy recipient is expired by a later pass (or dequeued meanwhile).
-    EXECUTE format($f$
-      SELECT array_agg(msgid ORDER BY msgid) FROM (
-        SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
-        ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED) x
-    $f$, s, qt) INTO ids USING p_now, p_limit;
-    IF ids IS NOT NULL AND NOT aq.is_buffered(t) THEN
-      -- implicit recipients (R__12_audience) get their rows, to expire each as Oracle
-      -- reports it (one EXPIRED row per recipient not done). The message rows held, no
-      -- dequeue is taking one (a take holds its message row FOR KEY SHARE; such a message
-      -- was skipped above, and is expired by a later pass)
-      PERFORM aq.explicitise_held(t, ids);
-    END IF;
-    IF ids IS NOT NULL THEN
-      EXECUTE format($f$
-        WITH free AS (SELECT msgid, consumer_name, address, protocol FROM %1$I.%2$I
-                      WHERE msgid = ANY($1) AND state IN (0, 1) FOR UPDATE SKIP LOCKED),
-             r AS (UPDATE %1$I.%2$I r SET state = 3, failure_reason = 'TIME_EXPIRATION'
-                   FROM free WHERE (r.msgid, r.consumer_name, r.address, r.protocol)
-                                 = (free.msgid, free.consumer_name, free.address, free.protocol)
-                   RETURNING r.msgid)
-        SELECT array_agg(DISTINCT msgid) FROM r
-      $f$, s, rt) INTO ids USING ids;
-    END IF;
-    IF ids IS NOT NULL THEN
-      FOR q IN SELECT * FROM aq.queue_info WHERE table_id = t.id AND queue_type = 'NORMAL_QUEUE' LOOP
-        IF aq.is_buffered(t) THEN
-          q := aq.buffered_info(q);
-        END IF;
-        PERFORM aq.finish_messages(q, ids);
-        EXIT;
-      END LOOP;
-      total := total + cardinality(ids);
-    END IF;
-  ELSE
-    -- as Oracle writes to its alert file: an exception queue named at enqueue is gone
-    EXECUTE format($f$SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE state IN (0, 1)
-                      AND expire_at <= $1 AND exception_queue IS NOT NULL
-                      AND NOT (exception_queue = ANY ($2)) LIMIT $3) x$f$, s, qt)
-      INTO n USING p_now, aq.exception_queues(t.id), p_limit;
-    IF n > 0 THEN
-      RAISE WARNING 'pgaq: % expired message(s) in %.% name an exception queue that no longer exists; moved to %',
-        n, s, qt, defexc;
-    END IF;
-    EXECUTE format($f$
-      WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
-                   ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED),
-           u AS (UPDATE %1$I.%2$I m SET state = 3, expiration_reason = 'TIME_EXPIRATION',
-                   original_queue_name = m.q_name,
-                   exception_qschema = %1$L,
-                   exception_queue = CASE WHEN m.exception_queue = ANY ($3) THEN m.exception_queue
-                                          ELSE %4$L::name END,
-                   q_name = CASE WHEN m.exception_queue = ANY ($3) THEN m.exception_queue
-                                 ELSE %4$L::name END
-                 FROM due WHERE m.msgid = due.msgid RETURNING m.q_name)
-      SELECT count(*), array_agg(DISTINCT q_name) FROM u
-    $f$, s, qt, t.id, defexc) INTO n, names
-    USING p_now, p_limit, aq.exception_queues(t.id);
-
-    total := total + n;
-    woke := coalesce(woke, '{}') || coalesce(names, '{}');
+-- 2a. expiration on a multi-consumer table, Oracle's rule: expired for one intended
+-- recipient that has not dequeued it; the recipient rows go to the exception queue.
+-- Returns how many messages expired.
+-- Lock order as in dequeue settlement (aq.finish_messages): message rows first, and
+-- recipient rows never waited for. A dequeuer holds the recipient row it removed while
+-- it waits for the message row; waiting here for that recipient row closed the cycle
+-- (40P01). A busy recipient is expired by a later pass (or dequeued meanwhile).
+CREATE OR REPLACE FUNCTION aq.monitor_expire_recipients(t aq.queue_tables, p_now timestamptz, p_limit integer)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  ids bytea[];
+  q aq.queue_info;
+BEGIN
+  EXECUTE format($f$
+    SELECT array_agg(msgid ORDER BY msgid) FROM (
+      SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
+      ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED) x
+  $f$, t.schema_name, t.table_name) INTO ids USING p_now, p_limit;
+  IF ids IS NOT NULL AND NOT aq.is_buffered(t) THEN
+    -- implicit recipients (R__12_audience) get their rows, to expire each as Oracle
+    -- reports it (one EXPIRED row per recipient not done). The message rows held, no
+    -- dequeue is taking one (a take holds its message row FOR KEY SHARE; such a message
+    -- was skipped above, and is expired by a later pass)
+    PERFORM aq.explicitise_held(t, ids);
   END IF;
+  IF ids IS NOT NULL THEN
+    EXECUTE format($f$
+      WITH free AS (SELECT msgid, consumer_name, address, protocol FROM %1$I.%2$I
+                    WHERE msgid = ANY($1) AND state IN (0, 1) FOR UPDATE SKIP LOCKED),
+           r AS (UPDATE %1$I.%2$I r SET state = 3, failure_reason = 'TIME_EXPIRATION'
+                 FROM free WHERE (r.msgid, r.consumer_name, r.address, r.protocol)
+                               = (free.msgid, free.consumer_name, free.address, free.protocol)
+                 RETURNING r.msgid)
+      SELECT array_agg(DISTINCT msgid) FROM r
+    $f$, t.schema_name, ('aq$_' || t.table_name || '_r')::name) INTO ids USING ids;
+  END IF;
+  IF ids IS NULL THEN
+    RETURN 0;
+  END IF;
+  FOR q IN SELECT * FROM aq.queue_info WHERE table_id = t.id AND queue_type = 'NORMAL_QUEUE' LOOP
+    IF aq.is_buffered(t) THEN
+      q := aq.buffered_info(q);
+    END IF;
+    PERFORM aq.finish_messages(q, ids);
+    EXIT;
+  END LOOP;
+  RETURN cardinality(ids);
+END $$;
 
-  -- 3. retention ended: processed messages go (INFINITE = -1 keeps them)
+-- 2b. expiration on a single-consumer table: the messages go to the exception queue (the
+-- message's own when it still exists, else the table's default); returns how many and
+-- the queues they went to (to wake)
+CREATE OR REPLACE FUNCTION aq.monitor_expire_messages(t aq.queue_tables, p_now timestamptz, p_limit integer,
+                                                      OUT done integer, OUT woke text[])
+LANGUAGE plpgsql AS $$
+DECLARE
+  -- (the queue table's own name: t may be the companion of its buffered messages, R__11_buffered)
+  defexc name := ('aq$_' || (SELECT x.table_name FROM aq.queue_tables x WHERE x.id = t.id) || '_e')::name;
+  n integer;
+BEGIN
+  -- as Oracle writes to its alert file: an exception queue named at enqueue is gone
+  EXECUTE format($f$SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE state IN (0, 1)
+                    AND expire_at <= $1 AND exception_queue IS NOT NULL
+                    AND NOT (exception_queue = ANY ($2)) LIMIT $3) x$f$, t.schema_name, t.table_name)
+    INTO n USING p_now, aq.exception_queues(t.id), p_limit;
+  IF n > 0 THEN
+    RAISE WARNING 'pgaq: % expired message(s) in %.% name an exception queue that no longer exists; moved to %',
+      n, t.schema_name, t.table_name, defexc;
+  END IF;
+  EXECUTE format($f$
+    WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
+                 ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+         u AS (UPDATE %1$I.%2$I m SET state = 3, expiration_reason = 'TIME_EXPIRATION',
+                 original_queue_name = m.q_name,
+                 exception_qschema = %1$L,
+                 exception_queue = CASE WHEN m.exception_queue = ANY ($3) THEN m.exception_queue
+                                        ELSE %4$L::name END,
+                 q_name = CASE WHEN m.exception_queue = ANY ($3) THEN m.exception_queue
+                               ELSE %4$L::name END
+               FROM due WHERE m.msgid = due.msgid RETURNING m.q_name)
+    SELECT count(*), array_agg(DISTINCT q_name) FROM u
+  $f$, t.schema_name, t.table_name, t.id, defexc) INTO done, woke
+  USING p_now, p_limit, aq.exception_queues(t.id);
+END $$;
+
+-- 3. retention ended: processed messages go (INFINITE = -1 keeps them); returns how many
+CREATE OR REPLACE FUNCTION aq.monitor_end_retention(t aq.queue_tables, p_now timestamptz, p_limit integer)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  ids bytea[];
+  free bytea[];
+BEGIN
   EXECUTE format($f$
     SELECT array_agg(x.msgid) FROM (
       SELECT m.msgid FROM %1$I.%2$I m JOIN aq.queues q
@@ -150,24 +156,54 @@ BEGIN
       WHERE m.state = 2 AND q.retention_time >= 0
         AND m.deq_time + make_interval(secs => q.retention_time) <= $1
       LIMIT $2 FOR UPDATE OF m SKIP LOCKED) x
-  $f$, s, qt, t.id) INTO ids USING p_now, p_limit;
+  $f$, t.schema_name, t.table_name, t.id) INTO ids USING p_now, p_limit;
   IF ids IS NOT NULL AND t.multiple_consumers THEN
     -- never wait for a recipient row (see aq.lock_free_recipients): a busy message is
     -- looked at again a second later (on these tables the message's deq_time is only
     -- the retention clock; each recipient keeps its own)
-    free := aq.lock_free_recipients(s, rt, ids);
+    free := aq.lock_free_recipients(t.schema_name, ('aq$_' || t.table_name || '_r')::name, ids);
     EXECUTE format($f$
       UPDATE %1$I.%2$I m SET deq_time = $3 + interval '1 second' - make_interval(secs => q.retention_time)
       FROM aq.queues q
       WHERE m.msgid = ANY($1) AND NOT (m.msgid = ANY($2)) AND q.queue_table_id = %3$s
         AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = %1$L
-    $f$, s, qt, t.id) USING ids, free, p_now;
+    $f$, t.schema_name, t.table_name, t.id) USING ids, free, p_now;
     ids := free;
   END IF;
-  IF ids IS NOT NULL THEN
-    EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY($1)', s, qt) USING ids;
-    total := total + cardinality(ids);
+  IF ids IS NULL THEN
+    RETURN 0;
   END IF;
+  EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY($1)', t.schema_name, t.table_name) USING ids;
+  RETURN cardinality(ids);
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.monitor_table(t aq.queue_tables, p_now timestamptz, p_limit integer)
+RETURNS TABLE (done integer, next_due timestamptz, busy boolean, busy_msgid bytea) LANGUAGE plpgsql AS $$
+DECLARE
+  step record;
+  total integer := 0;
+  woke text[];
+BEGIN
+  done := 0;
+  busy := false;
+  busy_msgid := NULL;
+  -- nothing due yet (the common case): one look, no work
+  next_due := aq.table_next_due(t);
+  IF next_due IS NULL OR next_due > p_now THEN
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  step := aq.monitor_end_delays(t, p_now, p_limit);
+  total := total + step.done;
+  woke := step.woke;
+  IF t.multiple_consumers THEN
+    total := total + aq.monitor_expire_recipients(t, p_now, p_limit);
+  ELSE
+    step := aq.monitor_expire_messages(t, p_now, p_limit);
+    total := total + step.done;
+    woke := coalesce(woke, '{}') || coalesce(step.woke, '{}');
+  END IF;
+  total := total + aq.monitor_end_retention(t, p_now, p_limit);
 
   -- wake the queues' waiters once per queue
   IF woke IS NOT NULL THEN
@@ -180,12 +216,11 @@ BEGIN
   -- still due now: rows a transaction holds (skipped above) or more than a batch; the
   -- caller learns both, and when the next item falls due after those
   busy := next_due <= p_now;
-  busy_msgid := NULL;
   IF busy THEN
     next_due := aq.table_next_due(t, p_now);
     -- a message row still due, for the monitor to wait on (NULL when only recipient rows are)
     EXECUTE format($f$SELECT msgid FROM %I.%I WHERE (state = 1 AND ready_time <= $1)
-                        OR (state IN (0, 1) AND expire_at <= $1) LIMIT 1$f$, s, qt)
+                        OR (state IN (0, 1) AND expire_at <= $1) LIMIT 1$f$, t.schema_name, t.table_name)
       INTO busy_msgid USING p_now;
   END IF;
   RETURN NEXT;
