@@ -28,7 +28,6 @@ LIMIT = 100
 LONG_BEFORE_THE_LIMIT = {
     "aq.purge_node_sql", "dbms_aqadm.purge_queue_table",  # R__23_purge.sql
     "aq.await_any",  # R__21_waiting.sql
-    "aq.advance_position",  # R__12_audience.sql
     "aq.enqueue_array",  # R__16_enqueue.sql
     "aq.admin_call",  # R__90_admin_api.sql
     "aq.create_queue_table_objects", "aq.create_queue_table_views",  # R__12_queue_tables.sql
