@@ -534,6 +534,9 @@ SELECT aq.define_template('queue_table.send1.object_payload', $tpl$
                                     NULL::aq.transformations, 1, jsonb_build_array(p_obj), NULL);
         END IF;$tpl$);
 
+-- the object payload's value, of the payload type (type), from _send1's p_obj
+SELECT aq.define_template('queue_table.send1.object_value', $tpl$jsonb_populate_record(NULL::{{type}}, p_obj)$tpl$);
+
 SELECT aq.define_template('queue_table.send1.insert_object', $tpl$
         BEGIN
           {{insert}};
@@ -600,6 +603,9 @@ SELECT aq.define_template('queue_table.sendn.object_payloads', $tpl$
                       WHERE k NOT IN (SELECT a.attname FROM pg_attribute a
                                       WHERE a.attrelid = {{payload_relid}} AND a.attnum > 0 AND NOT a.attisdropped))$tpl$);
 
+-- the i-th object payload's value, of the payload type (type), from _sendn's p_obj array
+SELECT aq.define_template('queue_table.sendn.object_value', $tpl$jsonb_populate_record(NULL::{{type}}, p_obj -> (i - 1)::integer)$tpl$);
+
 SELECT aq.define_template('queue_table.sendn.insert', $tpl$INSERT INTO {{schema:ident}}.{{table:ident}} (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
                                expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group,
                                user_data)
@@ -650,6 +656,9 @@ SELECT aq.define_template('queue_table.deq.mode', $tpl$
             ELSE
               {{after_many}};
             END IF;$tpl$);
+
+-- a single-consumer REMOVE's branch that deletes (delete: 't') or keeps ('f') the message
+SELECT aq.define_template('queue_table.deq.keep_test', $tpl$p_delete = {{delete:literal}} OR p_mode IN ('BROWSE', 'LOCKED')$tpl$);
 
 -- _recv: the whole dequeue without selection criteria, the library's fast path, on tables
 -- without message grouping. deq: the table's _deq; multi: whether the table is
@@ -1021,3 +1030,4 @@ SELECT aq.define_template('enqueue.without_recipients', $tpl$SELECT x.id FROM un
 
 -- what an earlier release defined and this one does not
 SELECT aq.forget_undefined_templates();
+
