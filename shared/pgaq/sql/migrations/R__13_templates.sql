@@ -1123,3 +1123,112 @@ SELECT aq.define_template('settle.defer', $tpl$    WITH ins AS (
 
 -- the call of a queue table's generated _deq (name) by position (aq.dequeue_array)
 SELECT aq.define_template('dequeue.generated', $tpl$SELECT {{schema:ident}}.{{name:ident}}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)$tpl$);
+
+-- ---------------------------------------------------------------------------------------
+-- The queue monitor's statements (R__30_monitor.sql), run on its passes over each queue
+-- table. schema, table, recipients: the queue table and its recipient rows.
+
+-- 1. delays ended ($1: now; at most $2 rows): WAIT -> READY, the message rows
+SELECT aq.define_template('monitor.end_delays.messages', $tpl$
+    WITH due AS (SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE state = 1 AND ready_time <= $1
+                 ORDER BY ready_time LIMIT $2 FOR UPDATE SKIP LOCKED),
+         u AS (UPDATE {{schema:ident}}.{{table:ident}} m SET state = 0 FROM due WHERE m.msgid = due.msgid
+               RETURNING m.q_name, m.enq_seq, m.msgid, m.audience)
+    SELECT count(*), array_agg(DISTINCT q_name), min(enq_seq),
+           array_agg(msgid ORDER BY msgid) FILTER (WHERE audience IS NOT NULL) FROM u
+  $tpl$);
+
+-- and the recipient rows
+SELECT aq.define_template('monitor.end_delays.recipients', $tpl$
+      WITH due AS (SELECT msgid, consumer_name, address, protocol FROM {{schema:ident}}.{{recipients:ident}}
+                   WHERE state = 1 AND ready_time <= $1 ORDER BY ready_time LIMIT $2
+                   FOR UPDATE SKIP LOCKED),
+           u AS (UPDATE {{schema:ident}}.{{recipients:ident}} r SET state = 0 FROM due
+                 WHERE (r.msgid, r.consumer_name, r.address, r.protocol)
+                     = (due.msgid, due.consumer_name, due.address, due.protocol)
+                 RETURNING r.q_name)
+      SELECT count(*), array_agg(DISTINCT q_name) FROM u
+    $tpl$);
+
+-- 2a. expired messages ($1: now; at most $2) of a multi-consumer table, their rows locked
+SELECT aq.define_template('monitor.expire.lock_messages', $tpl$
+    SELECT array_agg(msgid ORDER BY msgid) FROM (
+      SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE state IN (0, 1) AND expire_at <= $1
+      ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED) x
+  $tpl$);
+
+-- their recipient rows not done ($1: the messages) to the exception queue, those free now
+SELECT aq.define_template('monitor.expire.recipients', $tpl$
+      WITH free AS (SELECT msgid, consumer_name, address, protocol FROM {{schema:ident}}.{{recipients:ident}}
+                    WHERE msgid = ANY($1) AND state IN (0, 1) FOR UPDATE SKIP LOCKED),
+           r AS (UPDATE {{schema:ident}}.{{recipients:ident}} r SET state = 3, failure_reason = 'TIME_EXPIRATION'
+                 FROM free WHERE (r.msgid, r.consumer_name, r.address, r.protocol)
+                               = (free.msgid, free.consumer_name, free.address, free.protocol)
+                 RETURNING r.msgid)
+      SELECT array_agg(DISTINCT msgid) FROM r
+    $tpl$);
+
+-- 2b. how many expired messages ($1: now) name an exception queue not among $2 (at most $3)
+SELECT aq.define_template('monitor.expire.lost', $tpl$SELECT count(*) FROM (SELECT 1 FROM {{schema:ident}}.{{table:ident}} WHERE state IN (0, 1)
+                    AND expire_at <= $1 AND exception_queue IS NOT NULL
+                    AND NOT (exception_queue = ANY ($2)) LIMIT $3) x$tpl$);
+
+-- expired messages ($1: now; at most $2) of a single-consumer table to their exception
+-- queue when it is among $3, else the table's default (exception_queue)
+SELECT aq.define_template('monitor.expire.messages', $tpl$
+    WITH due AS (SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE state IN (0, 1) AND expire_at <= $1
+                 ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+         u AS (UPDATE {{schema:ident}}.{{table:ident}} m SET state = 3, expiration_reason = 'TIME_EXPIRATION',
+                 original_queue_name = m.q_name,
+                 exception_qschema = {{schema:literal}},
+                 exception_queue = CASE WHEN m.exception_queue = ANY ($3) THEN m.exception_queue
+                                        ELSE {{exception_queue:literal}}::name END,
+                 q_name = CASE WHEN m.exception_queue = ANY ($3) THEN m.exception_queue
+                               ELSE {{exception_queue:literal}}::name END
+               FROM due WHERE m.msgid = due.msgid RETURNING m.q_name)
+    SELECT count(*), array_agg(DISTINCT q_name) FROM u
+  $tpl$);
+
+-- 3. processed messages whose retention ended ($1: now; at most $2), locked
+SELECT aq.define_template('monitor.retention.due', $tpl$
+    SELECT array_agg(x.msgid) FROM (
+      SELECT m.msgid FROM {{schema:ident}}.{{table:ident}} m JOIN aq.queues q
+        ON q.queue_table_id = {{table_id}} AND q.queue_name = coalesce(m.original_queue_name, m.q_name)
+        AND q.schema_name = {{schema:literal}}
+      WHERE m.state = 2 AND q.retention_time >= 0
+        AND m.deq_time + make_interval(secs => q.retention_time) <= $1
+      LIMIT $2 FOR UPDATE OF m SKIP LOCKED) x
+  $tpl$);
+
+-- messages $1 but $2 (whose recipient rows are busy) due again a second after $3
+SELECT aq.define_template('monitor.retention.postpone', $tpl$
+      UPDATE {{schema:ident}}.{{table:ident}} m SET deq_time = $3 + interval '1 second' - make_interval(secs => q.retention_time)
+      FROM aq.queues q
+      WHERE m.msgid = ANY($1) AND NOT (m.msgid = ANY($2)) AND q.queue_table_id = {{table_id}}
+        AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = {{schema:literal}}
+    $tpl$);
+
+-- a message row still due at $1 (for the monitor to wait on)
+SELECT aq.define_template('monitor.busy_message', $tpl$SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE (state = 1 AND ready_time <= $1)
+                        OR (state IN (0, 1) AND expire_at <= $1) LIMIT 1$tpl$);
+
+-- the call of a table's generated _due (name) at $1 (aq.table_next_due)
+SELECT aq.define_template('monitor.due_call', $tpl$SELECT {{schema:ident}}.{{name:ident}}($1)$tpl$);
+
+-- the message $1's row, locked FOR SHARE without waiting and waiting (aq.await_row_lock)
+SELECT aq.define_template('monitor.row_lock_nowait', $tpl$SELECT 1 FROM {{schema:ident}}.{{table:ident}} WHERE msgid = $1 FOR SHARE NOWAIT$tpl$);
+SELECT aq.define_template('monitor.row_lock', $tpl$SELECT 1 FROM {{schema:ident}}.{{table:ident}} WHERE msgid = $1 FOR SHARE$tpl$);
+
+-- gv$aq's rows of one queue table (aq.gv_aq_rows)
+SELECT aq.define_template('monitor.gv_aq', $tpl$
+      SELECT q.id, q.schema_name, q.queue_name,
+             count(*) FILTER (WHERE m.state = 1),
+             count(*) FILTER (WHERE m.state = 0),
+             count(*) FILTER (WHERE m.state = 3),
+             coalesce(sum(extract(epoch FROM now() - m.ready_time)) FILTER (WHERE m.state = 0), 0)::double precision,
+             coalesce(avg(extract(epoch FROM now() - m.ready_time)) FILTER (WHERE m.state = 0), 0)::double precision,
+             coalesce(avg(extract(epoch FROM now() - m.enq_time)) FILTER (WHERE m.state IN (0, 1)), 0)::double precision
+      FROM aq.queues q LEFT JOIN {{schema:ident}}.{{table:ident}} m ON m.q_name = q.queue_name
+      WHERE q.queue_table_id = {{table_id}}
+      GROUP BY q.id, q.schema_name, q.queue_name
+    $tpl$);
