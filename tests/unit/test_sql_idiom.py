@@ -22,10 +22,12 @@ EXECUTE_FORMAT = re.compile(r"\bEXECUTE\s+(?:pg_catalog\s*\.\s*)?format\s*\(", r
 # Written in the template notation throughout.
 CONVERTED = [
     "R__11_buffered.sql", "R__12_audience.sql", "R__12_audience_readers.sql",
-    "R__12_queue_tables.sql", "R__12_scan_floor.sql", "R__14_admin.sql", "R__15_fast_path.sql",
-    "R__16_enqueue.sql", "R__18_retries.sql", "R__23_purge.sql", "R__40_privileges.sql",
-    "R__52_jms_provider.sql", "R__60_notifications.sql", "R__70_propagation.sql",
-    "R__80_pending_attempts.sql", "R__81_autonomous.sql", "R__85_stats.sql", "R__90_admin_api.sql",
+    "R__12_queue_tables.sql", "R__12_scan_floor.sql", "R__13_codegen.sql", "R__14_admin.sql",
+    "R__15_fast_path.sql", "R__16_enqueue.sql", "R__17_dequeue.sql", "R__18_retries.sql",
+    "R__20_conditions_7_compile.sql", "R__23_purge.sql", "R__30_monitor.sql",
+    "R__40_privileges.sql", "R__52_jms_provider.sql", "R__60_notifications.sql",
+    "R__70_propagation.sql", "R__80_pending_attempts.sql", "R__81_autonomous.sql",
+    "R__85_stats.sql", "R__90_admin_api.sql",
 ]
 
 # Not (yet) held to it, and why.
@@ -33,11 +35,6 @@ EXEMPT = {
     # the notation's own implementation: aq.render dispatches to a template's compiled
     # function by name with one format(); parsing there would cost every render a parse
     "R__09_render.sql": "the notation itself",
-    # their long functions are being split in a parallel change; converted after it lands
-    "R__13_codegen.sql": "pending the split of its functions",
-    "R__17_dequeue.sql": "pending the split of its functions",
-    "R__20_conditions_7_compile.sql": "pending the split of its functions",
-    "R__30_monitor.sql": "pending the split of its functions",
     # what upgrades from earlier releases need, kept as those releases wrote it (a parallel
     # branch adds the file)
     "R__98_upgrade.sql": "compatibility drops of earlier releases",

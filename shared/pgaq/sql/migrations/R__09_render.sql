@@ -23,13 +23,14 @@
 -- is one to read; none is built with format()'s positional %I/%L/%s (format() stays for
 -- messages). Two entry points, one parser (aq.template_parse): a named template
 -- (R__13_templates.sql, or the top of the R__11/R__12 file whose functions call it, which
--- are replaced before R__13 runs) for the statements of hot paths (enqueue, dequeue, scan
--- floor, the audience's per-call code) and for the code generated per queue table; aq.sql(template,
--- args) inline for one-off statements of admin paths (DDL, GRANT, LOCK, the monitor's
--- sweeps), where parsing the text on each call costs nothing that matters. (The one
+-- are replaced before R__13 runs) for the statements of hot paths (enqueue, dequeue and
+-- settling, scan floor, the audience's per-call code, the monitor's passes) and for the code
+-- generated per queue table; aq.sql(template, args) inline for one-off statements of admin
+-- paths (DDL, GRANT, LOCK), where parsing the text on each call costs nothing that
+-- matters. (The one
 -- format() left builds the call of a compiled template by its name, in aq.render below:
 -- the notation's own dispatch. Not statements, and left as they are: format('%I.%I') naming
--- a relation for a regclass, and aq.implicit_expr and aq.audience_window_expr, IMMUTABLE
+-- a relation for a regclass or a function for to_regprocedure, and aq.implicit_expr and aq.audience_window_expr, IMMUTABLE
 -- builders of fixed fragments that a caller's plan folds to a constant, which a template's
 -- STABLE function would not.) tests/unit/test_sql_idiom.py holds the files to it.
 

@@ -21,7 +21,7 @@ DECLARE
 BEGIN
   IF sig IS NOT NULL
      AND (SELECT p.proargnames[1] FROM pg_proc p WHERE p.oid = sig) IS DISTINCT FROM p_first_param THEN
-    EXECUTE format('DROP FUNCTION %s', sig);
+    EXECUTE aq.sql('DROP FUNCTION {{sig}}', jsonb_build_object('sig', sig));
   END IF;
 END $$;
 
@@ -73,7 +73,8 @@ $$;
 CREATE OR REPLACE FUNCTION aq.give_to_table_owner(t aq.queue_tables, p_name text) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-  EXECUTE format('ALTER FUNCTION %I.%I OWNER TO %I', t.schema_name, p_name, t.owner);
+  EXECUTE aq.sql('ALTER FUNCTION {{schema:ident}}.{{name:ident}} OWNER TO {{owner:ident}}',
+                 jsonb_build_object('schema', t.schema_name, 'name', p_name, 'owner', t.owner));
 END $$;
 
 -- _send: the library's enqueue of a batch (grouping's first-message properties are
@@ -88,8 +89,7 @@ DECLARE
   ins text;
 BEGIN
   IF t.message_grouping <> 'NONE' THEN
-    EXECUTE format('DROP FUNCTION IF EXISTS %I.%I(name, jsonb, jsonb, bytea[], text)',
-                   t.schema_name, fn ->> 'name');
+    EXECUTE aq.sql('DROP FUNCTION IF EXISTS {{schema:ident}}.{{name:ident}}(name, jsonb, jsonb, bytea[], text)', fn);
     RETURN;
   END IF;
   ins := aq.enqueue_sql(q, NULL::aq.transformations, aq.generated_enqueue_refs() || CASE
@@ -171,7 +171,9 @@ BEGIN
           -- keeping or deleting only shapes a single-consumer REMOVE: a recipient row is
           -- always kept, its message settled by aq.finish_messages
           'test', CASE WHEN kind = 'SINGLE'
-                       THEN format('p_delete = %L OR p_mode IN (''BROWSE'', ''LOCKED'')', del) ELSE 'true' END,
+                       THEN aq.render('queue_table.deq.keep_test', jsonb_build_object(
+                         'delete', CASE WHEN del THEN 't' ELSE 'f' END))
+                       ELSE 'true' END,
           'first_one', aq.dequeue_sql(q, mode, kind = 'MULTI', kind = 'EXC', '', '', outp, del,
                                       refs || '{"batch": "1"}'),
           'first_many', aq.dequeue_sql(q, mode, kind = 'MULTI', kind = 'EXC', '', '', outp, del,
@@ -199,7 +201,8 @@ DECLARE
   buffered boolean := aq.is_buffered(t);
 BEGIN
   IF t.multiple_consumers OR t.message_grouping <> 'NONE' THEN
-    EXECUTE format('DROP FUNCTION IF EXISTS %I.%I', t.schema_name, 'aq$_' || t.table_name || '_sendn');
+    EXECUTE aq.sql('DROP FUNCTION IF EXISTS {{schema:ident}}.{{name:ident}}',
+                   jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_sendn'));
     RETURN;
   END IF;
   EXECUTE aq.render('queue_table.send1', jsonb_build_object(
@@ -212,7 +215,8 @@ BEGIN
       jsonb_build_object('insert', aq.render('queue_table.send1.insert', jsonb_build_object(
         'schema', t.schema_name, 'table', t.table_name,
         'user_data', CASE WHEN is_raw THEN 'p_raw'
-                          ELSE format('jsonb_populate_record(NULL::%s, p_obj)', t.payload_type) END))))));
+                          ELSE aq.render('queue_table.send1.object_value',
+                                         jsonb_build_object('type', t.payload_type)) END))))));
   PERFORM aq.give_to_table_owner(t, 'aq$_' || t.table_name || '_send1');
   EXECUTE aq.render('queue_table.sendn', jsonb_build_object(
     'schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_sendn',
@@ -224,7 +228,8 @@ BEGIN
       jsonb_build_object('insert', aq.render('queue_table.sendn.insert', jsonb_build_object(
         'schema', t.schema_name, 'table', t.table_name,
         'user_data', CASE WHEN is_raw THEN 'p_raw[i]'
-                          ELSE format('jsonb_populate_record(NULL::%s, p_obj -> (i - 1)::integer)', t.payload_type) END))))));
+                          ELSE aq.render('queue_table.sendn.object_value',
+                                         jsonb_build_object('type', t.payload_type)) END))))));
   PERFORM aq.give_to_table_owner(t, 'aq$_' || t.table_name || '_sendn');
 END $$;
 

@@ -98,7 +98,7 @@ SELECT aq.define_template('dequeue.audience.window.whole', $tpl${{> dequeue.audi
             AND m.txn_group >= (SELECT coalesce(pg_snapshot_xmin(s0.pos)::text::bigint, 0) FROM sub s0)
             {{filters}} {{selection}})
           , mine AS MATERIALIZED (
-          SELECT {{mine}}({{consumer}}, ARRAY(SELECT w.msgid FROM win w)) AS ids)$tpl$);
+          SELECT {{schema:ident}}.{{mine:ident}}({{consumer}}, ARRAY(SELECT w.msgid FROM win w)) AS ids)$tpl$);
 
 -- The window of a queue sorted by enqueue time (aq.ordered_audience): its first messages in
 -- queue order without a row of the consumer, read on the READY index from the consumer's
@@ -114,6 +114,10 @@ SELECT aq.define_template('dequeue.audience.window.ordered', $tpl${{> dequeue.au
           ORDER BY {{order}}
           LIMIT ({{batch}}) * 2 + 16)
           , mine AS (SELECT '{}'::bytea[] AS ids)$tpl$);
+
+-- Whether an implicit candidate w is taken (not for BROWSE): the consumer's shared lock and
+-- the message's advisory lock, then the table's _take (take_fn).
+SELECT aq.define_template('dequeue.audience.take', $tpl$CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key({{queue}}, {{consumer}})) THEN false WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key({{queue}}, {{consumer}}, w.msgid)) THEN {{schema:ident}}.{{take_fn:ident}}({{queue}}, {{consumer}}, w.msgid) ELSE false END$tpl$);
 
 -- The candidates of a multi-consumer queue with an audience (R__12_audience): the
 -- consumer's recipient rows (e), and its implicit ones (i): the audience messages of its
@@ -242,10 +246,13 @@ SELECT aq.define_template('dequeue.messages.look', $tpl${{> dequeue.messages.can
           FROM c CROSS JOIN LATERAL (SELECT * FROM {{schema:ident}}.{{table:ident}} x WHERE x.msgid = c.msgid LIMIT 1) m){{> dequeue.result}}$tpl$);
 
 -- A transactionally grouped queue: a call returns messages of one group only, the first
--- candidate's (a selection fragment of aq.dequeue_array). alias: m or r, whichever carries
--- the state; source and ready: the FROM and WHERE of the candidates.
-SELECT aq.define_template('dequeue.first_group', $tpl$ AND {{alias}}.txn_group = (
-          SELECT {{alias}}.txn_group FROM {{source}} WHERE {{ready}} {{filters}} {{selection}}
+-- candidate's (a selection fragment of aq.dequeue_array): of recipient rows r with their
+-- messages m, or of messages m. ready: the WHERE of the candidates.
+SELECT aq.define_template('dequeue.first_group.recipients', $tpl$ AND r.txn_group = (
+          SELECT r.txn_group FROM {{schema:ident}}.{{recipients:ident}} r JOIN {{schema:ident}}.{{table:ident}} m ON m.msgid = r.msgid WHERE {{ready}} {{filters}} {{selection}}
+          ORDER BY {{order}} LIMIT 1 {{lock}})$tpl$);
+SELECT aq.define_template('dequeue.first_group.messages', $tpl$ AND m.txn_group = (
+          SELECT m.txn_group FROM {{schema:ident}}.{{table:ident}} m WHERE {{ready}} {{filters}} {{selection}}
           ORDER BY {{order}} LIMIT 1 {{lock}})$tpl$);
 
 -- ---------------------------------------------------------------------------------------
@@ -534,6 +541,9 @@ SELECT aq.define_template('queue_table.send1.object_payload', $tpl$
                                     NULL::aq.transformations, 1, jsonb_build_array(p_obj), NULL);
         END IF;$tpl$);
 
+-- the object payload's value, of the payload type (type), from _send1's p_obj
+SELECT aq.define_template('queue_table.send1.object_value', $tpl$jsonb_populate_record(NULL::{{type}}, p_obj)$tpl$);
+
 SELECT aq.define_template('queue_table.send1.insert_object', $tpl$
         BEGIN
           {{insert}};
@@ -600,6 +610,9 @@ SELECT aq.define_template('queue_table.sendn.object_payloads', $tpl$
                       WHERE k NOT IN (SELECT a.attname FROM pg_attribute a
                                       WHERE a.attrelid = {{payload_relid}} AND a.attnum > 0 AND NOT a.attisdropped))$tpl$);
 
+-- the i-th object payload's value, of the payload type (type), from _sendn's p_obj array
+SELECT aq.define_template('queue_table.sendn.object_value', $tpl$jsonb_populate_record(NULL::{{type}}, p_obj -> (i - 1)::integer)$tpl$);
+
 SELECT aq.define_template('queue_table.sendn.insert', $tpl$INSERT INTO {{schema:ident}}.{{table:ident}} (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
                                expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group,
                                user_data)
@@ -650,6 +663,9 @@ SELECT aq.define_template('queue_table.deq.mode', $tpl$
             ELSE
               {{after_many}};
             END IF;$tpl$);
+
+-- a single-consumer REMOVE's branch that deletes (delete: 't') or keeps ('f') the message
+SELECT aq.define_template('queue_table.deq.keep_test', $tpl$p_delete = {{delete:literal}} OR p_mode IN ('BROWSE', 'LOCKED')$tpl$);
 
 -- _recv: the whole dequeue without selection criteria, the library's fast path, on tables
 -- without message grouping. deq: the table's _deq; multi: whether the table is
@@ -1021,3 +1037,198 @@ SELECT aq.define_template('enqueue.without_recipients', $tpl$SELECT x.id FROM un
 
 -- what an earlier release defined and this one does not
 SELECT aq.forget_undefined_templates();
+
+-- ---------------------------------------------------------------------------------------
+-- Settling multi-consumer messages (R__17_dequeue.sql, aq.settle_messages and its
+-- helpers): run for every dequeue of a multi-consumer queue that finishes a message.
+-- schema, table, recipients: the queue table, its recipient rows.
+
+-- of messages $1 whose recipient rows can all be locked at once, those (aq.lock_free_recipients)
+SELECT aq.define_template('settle.free_recipients', $tpl$
+    WITH mine AS (SELECT msgid FROM {{schema:ident}}.{{recipients:ident}} WHERE msgid = ANY($1) FOR UPDATE SKIP LOCKED),
+         got AS (SELECT msgid, count(*) AS n FROM mine GROUP BY msgid),
+         total AS (SELECT msgid, count(*) AS n FROM {{schema:ident}}.{{recipients:ident}} WHERE msgid = ANY($1) GROUP BY msgid)
+    -- (a message without any row is free: its recipients were all implicit, R__12_audience)
+    SELECT array_agg(x.id) FROM unnest($1::bytea[]) x(id) LEFT JOIN total t ON t.msgid = x.id
+    LEFT JOIN got g ON g.msgid = x.id WHERE coalesce(g.n, 0) = coalesce(t.n, 0)
+  $tpl$);
+
+-- the message rows of $1 this transaction can lock now
+SELECT aq.define_template('settle.lock_messages', $tpl$SELECT array_agg(msgid) FROM (SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY($1) ORDER BY msgid FOR NO KEY UPDATE SKIP LOCKED) x$tpl$);
+
+-- of messages $1, those not locked ($2): another transaction holds them
+SELECT aq.define_template('settle.held', $tpl$SELECT array_agg(msgid) FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY($1) AND NOT (msgid = ANY($2))$tpl$);
+
+-- the messages of $1 whose recipients are all done: those processed, and how many of the
+-- failed ones name an exception queue that is gone ($2: the table's exception queues;
+-- $3: the queue's id); the failed ones move to their exception queue (exception_queue: the
+-- table's default; implicit: aq.implicit_expr of subscriber s and message m)
+SELECT aq.define_template('settle.done', $tpl$    WITH done AS (
+      SELECT m.msgid,
+             coalesce(bool_or(r.state = 3), false) AS failed,
+             -- the message's exception queue, or the table's default when it names none or
+             -- one dropped since the enqueue (AQ guides 10.1, 10.2, 11.1, "Internet Access to
+             -- Oracle Streams AQ", exception_queue: a warning is logged)
+             CASE WHEN m.exception_queue = ANY ($2) THEN m.exception_queue ELSE {{exception_queue:literal}}::name END AS exq,
+             m.exception_queue IS NOT NULL AND NOT (m.exception_queue = ANY ($2)) AS lost,
+             {{schema:literal}}::name AS exs,
+             min(r.failure_reason) FILTER (WHERE r.state = 3) AS reason
+      FROM {{schema:ident}}.{{table:ident}} m LEFT JOIN {{schema:ident}}.{{recipients:ident}} r ON r.msgid = m.msgid
+      WHERE m.msgid = ANY($1) AND m.state IN (0, 1)
+        -- a recipient still to come ends the look at once (the first such row found), so
+        -- a subscriber's dequeue costs the same however many others there are
+        AND NOT EXISTS (SELECT FROM {{schema:ident}}.{{recipients:ident}} o WHERE o.msgid = m.msgid AND o.state NOT IN (2, 3))
+        -- and so does an implicit recipient (R__12_audience): a subscriber reading the
+        -- audience without a row for the message
+        -- (OFFSET 0 keeps it a look per message that stops at the first such subscriber:
+        -- made a join, its estimate for a thousand subscribers had PostgreSQL compile it with
+        -- JIT, a second per call. ORDER BY: the queue's subscribers by their index, not a
+        -- walk of the table past other queues' subscribers to the first of this one's)
+        AND NOT EXISTS (
+              SELECT FROM aq.subscribers s WHERE s.queue_id = $3 AND {{implicit}}
+                AND NOT EXISTS (SELECT FROM {{schema:ident}}.{{recipients:ident}} o WHERE o.msgid = m.msgid AND o.consumer_name = s.name
+                                  AND o.address = '')
+              OFFSET 0)
+      GROUP BY m.msgid
+      -- (a message with no row left: its audience removed itself)
+      HAVING coalesce(bool_and(r.state IN (2, 3)), true)
+    ), moved AS (
+      UPDATE {{schema:ident}}.{{table:ident}} m SET q_name = d.exq, exception_qschema = d.exs, exception_queue = d.exq,
+             state = 3, expiration_reason = coalesce(d.reason, 'MAX_RETRY_EXCEEDED'),
+             original_queue_name = m.q_name
+      FROM done d WHERE m.msgid = d.msgid AND d.failed
+      RETURNING m.msgid
+    )
+    SELECT array_agg(d.msgid) FILTER (WHERE NOT d.failed), count(*) FILTER (WHERE d.failed AND d.lost)
+    FROM done d
+  $tpl$);
+
+-- of messages $1, those not settled ($2: the settled ones) and still to settle
+SELECT aq.define_template('settle.unsettled', $tpl$SELECT array_agg(msgid) FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY($1) AND state IN (0, 1) AND NOT (msgid = ANY($2))$tpl$);
+
+SELECT aq.define_template('settle.delete', $tpl$DELETE FROM {{schema:ident}}.{{table:ident}} WHERE msgid = ANY($1)$tpl$);
+
+-- messages $1 but $3 PROCESSED at $2
+SELECT aq.define_template('settle.processed', $tpl$UPDATE {{schema:ident}}.{{table:ident}} SET state = 2, deq_time = $2 WHERE msgid = ANY($1) AND NOT (msgid = ANY($3))$tpl$);
+
+-- notes for the monitor to settle messages $2 of queue table $1 ($3: buffered ones), and
+-- how many (aq.defer_settlement)
+SELECT aq.define_template('settle.defer', $tpl$    WITH ins AS (
+      INSERT INTO aq.deferred_settlements (queue_id, msgid, buffered)
+      SELECT x.id, m.msgid, $3 FROM {{schema:ident}}.{{table:ident}} m JOIN aq.queues x ON x.queue_table_id = $1 AND x.queue_name = m.q_name
+      WHERE m.msgid = ANY($2)
+      RETURNING 1)
+    SELECT count(*) FROM ins
+  $tpl$);
+
+-- the call of a queue table's generated _deq (name) by position (aq.dequeue_array)
+SELECT aq.define_template('dequeue.generated', $tpl$SELECT {{schema:ident}}.{{name:ident}}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)$tpl$);
+
+-- ---------------------------------------------------------------------------------------
+-- The queue monitor's statements (R__30_monitor.sql), run on its passes over each queue
+-- table. schema, table, recipients: the queue table and its recipient rows.
+
+-- 1. delays ended ($1: now; at most $2 rows): WAIT -> READY, the message rows
+SELECT aq.define_template('monitor.end_delays.messages', $tpl$
+    WITH due AS (SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE state = 1 AND ready_time <= $1
+                 ORDER BY ready_time LIMIT $2 FOR UPDATE SKIP LOCKED),
+         u AS (UPDATE {{schema:ident}}.{{table:ident}} m SET state = 0 FROM due WHERE m.msgid = due.msgid
+               RETURNING m.q_name, m.enq_seq, m.msgid, m.audience)
+    SELECT count(*), array_agg(DISTINCT q_name), min(enq_seq),
+           array_agg(msgid ORDER BY msgid) FILTER (WHERE audience IS NOT NULL) FROM u
+  $tpl$);
+
+-- and the recipient rows
+SELECT aq.define_template('monitor.end_delays.recipients', $tpl$
+      WITH due AS (SELECT msgid, consumer_name, address, protocol FROM {{schema:ident}}.{{recipients:ident}}
+                   WHERE state = 1 AND ready_time <= $1 ORDER BY ready_time LIMIT $2
+                   FOR UPDATE SKIP LOCKED),
+           u AS (UPDATE {{schema:ident}}.{{recipients:ident}} r SET state = 0 FROM due
+                 WHERE (r.msgid, r.consumer_name, r.address, r.protocol)
+                     = (due.msgid, due.consumer_name, due.address, due.protocol)
+                 RETURNING r.q_name)
+      SELECT count(*), array_agg(DISTINCT q_name) FROM u
+    $tpl$);
+
+-- 2a. expired messages ($1: now; at most $2) of a multi-consumer table, their rows locked
+SELECT aq.define_template('monitor.expire.lock_messages', $tpl$
+    SELECT array_agg(msgid ORDER BY msgid) FROM (
+      SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE state IN (0, 1) AND expire_at <= $1
+      ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED) x
+  $tpl$);
+
+-- their recipient rows not done ($1: the messages) to the exception queue, those free now
+SELECT aq.define_template('monitor.expire.recipients', $tpl$
+      WITH free AS (SELECT msgid, consumer_name, address, protocol FROM {{schema:ident}}.{{recipients:ident}}
+                    WHERE msgid = ANY($1) AND state IN (0, 1) FOR UPDATE SKIP LOCKED),
+           r AS (UPDATE {{schema:ident}}.{{recipients:ident}} r SET state = 3, failure_reason = 'TIME_EXPIRATION'
+                 FROM free WHERE (r.msgid, r.consumer_name, r.address, r.protocol)
+                               = (free.msgid, free.consumer_name, free.address, free.protocol)
+                 RETURNING r.msgid)
+      SELECT array_agg(DISTINCT msgid) FROM r
+    $tpl$);
+
+-- 2b. how many expired messages ($1: now) name an exception queue not among $2 (at most $3)
+SELECT aq.define_template('monitor.expire.lost', $tpl$SELECT count(*) FROM (SELECT 1 FROM {{schema:ident}}.{{table:ident}} WHERE state IN (0, 1)
+                    AND expire_at <= $1 AND exception_queue IS NOT NULL
+                    AND NOT (exception_queue = ANY ($2)) LIMIT $3) x$tpl$);
+
+-- expired messages ($1: now; at most $2) of a single-consumer table to their exception
+-- queue when it is among $3, else the table's default (exception_queue)
+SELECT aq.define_template('monitor.expire.messages', $tpl$
+    WITH due AS (SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE state IN (0, 1) AND expire_at <= $1
+                 ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+         u AS (UPDATE {{schema:ident}}.{{table:ident}} m SET state = 3, expiration_reason = 'TIME_EXPIRATION',
+                 original_queue_name = m.q_name,
+                 exception_qschema = {{schema:literal}},
+                 exception_queue = CASE WHEN m.exception_queue = ANY ($3) THEN m.exception_queue
+                                        ELSE {{exception_queue:literal}}::name END,
+                 q_name = CASE WHEN m.exception_queue = ANY ($3) THEN m.exception_queue
+                               ELSE {{exception_queue:literal}}::name END
+               FROM due WHERE m.msgid = due.msgid RETURNING m.q_name)
+    SELECT count(*), array_agg(DISTINCT q_name) FROM u
+  $tpl$);
+
+-- 3. processed messages whose retention ended ($1: now; at most $2), locked
+SELECT aq.define_template('monitor.retention.due', $tpl$
+    SELECT array_agg(x.msgid) FROM (
+      SELECT m.msgid FROM {{schema:ident}}.{{table:ident}} m JOIN aq.queues q
+        ON q.queue_table_id = {{table_id}} AND q.queue_name = coalesce(m.original_queue_name, m.q_name)
+        AND q.schema_name = {{schema:literal}}
+      WHERE m.state = 2 AND q.retention_time >= 0
+        AND m.deq_time + make_interval(secs => q.retention_time) <= $1
+      LIMIT $2 FOR UPDATE OF m SKIP LOCKED) x
+  $tpl$);
+
+-- messages $1 but $2 (whose recipient rows are busy) due again a second after $3
+SELECT aq.define_template('monitor.retention.postpone', $tpl$
+      UPDATE {{schema:ident}}.{{table:ident}} m SET deq_time = $3 + interval '1 second' - make_interval(secs => q.retention_time)
+      FROM aq.queues q
+      WHERE m.msgid = ANY($1) AND NOT (m.msgid = ANY($2)) AND q.queue_table_id = {{table_id}}
+        AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = {{schema:literal}}
+    $tpl$);
+
+-- a message row still due at $1 (for the monitor to wait on)
+SELECT aq.define_template('monitor.busy_message', $tpl$SELECT msgid FROM {{schema:ident}}.{{table:ident}} WHERE (state = 1 AND ready_time <= $1)
+                        OR (state IN (0, 1) AND expire_at <= $1) LIMIT 1$tpl$);
+
+-- the call of a table's generated _due (name) at $1 (aq.table_next_due)
+SELECT aq.define_template('monitor.due_call', $tpl$SELECT {{schema:ident}}.{{name:ident}}($1)$tpl$);
+
+-- the message $1's row, locked FOR SHARE without waiting and waiting (aq.await_row_lock)
+SELECT aq.define_template('monitor.row_lock_nowait', $tpl$SELECT 1 FROM {{schema:ident}}.{{table:ident}} WHERE msgid = $1 FOR SHARE NOWAIT$tpl$);
+SELECT aq.define_template('monitor.row_lock', $tpl$SELECT 1 FROM {{schema:ident}}.{{table:ident}} WHERE msgid = $1 FOR SHARE$tpl$);
+
+-- gv$aq's rows of one queue table (aq.gv_aq_rows)
+SELECT aq.define_template('monitor.gv_aq', $tpl$
+      SELECT q.id, q.schema_name, q.queue_name,
+             count(*) FILTER (WHERE m.state = 1),
+             count(*) FILTER (WHERE m.state = 0),
+             count(*) FILTER (WHERE m.state = 3),
+             coalesce(sum(extract(epoch FROM now() - m.ready_time)) FILTER (WHERE m.state = 0), 0)::double precision,
+             coalesce(avg(extract(epoch FROM now() - m.ready_time)) FILTER (WHERE m.state = 0), 0)::double precision,
+             coalesce(avg(extract(epoch FROM now() - m.enq_time)) FILTER (WHERE m.state IN (0, 1)), 0)::double precision
+      FROM aq.queues q LEFT JOIN {{schema:ident}}.{{table:ident}} m ON m.q_name = q.queue_name
+      WHERE q.queue_table_id = {{table_id}}
+      GROUP BY q.id, q.schema_name, q.queue_name
+    $tpl$);

@@ -14,14 +14,8 @@ LANGUAGE plpgsql AS $$
 DECLARE
   free bytea[];
 BEGIN
-  EXECUTE format($f$
-    WITH mine AS (SELECT msgid FROM %1$I.%2$I WHERE msgid = ANY($1) FOR UPDATE SKIP LOCKED),
-         got AS (SELECT msgid, count(*) AS n FROM mine GROUP BY msgid),
-         total AS (SELECT msgid, count(*) AS n FROM %1$I.%2$I WHERE msgid = ANY($1) GROUP BY msgid)
-    -- (a message without any row is free: its recipients were all implicit, R__12_audience)
-    SELECT array_agg(x.id) FROM unnest($1::bytea[]) x(id) LEFT JOIN total t ON t.msgid = x.id
-    LEFT JOIN got g ON g.msgid = x.id WHERE coalesce(g.n, 0) = coalesce(t.n, 0)
-  $f$, p_schema, p_rtable) INTO free USING p_ids;
+  EXECUTE aq.render_settle_free_recipients(jsonb_build_object('schema', p_schema, 'recipients', p_rtable))
+    INTO free USING p_ids;
   RETURN coalesce(free, '{}');
 END $$;
 
@@ -40,6 +34,7 @@ CREATE OR REPLACE FUNCTION aq.settle_messages(q aq.queue_info, p_ids bytea[]) RE
 LANGUAGE plpgsql SET enable_bitmapscan = off AS $$
 DECLARE
   now_ts timestamptz := clock_timestamp();
+  tbl jsonb;  -- the message table, for the statements' templates
   mine bytea[];
   held bytea[];
   ok bytea[];
@@ -47,6 +42,7 @@ DECLARE
   lost integer;
 BEGIN
   IF p_ids IS NULL OR NOT q.multiple_consumers THEN RETURN '{}'; END IF;
+  tbl := jsonb_build_object('schema', q.table_schema, 'table', q.table_name);
   -- the message rows, so that concurrent last recipients settle each message once. A row
   -- another transaction holds (another recipient's dequeue of the same message, which
   -- settled nothing because this recipient was not done then) is not waited for: Oracle
@@ -55,55 +51,15 @@ BEGIN
   -- on it, R__12_audience, and must not be skipped or kept waiting by this look; deleting
   -- the message below then waits for such a dequeue, which never happens once every
   -- recipient is done)
-  EXECUTE format('SELECT array_agg(msgid) FROM (SELECT msgid FROM %I.%I WHERE msgid = ANY($1) ORDER BY msgid FOR NO KEY UPDATE SKIP LOCKED) x',
-                 q.table_schema, q.table_name) INTO mine USING p_ids;
+  EXECUTE aq.render_settle_lock_messages(tbl) INTO mine USING p_ids;
   IF mine IS NULL OR cardinality(mine) < cardinality(p_ids) THEN
     -- (ids of messages that are gone are left out too: nothing is left to settle there)
-    EXECUTE format('SELECT array_agg(msgid) FROM %I.%I WHERE msgid = ANY($1) AND NOT (msgid = ANY($2))',
-                   q.table_schema, q.table_name) INTO held USING p_ids, coalesce(mine, '{}');
+    EXECUTE aq.render_settle_held(tbl) INTO held USING p_ids, coalesce(mine, '{}');
   END IF;
   IF mine IS NULL THEN RETURN coalesce(held, '{}'); END IF;
-  EXECUTE format($f$
-    WITH done AS (
-      SELECT m.msgid,
-             coalesce(bool_or(r.state = 3), false) AS failed,
-             -- the message's exception queue, or the table's default when it names none or
-             -- one dropped since the enqueue (AQ guides 10.1, 10.2, 11.1, "Internet Access to
-             -- Oracle Streams AQ", exception_queue: a warning is logged)
-             CASE WHEN m.exception_queue = ANY ($2) THEN m.exception_queue ELSE %3$L::name END AS exq,
-             m.exception_queue IS NOT NULL AND NOT (m.exception_queue = ANY ($2)) AS lost,
-             %4$L::name AS exs,
-             min(r.failure_reason) FILTER (WHERE r.state = 3) AS reason
-      FROM %1$I.%2$I m LEFT JOIN %1$I.%5$I r ON r.msgid = m.msgid
-      WHERE m.msgid = ANY($1) AND m.state IN (0, 1)
-        -- a recipient still to come ends the look at once (the first such row found), so
-        -- a subscriber's dequeue costs the same however many others there are
-        AND NOT EXISTS (SELECT FROM %1$I.%5$I o WHERE o.msgid = m.msgid AND o.state NOT IN (2, 3))
-        -- and so does an implicit recipient (R__12_audience): a subscriber reading the
-        -- audience without a row for the message
-        -- (OFFSET 0 keeps it a look per message that stops at the first such subscriber:
-        -- made a join, its estimate for a thousand subscribers had PostgreSQL compile it with
-        -- JIT, a second per call. ORDER BY: the queue's subscribers by their index, not a
-        -- walk of the table past other queues' subscribers to the first of this one's)
-        AND NOT EXISTS (
-              SELECT FROM aq.subscribers s WHERE s.queue_id = $3 AND %6$s
-                AND NOT EXISTS (SELECT FROM %1$I.%5$I o WHERE o.msgid = m.msgid AND o.consumer_name = s.name
-                                  AND o.address = '')
-              OFFSET 0)
-      GROUP BY m.msgid
-      -- (a message with no row left: its audience removed itself)
-      HAVING coalesce(bool_and(r.state IN (2, 3)), true)
-    ), moved AS (
-      UPDATE %1$I.%2$I m SET q_name = d.exq, exception_qschema = d.exs, exception_queue = d.exq,
-             state = 3, expiration_reason = coalesce(d.reason, 'MAX_RETRY_EXCEEDED'),
-             original_queue_name = m.q_name
-      FROM done d WHERE m.msgid = d.msgid AND d.failed
-      RETURNING m.msgid
-    )
-    SELECT array_agg(d.msgid) FILTER (WHERE NOT d.failed), count(*) FILTER (WHERE d.failed AND d.lost)
-    FROM done d
-  $f$, q.table_schema, q.table_name, q.default_exception_queue, q.table_schema, q.recipients_table,
-     aq.implicit_expr('s', 'm'))
+  EXECUTE aq.render_settle_done(tbl || jsonb_build_object(
+    'recipients', q.recipients_table, 'exception_queue', q.default_exception_queue,
+    'implicit', aq.implicit_expr('s', 'm')))
   INTO ok, lost USING mine, aq.exception_queues(q.table_id), q.queue_id;
   IF lost > 0 THEN
     -- as Oracle writes to its alert log
@@ -113,8 +69,7 @@ BEGIN
   IF current_setting('transaction_isolation') <> 'read committed' THEN
     -- this transaction's snapshot may predate another recipient's commit: what it did not
     -- settle is left to the monitor, which looks with a fresh snapshot
-    EXECUTE format('SELECT array_agg(msgid) FROM %I.%I WHERE msgid = ANY($1) AND state IN (0, 1) AND NOT (msgid = ANY($2))',
-                   q.table_schema, q.table_name) INTO free USING mine, coalesce(ok, '{}');
+    EXECUTE aq.render_settle_unsettled(tbl) INTO free USING mine, coalesce(ok, '{}');
     held := coalesce(held, '{}') || coalesce(free, '{}');
     free := NULL;
   END IF;
@@ -122,14 +77,13 @@ BEGIN
     IF q.retention_time = 0 THEN
       free := aq.lock_free_recipients(q.table_schema, q.recipients_table, ok);
       IF free IS NOT NULL AND cardinality(free) > 0 THEN
-        EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY($1)', q.table_schema, q.table_name) USING free;
+        EXECUTE aq.render_settle_delete(tbl) USING free;
       END IF;
       IF cardinality(free) < cardinality(ok) THEN
         PERFORM pg_notify('aq_time', '');  -- the monitor deletes the rest
       END IF;
     END IF;
-    EXECUTE format('UPDATE %I.%I SET state = 2, deq_time = $2 WHERE msgid = ANY($1) AND NOT (msgid = ANY($3))',
-                   q.table_schema, q.table_name) USING ok, now_ts, coalesce(free, '{}');
+    EXECUTE aq.render_settle_processed(tbl) USING ok, now_ts, coalesce(free, '{}');
   END IF;
   RETURN coalesce(held, '{}');
 END $$;
@@ -162,14 +116,8 @@ BEGIN
   IF p_buffered THEN
     q := aq.buffered_info(q);
   END IF;
-  EXECUTE format($f$
-    WITH ins AS (
-      INSERT INTO aq.deferred_settlements (queue_id, msgid, buffered)
-      SELECT x.id, m.msgid, $3 FROM %I.%I m JOIN aq.queues x ON x.queue_table_id = $1 AND x.queue_name = m.q_name
-      WHERE m.msgid = ANY($2)
-      RETURNING 1)
-    SELECT count(*) FROM ins
-  $f$, q.table_schema, q.table_name) INTO n USING q.table_id, p_ids, coalesce(p_buffered, false);
+  EXECUTE aq.render_settle_defer(jsonb_build_object('schema', q.table_schema, 'table', q.table_name))
+    INTO n USING q.table_id, p_ids, coalesce(p_buffered, false);
   IF n > 0 THEN
     PERFORM pg_notify('aq_time', '');
   END IF;
@@ -230,12 +178,12 @@ DECLARE
   out_type regtype := coalesce(tr.to_type, q.payload_type);
 BEGIN
   IF tr.id IS NOT NULL THEN
-    v := format('%s(%s)', tr.function_name, v);
+    v := tr.function_name || '(' || v || ')';
   END IF;
   IF out_type = 'bytea'::regtype THEN
     RETURN ARRAY['NULL::jsonb', v];
   END IF;
-  RETURN ARRAY[format('to_jsonb(%s)', v), 'NULL::bytea'];
+  RETURN ARRAY['to_jsonb(' || v || ')', 'NULL::bytea'];
 END $$;
 
 
@@ -261,7 +209,8 @@ DECLARE
     'schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
     'position', aq.sort_key_expr(q.sort_key, src), 'order', aq.sort_columns(q.sort_key, src),
     'filters', p_filters, 'selection', p_sel,
-    'lock', CASE WHEN p_mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END,
+    'lock', CASE WHEN p_mode = 'BROWSE' THEN '' WHEN p_multi THEN 'FOR UPDATE OF r SKIP LOCKED'
+                 ELSE 'FOR UPDATE OF m SKIP LOCKED' END,
     -- AQ User's Guide (11.1), "Internet Access to Oracle Streams AQ", exception_queue:
     -- "If the default exception queue is used, then the parameter returns a NULL value at
     -- dequeue time"
@@ -279,15 +228,12 @@ BEGIN
     -- implicit recipients beside the rows (R__12_audience)
     args := args || jsonb_build_object('table_id', q.table_id,
       'window', aq.audience_window_expr('sub', 'm'),
-      'mine', format('%I.%I', q.table_schema, 'aq$_' || q.table_name || '_mine'),
+      'mine', 'aq$_' || q.table_name || '_mine', 'take_fn', 'aq$_' || q.table_name || '_take',
       'floor', CASE WHEN args ->> 'states' = '= 0'
                     THEN ' AND m.enq_seq >= (SELECT coalesce(s0.floor, 0) FROM sub s0)' ELSE '' END,
       'take', CASE WHEN p_mode = 'BROWSE' THEN 'true'
-                   ELSE format('CASE WHEN NOT pg_try_advisory_xact_lock_shared(aq.consumer_lock_key(%3$s, %4$s)) THEN false'
-                               ' WHEN pg_try_advisory_xact_lock(aq.recipient_lock_key(%3$s, %4$s, w.msgid))'
-                               ' THEN %1$I.%2$I(%3$s, %4$s, w.msgid) ELSE false END',
-                               q.table_schema, 'aq$_' || q.table_name || '_take',
-                               args ->> 'queue', args ->> 'consumer') END);
+                   ELSE aq.render_dequeue_audience_take(args || jsonb_build_object(
+                          'take_fn', 'aq$_' || q.table_name || '_take')) END);
     args := args || jsonb_build_object('win', CASE WHEN aq.ordered_audience(q)
                                                   THEN aq.render_dequeue_audience_window_ordered(args)
                                                   ELSE aq.render_dequeue_audience_window_whole(args) END);
@@ -424,7 +370,7 @@ BEGIN
   IF p_condition IS NOT NULL AND btrim(p_condition) <> '' THEN
     cond := aq.compile_condition(p_condition, aq.rule_dialect(q), q.payload_type, 8, 0);
     IF cond.sql IS NOT NULL THEN
-      result.sql := result.sql || format(' AND coalesce((%s), false)', cond.sql);
+      result.sql := result.sql || ' AND coalesce((' || cond.sql || '), false)';
     END IF;
     result.params := cond.params;
   END IF;
@@ -442,23 +388,26 @@ RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   src text := CASE WHEN p_multi THEN 'r' ELSE 'm' END;
   sel text := p_sel;
+  args jsonb;
 BEGIN
   IF p_group IS NOT NULL THEN
     IF p_navigation = 'NEXT_MESSAGE' THEN
-      sel := sel || format(' AND %s.txn_group = $6', src);
+      sel := sel || ' AND ' || src || '.txn_group = $6';
     ELSIF p_navigation = 'NEXT_TRANSACTION' THEN
-      sel := sel || format(' AND %s.txn_group <> $6', src);
+      sel := sel || ' AND ' || src || '.txn_group <> $6';
     END IF;
   END IF;
-  RETURN sel || aq.render_dequeue_first_group(jsonb_build_object(
-    'alias', src,
-    'source', CASE WHEN p_multi THEN format('%I.%I r JOIN %I.%I m ON m.msgid = r.msgid', q.table_schema, q.recipients_table, q.table_schema, q.table_name)
-                   ELSE format('%I.%I m', q.table_schema, q.table_name) END,
+  args := jsonb_build_object(
+    'schema', q.table_schema, 'table', q.table_name, 'recipients', q.recipients_table,
     'ready', CASE WHEN p_multi THEN 'r.q_name = $1 AND r.consumer_name = $9 AND r.address = '''' AND r.state = 0'
-                  ELSE format('m.q_name = $1 AND m.state = %s', CASE WHEN q.queue_type = 'EXCEPTION_QUEUE' THEN 3 ELSE 0 END) END,
+                  WHEN q.queue_type = 'EXCEPTION_QUEUE' THEN 'm.q_name = $1 AND m.state = 3'
+                  ELSE 'm.q_name = $1 AND m.state = 0' END,
     'filters', p_filters, 'selection', sel,
     'order', aq.sort_columns(q.sort_key, src),
-    'lock', CASE WHEN p_mode = 'BROWSE' THEN '' ELSE format('FOR UPDATE OF %s SKIP LOCKED', src) END));
+    'lock', CASE WHEN p_mode = 'BROWSE' THEN '' WHEN p_multi THEN 'FOR UPDATE OF r SKIP LOCKED'
+                 ELSE 'FOR UPDATE OF m SKIP LOCKED' END);
+  RETURN sel || CASE WHEN p_multi THEN aq.render_dequeue_first_group_recipients(args)
+                     ELSE aq.render_dequeue_first_group_messages(args) END;
 END $$;
 
 -- upgrade (stays here: the defaults would make a call ambiguous): removes the form before
@@ -541,8 +490,8 @@ BEGIN
       -- parameters p_queue, p_state, p_msgid, p_correlation, p_position, p_group, p_batch,
       -- p_params, p_consumer, p_now, p_agent, p_mode, p_multi, p_delete by position (not
       -- by name: the previous release's, until R__99 regenerates them, name them otherwise)
-      EXECUTE format('SELECT %I.%I($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
-                     q.table_schema, 'aq$_' || q.table_name || '_deq')
+      EXECUTE aq.render_dequeue_generated(jsonb_build_object('schema', q.table_schema,
+                                                             'name', 'aq$_' || q.table_name || '_deq'))
         INTO result
         USING q.queue_name, CASE WHEN is_exc THEN 3 ELSE 0 END, p_msgid, p_correlation,
               CASE WHEN nav = 'FIRST_MESSAGE' THEN NULL ELSE pos END, grp,

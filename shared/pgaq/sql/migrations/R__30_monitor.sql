@@ -25,14 +25,8 @@ DECLARE
   ids bytea[];
   lowest bigint;
 BEGIN
-  EXECUTE format($f$
-    WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state = 1 AND ready_time <= $1
-                 ORDER BY ready_time LIMIT $2 FOR UPDATE SKIP LOCKED),
-         u AS (UPDATE %1$I.%2$I m SET state = 0 FROM due WHERE m.msgid = due.msgid
-               RETURNING m.q_name, m.enq_seq, m.msgid, m.audience)
-    SELECT count(*), array_agg(DISTINCT q_name), min(enq_seq),
-           array_agg(msgid ORDER BY msgid) FILTER (WHERE audience IS NOT NULL) FROM u
-  $f$, t.schema_name, t.table_name) INTO n, woke, lowest, ids USING p_now, p_limit;
+  EXECUTE aq.render_monitor_end_delays_messages(jsonb_build_object('schema', t.schema_name, 'table', t.table_name))
+    INTO n, woke, lowest, ids USING p_now, p_limit;
   IF n > 0 THEN
     PERFORM aq.lower_scan_floor(t, lowest);  -- READY again below the scan floor (R__12_scan_floor)
     -- READY below the floors of the subscribers reading it implicitly (R__12_audience,
@@ -41,16 +35,9 @@ BEGIN
   END IF;
   done := n;
   IF t.multiple_consumers THEN
-    EXECUTE format($f$
-      WITH due AS (SELECT msgid, consumer_name, address, protocol FROM %1$I.%2$I
-                   WHERE state = 1 AND ready_time <= $1 ORDER BY ready_time LIMIT $2
-                   FOR UPDATE SKIP LOCKED),
-           u AS (UPDATE %1$I.%2$I r SET state = 0 FROM due
-                 WHERE (r.msgid, r.consumer_name, r.address, r.protocol)
-                     = (due.msgid, due.consumer_name, due.address, due.protocol)
-                 RETURNING r.q_name)
-      SELECT count(*), array_agg(DISTINCT q_name) FROM u
-    $f$, t.schema_name, ('aq$_' || t.table_name || '_r')::name) INTO n, names USING p_now, p_limit;
+    EXECUTE aq.render_monitor_end_delays_recipients(jsonb_build_object(
+      'schema', t.schema_name, 'recipients', ('aq$_' || t.table_name || '_r')::name))
+      INTO n, names USING p_now, p_limit;
     done := done + n;
     woke := coalesce(woke, '{}') || coalesce(names, '{}');
   END IF;
@@ -69,11 +56,8 @@ DECLARE
   ids bytea[];
   q aq.queue_info;
 BEGIN
-  EXECUTE format($f$
-    SELECT array_agg(msgid ORDER BY msgid) FROM (
-      SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
-      ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED) x
-  $f$, t.schema_name, t.table_name) INTO ids USING p_now, p_limit;
+  EXECUTE aq.render_monitor_expire_lock_messages(jsonb_build_object('schema', t.schema_name, 'table', t.table_name))
+    INTO ids USING p_now, p_limit;
   IF ids IS NOT NULL AND NOT aq.is_buffered(t) THEN
     -- implicit recipients (R__12_audience) get their rows, to expire each as Oracle
     -- reports it (one EXPIRED row per recipient not done). The message rows held, no
@@ -82,15 +66,9 @@ BEGIN
     PERFORM aq.explicitise_held(t, ids);
   END IF;
   IF ids IS NOT NULL THEN
-    EXECUTE format($f$
-      WITH free AS (SELECT msgid, consumer_name, address, protocol FROM %1$I.%2$I
-                    WHERE msgid = ANY($1) AND state IN (0, 1) FOR UPDATE SKIP LOCKED),
-           r AS (UPDATE %1$I.%2$I r SET state = 3, failure_reason = 'TIME_EXPIRATION'
-                 FROM free WHERE (r.msgid, r.consumer_name, r.address, r.protocol)
-                               = (free.msgid, free.consumer_name, free.address, free.protocol)
-                 RETURNING r.msgid)
-      SELECT array_agg(DISTINCT msgid) FROM r
-    $f$, t.schema_name, ('aq$_' || t.table_name || '_r')::name) INTO ids USING ids;
+    EXECUTE aq.render_monitor_expire_recipients(jsonb_build_object(
+      'schema', t.schema_name, 'recipients', ('aq$_' || t.table_name || '_r')::name))
+      INTO ids USING ids;
   END IF;
   IF ids IS NULL THEN
     RETURN 0;
@@ -117,27 +95,14 @@ DECLARE
   n integer;
 BEGIN
   -- as Oracle writes to its alert file: an exception queue named at enqueue is gone
-  EXECUTE format($f$SELECT count(*) FROM (SELECT 1 FROM %I.%I WHERE state IN (0, 1)
-                    AND expire_at <= $1 AND exception_queue IS NOT NULL
-                    AND NOT (exception_queue = ANY ($2)) LIMIT $3) x$f$, t.schema_name, t.table_name)
+  EXECUTE aq.render_monitor_expire_lost(jsonb_build_object('schema', t.schema_name, 'table', t.table_name))
     INTO n USING p_now, aq.exception_queues(t.id), p_limit;
   IF n > 0 THEN
     RAISE WARNING 'pgaq: % expired message(s) in %.% name an exception queue that no longer exists; moved to %',
       n, t.schema_name, t.table_name, defexc;
   END IF;
-  EXECUTE format($f$
-    WITH due AS (SELECT msgid FROM %1$I.%2$I WHERE state IN (0, 1) AND expire_at <= $1
-                 ORDER BY expire_at LIMIT $2 FOR UPDATE SKIP LOCKED),
-         u AS (UPDATE %1$I.%2$I m SET state = 3, expiration_reason = 'TIME_EXPIRATION',
-                 original_queue_name = m.q_name,
-                 exception_qschema = %1$L,
-                 exception_queue = CASE WHEN m.exception_queue = ANY ($3) THEN m.exception_queue
-                                        ELSE %4$L::name END,
-                 q_name = CASE WHEN m.exception_queue = ANY ($3) THEN m.exception_queue
-                               ELSE %4$L::name END
-               FROM due WHERE m.msgid = due.msgid RETURNING m.q_name)
-    SELECT count(*), array_agg(DISTINCT q_name) FROM u
-  $f$, t.schema_name, t.table_name, t.id, defexc) INTO done, woke
+  EXECUTE aq.render_monitor_expire_messages(jsonb_build_object(
+    'schema', t.schema_name, 'table', t.table_name, 'exception_queue', defexc)) INTO done, woke
   USING p_now, p_limit, aq.exception_queues(t.id);
 END $$;
 
@@ -148,32 +113,22 @@ DECLARE
   ids bytea[];
   free bytea[];
 BEGIN
-  EXECUTE format($f$
-    SELECT array_agg(x.msgid) FROM (
-      SELECT m.msgid FROM %1$I.%2$I m JOIN aq.queues q
-        ON q.queue_table_id = %3$s AND q.queue_name = coalesce(m.original_queue_name, m.q_name)
-        AND q.schema_name = %1$L
-      WHERE m.state = 2 AND q.retention_time >= 0
-        AND m.deq_time + make_interval(secs => q.retention_time) <= $1
-      LIMIT $2 FOR UPDATE OF m SKIP LOCKED) x
-  $f$, t.schema_name, t.table_name, t.id) INTO ids USING p_now, p_limit;
+  EXECUTE aq.render_monitor_retention_due(jsonb_build_object(
+    'schema', t.schema_name, 'table', t.table_name, 'table_id', t.id)) INTO ids USING p_now, p_limit;
   IF ids IS NOT NULL AND t.multiple_consumers THEN
     -- never wait for a recipient row (see aq.lock_free_recipients): a busy message is
     -- looked at again a second later (on these tables the message's deq_time is only
     -- the retention clock; each recipient keeps its own)
     free := aq.lock_free_recipients(t.schema_name, ('aq$_' || t.table_name || '_r')::name, ids);
-    EXECUTE format($f$
-      UPDATE %1$I.%2$I m SET deq_time = $3 + interval '1 second' - make_interval(secs => q.retention_time)
-      FROM aq.queues q
-      WHERE m.msgid = ANY($1) AND NOT (m.msgid = ANY($2)) AND q.queue_table_id = %3$s
-        AND q.queue_name = coalesce(m.original_queue_name, m.q_name) AND q.schema_name = %1$L
-    $f$, t.schema_name, t.table_name, t.id) USING ids, free, p_now;
+    EXECUTE aq.render_monitor_retention_postpone(jsonb_build_object(
+      'schema', t.schema_name, 'table', t.table_name, 'table_id', t.id)) USING ids, free, p_now;
     ids := free;
   END IF;
   IF ids IS NULL THEN
     RETURN 0;
   END IF;
-  EXECUTE format('DELETE FROM %I.%I WHERE msgid = ANY($1)', t.schema_name, t.table_name) USING ids;
+  -- (settling's DELETE)
+  EXECUTE aq.render_settle_delete(jsonb_build_object('schema', t.schema_name, 'table', t.table_name)) USING ids;
   RETURN cardinality(ids);
 END $$;
 
@@ -219,8 +174,7 @@ BEGIN
   IF busy THEN
     next_due := aq.table_next_due(t, p_now);
     -- a message row still due, for the monitor to wait on (NULL when only recipient rows are)
-    EXECUTE format($f$SELECT msgid FROM %I.%I WHERE (state = 1 AND ready_time <= $1)
-                        OR (state IN (0, 1) AND expire_at <= $1) LIMIT 1$f$, t.schema_name, t.table_name)
+    EXECUTE aq.render_monitor_busy_message(jsonb_build_object('schema', t.schema_name, 'table', t.table_name))
       INTO busy_msgid USING p_now;
   END IF;
   RETURN NEXT;
@@ -250,14 +204,15 @@ BEGIN
   -- upgrade (stays here: run for each queue table): drops a _due() without a parameter, no
   -- release, and one with an unnamed parameter, release 435be0f
   IF to_regprocedure(format('%I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due')) IS NOT NULL THEN
-    EXECUTE format('DROP FUNCTION %I.%I()', t.schema_name, 'aq$_' || t.table_name || '_due');
+    EXECUTE aq.sql('DROP FUNCTION {{schema:ident}}.{{name:ident}}()',
+                   jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_due'));
   END IF;
   PERFORM aq.drop_if_renamed(t.schema_name, ('aq$_' || t.table_name || '_due')::name, 'timestamptz', 'p_after');
   EXECUTE aq.render('queue_table.due', jsonb_build_object(
     'schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_due',
     'next_due', aq.next_due_sql(t, 'p_after')));
-  EXECUTE format('ALTER FUNCTION %I.%I(timestamptz) OWNER TO %I', t.schema_name,
-                 'aq$_' || t.table_name || '_due', t.owner);
+  EXECUTE aq.sql('ALTER FUNCTION {{schema:ident}}.{{name:ident}}(timestamptz) OWNER TO {{owner:ident}}',
+                 jsonb_build_object('schema', t.schema_name, 'name', 'aq$_' || t.table_name || '_due', 'owner', t.owner));
 END $$;
 
 -- The next due time after p_after (by default: anything, overdue included).
@@ -267,7 +222,9 @@ DECLARE
   nd timestamptz;
 BEGIN
   BEGIN
-    EXECUTE format('SELECT %I.%I($1)', t.schema_name, 'aq$_' || t.table_name || '_due') INTO nd USING p_after;
+    EXECUTE aq.render_monitor_due_call(jsonb_build_object('schema', t.schema_name,
+                                                          'name', 'aq$_' || t.table_name || '_due'))
+      INTO nd USING p_after;
   EXCEPTION WHEN undefined_function THEN
     EXECUTE aq.next_due_sql(t, '$1') INTO nd USING p_after;  -- a table made before the function existed
   END;
@@ -342,13 +299,13 @@ BEGIN
     RETURN false;
   END IF;
   BEGIN
-    EXECUTE format('SELECT 1 FROM %I.%I WHERE msgid = $1 FOR SHARE NOWAIT', p_schema, p_table) USING p_msgid;
+    EXECUTE aq.render_monitor_row_lock_nowait(jsonb_build_object('schema', p_schema, 'table', p_table)) USING p_msgid;
     RETURN false;
   EXCEPTION WHEN lock_not_available THEN
     NULL;
   END;
   PERFORM set_config('lock_timeout', greatest(p_wait_ms, 1)::text || 'ms', true);
-  EXECUTE format('SELECT 1 FROM %I.%I WHERE msgid = $1 FOR SHARE', p_schema, p_table) USING p_msgid;
+  EXECUTE aq.render_monitor_row_lock(jsonb_build_object('schema', p_schema, 'table', p_table)) USING p_msgid;
   RETURN true;
 END $$;
 REVOKE EXECUTE ON FUNCTION aq.await_row_lock(name, name, bytea, integer) FROM PUBLIC;
@@ -364,18 +321,8 @@ DECLARE
   t aq.queue_tables;
 BEGIN
   FOR t IN SELECT * FROM aq.queue_tables ORDER BY id LOOP
-    RETURN QUERY EXECUTE format($f$
-      SELECT q.id, q.schema_name, q.queue_name,
-             count(*) FILTER (WHERE m.state = 1),
-             count(*) FILTER (WHERE m.state = 0),
-             count(*) FILTER (WHERE m.state = 3),
-             coalesce(sum(extract(epoch FROM now() - m.ready_time)) FILTER (WHERE m.state = 0), 0)::double precision,
-             coalesce(avg(extract(epoch FROM now() - m.ready_time)) FILTER (WHERE m.state = 0), 0)::double precision,
-             coalesce(avg(extract(epoch FROM now() - m.enq_time)) FILTER (WHERE m.state IN (0, 1)), 0)::double precision
-      FROM aq.queues q LEFT JOIN %I.%I m ON m.q_name = q.queue_name
-      WHERE q.queue_table_id = %s
-      GROUP BY q.id, q.schema_name, q.queue_name
-    $f$, t.schema_name, t.table_name, t.id);
+    RETURN QUERY EXECUTE aq.render_monitor_gv_aq(jsonb_build_object(
+      'schema', t.schema_name, 'table', t.table_name, 'table_id', t.id));
   END LOOP;
 END $$;
 
