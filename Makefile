@@ -35,13 +35,17 @@ bench-deps:
 run: $(STAMP) system-deps
 	$(BIN)/pgaq up --data-dir .pgaq --port $${PGAQ_PORT:-8080}
 
-# Every test, in parallel (pytest-xdist: TEST_WORKERS processes, each with its own
-# PostgreSQL cluster and template database); tests that share more than a database
-# (containers, Patroni, Spark, timed load, the Java build) run one after another within
-# their group (tests/conftest.py, GROUPS).
+# Every test: first all but the `alone` ones in parallel (pytest-xdist, TEST_WORKERS
+# processes, each with its own PostgreSQL cluster and template database), then the
+# `alone` ones (the end-to-end stacks, HA, chaos, pressure, Spark: tests/conftest.py) one
+# at a time, as their pass rules assume a machine of their own. Both phases run; either
+# failing fails the target.
 TEST_WORKERS ?= 4
 test: $(STAMP) test-deps
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) tests
+	@status=0; \
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not alone" tests || status=$$?; \
+	$(BIN)/python -m pytest -q -m alone tests || status=$$?; \
+	exit $$status
 
 # docker-compose.yml for real (tests/e2e/test_compose_up.py, also part of `make test`): the
 # base image (debootstrap, kept in podman's store), the images, `up` of the default profile

@@ -5,10 +5,13 @@ never see each other's queues and never need cleaning up. Under pytest-xdist (`m
 test`) each worker is a process with its own cluster and template, so workers share
 nothing but the machine.
 
-Tests that share something beyond their own database (podman's image store and the host
-ports compose publishes, a Patroni cluster, Spark's JVMs, loads that are timed, the Java
-suite's build directory) are put in an xdist group here, by path: the scheduler below
-runs a group's tests one after another on one worker, beside the other workers' tests.
+Tests that time a whole stack against the clock or share more than a database (podman's
+image store and the host ports compose publishes, a Patroni cluster, Spark's JVMs, the
+chaos and pressure loads) are marked `alone` here, by path: `make test` runs them after
+the parallel phase, one at a time, as their pass rules (throughput back to 90 % after a
+failover, pickup latencies) assume a machine of their own. Under xdist the scheduler
+below sends each test file to the next free worker, and the Java suite's files (one
+build directory) to one worker together.
 """
 
 from __future__ import annotations
@@ -32,28 +35,37 @@ TESTS = Path(__file__).resolve().parent
 # (tests/e2e/test_stats_process.py checks the archive in a folder of its own)
 os.environ.setdefault("PGAQ_STATS_CDS", "off")
 _counter = itertools.count()
-# the groups of the docstring, by path under tests/ (a directory or a file): the
-# end-to-end tests and Spark's each time themselves or a stack against the clock, so
-# they run one at a time, as they would alone
-GROUPS = {
-    "e2e": "stack", "integration/test_stats.py": "stack",
-    "java": "java",
-}
+# what runs alone (docstring), by path under tests/: a directory or a file
+ALONE = ("e2e", "integration/test_stats.py")
+# xdist groups: files that must share one worker
+GROUPS = {"java": "java"}
+
+
+def _under(path: str, where: str) -> bool:
+    return path == where or path.startswith(where + "/")
 
 
 def group_of(path: str) -> str | None:
-    """The group of a test file (a path under tests/), if any."""
-    for where, group in GROUPS.items():
-        if path == where or path.startswith(where + "/"):
-            return group
-    return None
+    """The xdist group of a test file (a path under tests/), if any."""
+    return next((g for where, g in GROUPS.items() if _under(path, where)), None)
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """`alone` as the item is collected, before `-m` selects."""
+    try:
+        path = item.path.relative_to(TESTS).as_posix()
+    except ValueError:
+        return
+    if any(_under(path, where) for where in ALONE):
+        item.add_marker(pytest.mark.alone)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Each test to the next free worker, but a group's tests together to one worker,
-    the longest unit (a group) first. (xdist's own `--dist loadgroup` marks a group by
-    rewriting the test's node id, which pytest 9's nodes no longer let it do.)"""
+    """Each test file to the next free worker, a group's files together to one worker,
+    the units with the most tests first. (xdist's own `--dist loadgroup` marks a group
+    by rewriting the test's node id, which pytest 9's nodes no longer let it do; and a
+    unit of one test each costs the worker a wait for the controller between tests.)"""
     from xdist.scheduler import LoadScopeScheduling
 
     under = TESTS.relative_to(config.rootpath).as_posix() + "/"
@@ -62,7 +74,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             group = group_of(path[len(under):]) if path.startswith(under) else None
-            return nodeid if group is None else group
+            return path if group is None else group
 
     return Groups(config, log)
 
