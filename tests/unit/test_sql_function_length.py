@@ -26,7 +26,6 @@ MIGRATIONS = Path(__file__).resolve().parents[2] / "shared" / "pgaq" / "sql" / "
 LIMIT = 100
 
 LONG_BEFORE_THE_LIMIT = {
-    "aq.purge_node_sql", "dbms_aqadm.purge_queue_table",  # R__23_purge.sql
     "aq.await_any",  # R__21_waiting.sql
     "aq.enqueue_array",  # R__16_enqueue.sql
     "aq.admin_call",  # R__90_admin_api.sql
