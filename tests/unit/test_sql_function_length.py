@@ -28,7 +28,6 @@ LIMIT = 100
 LONG_BEFORE_THE_LIMIT = {
     "aq.await_any",  # R__21_waiting.sql
     "aq.enqueue_array",  # R__16_enqueue.sql
-    "aq.create_queue_table_objects", "aq.create_queue_table_views",  # R__12_queue_tables.sql
 }
 
 # what the scanner steps over at the top level of a file: comments, quoted strings, and
