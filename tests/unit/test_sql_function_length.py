@@ -27,7 +27,6 @@ LIMIT = 100
 
 LONG_BEFORE_THE_LIMIT = {
     "aq.await_any",  # R__21_waiting.sql
-    "aq.enqueue_array",  # R__16_enqueue.sql
 }
 
 # what the scanner steps over at the top level of a file: comments, quoted strings, and
