@@ -2,22 +2,12 @@
 -- AQ$<table> views and the default exception queue. All names come from the catalog and
 -- are quoted as identifiers ({{name:ident}}, R__09_render.sql).
 
-CREATE OR REPLACE FUNCTION aq.create_queue_table_objects(t aq.queue_tables) RETURNS void
+-- The message table of t with its comment and indexes. args: the names and texts of the
+-- statements, from aq.create_queue_table_objects.
+CREATE OR REPLACE FUNCTION aq.create_message_table(t aq.queue_tables, args jsonb) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
-  s name := t.schema_name;
   qt name := t.table_name;
-  rt name := ('aq$_' || t.table_name || '_r')::name;
-  sk text := t.sort_list || CASE WHEN t.message_grouping = 'TRANSACTIONAL' THEN '+G' ELSE '' END;
-  -- the companion of buffered messages (R__11_buffered): UNLOGGED, no views, grants or exception
-  -- queue of its own (the queue table's cover it)
-  buffered boolean := aq.is_buffered(t);
-  persistence text := CASE WHEN buffered THEN 'UNLOGGED' ELSE '' END;
-  -- the names of the statements below (sort: the READY indexes' columns, from the catalog's
-  -- sort list; payload_type: the type's name as regtype gives it)
-  args jsonb := jsonb_build_object('schema', s, 'table', qt, 'recipients', rt, 'owner', t.owner,
-                                   'persistence', persistence, 'payload_type', t.payload_type::regtype::text,
-                                   'sort', aq.sort_columns(sk, ''));
 BEGIN
   EXECUTE aq.sql($f$
     CREATE {{persistence}} TABLE {{schema:ident}}.{{table:ident}} (
@@ -53,7 +43,7 @@ BEGIN
       audience          bigint,
       delivery_mode     text NOT NULL DEFAULT {{delivery_mode:literal}},
       user_data         {{payload_type}}
-    )$f$, args || jsonb_build_object('delivery_mode', CASE WHEN buffered THEN 'BUFFERED' ELSE 'PERSISTENT' END));
+    )$f$, args || jsonb_build_object('delivery_mode', CASE WHEN aq.is_buffered(t) THEN 'BUFFERED' ELSE 'PERSISTENT' END));
   EXECUTE aq.sql('COMMENT ON TABLE {{schema:ident}}.{{table:ident}} IS {{comment:literal}}',
                  args || jsonb_build_object('comment', coalesce(t.comment, 'pgaq queue table')));
   -- dequeue order for READY messages of a queue (and exception-queue messages)
@@ -70,38 +60,66 @@ BEGIN
     EXECUTE aq.sql('CREATE INDEX {{index:ident}} ON {{schema:ident}}.{{table:ident}} (txn_group) WHERE txn_group IS NOT NULL',
                    args || jsonb_build_object('index', qt || '_grp'));
   END IF;
+END $$;
 
+-- The recipients table of a multi-consumer t with its indexes (args as above).
+CREATE OR REPLACE FUNCTION aq.create_recipients_table(t aq.queue_tables, args jsonb) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  rt name := ('aq$_' || t.table_name || '_r')::name;
+BEGIN
+  EXECUTE aq.sql($f$
+    CREATE {{persistence}} TABLE {{schema:ident}}.{{recipients:ident}} (
+      msgid          bytea NOT NULL REFERENCES {{schema:ident}}.{{table:ident}} (msgid) ON DELETE CASCADE,
+      consumer_name  text NOT NULL DEFAULT '',
+      address        text NOT NULL DEFAULT '',
+      protocol       integer NOT NULL DEFAULT 0,
+      subscriber_id  integer,
+      q_name         name NOT NULL,
+      state          smallint NOT NULL DEFAULT 0,
+      priority       integer NOT NULL,
+      enq_seq        bigint NOT NULL,
+      commit_seq     bigint,
+      txn_group      bigint,
+      enq_time       timestamptz NOT NULL,
+      ready_time     timestamptz NOT NULL,
+      retry_count    integer NOT NULL DEFAULT 0,
+      deq_time       timestamptz,
+      deq_uid        name,
+      deq_agent      text,
+      deq_tid        text,
+      failure_reason text,
+      PRIMARY KEY (msgid, consumer_name, address, protocol)
+    )$f$, args);
+  EXECUTE aq.sql($f$CREATE INDEX {{index:ident}} ON {{schema:ident}}.{{recipients:ident}} (q_name, consumer_name, {{sort}}) WHERE state = 0 AND address = ''$f$,
+                 args || jsonb_build_object('index', rt || '_ready'));
+  EXECUTE aq.sql($f$CREATE INDEX {{index:ident}} ON {{schema:ident}}.{{recipients:ident}} (q_name, address, {{sort}}) WHERE state = 0 AND address <> ''$f$,
+                 args || jsonb_build_object('index', rt || '_remote'));
+  EXECUTE aq.sql('CREATE INDEX {{index:ident}} ON {{schema:ident}}.{{recipients:ident}} (ready_time) WHERE state = 1',
+                 args || jsonb_build_object('index', rt || '_wait'));
+  EXECUTE aq.sql('ALTER TABLE {{schema:ident}}.{{recipients:ident}} OWNER TO {{owner:ident}}', args);
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.create_queue_table_objects(t aq.queue_tables) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  s name := t.schema_name;
+  qt name := t.table_name;
+  rt name := ('aq$_' || t.table_name || '_r')::name;
+  sk text := t.sort_list || CASE WHEN t.message_grouping = 'TRANSACTIONAL' THEN '+G' ELSE '' END;
+  -- the companion of buffered messages (R__11_buffered): UNLOGGED, no views, grants or exception
+  -- queue of its own (the queue table's cover it)
+  buffered boolean := aq.is_buffered(t);
+  persistence text := CASE WHEN buffered THEN 'UNLOGGED' ELSE '' END;
+  -- the names of the statements below (sort: the READY indexes' columns, from the catalog's
+  -- sort list; payload_type: the type's name as regtype gives it)
+  args jsonb := jsonb_build_object('schema', s, 'table', qt, 'recipients', rt, 'owner', t.owner,
+                                   'persistence', persistence, 'payload_type', t.payload_type::regtype::text,
+                                   'sort', aq.sort_columns(sk, ''));
+BEGIN
+  PERFORM aq.create_message_table(t, args);
   IF t.multiple_consumers THEN
-    EXECUTE aq.sql($f$
-      CREATE {{persistence}} TABLE {{schema:ident}}.{{recipients:ident}} (
-        msgid          bytea NOT NULL REFERENCES {{schema:ident}}.{{table:ident}} (msgid) ON DELETE CASCADE,
-        consumer_name  text NOT NULL DEFAULT '',
-        address        text NOT NULL DEFAULT '',
-        protocol       integer NOT NULL DEFAULT 0,
-        subscriber_id  integer,
-        q_name         name NOT NULL,
-        state          smallint NOT NULL DEFAULT 0,
-        priority       integer NOT NULL,
-        enq_seq        bigint NOT NULL,
-        commit_seq     bigint,
-        txn_group      bigint,
-        enq_time       timestamptz NOT NULL,
-        ready_time     timestamptz NOT NULL,
-        retry_count    integer NOT NULL DEFAULT 0,
-        deq_time       timestamptz,
-        deq_uid        name,
-        deq_agent      text,
-        deq_tid        text,
-        failure_reason text,
-        PRIMARY KEY (msgid, consumer_name, address, protocol)
-      )$f$, args);
-    EXECUTE aq.sql($f$CREATE INDEX {{index:ident}} ON {{schema:ident}}.{{recipients:ident}} (q_name, consumer_name, {{sort}}) WHERE state = 0 AND address = ''$f$,
-                   args || jsonb_build_object('index', rt || '_ready'));
-    EXECUTE aq.sql($f$CREATE INDEX {{index:ident}} ON {{schema:ident}}.{{recipients:ident}} (q_name, address, {{sort}}) WHERE state = 0 AND address <> ''$f$,
-                   args || jsonb_build_object('index', rt || '_remote'));
-    EXECUTE aq.sql('CREATE INDEX {{index:ident}} ON {{schema:ident}}.{{recipients:ident}} (ready_time) WHERE state = 1',
-                   args || jsonb_build_object('index', rt || '_wait'));
-    EXECUTE aq.sql('ALTER TABLE {{schema:ident}}.{{recipients:ident}} OWNER TO {{owner:ident}}', args);
+    PERFORM aq.create_recipients_table(t, args);
   END IF;
   EXECUTE aq.sql('ALTER TABLE {{schema:ident}}.{{table:ident}} OWNER TO {{owner:ident}}', args);
   PERFORM aq.create_scan_floor(t);  -- R__12_scan_floor
@@ -121,15 +139,11 @@ BEGIN
   PERFORM aq.apply_queue_grants(t.id);
 END $$;
 
-CREATE OR REPLACE FUNCTION aq.create_queue_table_views(t aq.queue_tables) RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-  s name := t.schema_name;
-  qt name := t.table_name;
-  rt name := ('aq$_' || t.table_name || '_r')::name;
-  -- the columns every view shows, of message m and row (r, m or i) {{row}}; state: the
-  -- expression of msg_state
-  common text := $c$
+-- The columns every AQ$<table> view shows, of message m and row p_row (r, m or i);
+-- p_state: the expression of msg_state.
+CREATE OR REPLACE FUNCTION aq.queue_table_view_columns(p_row text, p_state text) RETURNS text
+LANGUAGE sql STABLE AS $f$
+  SELECT aq.sql($c$
       upper(encode(m.msgid, 'hex')) AS msg_id,
       m.corrid AS corr_id,
       m.priority AS msg_priority,
@@ -155,7 +169,17 @@ DECLARE
       m.sender_address,
       m.sender_protocol,
       m.user_data
-  $c$;
+  $c$, jsonb_build_object('row', p_row, 'state', p_state))
+$f$;
+
+-- The AQ$<table> view of t: a row per message, or per message and recipient on a
+-- multi-consumer table, with the messages of its buffered companion.
+CREATE OR REPLACE FUNCTION aq.create_queue_table_message_view(t aq.queue_tables) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  s name := t.schema_name;
+  qt name := t.table_name;
+  rt name := ('aq$_' || t.table_name || '_r')::name;
   b aq.queue_tables := aq.buffered_table(t);
   -- buffered messages (R__11_buffered) show with Oracle's state IN-MEMORY
   buffered boolean := aq.has_buffered(t);
@@ -175,8 +199,7 @@ BEGIN
              nullif(r.address, '') AS address,
              r.protocol
       FROM {{schema:ident}}.{{table:ident}} m JOIN {{schema:ident}}.{{recipients:ident}} r ON r.msgid = m.msgid
-    $f$, args || jsonb_build_object('columns', aq.sql(common, jsonb_build_object(
-           'row', 'r', 'state', 'aq.state_name(CASE WHEN m.state = 3 THEN 3 ELSE r.state END)'))))
+    $f$, args || jsonb_build_object('columns', aq.queue_table_view_columns(p_row => 'r', p_state => 'aq.state_name(CASE WHEN m.state = 3 THEN 3 ELSE r.state END)')))
       || CASE WHEN NOT audience THEN '' ELSE aq.sql($f$
       UNION ALL
       SELECT m.q_name AS queue, {{columns}},
@@ -191,7 +214,7 @@ BEGIN
       WHERE m.state IN (0, 1)
         AND NOT EXISTS (SELECT 1 FROM {{schema:ident}}.{{recipients:ident}} r WHERE r.msgid = m.msgid AND r.consumer_name = sub.name
                           AND r.address = '')
-    $f$, args || jsonb_build_object('columns', aq.sql(common, jsonb_build_object('row', 'i', 'state', 'aq.state_name(i.state)')),
+    $f$, args || jsonb_build_object('columns', aq.queue_table_view_columns(p_row => 'i', p_state => 'aq.state_name(i.state)'),
                                     'implicit', aq.implicit_expr('sub', 'm'))) END
       || CASE WHEN NOT buffered THEN '' ELSE aq.sql($f$
       UNION ALL
@@ -200,20 +223,29 @@ BEGIN
              nullif(r.address, '') AS address,
              r.protocol
       FROM {{schema:ident}}.{{buffered:ident}} m JOIN {{schema:ident}}.{{buffered_recipients:ident}} r ON r.msgid = m.msgid
-    $f$, args || jsonb_build_object('columns', aq.sql(common, jsonb_build_object('row', 'r', 'state', in_memory)))) END;
+    $f$, args || jsonb_build_object('columns', aq.queue_table_view_columns(p_row => 'r', p_state => in_memory))) END;
   ELSE
     EXECUTE aq.sql($f$
       CREATE OR REPLACE VIEW {{schema:ident}}.{{view:ident}} AS
       SELECT m.q_name AS queue, {{columns}}
       FROM {{schema:ident}}.{{table:ident}} m
-    $f$, args || jsonb_build_object('columns', aq.sql(common, jsonb_build_object('row', 'm', 'state', 'aq.state_name(m.state)'))))
+    $f$, args || jsonb_build_object('columns', aq.queue_table_view_columns(p_row => 'm', p_state => 'aq.state_name(m.state)')))
       || CASE WHEN NOT buffered THEN '' ELSE aq.sql($f$
       UNION ALL
       SELECT m.q_name AS queue, {{columns}}
       FROM {{schema:ident}}.{{buffered:ident}} m
-    $f$, args || jsonb_build_object('columns', aq.sql(common, jsonb_build_object('row', 'm', 'state', in_memory)))) END;
+    $f$, args || jsonb_build_object('columns', aq.queue_table_view_columns(p_row => 'm', p_state => in_memory))) END;
   END IF;
   EXECUTE aq.sql('ALTER VIEW {{schema:ident}}.{{view:ident}} OWNER TO {{owner:ident}}', args);
+END $$;
+
+CREATE OR REPLACE FUNCTION aq.create_queue_table_views(t aq.queue_tables) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  qt name := t.table_name;
+  args jsonb := jsonb_build_object('schema', t.schema_name, 'owner', t.owner, 'table_id', t.id);
+BEGIN
+  PERFORM aq.create_queue_table_message_view(t);
 
   -- subscribers (AQ$<table>_S) and their rules (AQ$<table>_R)
   EXECUTE aq.sql($f$

@@ -235,6 +235,50 @@ RETURNS text LANGUAGE sql STABLE AS $$
                                       'from', p_from, 'where', p_where))
 $$;
 
+-- The steps of aq.enqueue_array below that only some calls take (a disabled queue, a
+-- transformation, buffered messages, a grouped table): helpers called from their branch,
+-- so the common enqueue pays no extra PL/pgSQL call.
+
+-- ORA-25207: q takes no enqueues (an exception queue, or enqueue disabled).
+CREATE OR REPLACE FUNCTION aq.enqueue_refused(q aq.queue_info) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.err(25207, format('enqueue failed, queue %s.%s is disabled from enqueueing',
+                               q.schema_name, q.queue_name), '55000');
+END $$;
+
+-- The transformation p_name of an enqueue on q; it must produce q's payload type.
+CREATE OR REPLACE FUNCTION aq.enqueue_transformation(q aq.queue_info, p_name text) RETURNS aq.transformations
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  tr aq.transformations := aq.resolve_transformation(p_name);
+BEGIN
+  IF tr.id IS NOT NULL AND tr.to_type <> q.payload_type THEN
+    PERFORM aq.err(25215, format('transformation %s.%s does not produce %s', tr.schema_name, tr.name, q.payload_type), '42804');
+  END IF;
+  RETURN tr;
+END $$;
+
+-- Buffered messages (props, n of them) go to the queue table's UNLOGGED companion
+-- (R__11_buffered): checked, and q as that companion's.
+CREATE OR REPLACE FUNCTION aq.enqueue_buffered_queue(q aq.queue_info, props jsonb, n integer) RETURNS aq.queue_info
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM aq.check_buffered_enqueue(q, props);
+  q := aq.buffered_info(q);
+  PERFORM aq.check_buffered_backlog(q.table_schema, q.table_name, q.queue_name, n);
+  RETURN q;
+END $$;
+
+-- On a TRANSACTIONAL table, the group properties (priority, delay, expiration) of the
+-- messages ids are those of the group's first message.
+CREATE OR REPLACE FUNCTION aq.enqueue_group_properties(q aq.queue_info, ids bytea[]) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE aq.render_enqueue_group_properties(jsonb_build_object('schema', q.table_schema, 'table', q.table_name))
+    USING q.queue_name, ids;
+END $$;
+
 CREATE OR REPLACE FUNCTION aq.enqueue_array(
     p_queue text,
     p_props jsonb,
@@ -260,27 +304,22 @@ DECLARE
   args jsonb;  -- the statements' (templates enqueue.*, R__13_templates)
 BEGIN
   IF q.queue_type = 'EXCEPTION_QUEUE' OR NOT q.enqueue_enabled THEN
-    PERFORM aq.err(25207, format('enqueue failed, queue %s.%s is disabled from enqueueing',
-                                 q.schema_name, q.queue_name), '55000');
+    PERFORM aq.enqueue_refused(q);
   END IF;
   PERFORM aq.check_access(q, 'ENQUEUE');
-  tr := aq.resolve_transformation(p_transformation);
-  IF tr.id IS NOT NULL AND tr.to_type <> q.payload_type THEN
-    PERFORM aq.err(25215, format('transformation %s.%s does not produce %s', tr.schema_name, tr.name, q.payload_type), '42804');
+  IF p_transformation IS NOT NULL THEN
+    tr := aq.enqueue_transformation(q, p_transformation);
   END IF;
   props := aq.normalise_props(q, p_props);
   n := jsonb_array_length(props);
   PERFORM aq.check_payloads(q, tr, n, p_payloads, p_raw);
-  -- buffered messages go to the queue table's UNLOGGED companion (R__11_buffered)
   buffered := props -> 0 ->> 'delivery_mode' = 'BUFFERED';
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(props) p
              WHERE p ->> 'delivery_mode' IS DISTINCT FROM props -> 0 ->> 'delivery_mode') THEN
     PERFORM aq.err(25299, 'the messages of one enqueue call have one delivery mode', '22023');
   END IF;
   IF buffered THEN
-    PERFORM aq.check_buffered_enqueue(q, props);
-    q := aq.buffered_info(q);
-    PERFORM aq.check_buffered_backlog(q.table_schema, q.table_name, q.queue_name, n);
+    q := aq.enqueue_buffered_queue(q, props, n);
   END IF;
 
   BEGIN
@@ -303,9 +342,7 @@ BEGIN
   END;
 
   IF q.message_grouping = 'TRANSACTIONAL' THEN
-    -- group properties (priority, delay, expiration) are those of the group's first message
-    EXECUTE aq.render_enqueue_group_properties(jsonb_build_object('schema', q.table_schema, 'table', q.table_name))
-      USING q.queue_name, ids;
+    PERFORM aq.enqueue_group_properties(q, ids);
   END IF;
 
   IF q.multiple_consumers THEN

@@ -15,23 +15,29 @@
 --   end                always last, at the position after the text
 -- The array is never empty: a text of white space only gives just the end token.
 
+-- a token (see aq._condition_token in part 1), built by field name: callers name each
+-- field (kind => ..., value => ..., pos => ...); a SQL function of one SELECT, inlined
+CREATE OR REPLACE FUNCTION aq._condition_new_token(kind text, value text, pos integer)
+RETURNS aq._condition_token
+LANGUAGE sql IMMUTABLE AS $$ SELECT ROW(kind, value, pos)::aq._condition_token $$;
+
 CREATE OR REPLACE FUNCTION aq._condition_tokenize(condition text) RETURNS aq._condition_token[]
 LANGUAGE sql IMMUTABLE AS $f$
-  SELECT coalesce(array_agg(ROW(
-           CASE WHEN captures[3] IS NOT NULL THEN 'string'
-                WHEN captures[4] IS NOT NULL THEN 'quoted_identifier'
-                WHEN captures[5] IS NOT NULL THEN 'number'
-                WHEN captures[6] IS NOT NULL THEN
-                  CASE WHEN upper(captures[6]) IN ('AND', 'OR', 'NOT', 'BETWEEN', 'LIKE', 'IN', 'IS',
-                                                   'NULL', 'TRUE', 'FALSE', 'ESCAPE')
-                       THEN 'keyword' ELSE 'identifier' END
-                WHEN captures[7] IS NOT NULL THEN 'operator'
-                ELSE 'invalid' END,
-           CASE WHEN captures[6] IS NOT NULL AND upper(captures[6]) IN ('AND', 'OR', 'NOT', 'BETWEEN', 'LIKE', 'IN',
-                                                                       'IS', 'NULL', 'TRUE', 'FALSE', 'ESCAPE')
-                THEN upper(captures[6]) ELSE captures[1] END,
-           pos)::aq._condition_token ORDER BY ordinal), '{}')
-         || ROW('end', NULL, length(condition) + 1)::aq._condition_token
+  SELECT coalesce(array_agg(aq._condition_new_token(
+           kind => CASE WHEN captures[3] IS NOT NULL THEN 'string'
+                        WHEN captures[4] IS NOT NULL THEN 'quoted_identifier'
+                        WHEN captures[5] IS NOT NULL THEN 'number'
+                        WHEN captures[6] IS NOT NULL THEN
+                          CASE WHEN upper(captures[6]) IN ('AND', 'OR', 'NOT', 'BETWEEN', 'LIKE', 'IN', 'IS',
+                                                           'NULL', 'TRUE', 'FALSE', 'ESCAPE')
+                               THEN 'keyword' ELSE 'identifier' END
+                        WHEN captures[7] IS NOT NULL THEN 'operator'
+                        ELSE 'invalid' END,
+           value => CASE WHEN captures[6] IS NOT NULL AND upper(captures[6]) IN ('AND', 'OR', 'NOT', 'BETWEEN', 'LIKE', 'IN',
+                                                                                'IS', 'NULL', 'TRUE', 'FALSE', 'ESCAPE')
+                         THEN upper(captures[6]) ELSE captures[1] END,
+           pos => pos) ORDER BY ordinal), '{}')
+         || aq._condition_new_token(kind => 'end', value => NULL, pos => length(condition) + 1)
   FROM (SELECT r.captures, r.ordinal,
                (sum(length(r.captures[1])) OVER (ORDER BY r.ordinal) - length(r.captures[1]) + 1)::integer AS pos
           FROM regexp_matches(condition,

@@ -62,6 +62,87 @@ BEGIN
                 CASE WHEN is_exc OR p_by_id THEN '' ELSE aq.scan_floor_expr(q, 'x') END, by_id);
 END $$;
 
+-- The looks of aq.await_any's targets (aq.wait_look_sql; NULL for a NULL target: a
+-- delivery mode a LISTEN does not want), with the queue and consumer names they run with.
+CREATE OR REPLACE FUNCTION aq.wait_looks(p_queues aq.queue_info[], p_consumers text[], p_by_id boolean,
+                                         OUT looks_sql text[], OUT names text[], OUT consumers text[])
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  looks_sql := '{}';
+  names := '{}';
+  consumers := '{}';
+  FOR i IN 1 .. cardinality(p_queues) LOOP
+    looks_sql := looks_sql || CASE WHEN p_queues[i].queue_id IS NOT NULL
+                                   THEN aq.wait_look_sql(p_queues[i], p_by_id) END;
+    names := names || p_queues[i].queue_name;
+    consumers := consumers || aq.agent_name(p_consumers[i]);
+  END LOOP;
+END $$;
+
+-- One look of aq.await_any over its targets, in the order given: the first target with a
+-- READY candidate, negated when its queue table is gone (the caller's checks then say so,
+-- ORA-24010); 0 for none. A function of its own, called as an expression once per look
+-- (only when the snapshot changed), never per wake-up.
+CREATE OR REPLACE FUNCTION aq.wait_look(p_looks_sql text[], p_names text[], p_consumers text[], p_msgid bytea)
+RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  there boolean;
+BEGIN
+  FOR i IN 1 .. cardinality(p_looks_sql) LOOP
+    CONTINUE WHEN p_looks_sql[i] IS NULL;
+    BEGIN
+      EXECUTE p_looks_sql[i] INTO there USING p_names[i], p_consumers[i], p_msgid;
+    EXCEPTION WHEN undefined_table THEN
+      RETURN -i;
+    END;
+    IF there THEN
+      RETURN i;
+    END IF;
+  END LOOP;
+  RETURN 0;
+END $$;
+
+-- Whether aq.await_any may end its caller's transaction, so that each look runs in a
+-- transaction of its own. Only a CALL from the client's own statement, outside a
+-- transaction block, may: PostgreSQL refuses COMMIT in an atomic context (a transaction
+-- block, a function) and inside an exception block, which a caller of dbms_aq.dequeue or
+-- listen may have open. So: the call stack is await_any and its callers in pgaq (the
+-- wrappers aq.await_message and aq.listen, then dbms_aq.dequeue, dequeue_array (R__22) or
+-- dbms_aq.listen) and nothing else (this function's own line aside); and the transaction
+-- has written nothing (it began with the CALL: committing it loses nothing). await_any
+-- then tries COMMIT inside an exception block (which never lets it happen): it must fail
+-- for that block rather than for an atomic context.
+CREATE OR REPLACE FUNCTION aq.wait_may_commit() RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+  probe text;
+  ctx text[];
+BEGIN
+  GET DIAGNOSTICS probe = PG_CONTEXT;
+  ctx := ARRAY(SELECT l FROM unnest(string_to_array(probe, E'\n')) l
+               WHERE l !~ '^(PL/pgSQL function |SQL statement "CALL )(aq\.)?(wait_may_commit|await_any|await_message|await_classes|listen)\(');
+  RETURN cardinality(ctx) = 1 AND ctx[1] ~ '^PL/pgSQL function (dbms_aq\.)?(dequeue|dequeue_array|listen)\('
+         AND pg_current_xact_id_if_assigned() IS NULL;
+END $$;
+
+-- ORA-25228 (a dequeue's wait) or ORA-25254 (a LISTEN's): a REPEATABLE READ or
+-- SERIALIZABLE caller's snapshot is fixed, so no message committed after it began is seen.
+CREATE OR REPLACE FUNCTION aq.wait_snapshot_fixed(q aq.queue_info, p_listen boolean) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF p_listen THEN
+    PERFORM aq.err(25254, format('time-out in LISTEN while waiting for a message (a %s transaction block '
+                                 'cannot see messages committed after it began: wait outside it, or in '
+                                 'READ COMMITTED)', upper(current_setting('transaction_isolation'))), 'P0002');
+  END IF;
+  PERFORM aq.err(25228, format('timeout or end-of-fetch during message dequeue from %s.%s (a %s '
+                               'transaction block cannot see messages committed after it began: '
+                               'wait outside it, or in READ COMMITTED)',
+                               q.schema_name, q.queue_name,
+                               upper(current_setting('transaction_isolation'))), 'P0002');
+END $$;
+
 -- Waits until the caller's next try is worth making (p_found > 0) or the wait has run out
 -- (p_found 0), over one or more queue/consumer pairs (the targets: p_queues[i] for
 -- consumer p_consumers[i]). Two callers:
@@ -89,19 +170,15 @@ DECLARE
   entered timestamptz := clock_timestamp();
   deadline timestamptz;
   retry_at timestamptz;
-  n integer := cardinality(p_queues);
-  looks_sql text[] := '{}';
-  names text[] := '{}';
-  consumers text[] := '{}';
-  i integer;
+  looks_sql text[];
+  names text[];
+  consumers text[];
   own boolean := false;   -- may each look be a transaction of its own
   fixed boolean := false; -- a REPEATABLE READ or SERIALIZABLE caller's snapshot
   probe text;
-  ctx text[];
   snap text;
   seen text;              -- the snapshot of the last look
   looks integer := 0;
-  there boolean;
   hit integer := 0;       -- the first target whose last look found a candidate
   gone boolean;
   empty_seen boolean := false;
@@ -112,13 +189,8 @@ BEGIN
   IF coalesce(p_wait, -1) = 0 AND NOT p_listen THEN
     RETURN;  -- NO_WAIT: the dequeue raises at once, as before
   END IF;
-  FOR i IN 1 .. n LOOP
-    -- (a NULL target is not looked at: a delivery mode a LISTEN does not want)
-    looks_sql := looks_sql || CASE WHEN p_queues[i].queue_id IS NOT NULL
-                                   THEN aq.wait_look_sql(p_queues[i], p_msgid IS NOT NULL) END;
-    names := names || p_queues[i].queue_name;
-    consumers := consumers || aq.agent_name(p_consumers[i]);
-  END LOOP;
+  SELECT w.looks_sql, w.names, w.consumers INTO looks_sql, names, consumers
+    FROM aq.wait_looks(p_queues, p_consumers, p_msgid IS NOT NULL) w;
   p_since := coalesce(p_since, entered);
   IF p_wait > 0 THEN
     deadline := p_since + make_interval(secs => p_wait);
@@ -127,23 +199,10 @@ BEGIN
   p_retry := CASE WHEN p_retry IS NULL THEN poll::integer ELSE least(p_retry * 2, 250) END;
   retry_at := entered + make_interval(secs => p_retry / 1000.0);
 
-  -- Only a CALL from the client's own statement, outside a transaction block, may end the
-  -- transaction: PostgreSQL refuses COMMIT in an atomic context (a transaction block, a
-  -- function) and inside an exception block, which a caller of dbms_aq.dequeue or listen
-  -- may have open. So: the call stack is this procedure and its callers in pgaq (the
-  -- wrappers aq.await_message and aq.listen, then dbms_aq.dequeue, dequeue_array (R__22)
-  -- or dbms_aq.listen) and nothing else; the transaction has written nothing (it began
-  -- with the CALL: committing it loses nothing); and COMMIT, tried inside an exception block (which never lets it happen),
-  -- fails for that block rather than for an atomic context. Anything else (a translated
-  -- server message included) leaves the loop inside the caller's transaction. A LISTEN
-  -- with wait 0 looks once and never commits.
+  -- each look in a transaction of its own where the caller allows it (aq.wait_may_commit), else
+  -- in the caller's (a translated server message too); a LISTEN with wait 0 looks once, no COMMIT
   IF coalesce(p_wait, -1) <> 0 THEN
-    GET DIAGNOSTICS probe = PG_CONTEXT;
-    ctx := ARRAY(SELECT l FROM unnest(string_to_array(probe, E'\n')) l
-                 WHERE l !~ '^(PL/pgSQL function |SQL statement "CALL )(aq\.)?(await_any|await_message|await_classes|listen)\(');
-    probe := NULL;
-    IF cardinality(ctx) = 1 AND ctx[1] ~ '^PL/pgSQL function (dbms_aq\.)?(dequeue|dequeue_array|listen)\('
-       AND pg_current_xact_id_if_assigned() IS NULL THEN
+    IF aq.wait_may_commit() THEN
       BEGIN
         COMMIT;
       EXCEPTION WHEN invalid_transaction_termination THEN
@@ -151,15 +210,10 @@ BEGIN
       END;
       own := coalesce(probe = 'cannot commit while a subtransaction is active', false);
     END IF;
-    -- this transaction's snapshot is fixed: no message committed later would be seen (a
-    -- LISTEN looks once first: what is there already is its answer)
+    -- (no message committed later would be seen; a LISTEN looks once first: that is its answer)
     fixed := NOT own AND current_setting('transaction_isolation') <> 'read committed';
     IF fixed AND NOT p_listen THEN
-      PERFORM aq.err(25228, format('timeout or end-of-fetch during message dequeue from %s.%s (a %s '
-                                   'transaction block cannot see messages committed after it began: '
-                                   'wait outside it, or in READ COMMITTED)',
-                                   p_queues[1].schema_name, p_queues[1].queue_name,
-                                   upper(current_setting('transaction_isolation'))), 'P0002');
+      PERFORM aq.wait_snapshot_fixed(p_queues[1], false);
     END IF;
   END IF;
 
@@ -168,21 +222,9 @@ BEGIN
     IF snap IS DISTINCT FROM seen THEN
       seen := snap;
       looks := looks + 1;
-      hit := 0;
-      gone := false;
-      FOR i IN 1 .. n LOOP
-        CONTINUE WHEN looks_sql[i] IS NULL;
-        BEGIN
-          EXECUTE looks_sql[i] INTO there USING names[i], consumers[i], p_msgid;
-        EXCEPTION WHEN undefined_table THEN
-          there := true;  -- the queue table is gone: the caller's checks say so (ORA-24010)
-          gone := true;
-        END;
-        IF there THEN
-          hit := i;
-          EXIT;
-        END IF;
-      END LOOP;
+      hit := aq.wait_look(looks_sql, names, consumers, p_msgid);
+      gone := hit < 0;
+      hit := abs(hit);
       IF own THEN
         -- lets go of the look's locks now, and of its snapshot: the next statement takes
         -- a new one (PostgreSQL keeps one for the procedure until its next COMMIT)
@@ -203,9 +245,7 @@ BEGIN
       RETURN;  -- one look, nothing found
     END IF;
     IF fixed THEN
-      PERFORM aq.err(25254, format('time-out in LISTEN while waiting for a message (a %s transaction block '
-                                   'cannot see messages committed after it began: wait outside it, or in '
-                                   'READ COMMITTED)', upper(current_setting('transaction_isolation'))), 'P0002');
+      PERFORM aq.wait_snapshot_fixed(p_queues[1], true);
     END IF;
     IF hit > 0 AND clock_timestamp() >= retry_at AND looks > 1 THEN
       p_found := hit;  -- try again what the last dequeue could not take: something ended since

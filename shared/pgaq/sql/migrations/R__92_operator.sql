@@ -225,56 +225,18 @@ BEGIN
 END $$;
 GRANT EXECUTE ON FUNCTION aq.requeue(text, text, text, integer, boolean) TO PUBLIC;
 
--- dbms_aqadm.purge_queue_table that says how much it removed: the rows of the
+-- dbms_aqadm.purge_queue_table that says how much it removed: how many rows of the
 -- AQ$<queue_table> view the condition selects (one per message, or per message and
--- recipient on a multi-consumer table) are counted, the purge runs, and those still there
--- are counted again. Returns (selected, purged); p_dry_run counts and purges nothing. The
--- condition goes through the purge's own compiler (aq.purge_condition_sql).
+-- recipient on a multi-consumer table) and how many of those the purge removed, both
+-- counted by the purge itself (aq.purge_messages, R__23); p_dry_run counts and purges
+-- nothing. The condition goes through the purge's own compiler (aq.purge_condition_sql).
 CREATE OR REPLACE FUNCTION aq.purge(p_queue_table text, p_condition text, p_block boolean DEFAULT false,
                                     p_dry_run boolean DEFAULT false)
 RETURNS TABLE (selected bigint, purged bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-  t aq.queue_tables := aq.resolve_queue_table(p_queue_table);
-  cond text;
-  view_sql text;
-  args jsonb;  -- the two statements' arguments
-  keys text[];
-  still bigint;
-BEGIN
-  IF NOT aq.may_manage(t.schema_name) THEN
-    PERFORM aq.err(1031, format('insufficient privileges to purge queue table %s.%s', t.schema_name, t.table_name), '42501');
-  END IF;
-  cond := coalesce(aq.purge_condition_sql(t, p_condition), 'true');
-  -- the view's own definition, read with the administrator's table privileges as the purge does
-  view_sql := pg_get_viewdef(format('%I.%I', t.schema_name, 'aq$' || t.table_name)::regclass);
-  -- (view: the catalog's definition; cond: aq.purge_condition_sql's, compiled from the
-  -- condition; key: fixed text)
-  args := jsonb_build_object('view', rtrim(btrim(view_sql), ';'), 'cond', cond,
-                             'key', CASE WHEN t.multiple_consumers
-                                         THEN 'qtview.consumer_name, qtview.address, qtview.protocol'
-                                         ELSE '''''' END);
-  BEGIN
-    EXECUTE aq.sql($f$SELECT array_agg(concat_ws(E'\x1f', qtview.msg_id, {{key}})) FROM ({{view}}) qtview WHERE ({{cond}})$f$,
-                   args)
-      INTO keys;
-  EXCEPTION
-    WHEN undefined_function OR datatype_mismatch OR invalid_text_representation
-         OR invalid_datetime_format OR datetime_field_overflow OR ambiguous_function THEN
-      PERFORM aq.err(932, format('inconsistent datatypes in purge_condition: %s', SQLERRM), '42804');
-  END;
-  selected := coalesce(cardinality(keys), 0);
-  IF p_dry_run OR selected = 0 THEN
-    purged := 0;
-    RETURN NEXT;
-    RETURN;
-  END IF;
-  CALL dbms_aqadm.purge_queue_table(p_queue_table, p_condition,
-                                    dbms_aqadm.purge_options(block => coalesce(p_block, false)));
-  EXECUTE aq.sql($f$SELECT count(*) FROM ({{view}}) qtview WHERE concat_ws(E'\x1f', qtview.msg_id, {{key}}) = ANY ($1)$f$,
-                 args)
-    INTO still USING keys;
-  purged := selected - still;
-  RETURN NEXT;
-END $$;
+LANGUAGE sql AS $$
+  SELECT p.selected, p.purged
+    FROM aq.purge_messages(p_queue_table => p_queue_table, p_condition => p_condition,
+                           p_block => coalesce(p_block, false), p_delivery_mode => 'PERSISTENT',
+                           p_dry_run => coalesce(p_dry_run, false)) p
+$$;
 GRANT EXECUTE ON FUNCTION aq.purge(text, text, boolean, boolean) TO PUBLIC;
