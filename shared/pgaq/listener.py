@@ -254,12 +254,23 @@ class Listener:
                 return  # the reconnect registers every active channel
             try:
                 await self._conn.execute(load("listener_register"), qid)
-                writers = await self._conn.fetchval(load("listener_writers"), qid, None)
+                writers = await self._writers(self._conn, qid)
             except DB_ERRORS as exc:
                 log.warning("registering a waiter on %s failed: %r", channel, exc)
                 self._lost.set()
                 return
             self._follow(channel, qid, writers)
+
+    @staticmethod
+    async def _writers(conn: asyncpg.Connection, qid: int) -> list[str]:
+        """The transactions writing the queue's tables now (R__11_wakeups.sql)."""
+        try:
+            writers: list[str] = await conn.fetchval(load("listener_writers"), qid, None)
+        except asyncpg.UndefinedFunctionError:
+            # a database not yet upgraded: its enqueuers still take the advisory lock that
+            # its aq.register_waiter waited for, so there is nothing to follow
+            return []
+        return writers
 
     def _follow(self, channel: str, qid: int, writers: list[str]) -> None:
         """Wake the channel's waiters once the transactions `writers` (writing the queue's
@@ -342,7 +353,7 @@ class Listener:
                 qid = self._queue_id(channel)
                 if qid is not None:
                     await conn.execute(load("listener_register"), qid)
-                    follow.append((channel, qid, await conn.fetchval(load("listener_writers"), qid, None)))
+                    follow.append((channel, qid, await self._writers(conn, qid)))
         for channel, qid, writers in follow:
             self._follow(channel, qid, writers)
         self.connected.set()
