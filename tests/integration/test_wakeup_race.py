@@ -18,7 +18,7 @@ import pytest
 from pgaq import DequeueOptions, Session, waiting
 from pgaq.listener import Listener
 
-from .helpers import make_queue
+from .helpers import make_queue, subscribe
 from .test_library_wait import ENQ, registered
 from .waiting import until
 
@@ -31,19 +31,28 @@ async def _in_its_wait(task: asyncio.Task[object]) -> Listener:
     return listener
 
 
-@pytest.mark.parametrize("route", ["session", "dbms_aq"])
+@pytest.mark.parametrize("route", ["session", "dbms_aq", "buffered", "topic"])
 async def test_an_enqueue_in_flight_when_the_waiter_registers_wakes_it_at_commit(
         conn: asyncpg.Connection, waiter: asyncpg.Connection, producer: asyncpg.Connection,
         route: str) -> None:
-    await make_queue(conn)
-    enq = Session(producer)
+    """Its check, before the registration, found no waiter: the registration follows it.
+    Each route writes another of the queue's tables: the queue table (the fast statement,
+    the general PL/pgSQL), the buffered companion, a topic's (its publish)."""
+    await make_queue(conn, multiple=route == "topic")
+    options = DequeueOptions(wait=30)
+    if route == "topic":
+        await subscribe(conn, "s.q", "A")
+        options = DequeueOptions(wait=30, consumer_name="A")
+    elif route == "buffered":
+        options = DequeueOptions(wait=30, delivery_mode="BUFFERED", visibility="IMMEDIATE")
+    enq = Session(producer, buffered_in_transactions=True)
     await enq.begin()
     # the enqueue's statement is done (its check found no waiter), its transaction open
-    if route == "session":
-        await enq.enqueue("s.q", b"\x01")
-    else:
+    if route == "dbms_aq":
         await producer.fetchval(ENQ, "s.q", b"\x01")
-    task = asyncio.create_task(Session(waiter, safety_poll=60).dequeue("s.q", DequeueOptions(wait=30)))
+    else:
+        await enq.enqueue("s.q", b"\x01", delivery_mode="BUFFERED" if route == "buffered" else "PERSISTENT")
+    task = asyncio.create_task(Session(waiter, safety_poll=60).dequeue("s.q", options))
     await _in_its_wait(task)  # registered (first), looked, found nothing: it waits
     await registered(conn, "s.q")
     t = time.monotonic()
@@ -99,3 +108,17 @@ async def test_an_enqueue_after_the_registration_notifies(
     [m] = await asyncio.wait_for(task, 10)
     assert m.payload == b"\x01"
     assert time.monotonic() - t < 2.0
+
+
+async def test_a_client_that_registers_by_hand_is_notified(
+        conn: asyncpg.Connection, producer: asyncpg.Connection) -> None:
+    """aq.register_waiter(queue id) as a client of the previous release (or one that LISTENs
+    by hand) calls it: an enqueue after the registration notifies it."""
+    await make_queue(conn)
+    qid = await conn.fetchval("SELECT (aq.resolve_queue('s.q')).queue_id")
+    heard: asyncio.Queue[str] = asyncio.Queue()
+    await conn.add_listener(f"aq_{qid}", lambda *a: heard.put_nowait(a[2]))
+    await conn.execute("SELECT aq.register_waiter($1)", qid)
+    await Session(producer).enqueue("s.q", b"\x01")
+    await producer.fetchval(ENQ, "s.q", b"\x02")
+    assert [await asyncio.wait_for(heard.get(), 10) for _ in range(2)] == [f"aq_{qid}"] * 2
