@@ -53,30 +53,34 @@ $$;
 -- table, its recipients (multi-consumer), its buffered companion and the companion's
 -- recipients (R__11_buffered). Those that exist.
 CREATE OR REPLACE FUNCTION aq.waiter_tables(p_queue_id integer) RETURNS oid[]
-LANGUAGE sql STABLE SET search_path = pg_catalog, aq AS $$
-  SELECT array_agg(c.oid)
-  FROM aq.queue_info q
-  CROSS JOIN LATERAL unnest(ARRAY[q.table_name, q.recipients_table, 'aq$_' || q.table_name || '_b',
-                                  'aq$_aq$_' || q.table_name || '_b_r']) r(relname)
-  JOIN pg_namespace n ON n.nspname = q.table_schema
-  JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = r.relname
-  WHERE q.queue_id = p_queue_id
-$$;
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, aq AS $$
+BEGIN
+  RETURN (SELECT array_agg(r.oid) FILTER (WHERE r.oid IS NOT NULL)
+          FROM aq.queues q JOIN aq.queue_tables t ON t.id = q.queue_table_id
+          CROSS JOIN LATERAL unnest(ARRAY[t.table_name, 'aq$_' || t.table_name || '_r', 'aq$_' || t.table_name || '_b',
+                                          'aq$_aq$_' || t.table_name || '_b_r']) n(relname)
+          CROSS JOIN LATERAL (SELECT to_regclass(quote_ident(t.schema_name) || '.' || quote_ident(n.relname))::oid) r(oid)
+          WHERE q.id = p_queue_id);
+END $$;
 
 -- The transactions (virtual ids) other than the caller's that hold RowExclusiveLock on the
 -- queue's tables (pg_locks shows fast-path locks too), or, given p_among, those of p_among
 -- that still do. Granted locks only: a transaction still waiting for its lock takes the
--- snapshot of its look after it (after R), and sees the waiter.
+-- snapshot of its look after it (after R), and sees the waiter. (PL/pgSQL, as aq.waiter_tables:
+-- the listening connection keeps their plans; SQL functions would be planned at every poll.)
 CREATE OR REPLACE FUNCTION aq.waiter_writers(p_queue_id integer, p_among text[]) RETURNS text[]
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
-  SELECT coalesce(array_agg(DISTINCT l.virtualtransaction), '{}')
-  FROM pg_locks l
-  WHERE l.locktype = 'relation' AND l.mode = 'RowExclusiveLock' AND l.granted
-    AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
-    AND l.relation = ANY (aq.waiter_tables(p_queue_id))
-    AND l.pid IS DISTINCT FROM pg_backend_pid()
-    AND (p_among IS NULL OR l.virtualtransaction = ANY (p_among))
-$$;
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
+DECLARE
+  rels oid[] := aq.waiter_tables(p_queue_id);
+BEGIN
+  RETURN (SELECT coalesce(array_agg(DISTINCT l.virtualtransaction), '{}')
+          FROM pg_locks l
+          WHERE l.locktype = 'relation' AND l.mode = 'RowExclusiveLock' AND l.granted
+            AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+            AND l.relation = ANY (rels)
+            AND l.pid IS DISTINCT FROM pg_backend_pid()
+            AND (p_among IS NULL OR l.virtualtransaction = ANY (p_among)));
+END $$;
 
 CREATE OR REPLACE FUNCTION aq.unregister_waiter(p_queue_id integer) RETURNS void
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, aq AS $$
