@@ -16,6 +16,13 @@ re-subscribes every channel and then wakes every waiter, so that no wake-up is l
 across a PostgreSQL restart (waiters re-check the database after any wake-up, and also
 poll slowly on their own).
 
+Registering a queue (its first waiter) is not enough by itself: an enqueuer looks for
+waiters without a lock (R__11_wakeups.sql), so one that looked just before the
+registration was committed notifies nobody. So the registration then reads the
+transactions still writing the queue's tables (aq.waiter_writers), before the waiter's
+first look; while any of them runs, it polls (1 ms, doubling to 50 ms) and, once none does,
+wakes the queue's waiters as a NOTIFY would. That is once per registration, not per wait.
+
 A queue's registration as waited on (aq.waiters, which tells enqueuers to NOTIFY) outlives
 its last waiter by `linger` seconds: consumers that wait between messages would otherwise
 insert and delete that row for every message, and under a pinned xmin horizon those dead
@@ -39,6 +46,8 @@ from .db import DB_ERRORS
 from .queries import load
 
 log = logging.getLogger("pgaq.listener")
+
+WRITERS_POLL = (0.001, 0.05)  # the first and the longest pause between looks at the writers
 
 
 class Wakeup(asyncio.Event):
@@ -80,6 +89,7 @@ class Listener:
         self._reconnect_max = reconnect_max
         self._linger = linger
         self._lingering: dict[str, asyncio.Task[None]] = {}  # registered, no waiter left
+        self._registering: dict[str, asyncio.Event] = {}  # set once registered (and read)
         self._conn: asyncpg.Connection | None = None
         # channel -> share key (None: woken on every NOTIFY) -> subscriptions, the one that
         # began to wait last at the end
@@ -123,6 +133,7 @@ class Listener:
                     lingering.cancel()  # still registered
                 else:
                     firsts.append(channel)
+                    self._registering[channel] = asyncio.Event()
             self._subs.setdefault(channel, {}).setdefault(share, {})[event] = None
         ok = False
         try:
@@ -130,10 +141,21 @@ class Listener:
                 await self._ensure_listening(channel)
             for channel in firsts:
                 await self._register(channel)
+                self._registering.pop(channel).set()
+            for channel in wanted:
+                # a registration another waiter began: this one's first look comes after it
+                # (and after its read of the writers)
+                pending = self._registering.get(channel)
+                if pending is not None:
+                    await pending.wait()
             self.subscribed.set()
             yield event
             ok = True
         finally:
+            for channel in firsts:  # (not registered: whoever waits for it goes on)
+                pending = self._registering.pop(channel, None)
+                if pending is not None:
+                    pending.set()
             for channel in wanted:
                 groups = self._subs.get(channel, {})
                 group = groups.get(share, {})
@@ -232,9 +254,52 @@ class Listener:
                 return  # the reconnect registers every active channel
             try:
                 await self._conn.execute(load("listener_register"), qid)
+                writers = await self._writers(self._conn, qid)
             except DB_ERRORS as exc:
                 log.warning("registering a waiter on %s failed: %r", channel, exc)
                 self._lost.set()
+                return
+            self._follow(channel, qid, writers)
+
+    @staticmethod
+    async def _writers(conn: asyncpg.Connection, qid: int) -> list[str]:
+        """The transactions writing the queue's tables now (R__11_wakeups.sql)."""
+        try:
+            writers: list[str] = await conn.fetchval(load("listener_writers"), qid, None)
+        except asyncpg.UndefinedFunctionError:
+            # a database not yet upgraded: its enqueuers still take the advisory lock that
+            # its aq.register_waiter waited for, so there is nothing to follow
+            return []
+        return writers
+
+    def _follow(self, channel: str, qid: int, writers: list[str]) -> None:
+        """Wake the channel's waiters once the transactions `writers` (writing the queue's
+        tables when it was registered) have ended: they may have looked for waiters before
+        the registration was committed (see the module's doc)."""
+        if writers and self._tasks is not None:
+            self._tasks.spawn(f"writers {channel}", self._await_writers(channel, qid, writers))
+
+    async def _await_writers(self, channel: str, qid: int, writers: list[str]) -> None:
+        if self._conn is None:
+            return
+        conn: asyncpg.Connection = self._conn
+        pause, longest = WRITERS_POLL
+        while writers:
+            await wait_any(asyncio.Event(), pause, self._stop)
+            pause = min(pause * 2, longest)
+            if (self._stop.is_set() or conn is not self._conn
+                    or (channel not in self._subs and channel not in self._lingering)):
+                return  # unregistered, or reconnected: the reconnect wakes every waiter
+            async with self._lock:
+                if conn.is_closed():
+                    return
+                try:
+                    writers = await conn.fetchval(load("listener_writers"), qid, writers)
+                except DB_ERRORS as exc:
+                    log.warning("following the writers of %s failed: %r", channel, exc)
+                    self._lost.set()
+                    return
+        self._notify(conn, 0, channel, "")
 
     async def _release(self, channel: str) -> None:
         """The last waiter of `channel` left: unregister it after the linger, unless a
@@ -275,6 +340,7 @@ class Listener:
     async def _connect(self) -> None:
         conn = await (self._connector() if self._connector is not None else asyncpg.connect(self._dsn))
         conn.add_termination_listener(self._on_terminate)
+        follow: list[tuple[str, int, list[str]]] = []
         async with self._lock:
             self._conn = conn
             self._listening.clear()
@@ -287,6 +353,9 @@ class Listener:
                 qid = self._queue_id(channel)
                 if qid is not None:
                     await conn.execute(load("listener_register"), qid)
+                    follow.append((channel, qid, await self._writers(conn, qid)))
+        for channel, qid, writers in follow:
+            self._follow(channel, qid, writers)
         self.connected.set()
 
     async def _reconnect_loop(self) -> None:

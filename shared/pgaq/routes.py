@@ -306,6 +306,8 @@ ENQUEUE: tuple[Route[Enqueue, list[bytes]], ...] = (
           _send),
     Route(GENERAL, lambda op: True, lambda op, fast: True, _enqueue_general),
 )
+# where send1sql declined (Session.enqueue runs its statement for the default message itself)
+ENQUEUE_AFTER_SEND1SQL = ENQUEUE[1:]
 
 
 # -- dequeue ------------------------------------------------------------------------------

@@ -298,10 +298,12 @@ SELECT aq.define_template('fast_remove', $tpl$-- aq.fast_remove_sql: REMOVE one 
 -- for a client of the previous release during a rolling upgrade.)
 -- One INSERT .. SELECT from the queue's row (its unique key), no CTEs: every plan node is
 -- set up on each execution, and the statement costs about as much again as the bare
--- INSERT of its row. The wake-up (aq.wake, its own snapshot after its lock, as _send1's)
--- rides on the expression of a constant column (state), evaluated once, for the row
+-- INSERT of its row. The wake-up (aq.wake inline, R__11_wakeups: the statement's snapshot,
+-- taken after the lock on the table its plan took, no lock of its own and no PL/pgSQL
+-- call) rides on the expression of a constant column (state), evaluated once, for the row
 -- about to be inserted, after the queue's checks passed: a node of its own would cost
--- more, and RETURNING cannot see the queue's id.
+-- more, and RETURNING cannot see the queue's id. (CASE evaluates its WHENs in order: the
+-- NOTIFY only where a waiter's row was seen.)
 -- The message id: the enqueue time in microseconds, as aq.new_msgid's first half, then the
 -- message's enq_seq instead of 8 random bytes: unique by construction, and
 -- gen_random_uuid (OpenSSL's generator) cost 6-7% of this statement's throughput.
@@ -309,7 +311,9 @@ SELECT aq.define_template('fast_send', $tpl$-- aq.fast_send_sql: ENQUEUE one mes
     INSERT INTO {{schema:ident}}.{{table:ident}} (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
                              expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group, user_data)
     SELECT $1::name, int8send((extract(epoch FROM t.now_ts) * 1000000)::bigint) || int8send(t.seq), $4::text,
-           $2::integer, CASE WHEN aq.wake(x.id) IS NULL THEN 0 ELSE 0 END,
+           $2::integer,
+           CASE WHEN NOT EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = x.id) THEN 0
+                WHEN pg_notify('aq_' || x.id, '') IS NULL THEN 0 ELSE 0 END,
            0, nullif($3::integer, -1), t.now_ts, t.now_ts + make_interval(secs => nullif($3::integer, -1)),
            t.seq, t.now_ts, current_user, $5::text, pg_current_xact_id()::text,
            pg_current_xact_id()::text::bigint, $6::bytea
@@ -409,7 +413,10 @@ SELECT aq.define_template('queue_table.send', $tpl$
         {{insert}}
         {{recipients_check}}
         IF qrow.notify THEN PERFORM aq.notify_enqueued(qrow.id, ids); END IF;
-        IF any_ready THEN PERFORM aq.wake(qrow.id); END IF;
+        IF any_ready  -- aq.wake (R__11) inline
+           AND EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
+          PERFORM pg_notify('aq_' || qrow.id, '');
+        END IF;
         IF any_wait THEN PERFORM pg_notify('aq_time', ''); END IF;
         RETURN ids;
       END $body$
@@ -514,7 +521,6 @@ SELECT aq.define_template('queue_table.send1', $tpl$
         IF d > 0 THEN
           PERFORM pg_notify('aq_time', '');
         ELSE  -- aq.wake (R__11) inline: this is the most frequent call
-          PERFORM pg_advisory_xact_lock_shared(1885823345, qrow.id);
           IF EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
             PERFORM pg_notify('aq_' || qrow.id, '');
           END IF;
@@ -589,7 +595,6 @@ SELECT aq.define_template('queue_table.sendn', $tpl$
           PERFORM pg_notify('aq_time', '');
         END IF;
         IF EXISTS (SELECT 1 FROM unnest(p_delay) d WHERE d = 0) THEN  -- aq.wake (R__11) inline
-          PERFORM pg_advisory_xact_lock_shared(1885823345, qrow.id);
           IF EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
             PERFORM pg_notify('aq_' || qrow.id, '');
           END IF;

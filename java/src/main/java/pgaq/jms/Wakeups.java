@@ -1,9 +1,12 @@
 package pgaq.jms;
 
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -22,6 +25,9 @@ import org.postgresql.PGNotification;
  * this object's monitor. A lost connection is opened again with backoff, every channel
  * LISTENed again and every waiter woken (a message may have come meanwhile); waiters also
  * look on their own every safety poll, so a lost NOTIFY delays, never loses, a delivery.
+ * Enqueuers look for waiters without a lock (R__11_wakeups.sql): after registering a queue
+ * the thread reads the transactions writing its tables (aq.waiter_writers), before the
+ * waiters' first look, and wakes the queue's waiters once those have ended (each tick).
  */
 final class Wakeups implements Runnable {
     private static final Logger LOG = Logger.getLogger("pgaq.jms");
@@ -40,6 +46,9 @@ final class Wakeups implements Runnable {
     private boolean connectedBefore;
     /** Reconnected: wake every waiter once its channels are LISTENed again. */
     private boolean rewake;
+    /** Channels registered while transactions (these virtual ids) wrote their queue's
+     *  tables: woken when none of them is left. The listening thread's own. */
+    private final Map<String, String[]> following = new HashMap<>();
 
     Wakeups(AQjmsConnection owner) {
         this.owner = owner;
@@ -158,6 +167,7 @@ final class Wakeups implements Runnable {
                         notifyAll();
                     }
                 }
+                followWriters();
             } catch (SQLException | RuntimeException e) {
                 // a RuntimeException too: this thread must outlive whatever the driver throws
                 lost(e instanceof SQLException ? (SQLException) e : new SQLException(e.toString(), "08006", e));
@@ -176,7 +186,58 @@ final class Wakeups implements Runnable {
         closeDb();
     }
 
+    /** The writers of the channel's queue's tables now, or those of {@code among} still
+     *  writing. */
+    private String[] writers(String channel, String[] among) throws SQLException {
+        try (PreparedStatement ps = db.prepareStatement(Sql.load("waiter_writers"))) {
+            ps.setInt(1, Integer.parseInt(channel.substring(3)));
+            if (among == null) {
+                ps.setNull(2, Types.ARRAY);
+            } else {
+                ps.setArray(2, db.createArrayOf("text", among));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                Array a = rs.getArray(1);
+                return a == null ? new String[0] : (String[]) a.getArray();
+            }
+        } catch (SQLException e) {
+            if ("42883".equals(e.getSQLState())) {
+                // a database not yet upgraded: its enqueuers still take the advisory lock
+                // its aq.register_waiter waited for, so there is nothing to follow
+                return new String[0];
+            }
+            throw e;
+        }
+    }
+
+    /** Wake the channels whose followed writers have all ended, as a NOTIFY would. */
+    private void followWriters() throws SQLException {
+        if (following.isEmpty()) {
+            return;
+        }
+        Set<String> done = new HashSet<>();
+        for (Map.Entry<String, String[]> e : following.entrySet()) {
+            String[] left = writers(e.getKey(), e.getValue());
+            if (left.length == 0) {
+                done.add(e.getKey());
+            } else {
+                e.setValue(left);
+            }
+        }
+        if (!done.isEmpty()) {
+            following.keySet().removeAll(done);
+            synchronized (this) {
+                for (String ch : done) {
+                    counts.computeIfPresent(ch, (k, v) -> v + 1);
+                }
+                notifyAll();
+            }
+        }
+    }
+
     private void connect() throws SQLException {
+        following.clear();  // the reconnect wakes every waiter, and registers afresh
         Connection c = owner.openDatabase();
         synchronized (this) {
             db = c;
@@ -213,6 +274,12 @@ final class Wakeups implements Runnable {
                 st.execute("LISTEN " + ch);
                 register.setInt(1, Integer.parseInt(ch.substring(3)));
                 register.executeQuery().close();
+                // (registered, not yet LISTENed as far as waiters know: their first look
+                // comes after this read)
+                String[] w = writers(ch, null);
+                if (w.length > 0) {
+                    following.put(ch, w);
+                }
             }
         }
         synchronized (this) {
