@@ -465,6 +465,7 @@ class Core:
         # the suites after this one run on a quiet database: no 1,000,000-row tables for
         # autovacuum to chew on, no dirty buffers from the fill left to write
         t = time.perf_counter()
+        assert self.admin is not None
         await self.admin.execute("CALL dbms_aqadm.drop_queue_table('bench.big_qt', force => true)")
         await self.admin.execute("DROP TABLE bench.floor_big")
         await self.admin.execute("CHECKPOINT")

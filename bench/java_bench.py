@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import random
 import shutil
@@ -472,7 +473,7 @@ class JavaBench:
         await self.a.execute(f"VACUUM ANALYZE {queue}_t")
 
     async def send_floor(self) -> Floor:
-        return await self.floor([(lambda x=x: x.enqueue("javab.send_floor", self.payload, self.props))
+        return await self.floor([functools.partial(x.enqueue, "javab.send_floor", self.payload, self.props)
                                  for x in self.sessions])
 
     async def remove_floor(self, enqueue_rate: float) -> Floor:
@@ -482,7 +483,7 @@ class JavaBench:
         async def remove(x: Session) -> bool:
             return bool(await x.dequeue("javab.consume_floor"))
 
-        f = await self.floor([(lambda x=x: remove(x)) for x in self.sessions])
+        f = await self.floor([functools.partial(remove, x) for x in self.sessions])
         f.result.dry = f.result.dry or await self.left("javab.consume_floor") == 0
         return f
 
@@ -502,7 +503,7 @@ class JavaBench:
                 await x.commit()
                 return got == 10
 
-            return await self.floor([(lambda x=x: ten(x)) for x in sessions], items=10)
+            return await self.floor([functools.partial(ten, x) for x in sessions], items=10)
         finally:
             for c in conns:
                 await c.close()
