@@ -108,9 +108,22 @@ async def template_db(cluster: Cluster) -> str:
     return TEMPLATE
 
 
-async def _create_db(cluster: Cluster, template: str) -> str:
-    name = f"t{os.getpid()}_{next(_counter)}"
+@pytest.fixture(scope="session")
+async def cluster_admin(cluster: Cluster) -> AsyncIterator[asyncpg.Connection]:
+    """This worker's connection to the cluster's `postgres` database, which creates and
+    drops the tests' databases (a connection of its own each time cost the server and
+    the client ~6 ms of CPU, twice per test)."""
     conn = await asyncpg.connect(cluster.dsn())
+    try:
+        yield conn
+    finally:
+        await conn.close()
+
+
+async def _create_db(cluster: Cluster, template: str,
+                     admin: asyncpg.Connection | None = None) -> str:
+    name = f"t{os.getpid()}_{next(_counter)}"
+    conn = admin or await asyncpg.connect(cluster.dsn())
     try:
         for attempt in range(20):
             try:
@@ -124,8 +137,13 @@ async def _create_db(cluster: Cluster, template: str) -> str:
                     raise
                 await asyncio.sleep(0.05)
     finally:
-        await conn.close()
+        if admin is None:
+            await conn.close()
     return name
+
+
+async def _drop_db(admin: asyncpg.Connection, name: str) -> None:
+    await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 Build = Callable[[asyncpg.Connection], Awaitable[Any]]
@@ -145,12 +163,14 @@ def prepared(fixture: str, build: Build) -> None:
     again (creating one queue table costs the server ~0.1 s of CPU). `build` makes only
     what lives in the database, plus roles that nothing alters; the fixture reads what it
     returned through `prepared_value`."""
-    PREPARED[fixture] = build
+    known = PREPARED.setdefault(fixture, build)
+    assert known.__qualname__ == build.__qualname__, f"two builds for fixture {fixture}"
 
 
-async def _prepared_template(cluster: Cluster, template: str, fixture: str) -> tuple[str, Any]:
+async def _prepared_template(cluster: Cluster, admin: asyncpg.Connection, template: str,
+                             fixture: str) -> tuple[str, Any]:
     if fixture not in _prepared:
-        name = await _create_db(cluster, template)
+        name = await _create_db(cluster, template, admin)
         conn = await asyncpg.connect(cluster.dsn(name))
         try:
             value = await PREPARED[fixture](conn)
@@ -176,17 +196,13 @@ async def prepared_value(request: pytest.FixtureRequest, db_dsn: str) -> Any:
 
 @pytest.fixture
 async def db_dsn(request: pytest.FixtureRequest, cluster: Cluster,
-                 template_db: str) -> AsyncIterator[str]:
+                 cluster_admin: asyncpg.Connection, template_db: str) -> AsyncIterator[str]:
     template = template_db
     if (fixture := _preparing(request)) is not None:
-        template, _ = await _prepared_template(cluster, template_db, fixture)
-    name = await _create_db(cluster, template)
+        template, _ = await _prepared_template(cluster, cluster_admin, template_db, fixture)
+    name = await _create_db(cluster, template, cluster_admin)
     yield cluster.dsn(name)
-    conn = await asyncpg.connect(cluster.dsn())
-    try:
-        await conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        await conn.close()
+    await _drop_db(cluster_admin, name)
 
 
 @pytest.fixture
@@ -212,13 +228,10 @@ async def conn(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
 
 
 @pytest.fixture
-async def remote_dsn(cluster: Cluster, template_db: str) -> AsyncIterator[str]:
+async def remote_dsn(cluster: Cluster, cluster_admin: asyncpg.Connection,
+                     template_db: str) -> AsyncIterator[str]:
     """A second pgaq database in the cluster: the far side of a database link."""
-    name = await _create_db(cluster, template_db)
+    name = await _create_db(cluster, template_db, cluster_admin)
     yield cluster.dsn(name)
-    admin = await asyncpg.connect(cluster.dsn())
-    try:
-        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        await admin.close()
+    await _drop_db(cluster_admin, name)
 
