@@ -148,40 +148,48 @@ async def _drop_db(admin: asyncpg.Connection, name: str) -> None:
 
 Build = Callable[[asyncpg.Connection], Awaitable[Any]]
 # fixtures whose database work is made once per worker, in a template of its own: a test
-# that uses one gets a clone of that template (see `prepared`), by fixture name
+# that uses one gets a clone of that template (see `prepared`), by fixture name; the
+# remote ones are for remote_dsn
 PREPARED: dict[str, Build] = {}
+PREPARED_REMOTE: dict[str, Build] = {}
 # this worker's prepared templates: fixture name -> (database, what its build returned)
 _prepared: dict[str, tuple[str, Any]] = {}
 
 
-def prepared(fixture: str, build: Build) -> None:
-    """Declare that every test using `fixture` starts from a database `build` has made.
+def prepared(fixture: str, build: Build, *, remote: bool = False) -> None:
+    """Declare that every test using `fixture` starts from a database `build` has made
+    (its remote_dsn's database when `remote`, else its db_dsn's).
 
     `build` runs once per worker, on a database cloned from the migrated template, and
-    that database becomes the template of each such test's `db_dsn`: the test still gets
-    a fresh database of its own, identical to the others', without paying for the build
-    again (creating one queue table costs the server ~0.1 s of CPU). `build` makes only
-    what lives in the database, plus roles that nothing alters; the fixture reads what it
-    returned through `prepared_value`."""
-    known = PREPARED.setdefault(fixture, build)
+    that database becomes the template of each such test's database: the test still
+    gets a fresh database of its own, identical to the others', without paying for the
+    build again (creating one queue table costs the server ~0.1 s of CPU). `build` makes
+    only what lives in the database, plus roles that nothing alters; the fixture reads
+    what it returned through `prepared_value`."""
+    known = (PREPARED_REMOTE if remote else PREPARED).setdefault(fixture, build)
     assert known.__qualname__ == build.__qualname__, f"two builds for fixture {fixture}"
+    assert fixture not in (PREPARED if remote else PREPARED_REMOTE), fixture
 
 
-async def _prepared_template(cluster: Cluster, admin: asyncpg.Connection, template: str,
-                             fixture: str) -> tuple[str, Any]:
+async def _template_for(request: pytest.FixtureRequest, cluster: Cluster,
+                        admin: asyncpg.Connection, template: str, remote: bool) -> str:
+    fixture = _preparing(request, remote)
+    if fixture is None:
+        return template
     if fixture not in _prepared:
         name = await _create_db(cluster, template, admin)
         conn = await asyncpg.connect(cluster.dsn(name))
         try:
-            value = await PREPARED[fixture](conn)
+            value = await (PREPARED_REMOTE if remote else PREPARED)[fixture](conn)
         finally:
             await conn.close()
         _prepared[fixture] = (name, value)
-    return _prepared[fixture]
+    return _prepared[fixture][0]
 
 
-def _preparing(request: pytest.FixtureRequest) -> str | None:
-    wanted = [f for f in request.fixturenames if f in PREPARED]
+def _preparing(request: pytest.FixtureRequest, remote: bool = False) -> str | None:
+    builds = PREPARED_REMOTE if remote else PREPARED
+    wanted = [f for f in request.fixturenames if f in builds]
     assert len(wanted) <= 1, f"a test can start from one prepared database, not {wanted}"
     return wanted[0] if wanted else None
 
@@ -197,9 +205,7 @@ async def prepared_value(request: pytest.FixtureRequest, db_dsn: str) -> Any:
 @pytest.fixture
 async def db_dsn(request: pytest.FixtureRequest, cluster: Cluster,
                  cluster_admin: asyncpg.Connection, template_db: str) -> AsyncIterator[str]:
-    template = template_db
-    if (fixture := _preparing(request)) is not None:
-        template, _ = await _prepared_template(cluster, cluster_admin, template_db, fixture)
+    template = await _template_for(request, cluster, cluster_admin, template_db, remote=False)
     name = await _create_db(cluster, template, cluster_admin)
     yield cluster.dsn(name)
     await _drop_db(cluster_admin, name)
@@ -228,10 +234,11 @@ async def conn(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
 
 
 @pytest.fixture
-async def remote_dsn(cluster: Cluster, cluster_admin: asyncpg.Connection,
+async def remote_dsn(request: pytest.FixtureRequest, cluster: Cluster, cluster_admin: asyncpg.Connection,
                      template_db: str) -> AsyncIterator[str]:
     """A second pgaq database in the cluster: the far side of a database link."""
-    name = await _create_db(cluster, template_db, cluster_admin)
+    template = await _template_for(request, cluster, cluster_admin, template_db, remote=True)
+    name = await _create_db(cluster, template, cluster_admin)
     yield cluster.dsn(name)
     await _drop_db(cluster_admin, name)
 

@@ -147,7 +147,8 @@ async def test_sequence_deviation_is_refused(conn: asyncpg.Connection, refused_s
 
 
 @pytest.mark.parametrize("path", list(SQL_ENQUEUES))
-async def test_no_sequence_deviation_enqueues(conn: asyncpg.Connection, refused_single: str, path: str) -> None:
+async def test_no_sequence_deviation_enqueues(conn: asyncpg.Connection, refused_single: str,
+                                              path: str) -> None:
     """NULL (the default) is no deviation: the message is stored."""
     await SQL_ENQUEUES[path](conn, None, None)
     assert await conn.fetchval("SELECT count(*) FROM s.qt") >= 1
@@ -203,7 +204,8 @@ def idap_send(operation: str, options: str, header: str, payload: str = "<RAW>01
 
 @pytest.mark.parametrize("element", ["<sequence_deviation>TOP</sequence_deviation>",
                                      f"<relative_msgid>{MSGID}</relative_msgid>"])
-async def test_idap_has_no_sequence_deviation(conn: asyncpg.Connection, refused_idap_single: str, db_dsn: str, element: str) -> None:
+async def test_idap_has_no_sequence_deviation(conn: asyncpg.Connection, refused_idap_single: str,
+                                              db_dsn: str, element: str) -> None:
     """IDAP's producer_options has no such element (the 11.1 schema): the document is
     invalid (ORA-31154) and nothing is enqueued."""
     async with running_gateway(db_dsn) as url:
@@ -272,7 +274,8 @@ async def test_recipients_without_a_delivery_path_are_refused(
 
 
 @pytest.mark.parametrize("path", ["dbms_aq.enqueue", "library"])
-async def test_protocol_zero_recipients_are_delivered(conn: asyncpg.Connection, refused_multi: str, path: str) -> None:
+async def test_protocol_zero_recipients_are_delivered(conn: asyncpg.Connection, refused_multi: str,
+                                                      path: str) -> None:
     """Protocol 0 or NULL: a local consumer, dequeued by its name."""
     await subscribe(conn, "s.q", "A")
     if path == "library":
@@ -329,7 +332,8 @@ async def test_add_subscriber_refuses(conn: asyncpg.Connection, refused_multi: s
     (None, "PERSISTENT"), ("persistent", "PERSISTENT"), ("BUFFERED", "BUFFERED"),
     (" persistent_or_buffered ", "PERSISTENT_OR_BUFFERED"), ("1", "PERSISTENT"), ("2", "BUFFERED"),
     ("3", "PERSISTENT_OR_BUFFERED")])
-async def test_add_subscriber_keeps_oracles_delivery_modes(conn: asyncpg.Connection, refused_multi: str, given: str | None,
+async def test_add_subscriber_keeps_oracles_delivery_modes(conn: asyncpg.Connection, refused_multi: str,
+                                                           given: str | None,
                                                            kept: str) -> None:
     """Oracle's three modes, by name or by the number of their constant, stored by name."""
     await conn.execute("CALL dbms_aqadm.add_subscriber('s.q', sys.aq$_agent('A', NULL, NULL),"
@@ -337,7 +341,8 @@ async def test_add_subscriber_keeps_oracles_delivery_modes(conn: asyncpg.Connect
     assert await conn.fetchval("SELECT delivery_mode FROM aq.subscribers") == kept
 
 
-async def test_remote_subscriber_with_protocol_zero_is_kept(conn: asyncpg.Connection, refused_multi: str) -> None:
+async def test_remote_subscriber_with_protocol_zero_is_kept(conn: asyncpg.Connection,
+                                                            refused_multi: str) -> None:
     await conn.execute("CALL dbms_aqadm.add_subscriber('s.q', sys.aq$_agent('R', 's.other@remote', 0))")
     await conn.execute("CALL dbms_aqadm.add_subscriber('s.q', sys.aq$_agent(NULL, 's.third', NULL))")
     assert await conn.fetchval("SELECT count(*) FROM aq.subscribers WHERE protocol = 0") == 2
@@ -389,7 +394,8 @@ async def test_create_queue_table_accepts_no_ops(conn: asyncpg.Connection, optio
 
 
 @pytest.mark.parametrize("path", ["sql", "admin api"])
-async def test_create_queue_refuses_dependency_tracking(conn: asyncpg.Connection, refused_single: str, db_dsn: str,
+async def test_create_queue_refuses_dependency_tracking(conn: asyncpg.Connection, refused_single: str,
+                                                        db_dsn: str,
                                                         path: str) -> None:
     args = {"queue_name": "s.q2", "queue_table": "s.qt", "dependency_tracking": True}
     if path == "sql":
@@ -451,7 +457,8 @@ async def test_any_protocol_agents_use_http(conn: asyncpg.Connection, db_dsn: st
 
 @pytest.mark.parametrize("path", ["dbms_aq.listen", "library"])
 @pytest.mark.parametrize("protocol", [128, 1])
-async def test_listen_refuses_a_protocol(conn: asyncpg.Connection, refused_multi: str, path: str, protocol: int) -> None:
+async def test_listen_refuses_a_protocol(conn: asyncpg.Connection, refused_multi: str, path: str,
+                                         protocol: int) -> None:
     """LISTEN's agents take no protocol (Oracle's ORA-25259), rather than one ignored; the
     message waiting for the agent is left alone."""
     await subscribe(conn, "s.q", "A")
