@@ -1,7 +1,9 @@
 """Shared fixtures: one throwaway PostgreSQL cluster per run, one database per test.
 
 The template database holds the migrated schema; each test gets a fresh clone, so tests
-never see each other's queues and never need cleaning up. Under pytest-xdist (`make
+never see each other's queues and never need cleaning up. A fixture whose queues many
+tests start from can have them made once per worker, in a template of its own
+(`prepared`): its tests still each get a fresh clone. Under pytest-xdist (`make
 test`) each worker is a process with its own cluster and template, so workers share
 nothing but the machine.
 
