@@ -68,11 +68,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     the units with the most tests first. (xdist's own `--dist loadgroup` marks a group
     by rewriting the test's node id, which pytest 9's nodes no longer let it do; and a
     unit of one test each costs the worker a wait for the controller between tests.)"""
-    from xdist.scheduler import LoadScopeScheduling
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 
     under = TESTS.relative_to(config.rootpath).as_posix() + "/"
 
-    class Groups(LoadScopeScheduling):
+    class Groups(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             group = group_of(path[len(under):]) if path.startswith(under) else None
