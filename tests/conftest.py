@@ -1,7 +1,9 @@
 """Shared fixtures: one throwaway PostgreSQL cluster per run, one database per test.
 
 The template database holds the migrated schema; each test gets a fresh clone, so tests
-never see each other's queues and never need cleaning up. Under pytest-xdist (`make
+never see each other's queues and never need cleaning up. A fixture whose queues many
+tests start from can have them made once per worker, in a template of its own
+(`prepared`): its tests still each get a fresh clone. Under pytest-xdist (`make
 test`) each worker is a process with its own cluster and template, so workers share
 nothing but the machine.
 
@@ -20,7 +22,7 @@ import asyncio
 import itertools
 import os
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +68,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     the units with the most tests first. (xdist's own `--dist loadgroup` marks a group
     by rewriting the test's node id, which pytest 9's nodes no longer let it do; and a
     unit of one test each costs the worker a wait for the controller between tests.)"""
-    from xdist.scheduler import LoadScopeScheduling
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 
     under = TESTS.relative_to(config.rootpath).as_posix() + "/"
 
-    class Groups(LoadScopeScheduling):
+    class Groups(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             group = group_of(path[len(under):]) if path.startswith(under) else None
@@ -108,9 +110,22 @@ async def template_db(cluster: Cluster) -> str:
     return TEMPLATE
 
 
-async def _create_db(cluster: Cluster, template: str) -> str:
-    name = f"t{os.getpid()}_{next(_counter)}"
+@pytest.fixture(scope="session")
+async def cluster_admin(cluster: Cluster) -> AsyncIterator[asyncpg.Connection]:
+    """This worker's connection to the cluster's `postgres` database, which creates and
+    drops the tests' databases (a connection of its own each time cost the server and
+    the client ~6 ms of CPU, twice per test)."""
     conn = await asyncpg.connect(cluster.dsn())
+    try:
+        yield conn
+    finally:
+        await conn.close()
+
+
+async def _create_db(cluster: Cluster, template: str,
+                     admin: asyncpg.Connection | None = None) -> str:
+    name = f"t{os.getpid()}_{next(_counter)}"
+    conn = admin or await asyncpg.connect(cluster.dsn())
     try:
         for attempt in range(20):
             try:
@@ -124,19 +139,78 @@ async def _create_db(cluster: Cluster, template: str) -> str:
                     raise
                 await asyncio.sleep(0.05)
     finally:
-        await conn.close()
+        if admin is None:
+            await conn.close()
     return name
 
 
+async def _drop_db(admin: asyncpg.Connection, name: str) -> None:
+    await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+Build = Callable[[asyncpg.Connection], Awaitable[Any]]
+# fixtures whose database work is made once per worker, in a template of its own: a test
+# that uses one gets a clone of that template (see `prepared`), by fixture name; the
+# remote ones are for remote_dsn
+PREPARED: dict[str, Build] = {}
+PREPARED_REMOTE: dict[str, Build] = {}
+# this worker's prepared templates: fixture name -> (database, what its build returned)
+_prepared: dict[str, tuple[str, Any]] = {}
+
+
+def prepared(fixture: str, build: Build, *, remote: bool = False) -> None:
+    """Declare that every test using `fixture` starts from a database `build` has made
+    (its remote_dsn's database when `remote`, else its db_dsn's).
+
+    `build` runs once per worker, on a database cloned from the migrated template, and
+    that database becomes the template of each such test's database: the test still
+    gets a fresh database of its own, identical to the others', without paying for the
+    build again (creating one queue table costs the server ~0.1 s of CPU). `build` makes
+    only what lives in the database, plus roles that nothing alters; the fixture reads
+    what it returned through `prepared_value`."""
+    known = (PREPARED_REMOTE if remote else PREPARED).setdefault(fixture, build)
+    assert known.__qualname__ == build.__qualname__, f"two builds for fixture {fixture}"
+    assert fixture not in (PREPARED if remote else PREPARED_REMOTE), fixture
+
+
+async def _template_for(request: pytest.FixtureRequest, cluster: Cluster,
+                        admin: asyncpg.Connection, template: str, remote: bool) -> str:
+    fixture = _preparing(request, remote)
+    if fixture is None:
+        return template
+    if fixture not in _prepared:
+        name = await _create_db(cluster, template, admin)
+        conn = await asyncpg.connect(cluster.dsn(name))
+        try:
+            value = await (PREPARED_REMOTE if remote else PREPARED)[fixture](conn)
+        finally:
+            await conn.close()
+        _prepared[fixture] = (name, value)
+    return _prepared[fixture][0]
+
+
+def _preparing(request: pytest.FixtureRequest, remote: bool = False) -> str | None:
+    builds = PREPARED_REMOTE if remote else PREPARED
+    wanted = [f for f in request.fixturenames if f in builds]
+    assert len(wanted) <= 1, f"a test can start from one prepared database, not {wanted}"
+    return wanted[0] if wanted else None
+
+
 @pytest.fixture
-async def db_dsn(cluster: Cluster, template_db: str) -> AsyncIterator[str]:
-    name = await _create_db(cluster, template_db)
+async def prepared_value(request: pytest.FixtureRequest, db_dsn: str) -> Any:
+    """What the build of the test's prepared fixture returned (its roles, for example)."""
+    fixture = _preparing(request)
+    assert fixture is not None, "prepared_value is for a fixture declared with prepared()"
+    return _prepared[fixture][1]
+
+
+@pytest.fixture
+async def db_dsn(request: pytest.FixtureRequest, cluster: Cluster,
+                 cluster_admin: asyncpg.Connection, template_db: str) -> AsyncIterator[str]:
+    template = await _template_for(request, cluster, cluster_admin, template_db, remote=False)
+    name = await _create_db(cluster, template, cluster_admin)
     yield cluster.dsn(name)
-    conn = await asyncpg.connect(cluster.dsn())
-    try:
-        await conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        await conn.close()
+    await _drop_db(cluster_admin, name)
 
 
 @pytest.fixture
@@ -162,13 +236,11 @@ async def conn(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
 
 
 @pytest.fixture
-async def remote_dsn(cluster: Cluster, template_db: str) -> AsyncIterator[str]:
+async def remote_dsn(request: pytest.FixtureRequest, cluster: Cluster, cluster_admin: asyncpg.Connection,
+                     template_db: str) -> AsyncIterator[str]:
     """A second pgaq database in the cluster: the far side of a database link."""
-    name = await _create_db(cluster, template_db)
+    template = await _template_for(request, cluster, cluster_admin, template_db, remote=True)
+    name = await _create_db(cluster, template, cluster_admin)
     yield cluster.dsn(name)
-    admin = await asyncpg.connect(cluster.dsn())
-    try:
-        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        await admin.close()
+    await _drop_db(cluster_admin, name)
 

@@ -9,14 +9,15 @@ from typing import Any
 import asyncpg
 import pytest
 
+from tests.conftest import prepared
 from tests.unit import idap_examples as ex
 
 from .gateway_support import Client, drop_roles, envelope, make_agent, op, running_gateway
 from .test_payloads import ORDER_TYPES
 
 
-@pytest.fixture
-async def gw(conn: asyncpg.Connection, db_dsn: str) -> AsyncIterator[tuple[str, list[str]]]:
+async def _gw_schema(conn: asyncpg.Connection) -> list[str]:
+    """The examples' agent, types and queues: made once per worker (tests/conftest.py)."""
     roles = await make_agent(conn)
     owner = roles[0]
     await conn.execute(ORDER_TYPES)
@@ -43,9 +44,16 @@ async def gw(conn: asyncpg.Connection, db_dsn: str) -> AsyncIterator[tuple[str, 
         CALL dbms_aqadm.create_queue('aquser.jms_map_topic', 'aquser.map_qt');
         CALL dbms_aqadm.start_queue('aquser.jms_map_topic');
     """)
+    return roles
+
+
+prepared("gw", _gw_schema)
+
+
+@pytest.fixture
+async def gw(db_dsn: str, prepared_value: list[str]) -> AsyncIterator[tuple[str, list[str]]]:
     async with running_gateway(db_dsn, session_timeout=2.0, max_wait=10.0) as url:
-        yield url, roles
-    await drop_roles(conn, roles)
+        yield url, prepared_value
 
 
 async def test_example_17_1_send_then_receive(gw: tuple[str, list[str]]) -> None:

@@ -19,6 +19,8 @@ from pgaq.listener import Listener
 from pgaq.propagation.runner import Propagator
 from pgaq.propagation.settings import PropagatorSettings
 
+from tests.conftest import prepared
+
 from .helpers import make_queue, subscribe
 from .waiting import until
 
@@ -75,19 +77,37 @@ async def start_propagator(db_dsn: str) -> AsyncIterator[Start]:
         await pool.close()
 
 
-async def topology(conn: asyncpg.Connection, remote: asyncpg.Connection | None = None) -> None:
-    """oe.out_q (multi-consumer) here; oe.in_q here and, when given, at the remote."""
+async def local_topology(conn: asyncpg.Connection) -> None:
+    """oe.out_q (multi-consumer, subscriber LOCAL1) and oe.in_q here."""
     await make_queue(conn, "oe.out_q", "oe.out_t", multiple=True)
     await subscribe(conn, "oe.out_q", "LOCAL1")
     await make_queue(conn, "oe.in_q", "oe.in_t")
-    if remote is not None:
-        await make_queue(remote, "oe.in_q", "oe.in_t")
-        await make_queue(remote, "oe.in_topic", "oe.in_tt", multiple=True)
-        await subscribe(remote, "oe.in_topic", "APP1")
 
 
-async def test_local_propagation(conn: asyncpg.Connection, start_propagator: Start) -> None:
-    await topology(conn)
+async def remote_topology(remote: asyncpg.Connection) -> None:
+    """oe.in_q and oe.in_topic (subscriber APP1) at the remote."""
+    await make_queue(remote, "oe.in_q", "oe.in_t")
+    await make_queue(remote, "oe.in_topic", "oe.in_tt", multiple=True)
+    await subscribe(remote, "oe.in_topic", "APP1")
+
+
+# made once per worker (tests/conftest.py prepared): a test using `topology` starts with
+# local_topology in its database, `remote_topology` with remote_topology at its remote
+prepared("topology", local_topology)
+prepared("remote_topology", remote_topology, remote=True)
+
+
+@pytest.fixture
+def topology(db_dsn: str) -> None:
+    """local_topology, in the test's database."""
+
+
+@pytest.fixture(name="remote_topology")
+def _remote_topology(remote_dsn: str) -> None:
+    """remote_topology, in the test's remote database."""
+
+
+async def test_local_propagation(conn: asyncpg.Connection, start_propagator: Start, topology: None) -> None:
     await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q', 0))")
     await conn.execute("CALL dbms_aqadm.schedule_propagation(queue_name => 'oe.out_q', latency => 0)")
     running = await start_propagator()
@@ -110,10 +130,10 @@ async def test_local_propagation(conn: asyncpg.Connection, start_propagator: Sta
 
 
 async def test_remote_postgresql_propagation(conn: asyncpg.Connection, remote_dsn: str,
-                                             start_propagator: Start) -> None:
+                                             start_propagator: Start, topology: None,
+                                             remote_topology: None) -> None:
     remote = await asyncpg.connect(remote_dsn)
     try:
-        await topology(conn, remote)
         await conn.execute("CALL aq.create_database_link(link_name => 'eu', url => $1)", remote_dsn)
         await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0))")
         await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent('APP1', 'oe.in_topic@eu', 0))")
@@ -135,7 +155,8 @@ async def test_remote_postgresql_propagation(conn: asyncpg.Connection, remote_ds
 
 
 async def test_exactly_once_across_a_crash_between_the_commits(conn: asyncpg.Connection, remote_dsn: str,
-                                                               start_propagator: Start) -> None:
+                                                               start_propagator: Start, topology: None,
+                                                               remote_topology: None) -> None:
     """The destination committed, the source did not (the propagator died): the batch is
     sent again and the destination keeps one copy of each message."""
     from pgaq.propagation.transports import PgTransport
@@ -143,7 +164,6 @@ async def test_exactly_once_across_a_crash_between_the_commits(conn: asyncpg.Con
 
     remote = await asyncpg.connect(remote_dsn)
     try:
-        await topology(conn, remote)
         await conn.execute("CALL aq.create_database_link(link_name => 'eu', url => $1)", remote_dsn)
         await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0))")
         await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'eu', latency => 0)")
@@ -166,8 +186,7 @@ async def test_exactly_once_across_a_crash_between_the_commits(conn: asyncpg.Con
 
 
 async def test_backoff_then_disable_after_16_failures_then_enable_drains(
-        conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start) -> None:
-    await topology(conn)
+        conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start, topology: None) -> None:
     dead = f"postgresql://postgres@127.0.0.1:{free_port()}/nowhere"
     await conn.execute("CALL aq.create_database_link('eu', $1)", dead)
     await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0))")
@@ -197,12 +216,12 @@ async def test_backoff_then_disable_after_16_failures_then_enable_drains(
         await remote.close()
 
 
-async def test_application_errors(conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start) -> None:
+async def test_application_errors(conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start,
+                                  topology: None, remote_topology: None) -> None:
     """No such remote queue: queue-to-dblink marks the messages UNDELIVERABLE; queue-to-queue
     stops the schedule with the error."""
     remote = await asyncpg.connect(remote_dsn)
     try:
-        await topology(conn, remote)
         await conn.execute("CALL aq.create_database_link('eu', $1)", remote_dsn)
         await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.missing@eu', 0))")
         await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'eu', latency => 0)")
@@ -228,8 +247,8 @@ async def test_application_errors(conn: asyncpg.Connection, remote_dsn: str, sta
         await remote.close()
 
 
-async def test_windows_hold_messages_until_they_open(conn: asyncpg.Connection, start_propagator: Start) -> None:
-    await topology(conn)
+async def test_windows_hold_messages_until_they_open(conn: asyncpg.Connection, start_propagator: Start,
+                                                     topology: None) -> None:
     await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q', 0))")
     # a window of 0.5 s starting in 1.5 s, then every 2 s
     t0 = asyncio.get_running_loop().time()  # before the window's start is set: no stall shortens it
@@ -243,8 +262,7 @@ async def test_windows_hold_messages_until_they_open(conn: asyncpg.Connection, s
     assert (row["propagation_window"], row["next_time"]) == (0.5, "2 seconds")
 
 
-async def test_admin_api_refusals(conn: asyncpg.Connection) -> None:
-    await topology(conn)
+async def test_admin_api_refusals(conn: asyncpg.Connection, topology: None) -> None:
     await make_queue(conn, "oe.single", "oe.single_t")
     with pytest.raises(asyncpg.PostgresError, match="ORA-24010"):
         await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.nope')")
@@ -272,8 +290,8 @@ async def test_admin_api_refusals(conn: asyncpg.Connection) -> None:
     assert await conn.fetchval("SELECT count(*) FROM dba_queue_schedules") == 0
 
 
-async def test_two_propagators_share_the_schedules(conn: asyncpg.Connection, start_propagator: Start) -> None:
-    await topology(conn)
+async def test_two_propagators_share_the_schedules(conn: asyncpg.Connection, start_propagator: Start,
+                                                   topology: None) -> None:
     for i in range(6):
         await make_queue(conn, f"oe.src{i}", f"oe.src{i}_t", multiple=True)
         await conn.execute(f"CALL dbms_aqadm.add_subscriber('oe.src{i}', sys.aq$_agent(NULL, 'oe.in_q', 0))")
@@ -293,7 +311,8 @@ async def test_two_propagators_share_the_schedules(conn: asyncpg.Connection, sta
 
 
 async def test_http_propagation_through_a_remote_gateway(conn: asyncpg.Connection, remote_dsn: str,
-                                                         start_propagator: Start) -> None:
+                                                         start_propagator: Start, topology: None,
+                                                         remote_topology: None) -> None:
     """To another pgaq gateway: batches of AQXmlSend/Publish with the link's credentials;
     the source ids in a SOAP header make a second copy of a batch harmless."""
     from pgaq.propagation.transports import HttpTransport
@@ -304,7 +323,6 @@ async def test_http_propagation_through_a_remote_gateway(conn: asyncpg.Connectio
     remote = await asyncpg.connect(remote_dsn)
     roles: list[str] = []
     try:
-        await topology(conn, remote)
         roles = await make_agent(remote, "PROP", "s3cret", ("prop",))
         for q in ("oe.in_q", "oe.in_topic"):
             await remote.execute(f"CALL dbms_aqadm.grant_queue_privilege('ENQUEUE', '{q}', '{roles[0]}')")
@@ -346,7 +364,8 @@ async def test_http_propagation_through_a_remote_gateway(conn: asyncpg.Connectio
 
 
 async def test_stopped_destination_and_a_hanging_remote_are_retried(
-        conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start) -> None:
+        conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start, topology: None,
+        remote_topology: None) -> None:
     """System errors: a destination queue stopped for enqueue, a remote that accepts the
     connection and never answers (timeouts). Both retry; neither loses a message."""
     remote = await asyncpg.connect(remote_dsn)
@@ -358,7 +377,6 @@ async def test_stopped_destination_and_a_hanging_remote_are_retried(
     server = await asyncio.start_server(silent, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     try:
-        await topology(conn, remote)
         await remote.execute("CALL dbms_aqadm.stop_queue('oe.in_q', enqueue => true, dequeue => false)")
         await conn.execute("CALL aq.create_database_link('eu', $1)", remote_dsn)
         await conn.execute("CALL aq.create_database_link('mute', $1)", f"postgresql://x@127.0.0.1:{port}/x")
@@ -390,10 +408,10 @@ async def test_stopped_destination_and_a_hanging_remote_are_retried(
 
 
 async def test_type_mismatch_is_undeliverable(conn: asyncpg.Connection, remote_dsn: str,
-                                              start_propagator: Start) -> None:
+                                              start_propagator: Start, topology: None,
+                                              remote_topology: None) -> None:
     remote = await asyncpg.connect(remote_dsn)
     try:
-        await topology(conn, remote)
         await remote.execute("CREATE TYPE oe.order_typ AS (id integer, note text)")
         await make_queue(remote, "oe.typed", "oe.typed_t", "oe.order_typ")
         await conn.execute("CALL aq.create_database_link('eu', $1)", remote_dsn)
@@ -452,7 +470,7 @@ async def test_the_propagator_rides_out_a_postgres_restart() -> None:
     try:
         conn = await asyncpg.connect(cluster.dsn())
         await migrate(conn)
-        await topology(conn)
+        await local_topology(conn)
         await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q', 0))")
         await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', latency => 0)")
         await conn.close()
@@ -520,10 +538,10 @@ async def alice(conn: asyncpg.Connection, db_dsn: str) -> AsyncIterator[asyncpg.
 
 
 async def test_schedules_are_written_only_through_dbms_aqadm(conn: asyncpg.Connection,
-                                                             alice: asyncpg.Connection) -> None:
+                                                             alice: asyncpg.Connection,
+                                                             topology: None) -> None:
     """No one spoofs a schedule's owner: the table takes no direct writes from non-admins,
     and the procedures record the calling role as the owner."""
-    await topology(conn)
     await alice.execute("CALL dbms_aqadm.create_queue_table('al.out_t', 'RAW', multiple_consumers => true)")
     await alice.execute("CALL dbms_aqadm.create_queue('al.out_q', 'al.out_t')")
     qid = await conn.fetchval("SELECT id FROM aq.queues WHERE schema_name = 'al'")
@@ -610,12 +628,12 @@ async def test_next_time_runs_with_the_owners_rights_only(conn: asyncpg.Connecti
 
 
 async def test_verify_queue_types_through_a_database_link(conn: asyncpg.Connection, remote_dsn: str,
-                                                          alice: asyncpg.Connection) -> None:
+                                                          alice: asyncpg.Connection, topology: None,
+                                                          remote_topology: None) -> None:
     """The remote queue's payload type is compared across a PostgreSQL link; an HTTP link
     gets a clear refusal."""
     remote = await asyncpg.connect(remote_dsn)
     try:
-        await topology(conn, remote)
         for c in (conn, remote):
             await c.execute("CREATE TYPE oe.order_typ AS (id integer, note text)")
             await make_queue(c, "oe.typed", "oe.typed_t", "oe.order_typ", multiple=True)
@@ -657,10 +675,9 @@ async def _until(conn: asyncpg.Connection, sql: str, *args: Any, timeout: float 
 
 
 async def test_dba_queue_schedules_columns_in_each_state(conn: asyncpg.Connection,
-                                                         start_propagator: Start) -> None:
+                                                         start_propagator: Start, topology: None) -> None:
     """SESSION_ID, CURRENT_START_DATE, NEXT_RUN_DATE and LAST_RUN_DATE while running,
     between windows, failing and disabled."""
-    await topology(conn)
     await make_queue(conn, "oe.win_q", "oe.win_t", multiple=True)
     await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q', 0))")
     await conn.execute("CALL dbms_aqadm.add_subscriber('oe.win_q', sys.aq$_agent(NULL, 'oe.in_q', 0))")
@@ -727,7 +744,8 @@ def _self_signed(tmp_path: Any) -> tuple[str, str]:
 
 
 async def test_https_link_to_a_gateway_with_a_self_signed_certificate(
-        conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start, tmp_path: Any) -> None:
+        conn: asyncpg.Connection, remote_dsn: str, start_propagator: Start, tmp_path: Any, topology: None,
+        remote_topology: None) -> None:
     """An untrusted certificate is a failure (retried); trusted through
     PGAQ_PROPAGATION_CA_FILE, the messages go over TLS."""
     from .gateway_support import drop_roles, make_agent, running_gateway
@@ -736,7 +754,6 @@ async def test_https_link_to_a_gateway_with_a_self_signed_certificate(
     remote = await asyncpg.connect(remote_dsn)
     roles: list[str] = []
     try:
-        await topology(conn, remote)
         roles = await make_agent(remote, "PROPS", "s3cret", ("props",))
         await remote.execute(f"CALL dbms_aqadm.grant_queue_privilege('ENQUEUE', 'oe.in_q', '{roles[0]}')")
         async with running_gateway(remote_dsn, tls_cert=cert, tls_key=key) as url:
@@ -763,7 +780,8 @@ async def test_https_link_to_a_gateway_with_a_self_signed_certificate(
 
 
 async def test_propagation_to_two_gateways(conn: asyncpg.Connection, db_dsn: str, remote_dsn: str,
-                                           start_propagator: Start) -> None:
+                                           start_propagator: Start, topology: None,
+                                           remote_topology: None) -> None:
     """One source, two links to two gateways (each before its own database): each gets
     every message once, and one gateway going away does not hold up the other."""
     from .gateway_support import drop_roles, make_agent, running_gateway
@@ -772,7 +790,6 @@ async def test_propagation_to_two_gateways(conn: asyncpg.Connection, db_dsn: str
     roles_r: list[str] = []
     roles_l: list[str] = []
     try:
-        await topology(conn, remote)
         await make_queue(conn, "oe.in2_q", "oe.in2_t")
         roles_r = await make_agent(remote, "PROPR", "pw1", ("propr",))
         roles_l = await make_agent(conn, "PROPL", "pw2", ("propl",))
@@ -884,7 +901,8 @@ async def test_http_propagation_of_objects_and_jms_messages(conn: asyncpg.Connec
         await remote.close()
 
 
-async def test_a_hanging_gateway_is_a_retried_failure(conn: asyncpg.Connection, start_propagator: Start) -> None:
+async def test_a_hanging_gateway_is_a_retried_failure(conn: asyncpg.Connection, start_propagator: Start,
+                                                      topology: None) -> None:
     """An HTTP link whose far end accepts the connection and never answers: a timeout,
     retried with backoff, the message kept."""
     held: list[asyncio.StreamWriter] = []
@@ -895,7 +913,6 @@ async def test_a_hanging_gateway_is_a_retried_failure(conn: asyncpg.Connection, 
     server = await asyncio.start_server(silent, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     try:
-        await topology(conn)
         await conn.execute("CALL aq.create_database_link('mute', $1)", f"http://127.0.0.1:{port}/aqserv/servlet")
         await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@mute', 0))")
         await conn.execute("CALL dbms_aqadm.schedule_propagation('oe.out_q', 'mute', latency => 0)")
@@ -914,10 +931,9 @@ async def test_a_hanging_gateway_is_a_retried_failure(conn: asyncpg.Connection, 
 
 
 async def test_a_retry_past_the_windows_end_waits_for_the_next_window(
-        conn: asyncpg.Connection, start_propagator: Start) -> None:
+        conn: asyncpg.Connection, start_propagator: Start, topology: None) -> None:
     """The first retry (after 600 s) would fall after the 5 s window: it moves to the next
     window's start (next_time '1 hour'), and DBA_QUEUE_SCHEDULES says so."""
-    await topology(conn)
     dead = f"postgresql://postgres@127.0.0.1:{free_port()}/nowhere"
     await conn.execute("CALL aq.create_database_link('eu', $1)", dead)
     await conn.execute("CALL dbms_aqadm.add_subscriber('oe.out_q', sys.aq$_agent(NULL, 'oe.in_q@eu', 0))")

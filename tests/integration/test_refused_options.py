@@ -20,6 +20,8 @@ from pgaq.embedded import free_port
 from pgaq.errors import PgaqError
 from pgaq_services.core.app import Settings, build
 
+from tests.conftest import prepared
+
 from .gateway_support import Client, drop_roles, envelope, make_agent, op, running_gateway
 from .helpers import make_queue, subscribe
 
@@ -41,6 +43,61 @@ async def sql_refused(conn: asyncpg.Connection, sql: str, *args: object) -> int:
 async def stored(conn: asyncpg.Connection, table: str = "s.qt", recipients: str = 's."aq$_qt_r"') -> int:
     """Messages plus recipient rows of a queue table: 0 means nothing was stored."""
     return int(await conn.fetchval(f"SELECT (SELECT count(*) FROM {table}) + (SELECT count(*) FROM {recipients})"))
+
+
+# -- the queues the tests start from: made once per worker (tests/conftest.py `prepared`) ------
+async def _agent_owning_s(conn: asyncpg.Connection) -> None:
+    """The IDAP agent JOHN, mapped to the owner of schema s: the queues made there are his."""
+    roles = await make_agent(conn)
+    await conn.execute(f'CREATE SCHEMA s AUTHORIZATION "{roles[0]}"')
+
+
+async def _single(conn: asyncpg.Connection) -> None:
+    await make_queue(conn)
+
+
+async def _multi(conn: asyncpg.Connection) -> None:
+    await make_queue(conn, multiple=True)
+
+
+async def _idap_single(conn: asyncpg.Connection) -> None:
+    await _agent_owning_s(conn)
+    await make_queue(conn)
+
+
+async def _idap_multi(conn: asyncpg.Connection) -> None:
+    await _agent_owning_s(conn)
+    await make_queue(conn, multiple=True)
+
+
+prepared("refused_single", _single)
+prepared("refused_multi", _multi)
+prepared("refused_idap_single", _idap_single)
+prepared("refused_idap_multi", _idap_multi)
+
+
+@pytest.fixture
+def refused_single(db_dsn: str) -> str:
+    """Single-consumer RAW queue s.q in table s.qt, started."""
+    return "s.q"
+
+
+@pytest.fixture
+def refused_multi(db_dsn: str) -> str:
+    """Multi-consumer RAW queue s.q in table s.qt, started, no subscribers."""
+    return "s.q"
+
+
+@pytest.fixture
+def refused_idap_single(db_dsn: str) -> str:
+    """refused_single, in a schema s owned by the database user of IDAP agent JOHN."""
+    return "s.q"
+
+
+@pytest.fixture
+def refused_idap_multi(db_dsn: str) -> str:
+    """refused_multi, in a schema s owned by the database user of IDAP agent JOHN."""
+    return "s.q"
 
 
 # -- enqueue_options.sequence_deviation / relative_msgid ---------------------------------------
@@ -80,9 +137,8 @@ SQL_ENQUEUES: dict[str, Callable[[asyncpg.Connection, str | None, str | None], A
 
 @pytest.mark.parametrize("path", list(SQL_ENQUEUES))
 @pytest.mark.parametrize(("deviation", "relative"), DEVIATIONS)
-async def test_sequence_deviation_is_refused(conn: asyncpg.Connection, path: str,
+async def test_sequence_deviation_is_refused(conn: asyncpg.Connection, refused_single: str, path: str,
                                              deviation: str | None, relative: str | None) -> None:
-    await make_queue(conn)
     with pytest.raises(asyncpg.PostgresError) as err:
         await SQL_ENQUEUES[path](conn, deviation, relative)
     assert ora_of(str(err.value)) == 25219
@@ -91,35 +147,21 @@ async def test_sequence_deviation_is_refused(conn: asyncpg.Connection, path: str
 
 
 @pytest.mark.parametrize("path", list(SQL_ENQUEUES))
-async def test_no_sequence_deviation_enqueues(conn: asyncpg.Connection, path: str) -> None:
+async def test_no_sequence_deviation_enqueues(conn: asyncpg.Connection, refused_single: str,
+                                              path: str) -> None:
     """NULL (the default) is no deviation: the message is stored."""
-    await make_queue(conn)
     await SQL_ENQUEUES[path](conn, None, None)
     assert await conn.fetchval("SELECT count(*) FROM s.qt") >= 1
 
 
-async def test_the_library_has_no_sequence_deviation(conn: asyncpg.Connection) -> None:
+async def test_the_library_has_no_sequence_deviation(conn: asyncpg.Connection, refused_single: str) -> None:
     """The library offers no such option: a caller passing one is told so, nothing stored."""
-    await make_queue(conn)
     s = Session(conn)
     with pytest.raises(TypeError):
         await s.enqueue("s.q", b"x", sequence_deviation="TOP")  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         await s.enqueue_array("s.q", [(b"x", None)], relative_msgid=MSGID)  # type: ignore[call-arg]
     assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
-
-
-@asynccontextmanager
-async def gateway(conn: asyncpg.Connection, db_dsn: str) -> AsyncIterator[str]:
-    """The IDAP gateway, its agent JOHN mapped to the owner of schema s (made here: the
-    queues the test makes there are his); schema s goes when the context ends."""
-    roles = await make_agent(conn)
-    await conn.execute(f'CREATE SCHEMA s AUTHORIZATION "{roles[0]}"')
-    try:
-        async with running_gateway(db_dsn) as url:
-            yield url
-    finally:
-        await drop_roles(conn, roles)
 
 
 @asynccontextmanager
@@ -162,11 +204,11 @@ def idap_send(operation: str, options: str, header: str, payload: str = "<RAW>01
 
 @pytest.mark.parametrize("element", ["<sequence_deviation>TOP</sequence_deviation>",
                                      f"<relative_msgid>{MSGID}</relative_msgid>"])
-async def test_idap_has_no_sequence_deviation(conn: asyncpg.Connection, db_dsn: str, element: str) -> None:
+async def test_idap_has_no_sequence_deviation(conn: asyncpg.Connection, refused_idap_single: str,
+                                              db_dsn: str, element: str) -> None:
     """IDAP's producer_options has no such element (the 11.1 schema): the document is
     invalid (ORA-31154) and nothing is enqueued."""
-    async with gateway(conn, db_dsn) as url:
-        await make_queue(conn)
+    async with running_gateway(db_dsn) as url:
         code, _ = await idap_fault(url, idap_send("AQXmlSend", element, ""))
         assert code == 31154
         assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
@@ -175,9 +217,8 @@ async def test_idap_has_no_sequence_deviation(conn: asyncpg.Connection, db_dsn: 
 # -- message_properties.signature / user_property ----------------------------------------------
 @pytest.mark.parametrize(("field", "code"), [("signature", 25221), ("user_property", 24005)])
 @pytest.mark.parametrize("path", ["dbms_aq.enqueue", "dbms_aq.enqueue_array"])
-async def test_unkept_message_properties_are_refused(conn: asyncpg.Connection, path: str,
+async def test_unkept_message_properties_are_refused(conn: asyncpg.Connection, refused_single: str, path: str,
                                                      field: str, code: int) -> None:
-    await make_queue(conn)
     value = "'sig'" if field == "signature" else "'{\"a\": 1}'::jsonb"
     props = (f"ROW(1, 0, -1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, "
              f"{value if field == 'signature' else 'NULL'}, NULL, "
@@ -200,13 +241,12 @@ RECIPIENTS = [
 @pytest.mark.parametrize("path", ["dbms_aq.enqueue", "dbms_aq.enqueue_array", "library", "idap"])
 @pytest.mark.parametrize(("name", "address", "protocol", "code"), RECIPIENTS)
 async def test_recipients_without_a_delivery_path_are_refused(
-        conn: asyncpg.Connection, db_dsn: str, path: str,
+        conn: asyncpg.Connection, refused_idap_multi: str, db_dsn: str, path: str,
         name: str, address: str | None, protocol: int, code: int) -> None:
     """A recipient pgaq could never deliver (a protocol other than 0: no Messaging Gateway)
     is refused at enqueue, naming the recipient and its protocol; nothing is stored."""
     async with AsyncExitStack() as stack:
-        url = await stack.enter_async_context(gateway(conn, db_dsn)) if path == "idap" else ""
-        await make_queue(conn, multiple=True)
+        url = await stack.enter_async_context(running_gateway(db_dsn)) if path == "idap" else ""
         await subscribe(conn, "s.q", "A")
         if path == "idap":
             recipient = (f"<agent_name>{name}</agent_name>" + (f"<address>{address}</address>" if address else "")
@@ -234,9 +274,9 @@ async def test_recipients_without_a_delivery_path_are_refused(
 
 
 @pytest.mark.parametrize("path", ["dbms_aq.enqueue", "library"])
-async def test_protocol_zero_recipients_are_delivered(conn: asyncpg.Connection, path: str) -> None:
+async def test_protocol_zero_recipients_are_delivered(conn: asyncpg.Connection, refused_multi: str,
+                                                      path: str) -> None:
     """Protocol 0 or NULL: a local consumer, dequeued by its name."""
-    await make_queue(conn, multiple=True)
     await subscribe(conn, "s.q", "A")
     if path == "library":
         await Session(conn).enqueue("s.q", b"x", MessageProperties(recipient_list=[Agent("B", None, 0)]))
@@ -263,10 +303,9 @@ SUBSCRIBERS = [
 
 @pytest.mark.parametrize("path", ["sql", "admin api"])
 @pytest.mark.parametrize(("name", "address", "protocol", "mode", "code"), SUBSCRIBERS)
-async def test_add_subscriber_refuses(conn: asyncpg.Connection, db_dsn: str, path: str,
+async def test_add_subscriber_refuses(conn: asyncpg.Connection, refused_multi: str, db_dsn: str, path: str,
                                       name: str, address: str | None, protocol: int | None,
                                       mode: str | None, code: int) -> None:
-    await make_queue(conn, multiple=True)
     if path == "sql":
         with pytest.raises(asyncpg.PostgresError) as err:
             await conn.execute("CALL dbms_aqadm.add_subscriber('s.q', sys.aq$_agent($1, $2, $3),"
@@ -293,17 +332,17 @@ async def test_add_subscriber_refuses(conn: asyncpg.Connection, db_dsn: str, pat
     (None, "PERSISTENT"), ("persistent", "PERSISTENT"), ("BUFFERED", "BUFFERED"),
     (" persistent_or_buffered ", "PERSISTENT_OR_BUFFERED"), ("1", "PERSISTENT"), ("2", "BUFFERED"),
     ("3", "PERSISTENT_OR_BUFFERED")])
-async def test_add_subscriber_keeps_oracles_delivery_modes(conn: asyncpg.Connection, given: str | None,
+async def test_add_subscriber_keeps_oracles_delivery_modes(conn: asyncpg.Connection, refused_multi: str,
+                                                           given: str | None,
                                                            kept: str) -> None:
     """Oracle's three modes, by name or by the number of their constant, stored by name."""
-    await make_queue(conn, multiple=True)
     await conn.execute("CALL dbms_aqadm.add_subscriber('s.q', sys.aq$_agent('A', NULL, NULL),"
                        " delivery_mode => $1)", given)
     assert await conn.fetchval("SELECT delivery_mode FROM aq.subscribers") == kept
 
 
-async def test_remote_subscriber_with_protocol_zero_is_kept(conn: asyncpg.Connection) -> None:
-    await make_queue(conn, multiple=True)
+async def test_remote_subscriber_with_protocol_zero_is_kept(conn: asyncpg.Connection,
+                                                            refused_multi: str) -> None:
     await conn.execute("CALL dbms_aqadm.add_subscriber('s.q', sys.aq$_agent('R', 's.other@remote', 0))")
     await conn.execute("CALL dbms_aqadm.add_subscriber('s.q', sys.aq$_agent(NULL, 's.third', NULL))")
     assert await conn.fetchval("SELECT count(*) FROM aq.subscribers WHERE protocol = 0") == 2
@@ -355,9 +394,9 @@ async def test_create_queue_table_accepts_no_ops(conn: asyncpg.Connection, optio
 
 
 @pytest.mark.parametrize("path", ["sql", "admin api"])
-async def test_create_queue_refuses_dependency_tracking(conn: asyncpg.Connection, db_dsn: str,
+async def test_create_queue_refuses_dependency_tracking(conn: asyncpg.Connection, refused_single: str,
+                                                        db_dsn: str,
                                                         path: str) -> None:
-    await make_queue(conn, create_table=True)
     args = {"queue_name": "s.q2", "queue_table": "s.qt", "dependency_tracking": True}
     if path == "sql":
         named, values = _sql_args(args)
@@ -369,10 +408,9 @@ async def test_create_queue_refuses_dependency_tracking(conn: asyncpg.Connection
     assert await conn.fetchval("SELECT count(*) FROM aq.queues WHERE queue_name = 'q2'") == 0
 
 
-async def test_alter_queue_table(conn: asyncpg.Connection) -> None:
+async def test_alter_queue_table(conn: asyncpg.Connection, refused_single: str) -> None:
     """Oracle's ALTER_QUEUE_TABLE: the comment is kept, instance affinity accepted as a
     no-op; a negative instance number changes nothing."""
-    await make_queue(conn)
     await conn.execute("CALL dbms_aqadm.alter_queue_table('s.qt', comment => 'orders',"
                        " primary_instance => 1, secondary_instance => 2)")
     assert await conn.fetchval("SELECT comment FROM aq.queue_tables") == "orders"
@@ -385,10 +423,9 @@ async def test_alter_queue_table(conn: asyncpg.Connection) -> None:
 
 
 @pytest.mark.parametrize("path", ["dbms_aq.dequeue", "dbms_aq.dequeue_array"])
-async def test_dequeue_signature_is_refused(conn: asyncpg.Connection, path: str) -> None:
+async def test_dequeue_signature_is_refused(conn: asyncpg.Connection, refused_single: str, path: str) -> None:
     """dequeue_options.signature asks for receiver non-repudiation: ORA-25265, and the
     message stays in the queue."""
-    await make_queue(conn)
     await conn.execute("CALL dbms_aq.enqueue('s.q', NULL, NULL, '\\x01'::bytea, NULL)")
     opts = "ROW(NULL, 'REMOVE', NULL, NULL, 0, NULL, NULL, NULL, 'sig', NULL, NULL)::dbms_aq.dequeue_options_t"
     sql = (f"CALL dbms_aq.dequeue('s.q', {opts}, NULL, NULL::bytea, NULL)" if path == "dbms_aq.dequeue"
@@ -420,10 +457,10 @@ async def test_any_protocol_agents_use_http(conn: asyncpg.Connection, db_dsn: st
 
 @pytest.mark.parametrize("path", ["dbms_aq.listen", "library"])
 @pytest.mark.parametrize("protocol", [128, 1])
-async def test_listen_refuses_a_protocol(conn: asyncpg.Connection, path: str, protocol: int) -> None:
+async def test_listen_refuses_a_protocol(conn: asyncpg.Connection, refused_multi: str, path: str,
+                                         protocol: int) -> None:
     """LISTEN's agents take no protocol (Oracle's ORA-25259), rather than one ignored; the
     message waiting for the agent is left alone."""
-    await make_queue(conn, multiple=True)
     await subscribe(conn, "s.q", "A")
     await conn.execute("CALL dbms_aq.enqueue('s.q', NULL, NULL, '\\x01'::bytea, NULL)")
     if path == "library":
