@@ -33,9 +33,11 @@ from pgaq.migrate import migrate
 
 TEMPLATE = "pgaq_template"
 TESTS = Path(__file__).resolve().parent
-# statistics jobs started by tests write no class-data archive into the user's cache
-# (tests/e2e/test_stats_process.py checks the archive in a folder of its own)
-os.environ.setdefault("PGAQ_STATS_CDS", "off")
+# statistics jobs started by tests share one class-data archive, in the repository's
+# .pgaq/ rather than the user's cache: the first run writes it, later runs (and later
+# `make test`s) map it rather than load Spark's classes anew (pgaq/stats/cds.py;
+# tests/e2e/test_stats_process.py checks the archive's making in a folder of its own)
+os.environ.setdefault("PGAQ_STATS_CDS", str(TESTS.parent / ".pgaq" / "test-cds"))
 _counter = itertools.count()
 # what runs alone (docstring), by path under tests/: a directory or a file
 ALONE = ("e2e/test_ha.py", "e2e/test_compose_ha.py", "e2e/test_compose_up.py", "e2e/test_pressure.py",
