@@ -11,7 +11,9 @@ Tests that time a whole stack against the clock or share more than a database (p
 image store and the host ports compose publishes, a Patroni cluster, Spark's JVMs, the
 chaos and pressure loads) are marked `alone` here, by path: `make test` runs them after
 the parallel phase, one at a time, as their pass rules (throughput back to 90 % after a
-failover, pickup latencies) assume a machine of their own. Under xdist the scheduler
+failover, pickup latencies, a stop within 30 s) assume a machine of their own. The other
+end-to-end files (services as processes on ports and folders of their own, generous
+timeouts, no Spark) run in the parallel phase. Under xdist the scheduler
 below sends each test file to the next free worker, and the Java suite's files (one
 build directory) to one worker together.
 """
@@ -33,12 +35,16 @@ from pgaq.migrate import migrate
 
 TEMPLATE = "pgaq_template"
 TESTS = Path(__file__).resolve().parent
-# statistics jobs started by tests write no class-data archive into the user's cache
-# (tests/e2e/test_stats_process.py checks the archive in a folder of its own)
-os.environ.setdefault("PGAQ_STATS_CDS", "off")
+# statistics jobs started by tests share one class-data archive, in the repository's
+# .pgaq/ rather than the user's cache: the first run writes it, later runs (and later
+# `make test`s) map it rather than load Spark's classes anew (pgaq/stats/cds.py;
+# tests/e2e/test_stats_process.py checks the archive's making in a folder of its own)
+os.environ.setdefault("PGAQ_STATS_CDS", str(TESTS.parent / ".pgaq" / "test-cds"))
 _counter = itertools.count()
 # what runs alone (docstring), by path under tests/: a directory or a file
-ALONE = ("e2e", "integration/test_stats.py")
+ALONE = ("e2e/test_ha.py", "e2e/test_compose_ha.py", "e2e/test_compose_up.py", "e2e/test_pressure.py",
+         "e2e/test_chaos.py", "e2e/test_up_stop.py", "e2e/test_stats_process.py",
+         "e2e/test_stats_cluster.py", "e2e/test_service_endpoints.py", "integration/test_stats.py")
 # xdist groups: files that must share one worker
 GROUPS = {"java": "java"}
 

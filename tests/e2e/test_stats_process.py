@@ -11,9 +11,13 @@ from pathlib import Path
 
 import asyncpg
 import pyspark
+import pytest
 from pgaq.stats.settings import DEFAULT_JAR
 
 ROOT = Path(__file__).resolve().parents[2]
+# two JVM runs a test, each bounded by its own wait (180-300 s): pytest's 120 s default
+# cut them short on a loaded machine
+pytestmark = pytest.mark.timeout(600)
 
 
 async def wait_runs(conn: asyncpg.Connection, runs: asyncio.Queue[int], n: int, timeout: float) -> list[int]:
@@ -94,8 +98,6 @@ async def test_the_first_run_writes_a_class_data_archive_that_later_runs_map(
     """cds.py: the first run records what its JVM loaded and, after its commit, has the JVM
     write the archive (no .part left behind); the next run maps it and writes nothing."""
     import shutil
-
-    import pytest
 
     if shutil.which("jcmd") is None:
         pytest.skip("no jcmd: the job runs without an archive")
