@@ -41,6 +41,10 @@ run: $(STAMP) system-deps
 # time, as their pass rules assume a machine of their own. Both phases run; either
 # failing fails the target.
 TEST_WORKERS ?= 4
+# Compiled modules are kept (__pycache__) even where the environment says not to: without
+# them each xdist worker rewrites every test module's asserts and compiles pgaq again, about
+# 8 s of CPU per worker and per `python -m pgaq...` process a test starts.
+unexport PYTHONDONTWRITEBYTECODE
 test: $(STAMP) test-deps
 	@status=0; \
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not alone" tests || status=$$?; \
