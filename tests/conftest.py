@@ -10,8 +10,8 @@ image store and the host ports compose publishes, a Patroni cluster, Spark's JVM
 chaos and pressure loads) are marked `alone` here, by path: `make test` runs them after
 the parallel phase, one at a time, as their pass rules (throughput back to 90 % after a
 failover, pickup latencies) assume a machine of their own. Under xdist the scheduler
-below sends each test file to the next free worker, and the Java suite's files (one
-build directory) to one worker together.
+below sends each test file to the next free worker (the Java suite's files too: they
+compile once for all workers, tests/java/conftest.py).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ _counter = itertools.count()
 # what runs alone (docstring), by path under tests/: a directory or a file
 ALONE = ("e2e", "integration/test_stats.py")
 # xdist groups: files that must share one worker
-GROUPS = {"java": "java"}
+GROUPS: dict[str, str] = {}
 
 
 def _under(path: str, where: str) -> bool:
