@@ -1,7 +1,7 @@
-"""Fixtures of the Java provider's tests (test_java_provider.py runs its JUnit classes,
-test_java_interop.py its live round trips with pgaq.jms, IDAP and dbms_aq): the jar and the
-tests compiled once (java/build compile) for all xdist workers, and pgjdbc's URL of a test
-database."""
+"""Fixtures of the Java provider's tests (test_java_provider.py and test_java_examples.py
+run its JUnit tests, test_java_interop.py its live round trips with pgaq.jms, IDAP and
+dbms_aq): the jar and the tests compiled once (java/build compile) for all xdist workers,
+and pgjdbc's URL of a test database."""
 
 from __future__ import annotations
 
