@@ -6,6 +6,7 @@ and pgjdbc's URL of a test database."""
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import subprocess
 from pathlib import Path
@@ -40,6 +41,14 @@ def sources_digest() -> str:
     return h.hexdigest()
 
 
+def _built() -> str:
+    """What a compile made, as the class-data archive checks it (the jars' modification
+    times): `java/build jar` (make java) rewrites pgaq-jms.jar, and the archive is then
+    refused, so the tests compile again."""
+    jars = [OUT / "pgaq-jms.jar", OUT / "pgaq-jms-tests.jar", OUT / "tests.jsa"]
+    return " ".join(str(j.stat().st_mtime_ns) if j.exists() else "-" for j in jars)
+
+
 def compile_once() -> None:
     """java/build compile, unless the last one compiled these very sources. xdist's workers
     share build/java: the first to come compiles while the others wait on the lock, then
@@ -50,14 +59,14 @@ def compile_once() -> None:
     with open(OUT.parent / "java.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         digest = sources_digest()
-        if stamp.exists() and stamp.read_text() == digest and (OUT / "test-classes").is_dir():
+        if stamp.exists() and stamp.read_text() == f"{digest}\n{_built()}":
             return
         stamp.unlink(missing_ok=True)
         proc = subprocess.run([str(BUILD), "compile"], cwd=ROOT, capture_output=True, text=True,
                               timeout=600)
         if proc.returncode:
             pytest.fail(f"java/build compile failed:\n{proc.stdout[-4000:]}{proc.stderr[-8000:]}")
-        stamp.write_text(digest)
+        stamp.write_text(f"{digest}\n{_built()}")
 
 
 @pytest.fixture(scope="session")
@@ -71,3 +80,12 @@ def java_classpath(compiled: None) -> str:
     the jars they use."""
     return subprocess.run([str(BUILD), "classpath"], cwd=ROOT, capture_output=True, text=True,
                           check=True, timeout=60).stdout.strip()
+
+
+@functools.cache
+def jvm_options() -> tuple[str, ...]:
+    """The options the test JVMs start with (java/build jvm-options), once compiled: the JIT,
+    the collector, the class-data archive of the test class path."""
+    out = subprocess.run([str(BUILD), "jvm-options"], cwd=ROOT, capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    return tuple(out.split())
