@@ -16,8 +16,15 @@ from pathlib import Path
 from .conftest import BUILD, ROOT, jdbc_url
 
 SOURCES = ROOT / "java" / "src" / "test" / "java"
-# the class whose tests run one at a time (test_java_examples.py)
+# the class whose tests run one at a time (test_java_examples.py): each runs example
+# programs, for up to two minutes; but for the three that only say why an example cannot
+# run unchanged, which run together
 EXAMPLES = "pgaq.jms.ActiveMqExamplesTest"
+CANNOT_RUN = ("compositeDestinations", "exclusiveConsumer", "wildcardConsumer")
+# the longest of them (Debian's openwire/java example, 10000 messages), in a file of its
+# own (test_java_example_listener.py), so that xdist, which sends a file to one worker,
+# runs it beside the others
+LISTENER = "listenerReceivesEverythingPublisherSendsThenShutdown"
 # a JUnit Jupiter test method: @Test (perhaps with other annotations after it), then its
 # declaration
 _TEST_METHOD = re.compile(r"@Test\b(?:\s+@\w+(?:\([^)]*\))?)*\s+(?:public\s+)?void\s+(\w+)\s*\(")
@@ -42,6 +49,11 @@ def methods(test_class: str) -> list[str]:
     if len(found) != annotations or len(set(found)) != len(found):
         raise ValueError(f"{test_class}: {annotations} @Test, methods read: {found}")
     return found
+
+
+def example_runs() -> list[tuple[str, ...]]:
+    """ActiveMqExamplesTest's tests as they run: one a run, the CANNOT_RUN ones together."""
+    return [(m,) for m in methods(EXAMPLES) if m not in CANNOT_RUN] + [CANNOT_RUN]
 
 
 def _results(report: Path) -> tuple[list[str], list[str]]:
@@ -106,3 +118,9 @@ async def run(selectors: list[str], db_dsn: str, tmp_path: Path) -> list[str]:
         f"{' '.join(selectors)}: exit {rc}\n" + "\n".join(failures)
         + "\n--- output (tail) ---\n" + out[-8000:])
     return ran
+
+
+async def run_methods(test_class: str, tests: tuple[str, ...], db_dsn: str, tmp_path: Path) -> None:
+    """Runs the named tests of a class, checking the report that they, and only they, ran."""
+    ran = await run([f"--select-method={test_class}#{m}" for m in tests], db_dsn, tmp_path)
+    assert sorted(ran) == sorted(f"{test_class}.{m}" for m in tests)

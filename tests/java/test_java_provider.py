@@ -4,8 +4,8 @@ The jar and the tests are compiled once (`java/build compile`); each JUnit test 
 runs in a JVM of its own on the JUnit console launcher against a fresh pgaq database
 (tests/java/junit.py), so a failure names its class here and the JUnit report says which
 method and why. The conformance classes also run the same tests on an embedded ActiveMQ
-broker. ActiveMqExamplesTest, whose tests each run example programs for up to a minute,
-runs a test at a time in test_java_examples.py.
+broker. ActiveMqExamplesTest, whose tests each run example programs for up to two
+minutes, runs a test at a time in test_java_examples.py and test_java_example_listener.py.
 """
 
 from __future__ import annotations
