@@ -21,9 +21,9 @@ SOURCES = ROOT / "java" / "src" / "test" / "java"
 # run unchanged, which run together
 EXAMPLES = "pgaq.jms.ActiveMqExamplesTest"
 CANNOT_RUN = ("compositeDestinations", "exclusiveConsumer", "wildcardConsumer")
-# the longest of them (Debian's openwire/java example, 10000 messages), in a file of its
-# own (test_java_example_listener.py), so that xdist, which sends a file to one worker,
-# runs it beside the others
+# the longest of them (Debian's openwire/java example, 10000 messages) runs from
+# test_java_provider.py: xdist sends a file to one worker, the files with the most tests
+# first, so it starts early and beside the other examples
 LISTENER = "listenerReceivesEverythingPublisherSendsThenShutdown"
 # a JUnit Jupiter test method: @Test (perhaps with other annotations after it), then its
 # declaration

@@ -4,7 +4,7 @@ test of its own (a JVM and a fresh pgaq database each, as test_java_provider.py 
 class), as each runs example programs in JVMs of their own for up to two minutes, some
 for the 20 s their receive timeouts wait after the last message. The examples that cannot
 run unchanged (skipped, giving the reason) run together; the longest, the openwire/java
-Listener and Publisher, in test_java_example_listener.py.
+Listener and Publisher, in test_java_provider.py (which says why).
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ runs in a JVM of its own on the JUnit console launcher against a fresh pgaq data
 (tests/java/junit.py), so a failure names its class here and the JUnit report says which
 method and why. The conformance classes also run the same tests on an embedded ActiveMQ
 broker. ActiveMqExamplesTest, whose tests each run example programs for up to two
-minutes, runs a test at a time in test_java_examples.py and test_java_example_listener.py.
+minutes, runs a test at a time in test_java_examples.py, but for its longest (Debian's
+openwire/java Listener and Publisher, 10000 messages), here: xdist sends a file to one
+worker, the files with the most tests first, so it starts early and beside the others.
 """
 
 from __future__ import annotations
@@ -21,3 +23,8 @@ from . import junit
 @pytest.mark.parametrize("test_class", [c for c in junit.classes() if c != junit.EXAMPLES])
 async def test_java(test_class: str, compiled: None, db_dsn: str, tmp_path: Path) -> None:
     await junit.run(["--select-class", test_class], db_dsn, tmp_path)
+
+
+@pytest.mark.timeout(900)
+async def test_activemq_listener_example(compiled: None, db_dsn: str, tmp_path: Path) -> None:
+    await junit.run_methods(junit.EXAMPLES, (junit.LISTENER,), db_dsn, tmp_path)
