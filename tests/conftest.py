@@ -13,9 +13,9 @@ chaos and pressure loads) are marked `alone` here, by path: `make test` runs the
 the parallel phase, one at a time, as their pass rules (throughput back to 90 % after a
 failover, pickup latencies, a stop within 30 s) assume a machine of their own. The other
 end-to-end files (services as processes on ports and folders of their own, generous
-timeouts, no Spark) run in the parallel phase. Under xdist the scheduler
-below sends each test file to the next free worker, and the Java suite's files (one
-build directory) to one worker together.
+timeouts, no Spark) run in the parallel phase. Under xdist the scheduler below sends
+each test file to the next free worker (the Java suite's files too: they compile once
+for all workers, tests/java/conftest.py).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ ALONE = ("e2e/test_ha.py", "e2e/test_compose_ha.py", "e2e/test_compose_up.py", "
          "e2e/test_chaos.py", "e2e/test_up_stop.py", "e2e/test_stats_process.py",
          "e2e/test_stats_cluster.py", "e2e/test_service_endpoints.py", "integration/test_stats.py")
 # xdist groups: files that must share one worker
-GROUPS = {"java": "java"}
+GROUPS: dict[str, str] = {}
 
 
 def _under(path: str, where: str) -> bool:

@@ -55,7 +55,7 @@ from ..integration.gateway_support import (
 )
 from ..integration.helpers import make_queue
 from ..jms_golden import CASES, build, describe, received_shape, same, send_options
-from .conftest import ROOT, jdbc_url
+from .conftest import ROOT, jdbc_url, jvm_options
 
 SCHEMA = "interop"
 NS = {"aq": "http://ns.oracle.com/AQ/schemas/access"}
@@ -213,7 +213,7 @@ def report(problems: dict[str, str]) -> str:
 async def java(classpath: str, dsn: str, *args: str) -> list[dict[str, Any]]:
     """InteropTool's JSON output (numbers as Decimal: exactly as it wrote them)."""
     proc = await asyncio.create_subprocess_exec(
-        "java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", f"-Dpgaq.jdbc.url={jdbc_url(dsn)}",
+        "java", *jvm_options(), f"-Dpgaq.jdbc.url={jdbc_url(dsn)}",
         "-cp", classpath, "pgaq.jms.InteropTool", *args, cwd=ROOT,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     try:

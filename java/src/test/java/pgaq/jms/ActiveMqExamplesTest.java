@@ -10,6 +10,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -81,6 +82,11 @@ class ActiveMqExamplesTest {
             + "new java.util.Properties()); } catch (javax.jms.JMSException pgaqFailure) { "
             + "throw new java.lang.IllegalStateException(pgaqFailure); }";
     private static final long CHILD_TIMEOUT_S = 180;
+    /** The VM options of this JVM (java/build jvm-options: the JIT, the collector, the
+     *  class-data archive), which the example programs run with too. */
+    private static final List<String> VM_OPTIONS = ManagementFactory.getRuntimeMXBean().getInputArguments()
+            .stream().filter(o -> o.startsWith("-XX:") && !o.startsWith("-XX:ArchiveClassesAtExit"))
+            .collect(Collectors.toList());
 
     private static Path work;
     private static String classPath;
@@ -213,7 +219,9 @@ class ActiveMqExamplesTest {
             List<String> cmd = new ArrayList<>();
             cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
             cmd.add("-cp");
-            cmd.add(classes + File.pathSeparator + classPath);
+            // the test class path first: the prefix the class-data archive was made for
+            cmd.add(classPath + File.pathSeparator + classes);
+            cmd.addAll(VM_OPTIONS);
             cmd.add("-Dpgaq.jdbc.url=" + TestDb.url());
             cmd.addAll(jvmOptions);
             cmd.add(mainClass);
