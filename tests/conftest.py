@@ -116,22 +116,49 @@ async def template_db(cluster: Cluster) -> str:
     return TEMPLATE
 
 
-@pytest.fixture(scope="session")
-async def cluster_admin(cluster: Cluster) -> AsyncIterator[asyncpg.Connection]:
+class Admin:
     """This worker's connection to the cluster's `postgres` database, which creates and
     drops the tests' databases (a connection of its own each time cost the server and
-    the client ~6 ms of CPU, twice per test)."""
-    conn = await asyncpg.connect(cluster.dsn())
+    the client ~6 ms of CPU, twice per test). Tests that restart the cluster or end
+    every backend end this connection too: it then connects again, once per statement."""
+
+    def __init__(self, dsn: str) -> None:
+        self.dsn = dsn
+        self.conn: asyncpg.Connection | None = None
+
+    async def execute(self, sql: str) -> None:
+        for attempt in (1, 2):
+            if self.conn is None or self.conn.is_closed():
+                self.conn = await asyncpg.connect(self.dsn)
+            try:
+                await self.conn.execute(sql)
+                return
+            except (asyncpg.InterfaceError, asyncpg.ConnectionDoesNotExistError,
+                    asyncpg.AdminShutdownError):
+                # ended by an earlier test before this statement reached it; the
+                # second attempt's error is the test run's
+                self.conn.terminate()
+                self.conn = None
+                if attempt == 2:
+                    raise
+
+    async def close(self) -> None:
+        if self.conn is not None:
+            await self.conn.close()
+
+
+@pytest.fixture(scope="session")
+async def cluster_admin(cluster: Cluster) -> AsyncIterator[Admin]:
+    admin = Admin(cluster.dsn())
     try:
-        yield conn
+        yield admin
     finally:
-        await conn.close()
+        await admin.close()
 
 
-async def _create_db(cluster: Cluster, template: str,
-                     admin: asyncpg.Connection | None = None) -> str:
+async def _create_db(cluster: Cluster, template: str, admin: Admin | None = None) -> str:
     name = f"t{os.getpid()}_{next(_counter)}"
-    conn = admin or await asyncpg.connect(cluster.dsn())
+    conn = admin or Admin(cluster.dsn())
     try:
         for attempt in range(20):
             try:
@@ -150,7 +177,7 @@ async def _create_db(cluster: Cluster, template: str,
     return name
 
 
-async def _drop_db(admin: asyncpg.Connection, name: str) -> None:
+async def _drop_db(admin: Admin, name: str) -> None:
     await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
@@ -180,7 +207,7 @@ def prepared(fixture: str, build: Build, *, remote: bool = False) -> None:
 
 
 async def _template_for(request: pytest.FixtureRequest, cluster: Cluster,
-                        admin: asyncpg.Connection, template: str, remote: bool) -> str:
+                        admin: Admin, template: str, remote: bool) -> str:
     fixture = _preparing(request, remote)
     if fixture is None:
         return template
@@ -212,7 +239,7 @@ async def prepared_value(request: pytest.FixtureRequest, db_dsn: str) -> Any:
 
 @pytest.fixture
 async def db_dsn(request: pytest.FixtureRequest, cluster: Cluster,
-                 cluster_admin: asyncpg.Connection, template_db: str) -> AsyncIterator[str]:
+                 cluster_admin: Admin, template_db: str) -> AsyncIterator[str]:
     template = await _template_for(request, cluster, cluster_admin, template_db, remote=False)
     name = await _create_db(cluster, template, cluster_admin)
     yield cluster.dsn(name)
@@ -242,7 +269,7 @@ async def conn(db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
 
 
 @pytest.fixture
-async def remote_dsn(request: pytest.FixtureRequest, cluster: Cluster, cluster_admin: asyncpg.Connection,
+async def remote_dsn(request: pytest.FixtureRequest, cluster: Cluster, cluster_admin: Admin,
                      template_db: str) -> AsyncIterator[str]:
     """A second pgaq database in the cluster: the far side of a database link."""
     template = await _template_for(request, cluster, cluster_admin, template_db, remote=True)

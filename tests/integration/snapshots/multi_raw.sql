@@ -1632,7 +1632,10 @@ AS $function$
                                        aq.msgid_hex(ids[1]), 'gen', p_queue), '55000');
         END IF;
         IF qrow.notify THEN PERFORM aq.notify_enqueued(qrow.id, ids); END IF;
-        IF any_ready THEN PERFORM aq.wake(qrow.id); END IF;
+        IF any_ready  -- aq.wake (R__11) inline
+           AND EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
+          PERFORM pg_notify('aq_' || qrow.id, '');
+        END IF;
         IF any_wait THEN PERFORM pg_notify('aq_time', ''); END IF;
         RETURN ids;
       END $function$

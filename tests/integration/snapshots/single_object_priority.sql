@@ -943,7 +943,10 @@ AS $function$
         END;
 
         IF qrow.notify THEN PERFORM aq.notify_enqueued(qrow.id, ids); END IF;
-        IF any_ready THEN PERFORM aq.wake(qrow.id); END IF;
+        IF any_ready  -- aq.wake (R__11) inline
+           AND EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
+          PERFORM pg_notify('aq_' || qrow.id, '');
+        END IF;
         IF any_wait THEN PERFORM pg_notify('aq_time', ''); END IF;
         RETURN ids;
       END $function$
@@ -1015,7 +1018,6 @@ AS $function$
         IF d > 0 THEN
           PERFORM pg_notify('aq_time', '');
         ELSE  -- aq.wake (R__11) inline: this is the most frequent call
-          PERFORM pg_advisory_xact_lock_shared(1885823345, qrow.id);
           IF EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
             PERFORM pg_notify('aq_' || qrow.id, '');
           END IF;
@@ -1090,7 +1092,6 @@ AS $function$
           PERFORM pg_notify('aq_time', '');
         END IF;
         IF EXISTS (SELECT 1 FROM unnest(p_delay) d WHERE d = 0) THEN  -- aq.wake (R__11) inline
-          PERFORM pg_advisory_xact_lock_shared(1885823345, qrow.id);
           IF EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
             PERFORM pg_notify('aq_' || qrow.id, '');
           END IF;

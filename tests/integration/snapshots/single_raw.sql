@@ -925,7 +925,10 @@ AS $function$
     ;
 
         IF qrow.notify THEN PERFORM aq.notify_enqueued(qrow.id, ids); END IF;
-        IF any_ready THEN PERFORM aq.wake(qrow.id); END IF;
+        IF any_ready  -- aq.wake (R__11) inline
+           AND EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
+          PERFORM pg_notify('aq_' || qrow.id, '');
+        END IF;
         IF any_wait THEN PERFORM pg_notify('aq_time', ''); END IF;
         RETURN ids;
       END $function$
@@ -981,7 +984,6 @@ AS $function$
         IF d > 0 THEN
           PERFORM pg_notify('aq_time', '');
         ELSE  -- aq.wake (R__11) inline: this is the most frequent call
-          PERFORM pg_advisory_xact_lock_shared(1885823345, qrow.id);
           IF EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
             PERFORM pg_notify('aq_' || qrow.id, '');
           END IF;
@@ -1043,7 +1045,6 @@ AS $function$
           PERFORM pg_notify('aq_time', '');
         END IF;
         IF EXISTS (SELECT 1 FROM unnest(p_delay) d WHERE d = 0) THEN  -- aq.wake (R__11) inline
-          PERFORM pg_advisory_xact_lock_shared(1885823345, qrow.id);
           IF EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = qrow.id) THEN
             PERFORM pg_notify('aq_' || qrow.id, '');
           END IF;
@@ -1132,7 +1133,9 @@ AS $function$
     INSERT INTO gen.t (q_name, msgid, corrid, priority, state, delay, expiration, ready_time,
                              expire_at, enq_seq, enq_time, enq_uid, enq_agent, enq_tid, txn_group, user_data)
     SELECT $1::name, int8send((extract(epoch FROM t.now_ts) * 1000000)::bigint) || int8send(t.seq), $4::text,
-           $2::integer, CASE WHEN aq.wake(x.id) IS NULL THEN 0 ELSE 0 END,
+           $2::integer,
+           CASE WHEN NOT EXISTS (SELECT 1 FROM aq.waiters w WHERE w.queue_id = x.id) THEN 0
+                WHEN pg_notify('aq_' || x.id, '') IS NULL THEN 0 ELSE 0 END,
            0, nullif($3::integer, -1), t.now_ts, t.now_ts + make_interval(secs => nullif($3::integer, -1)),
            t.seq, t.now_ts, current_user, $5::text, pg_current_xact_id()::text,
            pg_current_xact_id()::text::bigint, $6::bytea
