@@ -377,6 +377,17 @@ class Stream:
     warm: int = 0  # warm-up messages (negative numbers) taken
     warm_expected: int = 0
     warmed: asyncio.Event = field(default_factory=asyncio.Event)
+    broken: BaseException | None = None  # a consumer that failed: the stream ends with it
+
+    def fail(self, exc: BaseException) -> None:
+        if self.broken is None:
+            self.broken = exc
+        self.warmed.set()
+        self.all_taken.set()
+
+    def check(self) -> None:
+        if self.broken is not None:
+            raise RuntimeError(f"a consumer failed: {self.broken}") from self.broken
 
     def took(self, payload: bytes) -> None:
         k = struct.unpack(">q", payload[:8])[0]
@@ -424,6 +435,7 @@ async def _stream(dsn: str, postmaster: int, queue: str, kind: str, waiters: int
     producers = s.concurrency
     conns = [await asyncpg.connect(dsn) for _ in range(producers)]
     st = Stream()
+    stop: Callable[[], Awaitable[None]] | None = None
     try:
         writers = [Session(c) for c in conns]
 
@@ -443,6 +455,7 @@ async def _stream(dsn: str, postmaster: int, queue: str, kind: str, waiters: int
                 st.warmed.clear()
                 await put(w, struct.pack(">q", -1 - i * producers - j) + PAD)
                 await asyncio.wait_for(st.warmed.wait(), 30)
+                st.check()
         await asyncio.sleep(0.2 + waiters / 500)  # the last taker back in its wait
         numbers = iter(range(1 << 62))
         cpu0 = cpu_seconds(postmaster)
@@ -466,14 +479,18 @@ async def _stream(dsn: str, postmaster: int, queue: str, kind: str, waiters: int
             await asyncio.wait_for(st.all_taken.wait(), 30)
         except TimeoutError:
             pass  # reported as messages not taken
+        st.check()
         cpu = cpu_seconds(postmaster) - cpu0
         t3 = time.perf_counter()
-        await stop()
+        stopping, stop = stop, None
+        await stopping()
         if s.fanout_trace:  # where a stream's wall time goes
             log(f"  {kind} {waiters}: start {t1 - t0:.1f} s, warm {started - t1:.1f} s, stream "
                 f"{deadline - started:.1f} s, tail {t3 - deadline:.1f} s, "
                 f"stop {time.perf_counter() - t3:.1f} s")
     finally:
+        if stop is not None:  # the stream failed: its consumers end too
+            await stop()
         for c in conns:
             await c.close()
     lat = [max(0.0, st.held[k] - st.committed[k]) * 1000 for k in st.committed if k in st.held]
@@ -597,18 +614,22 @@ def _idap(url: str, admin: asyncpg.Connection, queue: str, n: int) -> Consumers:
         streams: list[asyncio.StreamWriter] = []
 
         async def receiver() -> None:
-            reader, writer = await asyncio.open_connection(host, int(port))
-            streams.append(writer)
-            while not stopping.is_set():
-                writer.write(head + doc)
-                status = await reader.readuntil(b"\r\n")
-                headers = await reader.readuntil(b"\r\n\r\n")
-                m = re.search(rb"(?i)content-length:\s*(\d+)", headers)
-                body = await reader.readexactly(int(m.group(1)) if m else 0)
-                if b" 200 " not in status:
-                    raise RuntimeError(f"the gateway answered {status!r}: {body[:300]!r}")
-                for raw in _RAW.findall(body):
-                    st.took(bytes.fromhex(raw.decode()))
+            try:
+                reader, writer = await asyncio.open_connection(host, int(port))
+                streams.append(writer)
+                while not stopping.is_set():
+                    writer.write(head + doc)
+                    status = await reader.readuntil(b"\r\n")
+                    headers = await reader.readuntil(b"\r\n\r\n")
+                    m = re.search(rb"(?i)content-length:\s*(\d+)", headers)
+                    body = await reader.readexactly(int(m.group(1)) if m else 0)
+                    if b" 200 " not in status:
+                        raise RuntimeError(f"{url} answered {status!r}: {body[:300]!r}")
+                    for raw in _RAW.findall(body):
+                        st.took(bytes.fromhex(raw.decode()))
+            except Exception as exc:
+                st.fail(exc)  # the stream stops waiting for what this one would take
+                raise
 
         tasks = [asyncio.create_task(receiver()) for _ in range(n)]
         await _until_waiting(admin, queue, n)

@@ -11,13 +11,13 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
 from .errors import ConfigError
+from .ports import free_port as free_port
 from .settings import Environment
 
 SERVER_USER = "postgres"
@@ -55,12 +55,6 @@ def find_bindir(explicit: str | None = None) -> Path:
         "PostgreSQL server binaries (initdb, pg_ctl) not found; install PostgreSQL or set "
         "PGAQ_PG_BIN to their directory"
     )
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
 
 
 def as_server_user() -> list[str]:

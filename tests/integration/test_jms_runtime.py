@@ -488,12 +488,19 @@ async def test_a_killed_session_connection_is_reported_and_replaced(
     await producer.send(session.create_text_message("one"))
     await conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                        "WHERE datname = current_database() AND pid <> pg_backend_pid()")
-    with pytest.raises(jms.JMSException) as e:
-        await producer.send(session.create_text_message("lost"))
-    assert e.value.error_code == "JMS-220"
+    # Whether the pooled connection is known dead when the next send takes it depends on
+    # when the client reads the server's goodbye: a send on it fails with JMS-220, and one
+    # on a connection the pool has already replaced succeeds. Either way nothing is lost
+    # or stored twice, and the listener hears of the outage once.
+    try:
+        await producer.send(session.create_text_message("maybe"))
+        stored = 1
+    except jms.JMSException as e:
+        assert e.error_code == "JMS-220"
+        stored = 0
     assert (await asyncio.wait_for(told, 10)).error_code == "JMS-220"
     await producer.send(session.create_text_message("two"))  # a new connection from the pool
-    assert await conn.fetchval("SELECT count(*) FROM shop.orders_q_t") == 2
+    assert await conn.fetchval("SELECT count(*) FROM shop.orders_q_t") == 2 + stored
 
 
 async def test_user_and_password(conn: asyncpg.Connection, db_dsn: str) -> None:
