@@ -727,8 +727,14 @@ class Session:
                 if event is None:
                     await asyncio.sleep(pause)  # no listening connection: poll
                     continue
+                # not asyncio.wait_for: on Python 3.11 it returns the event's result when the
+                # caller is cancelled in the same turn as the event is set (a waiter leaving
+                # passes its wake-up to another leaving waiter), so that waiter stayed,
+                # took the next message and answered nobody (a gateway's receive whose
+                # client had gone: the message lost)
                 try:
-                    await asyncio.wait_for(event.wait(), pause)
+                    async with asyncio.timeout(pause):
+                        await event.wait()
                 except TimeoutError:
                     pass
 

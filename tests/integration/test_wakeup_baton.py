@@ -72,6 +72,26 @@ async def test_one_message_wakes_one_of_64_waiters(
     await asyncio.gather(*pending, return_exceptions=True)
 
 
+async def test_waiters_cancelled_one_by_one_end_and_take_nothing(
+        conn: asyncpg.Connection, many: tuple[list[asyncpg.Connection], Counter[int]]) -> None:
+    """Waiters cancelled one after another all end, though each passes its wake-up to
+    another that is leaving too, and none takes a later message. (On Python 3.11 asyncio.wait_for
+    handed a cancelled caller the event's result: such a waiter stayed, and a gateway
+    receive whose client had gone took the next message and answered nobody.)"""
+    cs, _ = many
+    await make_queue(conn)
+    tasks, _listener = await _waiting([Session(c, safety_poll=60) for c in cs], "s.q")
+    await registered(conn, "s.q")
+    for i, task in enumerate(tasks):  # one by one, as a gateway's clients leave
+        task.cancel()
+        for _ in range(i % 4):
+            await asyncio.sleep(0)  # a turn of the loop: the last one's wake-up passed on
+    _, pending = await asyncio.wait(tasks, timeout=10)
+    assert not pending and all(t.cancelled() for t in tasks)
+    await conn.execute(ENQ, "s.q", b"\x03")
+    assert await conn.fetchval("SELECT count(*) FROM s.qt") == 1
+
+
 async def test_k_messages_in_one_transaction_reach_k_waiters(
         conn: asyncpg.Connection, many: tuple[list[asyncpg.Connection], Counter[int]]) -> None:
     cs, looks = many
