@@ -723,7 +723,9 @@ class Session:
                 remaining = deadline - self.clock.monotonic()
                 if remaining <= 0:
                     return None
-                pause = min(remaining, self.safety_poll)
+                # a shared key's safety looks are the listener's (one waiter of the key per
+                # period, pgaq.listener), others time their own
+                pause = remaining if event is not None and event.polled else min(remaining, self.safety_poll)
                 if event is None:
                     await asyncio.sleep(pause)  # no listening connection: poll
                     continue
@@ -753,7 +755,7 @@ class Session:
         if listener is None:
             yield None
             return
-        async with listener.subscribe(*channels, share=share) as event:
+        async with listener.subscribe(*channels, share=share, poll=self.safety_poll) as event:
             yield event
 
     async def _dequeue_once(self, queue: str, o: DequeueOptions, *, wrap: bool) -> list[Message]:

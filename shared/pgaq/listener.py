@@ -13,8 +13,15 @@ always looked for by some waiter of each key until one takes it, and no wake-up 
 
 The connection is never a pooled one; when it drops, the listener reconnects with backoff,
 re-subscribes every channel and then wakes every waiter, so that no wake-up is lost
-across a PostgreSQL restart (waiters re-check the database after any wake-up, and also
-poll slowly on their own).
+across a PostgreSQL restart (waiters re-check the database after any wake-up).
+
+Waiters also look now and then in case a NOTIFY was missed (a client of the previous
+release enqueuing, a wake-up lost with a connection): a plain subscription on its own
+timer, a shared key once per `poll` seconds for all of its waiters (the listener wakes one
+of them as a NOTIFY would: it found nothing, so none of the others would have). Each
+waiter on its own timer made 256 waiters of one queue cost 51 looks a second, in bursts:
+the timers of waiters that began together stay together, and a gateway's waits queue for
+its pool behind them.
 
 Registering a queue (its first waiter) is not enough by itself: an enqueuer looks for
 waiters without a lock (R__11_wakeups.sql), so one that looked just before the
@@ -54,12 +61,19 @@ class Wakeup(asyncio.Event):
     """A subscription's event. With a `share` key, `took()` after a look that got
     something passes the wake-up on to the next waiter of the key."""
 
-    def __init__(self, listener: Listener, channels: list[str], share: Hashable | None) -> None:
+    def __init__(self, listener: Listener, channels: list[str], share: Hashable | None,
+                 poll: float | None = None) -> None:
         super().__init__()
         self._listener = listener
         self.channels = channels
         self.share = share
+        self.poll = poll  # a shared key's safety look: at least this often (seconds)
         self.blocked = 0  # tasks waiting on it now (idle: preferred for a wake-up)
+
+    @property
+    def polled(self) -> bool:
+        """Whether the listener makes this waiter's safety looks (it need not time its own)."""
+        return self.share is not None and self.poll is not None and self._listener.polling
 
     async def wait(self) -> Literal[True]:
         if not self.blocked and not self.is_set():
@@ -98,6 +112,9 @@ class Listener:
         self._lock = asyncio.Lock()
         self._lost = asyncio.Event()
         self._stop = asyncio.Event()
+        self._polls = asyncio.Event()  # a shared waiter with a shorter poll arrived
+        self._period: float | None = None  # the safety looks' period now
+        self._safety: asyncio.Task[None] | None = None
         self._tasks: TaskGroup | None = None
         self.connected = asyncio.Event()
         self.subscribed = asyncio.Event()  # set whenever a waiter's LISTEN is in place
@@ -106,6 +123,12 @@ class Listener:
         self._tasks = TaskGroup("listener")
         await self._connect()
         self._tasks.spawn("reconnect", self._reconnect_loop())
+        self._safety = self._tasks.spawn("safety looks", self._safety_looks())
+
+    @property
+    def polling(self) -> bool:
+        """Whether shared waiters' safety looks are made here (the listener is running)."""
+        return self._safety is not None and not self._safety.done()
 
     async def close(self) -> None:
         self._stop.set()
@@ -119,12 +142,17 @@ class Listener:
             await self._conn.close()
 
     @asynccontextmanager
-    async def subscribe(self, *channels: str, share: Hashable | None = None) -> AsyncIterator[Wakeup]:
+    async def subscribe(self, *channels: str, share: Hashable | None = None,
+                        poll: float | None = None) -> AsyncIterator[Wakeup]:
         """An event set on NOTIFY of any of `channels` (and after reconnects): on every one,
         or, with a `share` key, when this waiter's turn comes among those of the same key
-        (see the module's doc: call `took()` after a look that got something)."""
+        (see the module's doc: call `took()` after a look that got something). `poll`,
+        with a share key: set at least every `poll` seconds for one waiter of the key
+        (`Wakeup.polled` says the listener does so)."""
         wanted = list(dict.fromkeys(channels))
-        event = Wakeup(self, wanted, share)
+        event = Wakeup(self, wanted, share, poll if share is not None else None)
+        if event.poll is not None and (self._period is None or event.poll < self._period):
+            self._polls.set()
         firsts = []
         for channel in wanted:
             if not self._subs.get(channel):
@@ -219,6 +247,34 @@ class Listener:
             if group is not None and event in group:
                 del group[event]
                 group[event] = None
+
+    def _poll_period(self) -> float | None:
+        """The shortest poll among shared waiters, None when there are none."""
+        polls = [e.poll for e in self._all() if e.poll is not None]
+        return min(polls) if polls else None
+
+    async def _safety_looks(self) -> None:
+        """Every shared key's safety look: one of its waiters woken per period (the shortest
+        `poll` of the waiters), timed from the last round, so that waiters arriving all the
+        time do not put it off."""
+        loop = asyncio.get_running_loop()
+        last = loop.time()
+        while not self._stop.is_set():
+            self._polls.clear()
+            period = self._period = self._poll_period()
+            if period is None:
+                await wait_any(self._polls, None, self._stop)
+                last = loop.time()
+                continue
+            wait = last + period - loop.time()
+            if wait > 0:
+                await wait_any(self._polls, wait, self._stop)
+                continue  # again: a shorter period may have come
+            last = loop.time()
+            for groups in list(self._subs.values()):
+                for share, group in list(groups.items()):
+                    if share is not None and any(e.poll is not None for e in group):
+                        self._wake_one(group)
 
     def _pass_on(self, event: Wakeup) -> None:
         for channel in event.channels:

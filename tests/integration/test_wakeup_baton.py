@@ -72,6 +72,36 @@ async def test_one_message_wakes_one_of_64_waiters(
     await asyncio.gather(*pending, return_exceptions=True)
 
 
+async def test_a_missed_notify_is_found_by_one_safety_look_per_period(
+        conn: asyncpg.Connection, many: tuple[list[asyncpg.Connection], Counter[int]]) -> None:
+    """A message no NOTIFY announces (the registration lost, as when a previous release
+    enqueues) is found by the safety looks, and 64 waiters of one key make one look per
+    period between them, not one each."""
+    cs, looks = many
+    await make_queue(conn)
+    poll = 0.2
+    tasks, listener = await _waiting([Session(c, safety_poll=poll) for c in cs], "s.q")
+    await registered(conn, "s.q")
+    await conn.execute("DELETE FROM aq.waiters")  # enqueuers now notify nobody
+    looks.clear()
+    t = time.monotonic()
+    await until(lambda: sum(looks.values()) >= 10, "ten safety looks")
+    # one look a period for the key: ten take nine periods at least (a timer per waiter
+    # made 64 looks a period); a busy machine only makes them later
+    assert time.monotonic() - t >= 9 * poll
+    assert listener.idle == 64
+    t = time.monotonic()
+    await conn.execute(ENQ, "s.q", b"\x02")
+    done, pending = await asyncio.wait(tasks, timeout=10, return_when=asyncio.FIRST_COMPLETED)
+    [m] = done.pop().result()
+    assert m.payload == b"\x02"
+    assert time.monotonic() - t < 10 * poll  # the next round's look, not a NOTIFY's
+    assert len(pending) == 63 and not any(t.done() for t in pending)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+
+
 async def test_waiters_cancelled_one_by_one_end_and_take_nothing(
         conn: asyncpg.Connection, many: tuple[list[asyncpg.Connection], Counter[int]]) -> None:
     """Waiters cancelled one after another all end, though each passes its wake-up to
