@@ -13,6 +13,7 @@ from pgaq.errors import ConnectionLost, PgaqError
 from pgaq.idap.batching import DequeueBatcher, EnqueueBatcher
 
 from .helpers import make_queue, subscribe
+from .waiting import until
 
 
 async def test_concurrent_requests_share_statements_and_keep_their_ids(
@@ -101,6 +102,32 @@ async def test_concurrent_receives_share_a_dequeue_and_each_message_goes_once(
         # a refused consumer is every waiting request's error, and nothing is taken
         with pytest.raises(PgaqError):
             await receiver.dequeue(None, None, "s.t", None, "REMOVE", 1)
+    finally:
+        await pool.close()
+
+
+async def test_a_receive_cancelled_before_its_statement_takes_nothing(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    """A receive whose client went away while its statement waited for a connection (the
+    leader's statement runs on without its caller) removes nothing for it: a message
+    taken then would be answered to nobody. The next receive takes the first message."""
+    await make_queue(conn, "s.q")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=1)
+    try:
+        await EnqueueBatcher(pool).enqueue(None, None, "s.q", [(b"one", None), (b"two", None)])
+        receiver = DequeueBatcher(pool)
+        held = await pool.acquire()  # the statement waits for the only connection
+        leader = asyncio.create_task(receiver.dequeue(None, None, "s.q", None, "REMOVE", 1))
+        await until(lambda: receiver.stats()["writers"] == 1, "the leader's statement")
+        follower = asyncio.create_task(receiver.dequeue(None, None, "s.q", None, "REMOVE", 1))
+        await until(lambda: receiver.stats()["waiting"] == 1, "the next receive waiting")
+        leader.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await leader
+        await pool.release(held)
+        assert [m.payload for m in await follower] == [b"one"]
+        await receiver.drain()
+        assert await conn.fetchval("SELECT array_agg(user_data) FROM s.qt") == [b"two"]
     finally:
         await pool.close()
 

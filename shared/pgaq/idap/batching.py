@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Hashable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
@@ -157,6 +158,16 @@ class EnqueueBatcher(_Batcher):
         return ids
 
 
+@dataclass(eq=False)
+class _Take:
+    """One receive's part of a grouped dequeue. `gone`: its caller was cancelled (the
+    client went away) before the statement ran, so it takes nothing: a message removed
+    for it would be answered to nobody."""
+
+    count: int
+    gone: bool = False
+
+
 class DequeueBatcher(_Batcher):
     def __init__(self, pool: asyncpg.Pool, *, max_messages: int = 1000,
                  fast_cache: FastCache | None = None) -> None:
@@ -167,15 +178,25 @@ class DequeueBatcher(_Batcher):
         """Up to `count` messages removed and committed; [] when the queue had none."""
         key = (role, agent, queue, consumer, mode)
 
-        async def take(counts: Sequence[int]) -> list[list[Message]]:
+        async def take(takes: Sequence[_Take]) -> list[list[Message]]:
             async with self._conns.lease(key) as conn:
-                session = Session(conn, role=role, agent=agent, fast_cache=self._fast)
-                got = await session.dequeue(queue, DequeueOptions(
-                    consumer_name=consumer, dequeue_mode=mode, visibility="IMMEDIATE", wait=0,
-                    batch_size=sum(counts)))
+                # read once the connection is there: a statement waits for one under load,
+                # and a leader's statement runs on when its own caller is cancelled
+                counts = [0 if t.gone else t.count for t in takes]
+                got: list[Message] = []
+                if sum(counts):
+                    session = Session(conn, role=role, agent=agent, fast_cache=self._fast)
+                    got = await session.dequeue(queue, DequeueOptions(
+                        consumer_name=consumer, dequeue_mode=mode, visibility="IMMEDIATE",
+                        wait=0, batch_size=sum(counts)))
             return _shares(got, counts)
 
-        got: list[Message] = await self._group.submit(key, count, count, take)
+        mine = _Take(count)
+        try:
+            got: list[Message] = await self._group.submit(key, mine, count, take)
+        except asyncio.CancelledError:
+            mine.gone = True
+            raise
         return got
 
 
