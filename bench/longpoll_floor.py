@@ -54,18 +54,26 @@ async def serve(dsn: str, port: int) -> None:
             # a waiter before the look, so that a NOTIFY between the two is not lost
             f = asyncio.get_running_loop().create_future()
             waiting.append(f)
-            async with pool.acquire() as conn:
-                got = await conn.fetchval(TAKE)
-            if got is not None:
-                if f.done():
-                    woken()  # the wake-up it took is the next waiter's
-                else:
-                    waiting.remove(f)
-                return web.Response(text=f"<RAW>{bytes(got).hex()}</RAW>", content_type="text/xml")
+            used = False
             try:
-                await asyncio.wait_for(f, 30.0)
-            except TimeoutError:
-                pass
+                async with pool.acquire() as conn:
+                    got = await conn.fetchval(TAKE)
+                if got is not None:
+                    return web.Response(text=f"<RAW>{bytes(got).hex()}</RAW>",
+                                        content_type="text/xml")
+                try:
+                    async with asyncio.timeout(30.0):  # (not wait_for: it can swallow a cancel)
+                        await f
+                    used = True  # the next look is this wake-up's
+                except TimeoutError:
+                    pass
+            finally:
+                # a client gone (the request cancelled) or a message found: a wake-up this
+                # waiter will not use is the next one's, and one not yet come is nobody's
+                if not f.done():
+                    waiting.remove(f)
+                elif not used and not f.cancelled():
+                    woken()
 
     app = web.Application()
     app.router.add_post("/{tail:.*}", receive)
