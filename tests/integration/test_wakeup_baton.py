@@ -336,3 +336,38 @@ async def test_one_message_wakes_one_of_many_jms_listeners(db_dsn: str, conn: as
     finally:
         await receiving.close()
         await sending.close()
+
+
+async def test_jms_listeners_share_their_safety_looks(db_dsn: str, conn: asyncpg.Connection) -> None:
+    """32 message listeners of one queue make one safety look per period between them, and
+    still find a message no NOTIFY announced."""
+    await make_queue(conn, "s.j", "s.jt", "SYS.AQ$_JMS_TEXT_MESSAGE")
+    poll = 0.2
+    factory = jms.ConnectionFactory(db_dsn, safety_poll=poll, max_pool_size=40)
+    receiving = await factory.create_connection()
+    sending = await factory.create_connection()
+    try:
+        got: list[str] = []
+        consumers = []
+        for _ in range(32):
+            s = receiving.create_session(False, jms.AUTO_ACKNOWLEDGE)
+            c = await s.create_consumer(s.get_queue("s", "j"))
+            c.set_message_listener(lambda m: got.append(m.text))  # type: ignore[attr-defined]
+            consumers.append(c)
+        await receiving.start()
+        listener = await receiving.listening()
+        assert listener is not None
+        await until(lambda: listener.idle == 32, "every listener in its wait")
+        await registered(conn, "s.j")
+        await conn.execute("DELETE FROM aq.waiters")  # enqueuers now notify nobody
+        before = sum(c.looks for c in consumers)
+        t = time.monotonic()
+        await until(lambda: sum(c.looks for c in consumers) - before >= 10, "ten safety looks")
+        # one look a period (a timer per listener made 32 a period); load only delays them
+        assert time.monotonic() - t >= 9 * poll
+        ps = sending.create_session(False, jms.AUTO_ACKNOWLEDGE)
+        await ps.create_producer(ps.get_queue("s", "j")).send(ps.create_text_message("quiet"))
+        await until(lambda: got == ["quiet"], "the message found by a safety look")
+    finally:
+        await receiving.close()
+        await sending.close()

@@ -388,13 +388,15 @@ class Connection:
     async def subscribe(self, channel: str,
                         share: Hashable | None = None) -> AsyncIterator[Wakeup | None]:
         """An event set on each NOTIFY of `channel` (and after each reconnect), or in turn
-        with the other waiters of the `share` key (pgaq.listener); None when the listening
-        connection cannot be opened."""
+        with the other waiters of the `share` key (pgaq.listener, which also makes the
+        key's safety looks: `Wakeup.polled`); None when the listening connection cannot be
+        opened."""
         listener = await self.listening()
         if listener is None:
             yield None
             return
-        async with listener.subscribe(channel, share=share) as event:
+        async with listener.subscribe(channel, share=share,
+                                      poll=self._factory.safety_poll) as event:
             yield event
 
     def spawn(self, name: str, coro: Any) -> asyncio.Task[Any]:

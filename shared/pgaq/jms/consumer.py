@@ -2,7 +2,8 @@
 receive(timeout), receive_no_wait, and the message listener's delivery loop.
 
 A receive looks once, then waits on the Connection's LISTEN connection (woken by the
-enqueue's NOTIFY, or by a reconnect, and every `safety_poll` seconds on its own) until a
+enqueue's NOTIFY, or by a reconnect, and for a safety look every `safety_poll` seconds:
+one of the consumers of a shared key each time, pgaq.listener) until a
 message it may take is there, its time is up, or the consumer closes; while the connection
 is stopped it does not look. A message listener is the same loop in a named task of the
 connection, one message at a time per session (the session's delivery lock).
@@ -321,8 +322,11 @@ class MessageConsumer:
                 remaining = None if deadline is None else deadline - loop.time()
                 if remaining is not None and remaining <= 0:
                     return None
-                pause = poll if not retry else min(poll, retry)
-                pause = pause if remaining is None else min(remaining, pause)
+                # (a shared key's safety looks are the listener's: pgaq.listener)
+                own: float | None = poll if event is None or not event.polled else None
+                pause = own if not retry else min(poll, retry)
+                if remaining is not None:
+                    pause = remaining if pause is None else min(remaining, pause)
                 waits = [*stops] if event is None else [event, *stops]
                 await _wait_any(waits, pause)
 
@@ -439,7 +443,8 @@ class MessageConsumer:
                             continue  # stopped meanwhile: wait for start()
                         await s.ack.idle()
                         waits = [stop, self._closing] + ([event] if event is not None else [])
-                        await _wait_any(waits, conn.factory.safety_poll)
+                        await _wait_any(waits, None if event is not None and event.polled
+                                        else conn.factory.safety_poll)
             except asyncio.CancelledError:
                 raise
             except jerr.JMSException as exc:

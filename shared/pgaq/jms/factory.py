@@ -30,8 +30,9 @@ class _Pool:
 class ConnectionFactory:
     """`jms.ConnectionFactory(dsn)`; also `user`/`password` (overriding the DSN's),
     `max_pool_size` (the sessions that may be open at once per login, plus one for
-    IMMEDIATE work), `safety_poll` (seconds between looks of a waiting receive besides its
-    wake-ups), `dups_ok_batch`/`dups_ok_delay` (how many messages, or how many seconds,
+    IMMEDIATE work), `safety_poll` (seconds between the safety looks of waiting receives
+    besides their wake-ups: one of a key's waiters each time), `dups_ok_batch`/
+    `dups_ok_delay` (how many messages, or how many seconds,
     a DUPS_OK_ACKNOWLEDGE session consumes before committing), `transacted_prefetch` (at
     most how many messages a transacted session locks ahead per look, sized by what its
     last transaction took), `acquire_timeout` (seconds
