@@ -288,13 +288,18 @@ final class SessionDatabase {
 
     /** A look that found nothing in a non-transacted session: no idle transaction kept. */
     void endIdle() {
+        // under the lock: Session.close (another thread, unblocking this receive) drops db
+        lock.lock();
         try {
-            if (db != null && !session.getTransactedQuietly() && !pendingWork() && !db.getAutoCommit()) {
-                db.commit();
-                db.setAutoCommit(true);
+            Connection c = db;
+            if (c != null && !session.getTransactedQuietly() && !pendingWork() && !c.getAutoCommit()) {
+                c.commit();
+                c.setAutoCommit(true);
             }
         } catch (SQLException ignored) {
-            // the next statement reports a lost connection
+            // the next statement reports a lost connection (or the session is closed)
+        } finally {
+            lock.unlock();
         }
     }
 
