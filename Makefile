@@ -37,7 +37,7 @@ run: $(STAMP) system-deps
 
 # Every test: first all but the `alone` ones in parallel (pytest-xdist, TEST_WORKERS
 # processes, each with its own PostgreSQL cluster and template database), then the
-# `alone` ones (HA, compose, chaos, pressure, the Spark jobs: tests/conftest.py) one at a
+# `alone` ones (HA, compose, pressure, a stop under Spark: tests/conftest.py) one at a
 # time, as their pass rules assume a machine of their own. Both phases run; either
 # failing fails the target.
 TEST_WORKERS ?= 4

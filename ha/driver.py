@@ -53,7 +53,7 @@ async def run(s: Settings) -> Result:
             first = await mesh.stats_run_after(datetime.min.replace(tzinfo=UTC), 600)
             if first is None:
                 res.violations.append("stats: no statistics run succeeded before the load")
-        load = Load(mesh.dsn, mesh.url, s.rate, s.idap_clients,
+        load = Load(mesh.dsn, mesh.url, s.rate, s.idap_clients, idap_rate=s.idap_rate,
                     jdbc_url=mesh.cluster.jdbc_url("ha") if s.java else None, logdir=workdir)
         await load.start()
         # not measured: the clients' first connections, the JVM's JIT, the first statistics run

@@ -17,7 +17,8 @@ class Settings:
     heal_timeout: float = 180.0  # seconds the cluster may take to have every member back
     drain_timeout: float = 120.0
     rate: float = 60.0  # library enqueues a second (JMS, SQL, propagation, notification queues)
-    idap_clients: int = 2  # IDAP Send+Commit clients (unpaced), as many receivers
+    idap_clients: int = 2  # IDAP Send+Commit clients, as many receivers
+    idap_rate: float = 0.0  # IDAP messages a second over all senders; 0: as fast as answered
     ttl: int = 10  # Patroni's leader key (deploy/ha/patroni.yml.in)
     loop_wait: int = 1
     retry_timeout: int = 4

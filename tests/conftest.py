@@ -8,14 +8,16 @@ test`) each worker is a process with its own cluster and template, so workers sh
 nothing but the machine.
 
 Tests that time a whole stack against the clock or share more than a database (podman's
-image store and the host ports compose publishes, a Patroni cluster, Spark's JVMs, the
-chaos and pressure loads) are marked `alone` here, by path: `make test` runs them after
-the parallel phase, one at a time, as their pass rules (throughput back to 90 % after a
-failover, pickup latencies, a stop within 30 s) assume a machine of their own. The other
-end-to-end files (services as processes on ports and folders of their own, generous
-timeouts, no Spark) run in the parallel phase. Under xdist the scheduler below sends
-each test file to the next free worker (the Java suite's files too: they compile once
-for all workers, tests/java/conftest.py).
+image store and the host ports compose publishes, a Patroni cluster, the pressure load)
+are marked `alone` here, by path: `make test` runs them after the parallel phase, one at
+a time, as their pass rules (throughput back to 90 % after a failover, pickup latencies,
+recovery to 95 % of a clean rate, a stop within 30 s) assume a machine of their own. The
+other end-to-end files (services as processes on ports and folders of their own, generous
+timeouts) run in the parallel phase, the Spark job's and the chaos run among them: they
+assert what the job writes, that its runs happen and that every message is accounted
+for, never how fast. Under xdist the scheduler below sends each test file to the next
+free worker, the long ones of few tests first (the Java suite's files too: they compile
+once for all workers, tests/java/conftest.py).
 """
 
 from __future__ import annotations
@@ -43,8 +45,10 @@ os.environ.setdefault("PGAQ_STATS_CDS", str(TESTS.parent / ".pgaq" / "test-cds")
 _counter = itertools.count()
 # what runs alone (docstring), by path under tests/: a directory or a file
 ALONE = ("e2e/test_ha.py", "e2e/test_compose_ha.py", "e2e/test_compose_up.py", "e2e/test_pressure.py",
-         "e2e/test_chaos.py", "e2e/test_up_stop.py", "e2e/test_stats_process.py",
-         "e2e/test_stats_cluster.py", "e2e/test_service_endpoints.py", "integration/test_stats.py")
+         "e2e/test_up_stop.py")
+# files whose minutes of JVM work (alone: 60-180 s each) would be the parallel phase's
+# tail if sent out last, as the order by number of tests would: sent out first
+FIRST = ("e2e/test_stats_process.py", "e2e/test_stats_cluster.py", "integration/test_stats.py")
 # xdist groups: files that must share one worker
 GROUPS: dict[str, str] = {}
 
@@ -71,14 +75,30 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Each test file to the next free worker, a group's files together to one worker,
-    the units with the most tests first. (xdist's own `--dist loadgroup` marks a group
-    by rewriting the test's node id, which pytest 9's nodes no longer let it do; and a
-    unit of one test each costs the worker a wait for the controller between tests.)"""
+    FIRST's files first, then the units with the most tests. (xdist's own `--dist
+    loadgroup` marks a group by rewriting the test's node id, which pytest 9's nodes no
+    longer let it do; and a unit of one test each costs the worker a wait for the
+    controller between tests.)"""
+    from collections import OrderedDict
+
     from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 
     under = TESTS.relative_to(config.rootpath).as_posix() + "/"
+    first = {under + f for f in FIRST}
+
+    class FirstAhead(OrderedDict[str, Any]):
+        """The work queue xdist fills in its own order and takes from the front."""
+
+        def __setitem__(self, key: str, value: Any) -> None:
+            super().__setitem__(key, value)
+            if key in first:
+                self.move_to_end(key, last=False)
 
     class Groups(LoadScopeScheduling):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.workqueue = FirstAhead()
+
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             group = group_of(path[len(under):]) if path.startswith(under) else None

@@ -15,6 +15,7 @@ from typing import Any
 
 import aiohttp
 import asyncpg
+import pytest
 from aiohttp import web
 from pgaq import MessageProperties, Session
 from pgaq.embedded import Cluster, free_port
@@ -172,10 +173,11 @@ async def test_propagator_counts_batches_and_messages(db_dsn: str, remote_dsn: s
         await r.close()
 
 
+@pytest.mark.timeout(400)  # a JVM's start and run beside the parallel phase's other workers
 async def test_stats_counts_runs_and_says_its_last(db_dsn: str) -> None:
     env = {"PGAQ_STATS_INTERVAL": "60", "PGAQ_STATS_FIRST_DELAY": "0", "PGAQ_STATS_LAG": "0"}
     async with service("stats", db_dsn, **env) as (base, http):
-        text = await until(http, base, "stats", "pgaq_stats_runs_total", 1, timeout=180, outcome="ok")
+        text = await until(http, base, "stats", "pgaq_stats_runs_total", 1, timeout=300, outcome="ok")
         assert sample(text, "pgaq_stats_runs_total", outcome="failed") == 0
         assert (sample(text, "pgaq_stats_last_run_seconds") or 0) > 0
         async with http.get(f"{base}/health") as r:

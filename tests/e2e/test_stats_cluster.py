@@ -43,7 +43,9 @@ def executors_launched(work: Path) -> int:
     return sum(1 for w in work.glob("work*") if any(w.glob("app-*/*/stderr")))
 
 
-@pytest.mark.timeout(300)
+# JVMs (the local run, a master, two workers, the driver and its executors) beside the
+# parallel phase's other workers
+@pytest.mark.timeout(700)
 async def test_a_standalone_cluster_writes_what_local_mode_writes(db_dsn: str) -> None:
     conn = await asyncpg.connect(db_dsn)
     try:
@@ -61,7 +63,7 @@ async def test_a_standalone_cluster_writes_what_local_mode_writes(db_dsn: str) -
         # the same database as before any run: no results, no watermark
         await conn.execute("TRUNCATE aq_stats.schedule_windows, aq_stats.schedule_totals,"
                            " aq_stats.schedule_series, aq_stats.queue_series, aq_stats.watermarks")
-        async with standalone(workers=2, cores_per_worker=1) as cluster:
+        async with standalone(workers=2, cores_per_worker=1, timeout=240) as cluster:
             _, remote = await submit(db_dsn, cluster.url, PGAQ_STATS_LAG="0")
             assert executors_launched(cluster.work) == 2  # the job ran on both workers
         assert remote["LOW"] == "" and int(remote["RUN"]) == int(local["RUN"]) + 1

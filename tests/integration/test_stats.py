@@ -22,6 +22,10 @@ from pyspark.sql import SparkSession
 
 from .helpers import make_queue, subscribe
 
+# Spark's start (the session fixture, inside the first test's time) and three runs: pytest's
+# 120 s default cut them short beside the parallel phase's other workers
+pytestmark = pytest.mark.timeout(400)
+
 REFERENCE = (Path(__file__).parent / "stats_reference.sql").read_text()
 KEYS = {
     "schedule_windows": ("schedule_id", "window_start"),
