@@ -123,6 +123,31 @@ async def test_a_follower_cancelled_before_its_turn_is_left_out() -> None:
     assert st_.batches == [[1], [3]]
 
 
+async def test_the_next_statement_starts_before_the_callers_are_told() -> None:
+    """The database gets the next statement before the finished one's callers go on: their
+    own work (answering, reading the next requests) overlaps it instead of idling it."""
+    c: Coalescer[int, int] = Coalescer("t")
+    st_ = Statement()
+    st_.gate = asyncio.Event()
+    events: list[str] = []
+
+    async def run(items: Sequence[int]) -> list[int]:
+        events.append(f"statement {list(items)}")
+        return await st_.run(items)
+
+    async def call(i: int) -> None:
+        await c.submit("k", i, 1, run)
+        events.append(f"told {i}")
+
+    first = asyncio.ensure_future(call(1))
+    await st_.started.wait()
+    queued = [asyncio.ensure_future(call(i)) for i in (2, 3)]
+    await asyncio.sleep(0)
+    st_.gate.set()
+    await asyncio.gather(first, *queued)
+    assert events == ["statement [1]", "statement [2, 3]", "told 1", "told 2", "told 3"]
+
+
 async def test_batches_keep_to_max_size() -> None:
     c: Coalescer[int, int] = Coalescer("t", max_size=3)
     st_ = Statement()
