@@ -11,14 +11,19 @@ The one grouping mechanism of pgaq, used for three kinds of call:
 So the calls that arrive while another one for the same key is running can be taken
 together, as one statement of the sum of their sizes, the way PostgreSQL groups commits:
 the first caller (the leader) has its statement run at once; calls arriving meanwhile
-wait, and when the statement returns, the next one, for all of them, is started before
-any caller is told its outcome: the database is not left idle while the callers go on
-(answering, reading the next requests; woken first, they left the gateway's Publish
-statements idle a quarter of the time). The next statement runs with the runner of its
-first call, its leader, in that call's context. No timer: an idle key's call runs at
-once, and each statement carries what arrived during the previous one. `max_inflight`
-statements of one key may run at once (default one: concurrent statements of one queue
-contend for the same WAL flush and index pages).
+wait, and when the statement returns, the next statement for all of them runs with the
+runner of its first call, its leader, in that call's context. When it starts depends on
+the callers (`overlap`):
+- callers that call again at once (the library's sessions, each in its loop): the
+  finished statement's callers are told first and the next statement takes them too,
+  as it is formed once they have gone round;
+- callers with work of their own after each call (the gateway, answering and reading
+  HTTP requests): the next statement is started before they are told, so the database
+  works while they do (told first, they left the gateway's Publish statements idle a
+  quarter of the time).
+No timer: an idle key's call runs at once, and each statement carries what arrived during
+the previous one. `max_inflight` statements of one key may run at once (default one:
+concurrent statements of one queue contend for the same WAL flush and index pages).
 (Buffered enqueues of the library are not grouped: measured, one statement per call was
 as fast, bench rows 6 and 7c, docs/architecture.md "Buffered messages".)
 
@@ -74,13 +79,15 @@ class Coalescer(Generic[T, R]):
     """Leader-follower grouping of concurrent calls per key (see the module docstring)."""
 
     def __init__(self, name: str, max_size: int = 1000, max_inflight: int = 1,
-                 on_idle: Callable[[Hashable], None] | None = None) -> None:
+                 on_idle: Callable[[Hashable], None] | None = None, overlap: bool = False) -> None:
         self.name = name
         self.max_size = max_size
         self.max_inflight = max(1, max_inflight)
         self.on_idle = on_idle  # told a key has no call waiting and no statement in flight
+        self.overlap = overlap  # the next statement starts before the callers are told
         self._groups: dict[Hashable, _Group[T, R]] = {}
         self._writes: set[asyncio.Task[None]] = set()
+        self._forming = 0  # next statements to be formed once the callers have gone round
         self.statements = 0  # for tests and metrics
         self.calls = 0
 
@@ -139,18 +146,27 @@ class Coalescer(Generic[T, R]):
         task.add_done_callback(self._writes.discard)
 
     async def _write(self, key: Hashable, group: _Group[T, R], batch: list[_Call[T, R]]) -> None:
-        """One statement for the batch, then the next statement started before the batch's
-        callers are told (their wake-ups queue behind its first step)."""
+        """One statement for the batch, its callers told, and the next statement: started
+        first with `overlap` (its first step queues ahead of their wake-ups), else formed
+        after their wake-ups (queued behind them)."""
         try:
             await self._run(batch)
         except BaseException as stop:
             self._settle([c for c in batch if not c.done], None, stop)
             raise
         finally:
-            self._next(key, group)
+            if self.overlap:
+                self._next(key, group)
             for c in batch:
                 if not c.told.done():
                     c.told.set_result(None)
+            if not self.overlap:
+                self._forming += 1
+                asyncio.get_running_loop().call_soon(self._formed, key, group)
+
+    def _formed(self, key: Hashable, group: _Group[T, R]) -> None:
+        self._forming -= 1
+        self._next(key, group)
 
     async def _run(self, batch: list[_Call[T, R]]) -> None:
         """One statement for the batch (its leader's runner); on failure, one per call."""
@@ -191,5 +207,8 @@ class Coalescer(Generic[T, R]):
 
     async def drain(self) -> None:
         """Until no statement is in flight (a leader's may outlive its cancelled caller)."""
-        while self._writes:
-            await asyncio.gather(*self._writes, return_exceptions=True)
+        while self._writes or self._forming:
+            if self._writes:
+                await asyncio.gather(*self._writes, return_exceptions=True)
+            else:
+                await asyncio.sleep(0)  # a next statement being formed (_formed)
