@@ -123,6 +123,45 @@ async def test_a_follower_cancelled_before_its_turn_is_left_out() -> None:
     assert st_.batches == [[1], [3]]
 
 
+async def test_with_overlap_the_next_statement_starts_before_the_callers_are_told() -> None:
+    """The database gets the next statement before the finished one's callers go on: their
+    own work (answering, reading the next requests) overlaps it instead of idling it."""
+    c: Coalescer[int, int] = Coalescer("t", overlap=True)
+    st_ = Statement()
+    st_.gate = asyncio.Event()
+    events: list[str] = []
+
+    async def run(items: Sequence[int]) -> list[int]:
+        events.append(f"statement {list(items)}")
+        return await st_.run(items)
+
+    async def call(i: int) -> None:
+        await c.submit("k", i, 1, run)
+        events.append(f"told {i}")
+
+    first = asyncio.ensure_future(call(1))
+    await st_.started.wait()
+    queued = [asyncio.ensure_future(call(i)) for i in (2, 3)]
+    await asyncio.sleep(0)
+    st_.gate.set()
+    await asyncio.gather(first, *queued)
+    assert events == ["statement [1]", "statement [2, 3]", "told 1", "told 2", "told 3"]
+
+
+async def test_without_overlap_callers_that_call_again_at_once_join_the_next_statement() -> None:
+    """Told first, sessions calling in a loop go round before the next statement is formed:
+    after the first call alone, all four go together each time."""
+    c: Coalescer[int, int] = Coalescer("t")
+    st_ = Statement()
+
+    async def session(n: int) -> None:
+        for i in range(5):
+            await c.submit("k", n * 10 + i, 1, st_.run)
+
+    await asyncio.gather(*(session(n) for n in range(4)))
+    assert [len(b) for b in st_.batches] == [1, 4, 4, 4, 4, 3]
+
+
 async def test_batches_keep_to_max_size() -> None:
     c: Coalescer[int, int] = Coalescer("t", max_size=3)
     st_ = Statement()
@@ -134,15 +173,15 @@ async def test_batches_keep_to_max_size() -> None:
 @settings(max_examples=60, deadline=None)
 @given(items=st.lists(st.integers(0, 20), min_size=1, max_size=25),
        bad=st.frozensets(st.integers(0, 20), max_size=3),
-       cancel=st.sets(st.integers(0, 24), max_size=4))
+       cancel=st.sets(st.integers(0, 24), max_size=4), overlap=st.booleans())
 def test_every_call_gets_what_it_would_alone(items: list[int], bad: frozenset[int],
-                                             cancel: set[int]) -> None:
+                                             cancel: set[int], overlap: bool) -> None:
     """Any mix of good, bad and cancelled calls: each uncancelled call gets its own answer
     or its own error, and every item reaches the database at least once in a batch that
     succeeded exactly when its answer is returned."""
 
     async def main() -> None:
-        c: Coalescer[int, int] = Coalescer("t", max_size=4)
+        c: Coalescer[int, int] = Coalescer("t", max_size=4, overlap=overlap)
         st_ = Statement(bad=bad)
         tasks = [asyncio.ensure_future(c.submit("k", i, 1, st_.run)) for i in items]
         await asyncio.sleep(0)
