@@ -301,6 +301,23 @@ async def test_random_commits_and_rollbacks_against_many_waiters(
         assert set(taken) == committed
 
 
+async def _jms_listeners(receiving: jms.Connection, got: list[str], n: int = 32
+                         ) -> tuple[list[jms.MessageConsumer], Listener]:
+    """n sessions of `receiving`, each with a listener on s.j appending to `got`, started
+    and all in their wait; and the connection's listener."""
+    consumers = []
+    for _ in range(n):
+        s = receiving.create_session(False, jms.AUTO_ACKNOWLEDGE)
+        c = await s.create_consumer(s.get_queue("s", "j"))
+        c.set_message_listener(lambda m: got.append(m.text))  # type: ignore[attr-defined]
+        consumers.append(c)
+    await receiving.start()
+    listener = await receiving.listening()
+    assert listener is not None
+    await until(lambda: listener.idle == n, "every listener in its wait")
+    return consumers, listener
+
+
 async def test_one_message_wakes_one_of_many_jms_listeners(db_dsn: str, conn: asyncpg.Connection) -> None:
     await make_queue(conn, "s.j", "s.jt", "SYS.AQ$_JMS_TEXT_MESSAGE")
     factory = jms.ConnectionFactory(db_dsn, safety_poll=60.0, max_pool_size=40)
@@ -308,16 +325,7 @@ async def test_one_message_wakes_one_of_many_jms_listeners(db_dsn: str, conn: as
     sending = await factory.create_connection()
     try:
         got: list[str] = []
-        consumers = []
-        for _ in range(32):
-            s = receiving.create_session(False, jms.AUTO_ACKNOWLEDGE)
-            c = await s.create_consumer(s.get_queue("s", "j"))
-            c.set_message_listener(lambda m: got.append(m.text))  # type: ignore[attr-defined]
-            consumers.append(c)
-        await receiving.start()
-        listener = await receiving.listening()
-        assert listener is not None
-        await until(lambda: listener.idle == 32, "every listener in its wait")
+        consumers, listener = await _jms_listeners(receiving, got)
         before = sum(c.looks for c in consumers)
         ps = sending.create_session(False, jms.AUTO_ACKNOWLEDGE)
         producer = ps.create_producer(ps.get_queue("s", "j"))
@@ -348,16 +356,7 @@ async def test_jms_listeners_share_their_safety_looks(db_dsn: str, conn: asyncpg
     sending = await factory.create_connection()
     try:
         got: list[str] = []
-        consumers = []
-        for _ in range(32):
-            s = receiving.create_session(False, jms.AUTO_ACKNOWLEDGE)
-            c = await s.create_consumer(s.get_queue("s", "j"))
-            c.set_message_listener(lambda m: got.append(m.text))  # type: ignore[attr-defined]
-            consumers.append(c)
-        await receiving.start()
-        listener = await receiving.listening()
-        assert listener is not None
-        await until(lambda: listener.idle == 32, "every listener in its wait")
+        consumers, _ = await _jms_listeners(receiving, got)
         await registered(conn, "s.j")
         await conn.execute("DELETE FROM aq.waiters")  # enqueuers now notify nobody
         before = sum(c.looks for c in consumers)
