@@ -410,7 +410,7 @@ def pgmq_sql_version() -> str:
 
 def _pgque_sync(dsn: str, n: int, c: int, sql_path: str) -> Figures:
     """PgQue through pgque-py (synchronous psycopg: run in a thread of its own)."""
-    import pgque  # type: ignore[import-untyped]
+    import pgque
     import psycopg
 
     queue, name = "bench", "bench_worker"

@@ -38,7 +38,7 @@ from .exchange import Reply
 from .fastpath import FastSite
 from .metrics import Metrics
 from .servlet import COOKIE, Context, handle_post
-from .settings import Settings
+from .settings import Settings as Settings  # re-exported: callers build the app with app.Settings
 from .workers import CLIENT_SUBJECT, FORWARDED, Forwarder, die_with_parent, run_group, socket_path
 
 log = logging.getLogger("pgaq.gateway")

@@ -85,7 +85,7 @@ def token_streams(draw: st.DrawFn) -> str:
     return "".join(t + s for t, s in zip(toks, seps, strict=True))
 
 
-NO_NUL = st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",))
+NO_NUL = st.characters(blacklist_characters="\x00", blacklist_categories=["Cs"])
 
 
 @pytest.mark.timeout(TIMEOUT)

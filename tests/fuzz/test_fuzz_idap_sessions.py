@@ -66,7 +66,7 @@ class Gateway:
 
     def __init__(self, dsn: str) -> None:
         self.settings = Settings(dsn=dsn, port=free_port(), session_timeout=3600.0,
-                                 max_wait=5.0)  # type: ignore[call-arg]
+                                 max_wait=5.0)
         self.runner: Any = None
 
     @property
@@ -214,9 +214,9 @@ class Sessions(RuleBasedStateMachine):
             self.registrations.update(p.registered)
         else:
             for k in p.taken:
-                d = self.deliveries.get(k)
-                if d is None:  # sent in this transaction too: it never was
+                if k not in self.deliveries:  # sent in this transaction too: it never was
                     continue
+                d = self.deliveries[k]
                 d.retry += 1
                 if d.retry > MAX_RETRIES:
                     d.where = "E"

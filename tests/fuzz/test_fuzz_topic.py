@@ -20,6 +20,7 @@ Session A works in autocommit; session B dequeues in a transaction it then ends.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import asyncpg
 import pytest
@@ -46,8 +47,8 @@ CALL dbms_aqadm.create_queue('tp.q', 'tp.qt', max_retries => 1000000);
 CALL dbms_aqadm.start_queue('tp.q');
 """
 NAMES = ("S1", "S2", "S3", "S4", "S5")
-RULES = {None: lambda pri: True, "priority > 5": lambda pri: pri > 5,
-         "priority <= 2": lambda pri: pri <= 2}
+RULES: dict[str | None, Callable[[int], bool]] = {
+    None: lambda pri: True, "priority > 5": lambda pri: pri > 5, "priority <= 2": lambda pri: pri <= 2}
 
 
 class Env(Bridge):
@@ -62,7 +63,8 @@ class Topic(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.n = 0
-        self.rules: dict[str, str | None] = {}  # subscriber -> its rule
+        # subscriber -> its rule (not `rules`: RuleBasedStateMachine's own attribute)
+        self.subscribers: dict[str, str | None] = {}
         self.pending: dict[str, list[tuple[int, bytes]]] = {k: [] for k in NAMES}
         self.retries: dict[tuple[str, bytes], int] = {}
         e = self.env
@@ -73,18 +75,18 @@ class Topic(RuleBasedStateMachine):
 
     @rule(name=st.sampled_from(NAMES), rule_=st.sampled_from(list(RULES)))
     def subscribe(self, name: str, rule_: str | None) -> None:
-        if name in self.rules:
+        if name in self.subscribers:
             return
         self.env.call(self.env.conn.execute(
             "CALL dbms_aqadm.add_subscriber('tp.q', sys.aq$_agent($1, NULL, NULL), rule => $2)",
             name, rule_))
-        self.rules[name] = rule_
+        self.subscribers[name] = rule_
 
     @rule(priority=st.integers(0, 9),
           to=st.one_of(st.none(), st.lists(st.sampled_from(NAMES), min_size=1, max_size=3,
                                            unique=True)))
     def publish(self, priority: int, to: list[str] | None) -> None:
-        audience = ([s for s, r in self.rules.items() if RULES[r](priority)] if to is None
+        audience = ([s for s, r in self.subscribers.items() if RULES[r](priority)] if to is None
                     else to)
         if not audience:
             return  # ORA-24033: no recipients (not what this model is about)

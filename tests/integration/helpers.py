@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import asyncpg
+from pgaq import Payload
 
 
 async def make_queue(
@@ -43,3 +46,15 @@ async def subscribe(
         " subscriber => sys.aq$_agent($2, NULL, NULL), rule => $3)",
         queue, name, rule,
     )
+
+
+def obj(payload: Payload) -> dict[str, Any]:
+    """An object type's or JMS message's payload; a RAW (bytes) or missing one fails here."""
+    assert isinstance(payload, dict), payload
+    return payload
+
+
+def raw(payload: Payload) -> bytes:
+    """A RAW queue's payload; an object one or a missing one fails here."""
+    assert isinstance(payload, bytes), payload
+    return payload

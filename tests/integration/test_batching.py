@@ -12,7 +12,7 @@ from pgaq import MessageProperties
 from pgaq.errors import ConnectionLost, PgaqError
 from pgaq.idap.batching import DequeueBatcher, EnqueueBatcher
 
-from .helpers import make_queue, subscribe
+from .helpers import make_queue, raw, subscribe
 from .waiting import until
 
 
@@ -94,7 +94,7 @@ async def test_concurrent_receives_share_a_dequeue_and_each_message_goes_once(
                                          for n in wants))
         assert receiver.requests == 20 and receiver.batches < 20
         assert all(len(r) <= n for r, n in zip(results, wants, strict=True))
-        got = [m.payload for r in results for m in r]
+        got = [raw(m.payload) for r in results for m in r]
         assert sorted(got) == sorted(f"m{i}".encode() for i in range(25))  # each exactly once
         assert got == [f"m{i}".encode() for i in range(25)]  # handed out in the queue's order
         rows = await conn.fetch("SELECT msg_state, deq_agent FROM s.aq$tt")

@@ -13,6 +13,7 @@ from pgaq.errors import QueueError
 
 from tests.routing import Pinned
 
+from .helpers import raw
 from .waiting import until
 
 SETUP = """
@@ -103,7 +104,7 @@ async def test_buffered_refusals(conn: asyncpg.Connection) -> None:
     ]
     for queue, kw, props, code in cases:
         with pytest.raises(QueueError) as e:
-            await s.enqueue(queue, b"x", props, **kw)  # type: ignore[arg-type]
+            await s.enqueue(queue, b"x", props, **kw)
         assert e.value.code == code, (queue, kw)
     with pytest.raises(QueueError) as e:
         await s.dequeue("b.sq", DequeueOptions(delivery_mode="BUFFERED"))
@@ -315,9 +316,9 @@ async def test_buffered_rules_and_priorities(conn: asyncpg.Connection) -> None:
                         delivery_mode="BUFFERED")
 
     async def drain(consumer: str) -> list[bytes]:
-        out = []
+        out: list[bytes] = []
         while got := await s.dequeue("r.q", DequeueOptions(consumer, visibility=IMM, delivery_mode="BUFFERED")):
-            out.append(got[0].payload)
+            out.append(raw(got[0].payload))
         return out
 
     assert await drain("URGENT") == [b"1", b"2"]

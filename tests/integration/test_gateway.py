@@ -151,7 +151,7 @@ async def test_session_timeout_rolls_back(gw: tuple[str, list[str]], conn: async
         # with one failed attempt (wait for it through LISTEN on the queue's channel)
         qid = await conn.fetchval("SELECT id FROM aq.queues WHERE queue_name = 'raw_msgq'")
         woke = asyncio.get_running_loop().create_future()
-        await conn.add_listener(f"aq_{qid}", lambda *_: woke.done() or woke.set_result(True))
+        await conn.add_listener(f"aq_{qid}", lambda *_: None if woke.done() else woke.set_result(True))
         await conn.execute("SELECT aq.register_waiter($1)", qid)  # notify me, I wait
         # (the reaper may have come before the registration: then its work shows already)
         if await conn.fetchval("SELECT retry_count FROM aquser.raw_qt") != 1:
@@ -780,7 +780,7 @@ async def test_many_clients_no_loss_no_duplicates(gw: tuple[str, list[str]]) -> 
 
     async def consumer() -> list[str]:
         c = Client(url, "JOHN", "secret")
-        got = []
+        got: list[str] = []
         try:
             while True:
                 r = await c.post(envelope(op("AQXmlReceive",

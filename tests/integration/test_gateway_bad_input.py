@@ -25,8 +25,8 @@ async def applied(conn: asyncpg.Connection) -> int:
     """Rows in every queue table of the fixture plus registrations: 0 means untouched."""
     total = 0
     for table in TABLES:
-        total += await conn.fetchval(f"SELECT count(*) FROM {table}")
-    total += await conn.fetchval("SELECT count(*) FROM aq.registrations")
+        total += int(await conn.fetchval(f"SELECT count(*) FROM {table}"))
+    total += int(await conn.fetchval("SELECT count(*) FROM aq.registrations"))
     return total
 
 

@@ -42,7 +42,7 @@ def _sync_round_trip(dsn: str) -> None:
             # a browser is a plain iterator
             producer.send(session.create_text_message("b1"))
             producer.send(session.create_text_message("b2"))
-            assert [x.text for x in session.create_browser(q)] == ["b1", "b2"]  # type: ignore[attr-defined]
+            assert [x.text for x in session.create_browser(q)] == ["b1", "b2"]
             session.acknowledge()
     finally:
         factory.close()
@@ -79,7 +79,7 @@ def _sync_listener(dsn: str) -> None:
         assert text == "ping" and thread != threading.main_thread().name
         reader = conn.create_session()
         answer = reader.create_consumer(replies).receive(5.0)
-        assert answer is not None and answer.text == "PING"  # type: ignore[attr-defined]
+        assert answer is not None and answer.text == "PING"
         conn.close()
         with pytest.raises(jms.IllegalStateException):
             conn.create_session()

@@ -241,8 +241,9 @@ async def test_jmsx_state_waiting_and_retained_by_message_id(
     s = connection.create_session()
     if topic_kind:
         await topic(conn, retention=3600)
-        dest: jms.Destination = s.get_topic("shop", "events")
-        consumer = await s.create_durable_subscriber(dest, "AUDIT")
+        events = s.get_topic("shop", "events")
+        dest: jms.Destination = events
+        consumer = await s.create_durable_subscriber(events, "AUDIT")
     else:
         await queue(conn, retention=3600)
         dest = s.get_queue("shop", "orders_q")

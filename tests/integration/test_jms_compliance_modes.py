@@ -251,7 +251,7 @@ async def test_expiration_in_each_mode(conn: asyncpg.Connection, connection: jms
     await connection.start()
     for _ in lives:
         got = await consumer.receive(timeout=5.0)
-        assert isinstance(got, jms.TextMessage)
+        assert isinstance(got, jms.TextMessage) and got.text is not None
         _, _, _, life = next(x for x in lives if x[0] == got.text)
         assert got.jms_expiration == (got.jms_timestamp + life if life else 0)
         assert (got.jms_timestamp, got.jms_expiration) == sent[got.text]

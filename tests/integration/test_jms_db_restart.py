@@ -28,7 +28,7 @@ async def test_restart_under_a_listener_loses_and_doubles_nothing(
     factory = jms.ConnectionFactory(db_dsn, safety_poll=1.0)
     connection = await factory.create_connection()
     told: asyncio.Future[jms.JMSException] = asyncio.get_running_loop().create_future()
-    connection.set_exception_listener(lambda e: told.done() or told.set_result(e))
+    connection.set_exception_listener(lambda e: None if told.done() else told.set_result(e))
     try:
         producer_session = connection.create_session()
         queue = producer_session.get_queue("shop", "orders_q")

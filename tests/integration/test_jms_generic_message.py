@@ -134,7 +134,7 @@ async def gateway(conn: asyncpg.Connection, db_dsn: str) -> AsyncIterator[str]:
     await drop_roles(conn, roles)
 
 
-IDAP_BODIES = {  # element: its body element and text, the class pgaq.jms reads it as
+IDAP_BODIES: dict[str, tuple[str, type[jms.Message]]] = {  # element: its body element and text, the class pgaq.jms reads it as
     "jms_text_message": ("<text_data>over IDAP</text_data>", jms.TextMessage),
     "jms_bytes_message": ("<bytes_data>00FF10</bytes_data>", jms.BytesMessage),
     "jms_map_message": ("<map_data><item><name>qty</name><int_value>3</int_value></item>"

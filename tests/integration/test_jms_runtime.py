@@ -417,7 +417,7 @@ async def test_delay_and_time_to_live(conn: asyncpg.Connection, connection: jms.
     assert state == "WAIT"  # AQ$ view: Oracle's READY, WAIT, PROCESSED, EXPIRED
     # receiving by message id overrides the delay (Oracle JMS guide, "Specifying a Message Delay")
     got = await consumer.receive_by_message_id(delayed.jms_message_id or "", 1.0)
-    assert got is not None and got.text == "later"  # type: ignore[attr-defined]
+    assert isinstance(got, jms.TextMessage) and got.text == "later"
 
 
 async def test_reply_to_and_correlation_round_trip(conn: asyncpg.Connection,
@@ -436,7 +436,7 @@ async def test_reply_to_and_correlation_round_trip(conn: asyncpg.Connection,
     reply = session.create_text_message("pong")
     reply.jms_correlation_id = got.jms_message_id
     producer = session.create_producer(None)
-    await producer.send(got.jms_reply_to, reply)  # type: ignore[arg-type]
+    await producer.send(got.jms_reply_to, reply)
     answer = await (await session.create_consumer(
         replies, message_selector=f"JMSCorrelationID = '{request.jms_message_id}'")).receive(1.0)
     assert answer is not None and answer.text == "pong"  # type: ignore[attr-defined]
@@ -482,7 +482,7 @@ async def test_a_killed_session_connection_is_reported_and_replaced(
         conn: asyncpg.Connection, connection: jms.Connection) -> None:
     await text_queue(conn)
     told: asyncio.Future[jms.JMSException] = asyncio.get_running_loop().create_future()
-    connection.set_exception_listener(lambda e: told.done() or told.set_result(e))
+    connection.set_exception_listener(lambda e: None if told.done() else told.set_result(e))
     session = connection.create_session()
     producer = session.create_producer(session.get_queue("shop", "orders_q"))
     await producer.send(session.create_text_message("one"))

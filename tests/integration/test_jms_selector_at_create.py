@@ -8,6 +8,7 @@ error) is said at the await, and leaves nothing behind either."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import asyncpg
 import pgaq.jms as jms
@@ -61,8 +62,10 @@ async def test_await_still_works_and_what_the_database_refuses_leaves_nothing(
     topic = session.get_topic("shop", "events")
     # parses, but a string in arithmetic is a type error (ORA-00932): the database says it
     typed = "country + 1 = 2 AND 'x' * 2 = 1"
-    for make in (lambda: session.create_consumer(queue, message_selector=typed),
-                 lambda: session.create_durable_subscriber(topic, "AUDIT", message_selector=typed)):
+    opens: tuple[Callable[[], jms.MessageConsumer], ...] = (
+        lambda: session.create_consumer(queue, message_selector=typed),
+        lambda: session.create_durable_subscriber(topic, "AUDIT", message_selector=typed))
+    for make in opens:
         pending = make()
         with pytest.raises(jms.InvalidSelectorException) as e:
             await pending
@@ -96,10 +99,12 @@ def _blocking(dsn: str) -> int:
             session = conn.create_session(False, blocking.AUTO_ACKNOWLEDGE)
             queue = session.get_queue("shop", "orders_q")
             topic = session.get_topic("shop", "events")
-            for make in (lambda: session.create_consumer(queue, message_selector="country = "),
-                         lambda: session.create_durable_subscriber(topic, "AUDIT", "x = = 1"),
-                         lambda: session.create_subscriber(topic, "a IN ()"),
-                         lambda: session.create_browser(queue, "a = 'open")):
+            bad: tuple[Callable[[], object], ...] = (
+                lambda: session.create_consumer(queue, message_selector="country = "),
+                lambda: session.create_durable_subscriber(topic, "AUDIT", "x = = 1"),
+                lambda: session.create_subscriber(topic, "a IN ()"),
+                lambda: session.create_browser(queue, "a = 'open"))
+            for make in bad:
                 with pytest.raises(jms.InvalidSelectorException) as e:
                     make()
                 assert e.value.error_code == "JMS-159"

@@ -127,7 +127,7 @@ async def test_any_mix_against_a_model(conn: asyncpg.Connection, factory: jms.Co
                 free = set(ids) - set(done) - set(open_tx[0]) - set(open_tx[1])
                 assert not free or open_tx[1 - k]
         elif op == "by_id":
-            free = [i for i in ids if i not in done and i not in open_tx[0] and i not in open_tx[1]]
+            free = {i for i in ids if i not in done and i not in open_tx[0] and i not in open_tx[1]}
             want = rnd.choice(ids)
             m = await consumer.receive_by_message_id(want, 0)
             if m is not None:

@@ -24,7 +24,7 @@ import pytest
 from pgaq import Agent, DequeueOptions, MessageProperties, Session
 
 from .gateway_support import Client, drop_roles, envelope, make_agent, op, running_gateway
-from .helpers import make_queue
+from .helpers import make_queue, obj
 from .test_propagation import Start, start_propagator  # noqa: F401  (the fixture)
 
 HEADER = "SELECT (user_data).header.userid, (user_data).header.appid FROM j.jt ORDER BY enq_seq"
@@ -113,7 +113,7 @@ async def test_a_selector_reads_the_provider_values(
     s = Session(conn)
     assert await s.dequeue("j.q", DequeueOptions(condition="JMSXUserID = 'mallory'")) == []
     [m] = await s.dequeue("j.q", DequeueOptions(condition=f"JMSXUserID = '{role}' AND JMSXAppID = 'billing'"))
-    assert m.payload["header"]["userid"] == role  # type: ignore[index]
+    assert obj(m.payload)["header"]["userid"] == role
 
 
 async def test_idap_send_sets_both(conn: asyncpg.Connection, db_dsn: str) -> None:

@@ -15,10 +15,11 @@ from .helpers import make_queue, subscribe
 
 async def monitor_at(conn: asyncpg.Connection, seconds_ahead: float, table: str = "qt") -> int:
     """Run the monitor's work as if `seconds_ahead` had passed (time is a parameter)."""
-    return await conn.fetchval(
+    done: int = await conn.fetchval(
         "SELECT sum(m.done) FROM aq.queue_tables t,"
         " aq.monitor_table(t, clock_timestamp() + make_interval(secs => $1), 1000) m"
         " WHERE t.table_name = $2", seconds_ahead, table)
+    return done
 
 
 async def state(conn: asyncpg.Connection) -> list[tuple[str, str]]:

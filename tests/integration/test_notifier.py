@@ -809,7 +809,8 @@ async def test_slow_destinations_do_not_delay_fast_ones(conn: asyncpg.Connection
     await conn.execute("SELECT pg_advisory_unlock(42)")
     # the slow procedure's calls go through; the hanging one and the mail are cut off at
     # their timeouts (and not retried here)
-    delivered, late = 0, []
+    delivered = 0
+    late: list[str] = []
     while delivered < 12 or len(late) < 2:
         i, state, error = await running.outcome(timeout=15.0)
         if state == "DELIVERED":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import asyncpg
 import pytest
 from pgaq import DequeueOptions, MessageProperties, Session
@@ -68,7 +70,7 @@ async def test_order_typ_roundtrip(conn: asyncpg.Connection) -> None:
         ("SYS.AQ$_JMS_STREAM_MESSAGE", {"bytes_len": 1, "bytes_raw": "\\x00"}),
     ],
 )
-async def test_jms_bodies(conn: asyncpg.Connection, type_name: str, body: dict) -> None:
+async def test_jms_bodies(conn: asyncpg.Connection, type_name: str, body: dict[str, Any]) -> None:
     await make_queue(conn, payload=type_name)
     s = Session(conn)
     header = {"type": "t", "userid": None, "appid": None, "groupid": None, "groupseq": None,

@@ -21,7 +21,7 @@ from pgaq.propagation.settings import PropagatorSettings
 
 from tests.conftest import prepared
 
-from .helpers import make_queue, subscribe
+from .helpers import make_queue, obj, subscribe
 from .waiting import until
 
 
@@ -862,7 +862,7 @@ async def test_http_propagation_of_objects_and_jms_messages(conn: asyncpg.Connec
                 await conn.execute("CALL dbms_aqadm.schedule_propagation($1, 'web', latency => 0)", src)
             order = {"id": 7, "note": "<b>&</b>", "amount": Decimal("12345678901234567890.25"),
                      "at": "2024-05-06T07:08:09+00:00", "tags": ["a", "b"]}
-            jms = {"header": {"type": "order", "userid": "u", "appid": "app", "groupid": "g", "groupseq": 1,
+            jms: dict[str, Any] = {"header": {"type": "order", "userid": "u", "appid": "app", "groupid": "g", "groupseq": 1,
                               "properties": {"color": {"type": "string", "value": "red"},
                                              "n": {"type": "int", "value": 5}}},
                    "text_len": 5, "text_vc": "hello"}
@@ -877,18 +877,19 @@ async def test_http_propagation_of_objects_and_jms_messages(conn: asyncpg.Connec
             rs = Session(remote)
             [m] = await rs.dequeue("oe.orders_in", DequeueOptions(wait=0))
             assert m.original_msgid == oid and m.priority == 3 and m.correlation == "o"
-            got = dict(m.payload)  # type: ignore[arg-type]
+            got = obj(m.payload)
             assert got["id"] == 7 and got["note"] == "<b>&</b>" and got["tags"] == ["a", "b"]
             assert Decimal(str(got["amount"])) == order["amount"]
             [j] = await rs.dequeue("oe.jms_in", DequeueOptions(wait=0))
-            assert j.original_msgid == jid and j.payload["text_vc"] == "hello"  # type: ignore[index]
+            payload = obj(j.payload)
+            assert j.original_msgid == jid and payload["text_vc"] == "hello"
             # JMSXUserID and JMSXAppID as the source's provider set them (R__52): the enqueuing
             # user there, the client's appid; not the gateway agent's user here
-            assert (j.payload["header"]["userid"], j.payload["header"]["appid"]) == (  # type: ignore[index]
+            assert (payload["header"]["userid"], payload["header"]["appid"]) == (
                 await conn.fetchval("SELECT current_user"), "app")
             # the same properties, in the order the source wrote them (by name: SQL gave no
             # order), each with its place ("seq") as the remote gateway stores it
-            assert j.payload["header"]["properties"] == {  # type: ignore[index]
+            assert payload["header"]["properties"] == {
                 k: {**v, "seq": i} for i, (k, v) in enumerate(sorted(jms["header"]["properties"].items()), 1)}
             await make_queue(conn, "oe.stream", "oe.stream_t", "SYS.AQ$_JMS_STREAM_MESSAGE", multiple=True)
             with pytest.raises(asyncpg.PostgresError, match=r"ORA-24959.*StreamMessage"):

@@ -196,7 +196,7 @@ async def test_the_monitor_service_raises_the_floor_on_its_own(conn: asyncpg.Con
     s = Session(conn)
     await s.enqueue_array("s.q", [(b"x", None), (b"y", None)])
     assert await consume_all(s) == [b"x", b"y"]
-    head = await conn.fetchval("SELECT last_value FROM aq.enq_seq")
+    head = int(await conn.fetchval("SELECT last_value FROM aq.enq_seq"))
     pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=3)
     listener = Listener(db_dsn)
     await listener.start()

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import aiohttp
 import asyncpg
@@ -125,11 +126,18 @@ async def db(conn: asyncpg.Connection) -> AsyncIterator[Db]:
         await drop_role(conn, role)
 
 
+class Overrides(TypedDict, total=False):
+    """The gateway settings a test sets; the others keep their defaults."""
+    fastpath: bool
+    tls_client_required: bool
+
+
 @asynccontextmanager
-async def tls_gateway(dsn: str, pki: Pki, **overrides: object) -> AsyncIterator[tuple[str, web.Application]]:
+async def tls_gateway(dsn: str, pki: Pki,
+                      **overrides: Unpack[Overrides]) -> AsyncIterator[tuple[str, web.Application]]:
     """An in-process gateway serving HTTPS on loopback with certificate login on."""
     port = free_port()
-    settings = Settings(dsn=dsn, port=port, tls_cert=pki.server[0], tls_key=pki.server[1],  # type: ignore[arg-type]
+    settings = Settings(dsn=dsn, port=port, tls_cert=pki.server[0], tls_key=pki.server[1],
                         tls_client_ca=pki.ca, **overrides)
     app = build(settings)
     runner = runner_for(app, settings)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import AsyncIterator
 
 import aiohttp
 import asyncpg
@@ -108,9 +109,9 @@ ADMIN_CALLS = [
 
 
 @pytest.fixture
-async def alice_sql(site: Site, db_dsn: str) -> asyncpg.Connection:
+async def alice_sql(site: Site, db_dsn: str) -> AsyncIterator[asyncpg.Connection]:
     c = await as_role(db_dsn, site.role_a)
-    yield c  # type: ignore[misc]
+    yield c
     await c.close()
 
 

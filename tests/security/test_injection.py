@@ -241,7 +241,7 @@ async def test_idap_register_and_aliases(conn: asyncpg.Connection, site: Site) -
     a Client fault with a code or a 200; the database holds the same objects after."""
     await conn.execute("CALL aq.allow_notification_host('hooks.example.com')")
     before = await catalog_snapshot(conn)
-    wrong = []
+    wrong: list[tuple[str, bytes | int]] = []
     async with aiohttp.ClientSession() as http:
         for value in CORPUS:
             if "\x00" in value:

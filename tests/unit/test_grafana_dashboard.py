@@ -28,7 +28,9 @@ def panels(board: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def board() -> dict[str, Any]:
-    return json.loads(DASHBOARD.read_text(encoding="utf-8"))
+    doc = json.loads(DASHBOARD.read_text(encoding="utf-8"))
+    assert isinstance(doc, dict)
+    return doc
 
 
 @pytest.fixture(scope="module")
