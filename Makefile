@@ -117,10 +117,10 @@ ha-test: $(STAMP) test-deps
 
 # mypy checks bench/ against its peers' own types (procrastinate, PgQueuer, psycopg, pgmq,
 # aio-pika): the bench extras are installed first, so the result is the same on every machine.
-# services/ is checked as pgaq_services, its installed name (typecheck/, pyproject.toml).
+# services/ is checked as pgaq_services, its installed name (.ci/mypy/, pyproject.toml).
 lint: $(BENCH_STAMP)
 	$(BIN)/ruff check shared services tests bench chaos pressure soak ha
-	$(BIN)/mypy shared/pgaq typecheck/pgaq_services chaos pressure soak ha tests bench
+	$(BIN)/mypy shared/pgaq .ci/mypy/pgaq_services chaos pressure soak ha tests bench
 
 clean:
 	rm -rf $(VENV) .pgaq
