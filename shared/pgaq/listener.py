@@ -84,10 +84,12 @@ class Wakeup(asyncio.Event):
         finally:
             self.blocked -= 1
 
-    def took(self) -> None:
-        """This waiter's look got something: there may be more, wake the next one."""
+    def took(self) -> bool:
+        """This waiter's look got something: there may be more, wake the next one. Whether
+        another waiter of the key was set to look (else this one must look again itself)."""
         if self.share is not None:
-            self._listener._pass_on(self)
+            return self._listener._pass_on(self)
+        return False
 
 
 class Listener:
@@ -220,10 +222,10 @@ class Listener:
                 self._wake_one(group)
 
     @staticmethod
-    def _wake_one(group: dict[Wakeup, None], but: Wakeup | None = None) -> None:
+    def _wake_one(group: dict[Wakeup, None], but: Wakeup | None = None) -> bool:
         """Set the event of the waiter of `group` that began to wait last (blocked in its
         wait), else of one not set (busy looking: it looks again); none when every event is
-        set already (each of them looks again)."""
+        set already (each of them looks again). Whether one was set."""
         chosen = None
         for event in reversed(group):
             if event is but or event.is_set():
@@ -233,8 +235,10 @@ class Listener:
                 break
             if chosen is None:
                 chosen = event
-        if chosen is not None:
-            chosen.set()
+        if chosen is None:
+            return False
+        chosen.set()
+        return True
 
     def _idle_now(self, event: Wakeup) -> None:
         """`event`'s waiter begins to wait: the most recently idle of its key, the next to
@@ -276,11 +280,15 @@ class Listener:
                     if share is not None and any(e.poll is not None for e in group):
                         self._wake_one(group)
 
-    def _pass_on(self, event: Wakeup) -> None:
+    def _pass_on(self, event: Wakeup) -> bool:
+        """Wake another waiter of `event`'s key on each of its channels; whether every
+        channel's wake-up went to one."""
+        passed = True
         for channel in event.channels:
             group = self._subs.get(channel, {}).get(event.share)
-            if group:
-                self._wake_one(group, event)
+            if not (group and self._wake_one(group, event)):
+                passed = False
+        return passed
 
     async def _ensure_listening(self, channel: str) -> None:
         async with self._lock:
