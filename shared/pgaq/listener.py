@@ -86,7 +86,8 @@ class Wakeup(asyncio.Event):
 
     def took(self) -> bool:
         """This waiter's look got something: there may be more, wake the next one. Whether
-        another waiter of the key was set to look (else this one must look again itself)."""
+        one blocked in its wait was woken, so looks at once (else a busy one was set, who
+        looks once done, or none: this one had better look again itself)."""
         if self.share is not None:
             return self._listener._pass_on(self)
         return False
@@ -225,7 +226,7 @@ class Listener:
     def _wake_one(group: dict[Wakeup, None], but: Wakeup | None = None) -> bool:
         """Set the event of the waiter of `group` that began to wait last (blocked in its
         wait), else of one not set (busy looking: it looks again); none when every event is
-        set already (each of them looks again). Whether one was set."""
+        set already (each of them looks again). Whether one blocked in its wait was set."""
         chosen = None
         for event in reversed(group):
             if event is but or event.is_set():
@@ -238,7 +239,7 @@ class Listener:
         if chosen is None:
             return False
         chosen.set()
-        return True
+        return chosen.blocked > 0
 
     def _idle_now(self, event: Wakeup) -> None:
         """`event`'s waiter begins to wait: the most recently idle of its key, the next to
@@ -281,8 +282,8 @@ class Listener:
                         self._wake_one(group)
 
     def _pass_on(self, event: Wakeup) -> bool:
-        """Wake another waiter of `event`'s key on each of its channels; whether every
-        channel's wake-up went to one."""
+        """Wake another waiter of `event`'s key on each of its channels; whether each
+        channel's wake-up went to one blocked in its wait."""
         passed = True
         for channel in event.channels:
             group = self._subs.get(channel, {}).get(event.share)

@@ -461,3 +461,51 @@ async def test_one_jms_listener_takes_a_transaction_of_messages(
     finally:
         await receiving.close()
         await sending.close()
+
+
+async def test_a_jms_listener_busy_with_a_slow_message_holds_up_no_other(
+        db_dsn: str, conn: asyncpg.Connection) -> None:
+    """Of two listeners, one is busy with a slow message. Two messages committed together
+    wake the idle one, which takes the first and can only set the busy one's wake-up (it
+    looks once its message is done): so it looks again itself, and the second message does
+    not wait for the slow one."""
+    await make_queue(conn, "s.j", "s.jt", "SYS.AQ$_JMS_TEXT_MESSAGE")
+    factory = jms.ConnectionFactory(db_dsn, safety_poll=60.0)
+    receiving = await factory.create_connection()
+    sending = await factory.create_connection()
+    release = asyncio.Event()
+    try:
+        got: list[str] = []
+        slow = asyncio.Event()
+
+        async def on_message(m: jms.Message) -> None:
+            text = m.text  # type: ignore[attr-defined]
+            if text == "slow":
+                slow.set()
+                await release.wait()
+            got.append(text)
+
+        for _ in range(2):
+            s = receiving.create_session(False, jms.AUTO_ACKNOWLEDGE)
+            c = await s.create_consumer(s.get_queue("s", "j"))
+            c.set_message_listener(on_message)
+        await receiving.start()
+        listener = await receiving.listening()
+        assert listener is not None
+        await until(lambda: listener.idle == 2, "both listeners in their wait")
+        ps = sending.create_session(False, jms.AUTO_ACKNOWLEDGE)
+        await ps.create_producer(ps.get_queue("s", "j")).send(ps.create_text_message("slow"))
+        await asyncio.wait_for(slow.wait(), 10)
+        await until(lambda: listener.idle == 1, "the other listener back in its wait")
+        tx = sending.create_session(True, jms.SESSION_TRANSACTED)
+        tp = tx.create_producer(tx.get_queue("s", "j"))
+        for text in ("a", "b"):
+            await tp.send(tx.create_text_message(text))
+        await tx.commit()
+        await until(lambda: got == ["a", "b"], "both delivered while the slow one runs", 10)
+        release.set()
+        await until(lambda: got == ["a", "b", "slow"], "the slow one done")
+    finally:
+        release.set()
+        await receiving.close()
+        await sending.close()

@@ -465,9 +465,10 @@ class MessageConsumer:
         as soon as a message is taken (the next waiting listener looks meanwhile). None
         when there was no message; "again" when this loop looks again at once; "passed"
         when it waits for its turn instead: the message was settled, the session holds
-        nothing, and `took` set another listener of the key to look for the next one
+        nothing, and `took` woke an idle listener of the key to look for the next one
         (both looking made 256 listeners' every message cost one more empty look: a
-        BEGIN, two REMOVEs, a savepoint and a COMMIT, on a backend gone cold)."""
+        BEGIN, two REMOVEs, a savepoint and a COMMIT, on a backend gone cold). A busy one
+        woken looks only once its own listener returns: this one looks meanwhile."""
         s = self.session
         async with s.delivery:
             if stop.is_set() or self._closing.is_set() or not s.connection.started.is_set():
