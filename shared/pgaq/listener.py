@@ -69,6 +69,9 @@ class Wakeup(asyncio.Event):
         self.share = share
         self.poll = poll  # a shared key's safety look: at least this often (seconds)
         self.blocked = 0  # tasks waiting on it now (idle: preferred for a wake-up)
+        # set by another waiter's take rather than by a NOTIFY or a safety look: a run of
+        # messages (a transaction's, a backlog) is being taken
+        self.relayed = False
 
     @property
     def polled(self) -> bool:
@@ -86,10 +89,13 @@ class Wakeup(asyncio.Event):
 
     def took(self) -> bool:
         """This waiter's look got something: there may be more, wake the next one. Whether
-        one blocked in its wait was woken, so looks at once (else a busy one was set, who
-        looks once done, or none: this one had better look again itself)."""
+        this waiter may wait for its turn rather than look again: one blocked in its wait
+        was woken (else a busy one was set, who looks once done, or none), and this one was
+        woken by a NOTIFY or a safety look. One woken by another's take is in a run of
+        messages and looks again, so a run committed together widens to every waiter, one
+        more per message taken, instead of passing between two."""
         if self.share is not None:
-            return self._listener._pass_on(self)
+            return self._listener._pass_on(self) and not self.relayed
         return False
 
 
@@ -238,6 +244,7 @@ class Listener:
                 chosen = event
         if chosen is None:
             return False
+        chosen.relayed = but is not None
         chosen.set()
         return chosen.blocked > 0
 

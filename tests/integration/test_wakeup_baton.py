@@ -509,3 +509,35 @@ async def test_a_jms_listener_busy_with_a_slow_message_holds_up_no_other(
         release.set()
         await receiving.close()
         await sending.close()
+
+
+async def test_a_run_of_messages_committed_together_widens_to_every_listener(
+        db_dsn: str, conn: asyncpg.Connection) -> None:
+    """200 messages in one transaction (one NOTIFY) to 8 idle listeners: each taker wakes
+    the next, and those woken by a take go on looking, so the run is taken by all 8 at
+    once rather than passed between the two most recently idle."""
+    await make_queue(conn, "s.j", "s.jt", "SYS.AQ$_JMS_TEXT_MESSAGE")
+    factory = jms.ConnectionFactory(db_dsn, safety_poll=60.0, max_pool_size=12)
+    receiving = await factory.create_connection()
+    sending = await factory.create_connection()
+    try:
+        got: list[tuple[int, str]] = []
+        for i in range(8):
+            s = receiving.create_session(False, jms.AUTO_ACKNOWLEDGE)
+            c = await s.create_consumer(s.get_queue("s", "j"))
+            c.set_message_listener(lambda m, i=i: got.append((i, m.text)))  # type: ignore[attr-defined,misc]
+        await receiving.start()
+        listener = await receiving.listening()
+        assert listener is not None
+        await until(lambda: listener.idle == 8, "every listener in its wait")
+        tx = sending.create_session(True, jms.SESSION_TRANSACTED)
+        tp = tx.create_producer(tx.get_queue("s", "j"))
+        for n in range(200):
+            await tp.send(tx.create_text_message(str(n)))
+        await tx.commit()
+        await until(lambda: len(got) == 200, "the run delivered", 30)
+        assert sorted(int(text) for _, text in got) == list(range(200))
+        assert {i for i, _ in got} == set(range(8))
+    finally:
+        await receiving.close()
+        await sending.close()
