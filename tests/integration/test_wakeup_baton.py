@@ -15,7 +15,7 @@ import asyncio
 import random
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import asyncpg
 import pgaq.jms as jms
@@ -522,10 +522,17 @@ async def test_a_run_of_messages_committed_together_widens_to_every_listener(
     sending = await factory.create_connection()
     try:
         got: list[tuple[int, str]] = []
+
+        def noting(i: int) -> Callable[[jms.Message], None]:
+            def on_message(m: jms.Message) -> None:
+                assert isinstance(m, jms.TextMessage)
+                got.append((i, str(m.text)))
+            return on_message
+
         for i in range(8):
             s = receiving.create_session(False, jms.AUTO_ACKNOWLEDGE)
             c = await s.create_consumer(s.get_queue("s", "j"))
-            c.set_message_listener(lambda m, i=i: got.append((i, m.text)))  # type: ignore[attr-defined,misc]
+            c.set_message_listener(noting(i))
         await receiving.start()
         listener = await receiving.listening()
         assert listener is not None
