@@ -69,6 +69,9 @@ class Wakeup(asyncio.Event):
         self.share = share
         self.poll = poll  # a shared key's safety look: at least this often (seconds)
         self.blocked = 0  # tasks waiting on it now (idle: preferred for a wake-up)
+        # set by another waiter's take rather than by a NOTIFY or a safety look: a run of
+        # messages (a transaction's, a backlog) is being taken
+        self.relayed = False
 
     @property
     def polled(self) -> bool:
@@ -84,10 +87,16 @@ class Wakeup(asyncio.Event):
         finally:
             self.blocked -= 1
 
-    def took(self) -> None:
-        """This waiter's look got something: there may be more, wake the next one."""
+    def took(self) -> bool:
+        """This waiter's look got something: there may be more, wake the next one. Whether
+        this waiter may wait for its turn rather than look again: one blocked in its wait
+        was woken (else a busy one was set, who looks once done, or none), and this one was
+        woken by a NOTIFY or a safety look. One woken by another's take is in a run of
+        messages and looks again, so a run committed together widens to every waiter, one
+        more per message taken, instead of passing between two."""
         if self.share is not None:
-            self._listener._pass_on(self)
+            return self._listener._pass_on(self) and not self.relayed
+        return False
 
 
 class Listener:
@@ -220,10 +229,10 @@ class Listener:
                 self._wake_one(group)
 
     @staticmethod
-    def _wake_one(group: dict[Wakeup, None], but: Wakeup | None = None) -> None:
+    def _wake_one(group: dict[Wakeup, None], but: Wakeup | None = None) -> bool:
         """Set the event of the waiter of `group` that began to wait last (blocked in its
         wait), else of one not set (busy looking: it looks again); none when every event is
-        set already (each of them looks again)."""
+        set already (each of them looks again). Whether one blocked in its wait was set."""
         chosen = None
         for event in reversed(group):
             if event is but or event.is_set():
@@ -233,8 +242,11 @@ class Listener:
                 break
             if chosen is None:
                 chosen = event
-        if chosen is not None:
-            chosen.set()
+        if chosen is None:
+            return False
+        chosen.relayed = but is not None
+        chosen.set()
+        return chosen.blocked > 0
 
     def _idle_now(self, event: Wakeup) -> None:
         """`event`'s waiter begins to wait: the most recently idle of its key, the next to
@@ -276,11 +288,15 @@ class Listener:
                     if share is not None and any(e.poll is not None for e in group):
                         self._wake_one(group)
 
-    def _pass_on(self, event: Wakeup) -> None:
+    def _pass_on(self, event: Wakeup) -> bool:
+        """Wake another waiter of `event`'s key on each of its channels; whether each
+        channel's wake-up went to one blocked in its wait."""
+        passed = True
         for channel in event.channels:
             group = self._subs.get(channel, {}).get(event.share)
-            if group:
-                self._wake_one(group, event)
+            if not (group and self._wake_one(group, event)):
+                passed = False
+        return passed
 
     async def _ensure_listening(self, channel: str) -> None:
         async with self._lock:

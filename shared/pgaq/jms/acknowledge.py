@@ -53,8 +53,9 @@ class AckMode:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    async def settle(self, ok: bool) -> None:
-        """After a message listener returned (`ok`) or raised."""
+    async def settle(self, ok: bool, *, look_next: bool = True) -> None:
+        """After a message listener returned (`ok`) or raised; `look_next`: the listener's
+        loop looks for the next message at once (else it waits for its turn first)."""
 
     async def handed_out(self) -> None:
         """After a look handed a message out (called only when `batches`)."""
@@ -100,15 +101,16 @@ class AutoAcknowledge(AckMode):
     receive_in_transaction = False
     settles_receive = True
 
-    async def settle(self, ok: bool) -> None:
+    async def settle(self, ok: bool, *, look_next: bool = True) -> None:
         s = self.session
         if s._closed:
             return
         async with s.using() as eng:
             try:
                 if ok:
-                    # the listener's next look follows at once: its BEGIN rides on the COMMIT
-                    await eng.commit(begin_next=s._connection.started.is_set())
+                    # a next look that follows at once has its BEGIN ride on the COMMIT; a
+                    # listener that waits first holds no transaction open meanwhile
+                    await eng.commit(begin_next=look_next and s._connection.started.is_set())
                 else:
                     await eng.rollback()
             except PgaqError:
@@ -168,7 +170,7 @@ class DupsOk(AckMode):
         super().__init__(session)
         self._flush: asyncio.Task[None] | None = None
 
-    async def settle(self, ok: bool) -> None:
+    async def settle(self, ok: bool, *, look_next: bool = True) -> None:
         s = self.session
         if s._closed:
             return

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Generator, Hashable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import asyncpg
 
@@ -435,10 +435,12 @@ class MessageConsumer:
                             continue
                         if event is not None:
                             event.clear()
-                        if await self._deliver_one(info, listener, stop,
-                                                   None if event is None else event.took):
+                        delivered = await self._deliver_one(info, listener, stop,
+                                                            None if event is None else event.took)
+                        if delivered is not None:
                             backoff = 0.05
-                            continue
+                            if delivered == "again":
+                                continue
                         if not conn.started.is_set():
                             continue  # stopped meanwhile: wait for start()
                         await s.ack.idle()
@@ -456,19 +458,25 @@ class MessageConsumer:
                 backoff = min(backoff * 2, 5.0)
 
     async def _deliver_one(self, info: DestinationInfo, listener: MessageListener,
-                           stop: asyncio.Event, took: Callable[[], None] | None = None) -> bool:
+                           stop: asyncio.Event, took: Callable[[], bool] | None = None
+                           ) -> Literal["again", "passed"] | None:
         """Take one message and hand it to the listener, holding the session's delivery
         lock (one listener at a time per session; stop() waits for it). `took` is told
-        as soon as a message is taken (the next waiting listener looks meanwhile)."""
+        as soon as a message is taken (the next waiting listener looks meanwhile). None
+        when there was no message; "again" when this loop looks again at once; "passed"
+        when it waits for its turn instead: the message was settled, the session holds
+        nothing, and `took` woke an idle listener of the key to look for the next one
+        (both looking made 256 listeners' every message cost one more empty look: a
+        BEGIN, two REMOVEs, a savepoint and a COMMIT, on a backend gone cold). A busy one
+        woken looks only once its own listener returns: this one looks meanwhile."""
         s = self.session
         async with s.delivery:
             if stop.is_set() or self._closing.is_set() or not s.connection.started.is_set():
-                return False
+                return None
             got = await self._look(info, None, True, True)
             if got is None:
-                return False
-            if took is not None:
-                took()
+                return None
+            passed = took() if took is not None else False
             ok = True
             try:
                 await call(listener, got[1])
@@ -476,8 +484,9 @@ class MessageConsumer:
                 ok = False
                 log.exception("the message listener of %s raised: the message comes again",
                               self.destination.qualified)
-            await s.ack.settle(ok)
-            return True
+            await s.ack.settle(ok, look_next=not (ok and passed))
+            # a rolled-back message is not announced again: this loop looks for it
+            return "passed" if ok and passed and s.holds_nothing_open() else "again"
 
     # -- close ----------------------------------------------------------------------------
     async def close(self) -> None:

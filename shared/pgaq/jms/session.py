@@ -221,6 +221,12 @@ class Session(Administration):
         return not (self._pinned or self._work or self._consumed or self._holds_locks()
                     or any(self._prefetched.values()) or self._closed)
 
+    def holds_nothing_open(self) -> bool:
+        """No transaction open on the session's connection (an empty one included) and
+        nothing prefetched: a message listener may wait for its turn before its next look."""
+        return (not (self._engine is not None and self._engine.in_transaction)
+                and not any(self._prefetched.values()))
+
     async def _park(self) -> None:
         """After an operation (under the session's lock): a connection that holds nothing
         is parked with the pool, or given back at once if another session waits for one."""
