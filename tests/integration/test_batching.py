@@ -367,3 +367,24 @@ async def test_receives_cancelled_mid_statement_leave_their_messages_to_the_othe
     finally:
         await second.close()
         await pool.close()
+
+
+async def test_a_receive_from_a_queue_made_again_is_served(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    """The receiver's cached statements name the queue's old table: the route that fails
+    on them is followed by the next (pgaq.routes), which meets the dequeue's transaction
+    aborted by the failure and is run again in a new one, as an autocommit would have."""
+    await make_queue(conn, "s.q")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2)
+    try:
+        await EnqueueBatcher(pool).enqueue(None, None, "s.q", [(b"a", None)])
+        receiver = DequeueBatcher(pool)
+        assert len(await receiver.dequeue(None, None, "s.q", None, "REMOVE", 1)) == 1
+        await conn.execute("CALL dbms_aqadm.stop_queue('s.q'); CALL dbms_aqadm.drop_queue('s.q');"
+                           "CALL dbms_aqadm.drop_queue_table('s.qt')")
+        await make_queue(conn, "s.q", "s.qt2")
+        await EnqueueBatcher(pool).enqueue(None, None, "s.q", [(b"b", None)])
+        got = await receiver.dequeue(None, None, "s.q", None, "REMOVE", 1)
+        assert [m.payload for m in got] == [b"b"]
+    finally:
+        await pool.close()

@@ -14,7 +14,9 @@ commit's flush is slow and CPUs are many.
 
 Autocommit REMOVE receives without selectors for the same queue, consumer, role and agent
 are taken the same way: one dequeue of the sum of their batch sizes, committed once, the
-messages handed out in queue order. A request left with nothing waits the usual way.
+messages handed out in queue order. A request left with nothing waits the usual way. The
+dequeue runs on when one of its requests is cancelled (its client went away), so it is
+committed only if every message it took has a request still there (`_take`).
 
 The grouping itself is pgaq.coalesce's, as for the library's buffered REMOVEs; what is
 the gateway's own is where a statement runs: on a pool connection that a key keeps from
@@ -36,7 +38,7 @@ import asyncpg
 
 from ..client import DequeueOptions, FastPath, Message, MessageProperties, Payload, Session
 from ..coalesce import Coalescer
-from ..errors import ConnectionLost, wrap_db_error
+from ..errors import ConnectionLost, PgaqError, wrap_db_error
 
 Batch = Sequence[tuple[Payload, MessageProperties | None]]
 FastCache = dict[tuple[str | None, str, bool], FastPath]
@@ -214,6 +216,7 @@ async def _take(conn: asyncpg.Connection, session: Session, queue: str, consumer
     COMMIT's round trip, or after it before its reply is written, loses its share: the
     window any request/response protocol has (logged, `_lost`)."""
     counts = [0 if t.gone else t.count for t in takes]  # read once the connection is there
+    moved = False
     while sum(counts):
         tx = conn.transaction()
         await _driven(tx.start())
@@ -221,6 +224,14 @@ async def _take(conn: asyncpg.Connection, session: Session, queue: str, consumer
             got = await session.dequeue(queue, DequeueOptions(
                 consumer_name=consumer, dequeue_mode=mode, visibility="IMMEDIATE", wait=0,
                 batch_size=sum(counts)))
+        except PgaqError as exc:
+            await _roll_back(tx)
+            if exc.sqlstate != "25P02" or moved:
+                raise
+            # the next route after one whose queue moved (routes.serve, ORA-24010) met this
+            # transaction aborted by it: run it again in a new one (the cache is renewed)
+            moved = True
+            continue
         except BaseException:
             await _roll_back(tx)
             raise
