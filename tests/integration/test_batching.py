@@ -388,3 +388,38 @@ async def test_a_receive_from_a_queue_made_again_is_served(
         assert [m.payload for m in got] == [b"b"]
     finally:
         await pool.close()
+
+
+async def test_a_receive_cancelled_during_its_commit_is_logged_with_its_messages(
+        conn: asyncpg.Connection, db_dsn: str, blocker: asyncpg.Connection,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The window left: a caller cancelled once its COMMIT is on its way (held here by a
+    deferred trigger waiting on a lock the test holds) loses what was committed for it,
+    as any request and response would; the gateway says which messages went to nobody."""
+    await make_queue(conn, "s.q")
+    await conn.execute("""
+        CREATE FUNCTION s.hold() RETURNS trigger LANGUAGE plpgsql AS
+            $$ BEGIN PERFORM pg_advisory_xact_lock(4242); RETURN NULL; END $$;
+        CREATE CONSTRAINT TRIGGER hold AFTER DELETE ON s.qt DEFERRABLE INITIALLY DEFERRED
+            FOR EACH ROW EXECUTE FUNCTION s.hold()""")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=1)
+    try:
+        [sent] = await EnqueueBatcher(pool).enqueue(None, None, "s.q", [(b"one", None)])
+        receiver = DequeueBatcher(pool)
+        await blocker.execute("BEGIN")
+        await blocker.execute("SELECT pg_advisory_xact_lock(4242)")
+        gone = asyncio.create_task(receiver.dequeue(None, None, "s.q", None, "REMOVE", 1))
+        await until(lambda: conn.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE query = 'COMMIT;' "
+            "AND wait_event_type = 'Lock' AND datname = current_database()"), "the COMMIT held")
+        gone.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await gone
+        await blocker.execute("ROLLBACK")
+        await receiver.drain()
+        assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
+        [warning] = [r for r in caplog.records if r.levelname == "WARNING"
+                     and "delivered to nobody" in r.getMessage()]
+        assert sent in warning.getMessage()
+    finally:
+        await pool.close()

@@ -199,7 +199,7 @@ class DequeueBatcher(_Batcher):
         except asyncio.CancelledError:
             mine.gone = True
             if mine.taken:  # committed, then cancelled before it could answer
-                _lost(queue, mine.taken)
+                log_lost(queue, mine.taken)
             raise
         return got
 
@@ -214,7 +214,7 @@ async def _take(conn: asyncpg.Connection, session: Session, queue: str, consumer
     here is no failed attempt: no caller ever saw them). Which callers are there is read
     just before COMMIT is sent, with no await in between; a caller cancelled during the
     COMMIT's round trip, or after it before its reply is written, loses its share: the
-    window any request/response protocol has (logged, `_lost`)."""
+    window any request/response protocol has (logged, `log_lost`)."""
     counts = [0 if t.gone else t.count for t in takes]  # read once the connection is there
     moved = False
     while sum(counts):
@@ -247,7 +247,7 @@ async def _take(conn: asyncpg.Connection, session: Session, queue: str, consumer
         for t, share in zip(takes, shares, strict=True):
             t.taken = share
             if t.gone and share:  # cancelled during the COMMIT's round trip
-                _lost(queue, share)
+                log_lost(queue, share)
         return shares
     return _shares([], counts)
 
@@ -275,7 +275,8 @@ async def _roll_back(tx: asyncpg.transaction.Transaction, *, raising: bool = Fal
         pass
 
 
-def _lost(queue: str, taken: Sequence[Message]) -> None:
+def log_lost(queue: str, taken: Sequence[Message]) -> None:
+    """Messages committed for a receive whose client went away before its answer."""
     log.warning("receive of %s committed for a client that went away before its reply: "
                 "message ids %s delivered to nobody", queue, ", ".join(m.msgid for m in taken))
 
