@@ -289,3 +289,137 @@ async def _until_blocked(conn: asyncpg.Connection, count: int = 1) -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"{count} blocked writers expected")
+
+
+async def test_a_receive_cancelled_while_its_statement_runs_takes_nothing(
+        conn: asyncpg.Connection, db_dsn: str, blocker: asyncpg.Connection) -> None:
+    """A receive whose client goes away while its statement runs (held here by a lock on
+    the queue table) removes nothing: the statement runs on for the others it serves, but
+    what it took for nobody is not committed. The message stays; the next receive gets it."""
+    await make_queue(conn, "s.q")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2)
+    try:
+        await EnqueueBatcher(pool).enqueue(None, None, "s.q", [(b"one", None), (b"two", None)])
+        receiver = DequeueBatcher(pool)
+        await blocker.execute("BEGIN")
+        await blocker.execute("LOCK TABLE s.qt IN EXCLUSIVE MODE")
+        gone = asyncio.create_task(receiver.dequeue(None, None, "s.q", None, "REMOVE", 1))
+        await _until_blocked(conn)  # its statement is on the server, waiting
+        gone.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await gone
+        await blocker.execute("ROLLBACK")  # the statement goes on, and returns
+        await receiver.drain()
+        assert await conn.fetchval("SELECT array_agg(user_data ORDER BY enq_seq) FROM s.qt") \
+            == [b"one", b"two"]
+        assert [m.payload for m in await receiver.dequeue(None, None, "s.q", None, "REMOVE", 1)] \
+            == [b"one"]
+    finally:
+        await pool.close()
+
+
+async def test_receives_cancelled_mid_statement_leave_their_messages_to_the_others(
+        conn: asyncpg.Connection, db_dsn: str, blocker: asyncpg.Connection) -> None:
+    """Twenty receives taken in one statement, a third of them cancelled while it runs:
+    each message goes exactly once, to a receive still there, in queue order; those of the
+    cancelled stay in the queue."""
+    await make_queue(conn, "s.q")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=1)
+    second = await asyncpg.connect(db_dsn)
+    try:
+        receiver = DequeueBatcher(pool)
+        # the statements of one and of many prepared first: a statement's first run is a
+        # prepare then an execute, and the second lock could take the table in between
+        await EnqueueBatcher(pool).enqueue(None, None, "s.q", [(b"w", None)] * 3)
+        assert len(await receiver.dequeue(None, None, "s.q", None, "REMOVE", 1)) == 1
+        assert len(await receiver.dequeue(None, None, "s.q", None, "REMOVE", 2)) == 2
+        sent = [f"m{i:02}".encode() for i in range(30)]
+        await EnqueueBatcher(pool).enqueue(None, None, "s.q", [(p, None) for p in sent])
+        await blocker.execute("BEGIN")
+        await blocker.execute("LOCK TABLE s.qt IN EXCLUSIVE MODE")
+        leader = asyncio.create_task(receiver.dequeue(None, None, "s.q", None, "REMOVE", 1))
+        await _until_blocked(conn)
+        # a second lock, queued behind the leader's statement: the next statement, which
+        # takes the twenty below together, waits for it (PostgreSQL's lock queue)
+        await second.execute("BEGIN")
+        locked = asyncio.create_task(second.execute("LOCK TABLE s.qt IN EXCLUSIVE MODE"))
+        await _until_blocked(conn, count=2)
+        followers = [asyncio.create_task(receiver.dequeue(None, None, "s.q", None, "REMOVE", 1))
+                     for _ in range(20)]
+        await until(lambda: receiver.stats()["waiting"] == 20, "the twenty waiting")
+        await blocker.execute("ROLLBACK")
+        assert [m.payload for m in await leader] == [b"m00"]
+        await locked
+        await _until_blocked(conn)  # the twenty's statement, on the server
+        assert receiver.stats()["writers"] == 1 and receiver.stats()["waiting"] == 0
+        cancelled = followers[::3]
+        for f in cancelled:
+            f.cancel()
+        await asyncio.gather(*cancelled, return_exceptions=True)
+        assert all(f.cancelled() for f in cancelled)
+        await second.execute("ROLLBACK")
+        live = [f for f in followers if f not in cancelled]
+        got = [m.payload for f in live for m in await f]
+        await receiver.drain()
+        assert got == sent[1:1 + len(live)]  # one each, the first ones, in queue order
+        left = await conn.fetchval("SELECT array_agg(user_data ORDER BY enq_seq) FROM s.qt")
+        assert left == sent[1 + len(live):]  # nothing lost, nothing twice
+    finally:
+        await second.close()
+        await pool.close()
+
+
+async def test_a_receive_from_a_queue_made_again_is_served(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    """The receiver's cached statements name the queue's old table: the route that fails
+    on them is followed by the next (pgaq.routes), which meets the dequeue's transaction
+    aborted by the failure and is run again in a new one, as an autocommit would have."""
+    await make_queue(conn, "s.q")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=2)
+    try:
+        await EnqueueBatcher(pool).enqueue(None, None, "s.q", [(b"a", None)])
+        receiver = DequeueBatcher(pool)
+        assert len(await receiver.dequeue(None, None, "s.q", None, "REMOVE", 1)) == 1
+        await conn.execute("CALL dbms_aqadm.stop_queue('s.q'); CALL dbms_aqadm.drop_queue('s.q');"
+                           "CALL dbms_aqadm.drop_queue_table('s.qt')")
+        await make_queue(conn, "s.q", "s.qt2")
+        await EnqueueBatcher(pool).enqueue(None, None, "s.q", [(b"b", None)])
+        got = await receiver.dequeue(None, None, "s.q", None, "REMOVE", 1)
+        assert [m.payload for m in got] == [b"b"]
+    finally:
+        await pool.close()
+
+
+async def test_a_receive_cancelled_during_its_commit_is_logged_with_its_messages(
+        conn: asyncpg.Connection, db_dsn: str, blocker: asyncpg.Connection,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The window left: a caller cancelled once its COMMIT is on its way (held here by a
+    deferred trigger waiting on a lock the test holds) loses what was committed for it,
+    as any request and response would; the gateway says which messages went to nobody."""
+    await make_queue(conn, "s.q")
+    await conn.execute("""
+        CREATE FUNCTION s.hold() RETURNS trigger LANGUAGE plpgsql AS
+            $$ BEGIN PERFORM pg_advisory_xact_lock(4242); RETURN NULL; END $$;
+        CREATE CONSTRAINT TRIGGER hold AFTER DELETE ON s.qt DEFERRABLE INITIALLY DEFERRED
+            FOR EACH ROW EXECUTE FUNCTION s.hold()""")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=1)
+    try:
+        [sent] = await EnqueueBatcher(pool).enqueue(None, None, "s.q", [(b"one", None)])
+        receiver = DequeueBatcher(pool)
+        await blocker.execute("BEGIN")
+        await blocker.execute("SELECT pg_advisory_xact_lock(4242)")
+        gone = asyncio.create_task(receiver.dequeue(None, None, "s.q", None, "REMOVE", 1))
+        await until(lambda: conn.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE query = 'COMMIT;' "
+            "AND wait_event_type = 'Lock' AND datname = current_database()"), "the COMMIT held")
+        gone.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await gone
+        await blocker.execute("ROLLBACK")
+        await receiver.drain()
+        assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
+        [warning] = [r for r in caplog.records if r.levelname == "WARNING"
+                     and "delivered to nobody" in r.getMessage()]
+        assert sent in warning.getMessage()
+    finally:
+        await pool.close()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -14,6 +16,7 @@ from tests.unit import idap_examples as ex
 
 from .gateway_support import Client, drop_roles, envelope, make_agent, op, running_gateway
 from .test_payloads import ORDER_TYPES
+from .waiting import until
 
 
 async def _gw_schema(conn: asyncpg.Connection) -> list[str]:
@@ -756,6 +759,49 @@ async def test_client_disconnect_ends_the_wait(gw: tuple[str, list[str]]) -> Non
             await probe.close()
     finally:
         await c.close()
+
+
+RAW_RECEIVE = envelope(op("AQXmlReceive",
+    "<consumer_options><destination>AQUSER.RAW_MSGQ</destination><wait_time>0</wait_time>"
+    "<batch_size>100</batch_size></consumer_options><AQXmlCommit/>"))
+
+
+@pytest.mark.parametrize("fastpath", [True, False], ids=["fast path", "aiohttp"])
+async def test_a_receive_whose_client_goes_mid_statement_takes_nothing(
+        gw: tuple[str, list[str]], db_dsn: str, conn: asyncpg.Connection,
+        caplog: pytest.LogCaptureFixture, fastpath: bool) -> None:
+    """An autocommit receive whose client disconnects while its dequeue runs on the
+    server (held by a lock on the queue table) leaves the message in the queue: the
+    next receive gets it. Over either transport: each cancels the request's handler."""
+    caplog.set_level(logging.INFO, logger="pgaq.gateway.access")
+    async with contextlib.AsyncExitStack() as stack:
+        url = gw[0] if fastpath else await stack.enter_async_context(
+            running_gateway(db_dsn, session_timeout=2.0, max_wait=10.0, fastpath=False))
+        c = Client(url, "JOHN", "secret")
+        stack.push_async_callback(c.close)
+        r = await c.post(envelope(op("AQXmlSend",
+            "<producer_options><destination>AQUSER.RAW_MSGQ</destination></producer_options>"
+            "<message_set><message><message_header><sender_id/></message_header>"
+            "<message_payload><RAW>0D0E</RAW></message_payload></message></message_set>"
+            "<AQXmlCommit/>")))
+        [sent] = r.text("//aq:message_id")
+        blocker = await asyncpg.connect(db_dsn)
+        stack.push_async_callback(blocker.close)
+        await blocker.execute("BEGIN")
+        await blocker.execute("LOCK TABLE aquser.raw_qt IN EXCLUSIVE MODE")
+        gone = Client(url, "JOHN", "secret")
+        receive = asyncio.create_task(gone.post(RAW_RECEIVE))
+        await until(lambda: conn.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            "AND datname = current_database()"), "the receive's dequeue waiting on the lock")
+        receive.cancel()  # the client goes away
+        await gone.close()
+        await until(lambda: any(rec.__dict__["fields"]["status"] == 499 for rec in caplog.records
+                                if rec.name == "pgaq.gateway.access"),
+                    "the gateway to see the client gone")
+        await blocker.execute("ROLLBACK")  # the dequeue goes on, and returns
+        r = await c.post(RAW_RECEIVE)  # (taken after that dequeue: one at a time per queue)
+        assert sent in r.text("//aq:message_header/aq:message_id"), r.body
 
 
 async def test_many_clients_no_loss_no_duplicates(gw: tuple[str, list[str]]) -> None:

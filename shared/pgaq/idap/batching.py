@@ -14,7 +14,9 @@ commit's flush is slow and CPUs are many.
 
 Autocommit REMOVE receives without selectors for the same queue, consumer, role and agent
 are taken the same way: one dequeue of the sum of their batch sizes, committed once, the
-messages handed out in queue order. A request left with nothing waits the usual way.
+messages handed out in queue order. A request left with nothing waits the usual way. The
+dequeue runs on when one of its requests is cancelled (its client went away), so it is
+committed only if every message it took has a request still there (`_take`).
 
 The grouping itself is pgaq.coalesce's, as for the library's buffered REMOVEs; what is
 the gateway's own is where a statement runs: on a pool connection that a key keeps from
@@ -26,7 +28,8 @@ idle, when the pool has none left for others, or when it was lost.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Hashable, Sequence
+import logging
+from collections.abc import AsyncIterator, Awaitable, Hashable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -35,10 +38,12 @@ import asyncpg
 
 from ..client import DequeueOptions, FastPath, Message, MessageProperties, Payload, Session
 from ..coalesce import Coalescer
-from ..errors import ConnectionLost, wrap_db_error
+from ..errors import ConnectionLost, PgaqError, wrap_db_error
 
 Batch = Sequence[tuple[Payload, MessageProperties | None]]
 FastCache = dict[tuple[str | None, str, bool], FastPath]
+
+log = logging.getLogger("pgaq.gateway")
 
 
 class _Connections:
@@ -70,7 +75,8 @@ class _Connections:
         except ConnectionLost:
             raise  # (given back below: the pool replaces a closed connection)
         except Exception:
-            keep = not conn.is_closed()
+            # (one left in a transaction goes back: the pool's reset rolls it back)
+            keep = not conn.is_closed() and not conn.is_in_transaction()
             raise
         finally:
             assert self.group is not None
@@ -163,11 +169,12 @@ class EnqueueBatcher(_Batcher):
 @dataclass(eq=False)
 class _Take:
     """One receive's part of a grouped dequeue. `gone`: its caller was cancelled (the
-    client went away) before the statement ran, so it takes nothing: a message removed
-    for it would be answered to nobody."""
+    client went away), so it takes nothing: a message removed for it would be answered to
+    nobody. `taken`: its share, once committed."""
 
     count: int
     gone: bool = False
+    taken: list[Message] | None = None
 
 
 class DequeueBatcher(_Batcher):
@@ -177,29 +184,101 @@ class DequeueBatcher(_Batcher):
 
     async def dequeue(self, role: str | None, agent: str | None, queue: str, consumer: str | None,
                       mode: str, count: int) -> list[Message]:
-        """Up to `count` messages removed and committed; [] when the queue had none."""
+        """Up to `count` messages removed and committed; [] when the queue had none.
+        Nothing is committed for a caller cancelled before the commit was sent (`_take`)."""
         key = (role, agent, queue, consumer, mode)
 
         async def take(takes: Sequence[_Take]) -> list[list[Message]]:
             async with self._conns.lease(key) as conn:
-                # read once the connection is there: a statement waits for one under load,
-                # and a leader's statement runs on when its own caller is cancelled
-                counts = [0 if t.gone else t.count for t in takes]
-                got: list[Message] = []
-                if sum(counts):
-                    session = Session(conn, role=role, agent=agent, fast_cache=self._fast)
-                    got = await session.dequeue(queue, DequeueOptions(
-                        consumer_name=consumer, dequeue_mode=mode, visibility="IMMEDIATE",
-                        wait=0, batch_size=sum(counts)))
-            return _shares(got, counts)
+                session = Session(conn, role=role, agent=agent, fast_cache=self._fast)
+                return await _take(conn, session, queue, consumer, mode, takes)
 
         mine = _Take(count)
         try:
             got: list[Message] = await self._group.submit(key, mine, count, take)
         except asyncio.CancelledError:
             mine.gone = True
+            if mine.taken:  # committed, then cancelled before it could answer
+                log_lost(queue, mine.taken)
             raise
         return got
+
+
+async def _take(conn: asyncpg.Connection, session: Session, queue: str, consumer: str | None,
+                mode: str, takes: Sequence[_Take]) -> list[list[Message]]:
+    """The takes' dequeue in a transaction committed only if every message it removed has a
+    caller still there: the statement runs on whether or not its callers wait (it is
+    shielded, and serves others), so a caller cancelled while it ran (its client went
+    away) would lose its share to an autocommit. Then the transaction is rolled back and
+    run again for the callers left: rare, and the messages stay in the queue (a rollback
+    here is no failed attempt: no caller ever saw them). Which callers are there is read
+    just before COMMIT is sent, with no await in between; a caller cancelled during the
+    COMMIT's round trip, or after it before its reply is written, loses its share: the
+    window any request/response protocol has (logged, `log_lost`)."""
+    counts = [0 if t.gone else t.count for t in takes]  # read once the connection is there
+    moved = False
+    while sum(counts):
+        tx = conn.transaction()
+        await _driven(tx.start())
+        try:
+            got = await session.dequeue(queue, DequeueOptions(
+                consumer_name=consumer, dequeue_mode=mode, visibility="IMMEDIATE", wait=0,
+                batch_size=sum(counts)))
+        except PgaqError as exc:
+            await _roll_back(tx)
+            if exc.sqlstate != "25P02" or moved:
+                raise
+            # the next route after one whose queue moved (routes.serve, ORA-24010) met this
+            # transaction aborted by it: run it again in a new one (the cache is renewed)
+            moved = True
+            continue
+        except BaseException:
+            await _roll_back(tx)
+            raise
+        live = [0 if t.gone else t.count for t in takes]
+        if len(got) > sum(live):  # some went while it ran: not enough callers for them
+            await _roll_back(tx, raising=True)
+            counts = live
+            continue
+        # a lost connection here is ConnectionLost: never run again, the COMMIT may have
+        # been done (as a lost autocommit statement)
+        await _driven(tx.commit())
+        shares = _shares(got, live)
+        for t, share in zip(takes, shares, strict=True):
+            t.taken = share
+            if t.gone and share:  # cancelled during the COMMIT's round trip
+                log_lost(queue, share)
+        return shares
+    return _shares([], counts)
+
+
+async def _driven(step: Awaitable[None]) -> None:
+    """A transaction step, its driver errors as pgaq's (a lost connection: ConnectionLost)."""
+    try:
+        await step
+    except Exception as exc:
+        if _driver_error(exc):
+            raise wrap_db_error(exc) from exc
+        raise
+
+
+async def _roll_back(tx: asyncpg.transaction.Transaction, *, raising: bool = False) -> None:
+    """End the transaction. After an error (`raising` False) that error is the one
+    reported: a connection that cannot roll back goes back to the pool (`lease`), whose
+    reset rolls back or drops it."""
+    if raising:
+        await _driven(tx.rollback())
+        return
+    try:
+        await tx.rollback()
+    except Exception:  # (see above)
+        pass
+
+
+def log_lost(queue: str, taken: Sequence[Message]) -> None:
+    """Messages committed for a receive whose client went away before its answer."""
+    log.warning("receive of %s committed for a client that went away before its reply: "
+                "message ids %s delivered to nobody", queue, ", ".join(m.msgid for m in taken))
 
 
 def _shares(items: list[Any], counts: Sequence[int]) -> list[list[Any]]:

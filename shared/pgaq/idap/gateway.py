@@ -7,6 +7,7 @@ session's transaction unless the request asked for IMMEDIATE visibility.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -23,7 +24,7 @@ from ..client import Agent, DequeueOptions, Message, MessageProperties, Session
 from ..errors import ConnectionLost, InternalError, PgaqError, wrap_db_error
 from ..queries import load, load_as_role
 from . import response
-from .batching import DequeueBatcher, EnqueueBatcher
+from .batching import DequeueBatcher, EnqueueBatcher, log_lost
 from .hooks import Hook, HookCall, NoHeaders, Stylesheet, run_hook, takes_call
 from .payload import payload_to_xml, unresolved_reply_to, xml_to_payload
 from .request import (
@@ -515,24 +516,32 @@ class Gateway:
         batched = (self.receiver is not None and not self.has_hooks and routes.batchable(opts)
                    and not (engine.has_positions
                             and engine.continues_from(meta.name, opts.consumer_name, opts)))
-        if batched:
-            # its own transaction: taken together with concurrent ones (batching.py)
-            assert self.receiver is not None
-            messages = await self.receiver.dequeue(role, s.agent, meta.name, opts.consumer_name,
-                                                   opts.dequeue_mode.upper(), max(1, opts.batch_size))
-            await engine.remember(meta.name, opts, messages)  # NEXT_MESSAGE goes on after them
-        if not messages and (waiting or not batched):
-            if waiting:
-                self._on_wait(1)
-            try:
-                messages = await engine.dequeue(meta.name, opts)
-            finally:
-                if waiting:
-                    self._on_wait(-1)
-        await self._hooks("after", "AQXmlReceive", s)
-        if req.commit:
-            await self._end(s, commit=True)
         removing = req.dequeue_mode in ("REMOVE", "REMOVE_NODATA")
+        try:
+            if batched:
+                # its own transaction: taken together with concurrent ones (batching.py)
+                assert self.receiver is not None
+                messages = await self.receiver.dequeue(
+                    role, s.agent, meta.name, opts.consumer_name, opts.dequeue_mode.upper(),
+                    max(1, opts.batch_size))
+                await engine.remember(meta.name, opts, messages)  # NEXT_MESSAGE goes on after them
+            if not messages and (waiting or not batched):
+                if waiting:
+                    self._on_wait(1)
+                try:
+                    messages = await engine.dequeue(meta.name, opts)
+                finally:
+                    if waiting:
+                        self._on_wait(-1)
+            await self._hooks("after", "AQXmlReceive", s)
+            if req.commit:
+                await self._end(s, commit=True)
+        except asyncio.CancelledError:
+            if messages and removing and opts.visibility == "IMMEDIATE":
+                # committed, and the client went away before its answer: the window any
+                # request and response has (docs/gateway.md, "A client that goes away")
+                log_lost(meta.name, messages)
+            raise
 
         def state(m: Message) -> int:
             if removing:

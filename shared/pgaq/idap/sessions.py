@@ -16,8 +16,10 @@ import os
 import re
 import secrets
 import time
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import asyncpg
 
@@ -82,6 +84,29 @@ def process_prefix(tag: str) -> str:
 _ISSUED = re.compile(r"(?:g|w[0-9]{1,4})-[a-z2-7]{8}\.[A-Za-z0-9_-]{43}")
 
 
+class Autocommits:
+    """Where a gateway session's engine takes a connection for an operation of its own
+    transaction (IMMEDIATE visibility, outside the session's transaction or beside it):
+    the pool's, in a transaction committed when the operation returns, rolled back when it
+    fails or is cancelled. An autocommit statement commits whether or not its caller still
+    waits: a receive whose client went away while its dequeue ran (the request cancelled,
+    services/gateway) would have removed messages answered to nobody. (The driver's
+    cancel request stops a statement still running; not one the server finished first.)
+    A cancel during the COMMIT's round trip or after it is the window any request and
+    response has (docs/gateway.md, "A client that goes away")."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    def acquire(self) -> AbstractAsyncContextManager[asyncpg.Connection]:
+        return self._in_transaction()
+
+    @asynccontextmanager
+    async def _in_transaction(self) -> AsyncIterator[asyncpg.Connection]:
+        async with self.pool.acquire() as conn, conn.transaction():
+            yield conn
+
+
 @dataclass
 class HttpSession:
     token: str
@@ -139,6 +164,8 @@ class SessionStore:
         # dropped): told once, as above, even by a client that ignores the expired cookie
         self._told: dict[str, None] = {}
         self.fast_cache: dict[tuple[str | None, str, bool], FastPath] = {}  # shared by all sessions
+        # an engine reads only `acquire` of its pool (and keys grouped calls by it)
+        self.autocommits = cast(asyncpg.Pool, Autocommits(pool))
         self._open = 0
         self._stop = asyncio.Event()
         self._tasks: TaskGroup | None = None
@@ -252,7 +279,7 @@ class SessionStore:
         if s.engine is None:
             s.engine = Session(
                 None,  # bound to a connection when a transaction starts
-                pool=self.pool, listener=self.listener, agent=s.agent,
+                pool=self.autocommits, listener=self.listener, agent=s.agent,
                 max_wait=self.max_wait, safety_poll=self.safety_poll,
                 fast_cache=self.fast_cache,
             )
