@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import asyncpg
 
@@ -48,6 +48,14 @@ DEQUEUE_DELIVERY_MODES = ("PERSISTENT", "BUFFERED", "PERSISTENT_OR_BUFFERED")
 # where Session.run runs an operation: the table at run_mode (strings, not an Enum:
 # an Enum member costs ~150 ns a lookup on Python 3.11, and this is on every call)
 Mode = Literal["aside", "first", "savepoint", "pooled", "own"]
+
+
+class ConnectionSource(Protocol):
+    """Where a Session takes a connection for an operation of its own: an asyncpg.Pool,
+    or anything that lends one the same way (the gateway's, pgaq.idap.sessions.Autocommits,
+    lends it in a transaction committed when the operation returns)."""
+
+    def acquire(self) -> AbstractAsyncContextManager[asyncpg.Connection]: ...
 
 
 @dataclass(frozen=True)
@@ -261,7 +269,7 @@ class Session:
         self,
         conn: asyncpg.Connection | None,
         *,
-        pool: asyncpg.Pool | None = None,
+        pool: ConnectionSource | None = None,
         listener: Listener | None = None,
         role: str | None = None,
         agent: str | None = None,

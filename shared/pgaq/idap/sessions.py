@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import asyncpg
 
@@ -164,8 +164,7 @@ class SessionStore:
         # dropped): told once, as above, even by a client that ignores the expired cookie
         self._told: dict[str, None] = {}
         self.fast_cache: dict[tuple[str | None, str, bool], FastPath] = {}  # shared by all sessions
-        # an engine reads only `acquire` of its pool (and keys grouped calls by it)
-        self.autocommits = cast(asyncpg.Pool, Autocommits(pool))
+        self.autocommits = Autocommits(pool)
         self._open = 0
         self._stop = asyncio.Event()
         self._tasks: TaskGroup | None = None
