@@ -251,8 +251,10 @@ class WakeupTest {
         BlockingQueue<String> got = new LinkedBlockingQueue<>();
         List<MessageConsumer> rs = receivers(c, name, N, got);
         quiet(c, N);
-        // messages committed while half of the receives close: whichever of them a wake-up
-        // went to, every message is taken by one that stays, long before the safety look
+        // messages committed while half of the receives close, the most recently idle ones
+        // (those a NOTIFY wakes first): whichever of them a wake-up went to, every message is
+        // taken by one that stays, long before the safety look. (Which interleaving comes is
+        // the scheduler's: WaitGroupsTest holds a wake-up on a leaving waiter for certain.)
         int closing = N / 2;
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> closers = new ArrayList<>();
