@@ -20,7 +20,7 @@ The fanout suite (issue 35's curves): BENCH_FANOUT_SUBSCRIBERS (1,10,100,1000),
 BENCH_FANOUT_SECONDS (3: each publish figure), BENCH_FANOUT_MESSAGES (2,000 stored and
 drained per count), BENCH_FANOUT_RULES (1,000 subscribers with a rule; 0 = no row),
 BENCH_FANOUT_WAITERS (4,64,256), BENCH_FANOUT_RATE (150 msg/s), BENCH_FANOUT_STREAM (4 s),
-BENCH_FANOUT_KINDS (library,idap,jms).
+BENCH_FANOUT_KINDS (library,idap,jms,java).
 The run ends with one table: every figure beside its floor and, where comparable
 (enqueue, consume per-message ack, consume batch ack), the peers' figures, with ratios.
 Always exits 0: it is a report; the SUMMARY line says which targets failed.

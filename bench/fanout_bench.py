@@ -16,7 +16,8 @@ absolute schedule (as row 8, pickup_bench), pickup latency from the producer's c
 the consumer's hold, and the CPU of the private cluster's PostgreSQL processes (the
 postmaster and its children, /proc utime+stime) over the stream, per message. Consumers:
 library sessions in `Session.dequeue(wait=...)` each on its own connection, IDAP receives
-(`wait_time`) waiting in a gateway process, pgaq.jms MessageListeners (one session each).
+(`wait_time`) waiting in a gateway process, pgaq.jms MessageListeners (one session each),
+and the same listeners of the Java provider (java/, W4: one JVM, one session each).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ CPU_TARGET = 1.5  # CPU/msg with the most waiters / with the fewest
 P99_TARGET = 10.0  # ms
 PAD = b"x" * 92  # 8-byte number + pad: the 100-byte payload of the other rows
 WARM = 1  # warm-up messages per producer before a waiter stream's clock starts
+JAVA_WARM = 1000  # and through W4's JVM first, one at a time (its JIT compiles meanwhile)
 ROLE, AGENT = "bench_fanout", "FANOUT"  # the IDAP agent and its database role
 
 
@@ -593,6 +595,58 @@ def _jms(dsn: str, admin: asyncpg.Connection, queue: str, n: int) -> Consumers:
     return start
 
 
+def _jdbc_url(dsn: str) -> str:
+    from urllib.parse import urlsplit
+
+    u = urlsplit(dsn)
+    url = f"jdbc:postgresql://{u.hostname}:{u.port}{u.path}?user={u.username or 'postgres'}"
+    return url + (f"&password={u.password}" if u.password else "")
+
+
+def _java(dsn: str, admin: asyncpg.Connection, queue: str, n: int, cp: str) -> Consumers:
+    """W3's listeners in Java: java/bench/pgaq/bench/WaitersBench.java, one JVM, n sessions
+    of one Connection each with a MessageListener, printing each message's number as it
+    takes it (the pickup is timed here as the line is read: a pipe's hop later)."""
+
+    async def start(st: Stream) -> Callable[[], Awaitable[None]]:
+        proc = await asyncio.create_subprocess_exec(
+            "java", "-cp", cp, "pgaq.bench.WaitersBench", _jdbc_url(dsn), queue, str(n), "60000",
+            str(JAVA_WARM),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=ROOT)
+        assert proc.stdin is not None and proc.stdout is not None
+        out = proc.stdout
+        line = await asyncio.wait_for(out.readline(), 120)
+        if line.strip() != b"ready":
+            proc.kill()
+            await proc.wait()
+            raise RuntimeError(f"WaitersBench did not start (exit {proc.returncode}): {line[-300:]!r}")
+
+        async def read() -> None:
+            try:
+                while line := await out.readline():
+                    st.took(struct.pack(">q", int(line)))
+            except Exception as exc:
+                st.fail(exc)
+                raise
+
+        reader = asyncio.create_task(read())
+        await _until_waiting(admin, queue, n)
+
+        async def stop() -> None:
+            assert proc.stdin is not None
+            proc.stdin.close()
+            try:
+                await asyncio.wait_for(proc.wait(), 60)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+
+        return stop
+    return start
+
+
 _RAW = re.compile(rb"<RAW>([0-9A-Fa-f]*)</RAW>")
 
 
@@ -669,6 +723,16 @@ async def waiters(dsn: str, service_dsn: str, s: Settings) -> list[Row]:
                 CALL dbms_aqadm.start_queue('fow.{kind}');
                 ALTER TABLE fow.{kind}_t OWNER TO {ROLE};""")
         url = ""
+        cp = ""
+        kinds = list(s.fanout_kinds)
+        if "java" in kinds:
+            from .java_bench import build_driver
+
+            try:
+                cp = await build_driver()
+            except (OSError, RuntimeError) as exc:  # no JDK here: the other rows still run
+                log(f"fanout: no Java waiters (W4): {exc}")
+                kinds.remove("java")
         if "idap" in s.fanout_kinds:
             await admin.execute(f"""
                 CALL dbms_aqadm.create_aq_agent(agent_name => '{AGENT}', enable_http => true,
@@ -676,11 +740,12 @@ async def waiters(dsn: str, service_dsn: str, s: Settings) -> list[Row]:
                 CALL dbms_aqadm.enable_db_access(agent_name => '{AGENT}', db_username => '{ROLE}');""")
             # as `pgaq up` runs it: its own settings (workers, pool) left at their defaults
             proc, url = await start_gateway(service_dsn, PGAQ_LOG_LEVEL="WARNING")
-        for kind in s.fanout_kinds:
+        for kind in kinds:
             queue = f"fow.{kind}"
             for n in s.fanout_waiters:
                 start = (_library(dsn, admin, queue, n) if kind == "library"
                          else _jms(dsn, admin, queue, n) if kind == "jms"
+                         else _java(dsn, admin, queue, n, cp) if kind == "java"
                          else _idap(url, admin, queue, n))
                 await admin.execute("CHECKPOINT")
                 w = await _stream(dsn, postmaster, queue, kind, n, start, s)
@@ -736,12 +801,16 @@ async def _longpoll_floor(dsn: str, admin: asyncpg.Connection, postmaster: int,
 
 LABELS = {"library": "Session.dequeue(wait)", "idap": "IDAP receives in the gateway",
           "jms": "pgaq.jms MessageListeners",
+          "java": "Java pgaq.jms MessageListeners",
           "idap_floor": "W2's floor, a bare aiohttp long-poll"}
 HOW = {"library": "each waiter a Session on its own connection, dequeue(wait=30)",
        "idap": "each waiter a keep-alive HTTP connection posting AQXmlReceive wait_time 30 "
                "+ AQXmlCommit to a gateway process with its default settings",
        "jms": "each waiter an AUTO_ACKNOWLEDGE session of one Connection with a listener "
               "(factory max_pool_size = waiters + 4, safety_poll 60 s)",
+       "java": "each waiter an AUTO_ACKNOWLEDGE session of one Connection of the Java provider "
+               "(java/, one JVM: java/bench/pgaq/bench/WaitersBench.java) with a listener "
+               "(pgaq.safetyPollMillis 60000); pickup timed as the JVM's line reaches the bench",
        "idap_floor": "context, not a target: W2's HTTP clients against bench/longpoll_floor.py "
                      "(one aiohttp process, LISTEN, one wake-up per NOTIFY, DELETE SKIP LOCKED; "
                      "no SOAP, authentication, sessions or AQ), producers INSERT + NOTIFY"}

@@ -64,7 +64,7 @@ class Settings:
     fanout_rate: float = field(default_factory=lambda: _float("BENCH_FANOUT_RATE", 150.0))
     fanout_stream: float = field(default_factory=lambda: _float("BENCH_FANOUT_STREAM", 4.0))
     fanout_kinds: tuple[str, ...] = field(
-        default_factory=lambda: _names("BENCH_FANOUT_KINDS", "library,idap,jms"))
+        default_factory=lambda: _names("BENCH_FANOUT_KINDS", "library,idap,jms,java"))
     # log where each waiter stream's wall time goes (start, warm-up, stream, tail, stop)
     fanout_trace: bool = field(
         default_factory=lambda: os.environ.get("BENCH_FANOUT_TRACE", "") not in ("", "0"))

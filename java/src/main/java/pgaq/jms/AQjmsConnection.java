@@ -111,15 +111,28 @@ public class AQjmsConnection implements QueueConnection, TopicConnection {
 
     /** Wait until the connection is started (or closed), at most {@code millis}. */
     void awaitStarted(long millis) throws InterruptedException {
+        awaitStarted(millis, () -> false);
+    }
+
+    /** As {@link #awaitStarted(long)}, or until {@code quit} says so after {@link #wakeStopped}. */
+    void awaitStarted(long millis, java.util.function.BooleanSupplier quit) throws InterruptedException {
         long deadline = System.nanoTime() + millis * 1_000_000L;
         synchronized (state) {
-            while (!started && !closed) {
+            while (!started && !closed && !quit.getAsBoolean()) {
                 long left = (deadline - System.nanoTime()) / 1_000_000L;
                 if (left <= 0) {
                     return;
                 }
                 state.wait(left);
             }
+        }
+    }
+
+    /** Wake those waiting for the start, to check what else they wait for (a listener
+     *  thread closing while the connection is stopped). */
+    void wakeStopped() {
+        synchronized (state) {
+            state.notifyAll();
         }
     }
 
@@ -218,7 +231,7 @@ public class AQjmsConnection implements QueueConnection, TopicConnection {
             started = true;
             state.notifyAll();
         }
-        wakeups.wakeAll();
+        wakeups.nudge();
         for (AQjmsSession s : sessions()) {
             s.connectionStarted();
         }
@@ -234,7 +247,7 @@ public class AQjmsConnection implements QueueConnection, TopicConnection {
             started = false;
             state.notifyAll();
         }
-        wakeups.wakeAll();
+        wakeups.nudge();
         for (AQjmsSession s : sessions()) {
             s.quiesce();
         }

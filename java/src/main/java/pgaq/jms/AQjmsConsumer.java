@@ -24,9 +24,10 @@ import javax.jms.TopicSubscriber;
  * a subscriber gets what is published while it is active).
  *
  * A receive looks once, then waits on the connection's listening connection (woken by the
- * enqueue's NOTIFY, by start/stop/close, and every safety poll on its own) until a message it
- * may take is there, its time is up, or the consumer closes; while the connection is stopped
- * it does not look (JMS 1.1 section 4.3.3).
+ * enqueue's NOTIFY, in turn with the connection's other waiters that compete for the same
+ * messages, {@link WaitGroups}; by a reconnect; and for a safety look every safety poll)
+ * until a message it may take is there, its time is up, or the consumer closes; while the
+ * connection is stopped it does not look (JMS 1.1 section 4.3.3).
  */
 public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
     /** Oracle's AQjmsConstants navigation modes (OCI's numbers). */
@@ -245,64 +246,93 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
     /** The receive loop: {@code timeout} ms (Long.MAX_VALUE: for ever, negative: one look). */
     private Message next(long timeout, String msgid, boolean noData) throws JMSException {
         AQjmsConnection conn = session.connection();
-        Wakeups w = conn.wakeups();
-        long deadline = timeout < 0 || timeout == Long.MAX_VALUE ? Long.MAX_VALUE
-                : System.nanoTime() / 1_000_000L + timeout;
+        if (timeout < 0) {
+            return conn.isStarted() ? look(msgid, false, noData) : null;
+        }
+        Wakeups wakeups = conn.wakeups();
+        WaitGroups g = wakeups.groups();
+        long deadline = timeout == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() / 1_000_000L + timeout;
         long poll = conn.factory().safetyPollMillis;
         long retry = 0;  // after a look that lost the database: look again this soon (ms)
+        Waiter w = null;
+        boolean clean = false;  // left by a return, not an exception: see WaitGroups.leave
         try {
-            if (timeout < 0) {
-                return conn.isStarted() ? look(msgid, false, noData) : null;
-            }
+            // joined before the first look, so that a NOTIFY of a message committed after it is seen
+            w = wakeups.join(info.channel(), msgid == null ? shareKey() : null, null);
+            boolean look = true;
             while (true) {
+                long epoch = g.epoch();
                 if (closed || session.isClosed()) {
+                    clean = true;
                     return null;
                 }
-                long left = deadline == Long.MAX_VALUE ? poll : deadline - System.nanoTime() / 1_000_000L;
                 if (!conn.isStarted()) {
-                    if (left <= 0) {
+                    long left = deadline == Long.MAX_VALUE ? poll : deadline - System.nanoTime() / 1_000_000L;
+                    if (left <= 0 || conn.isClosed()) {
+                        clean = true;
                         return null;
                     }
-                    conn.awaitStarted(Math.min(left, poll));
-                    if (conn.isClosed()) {
-                        return null;
-                    }
+                    conn.awaitStarted(Math.min(left, poll), () -> closed || session.isClosed());
+                    look = true;
                     continue;
                 }
-                long epoch = w.epoch();
-                long seen = w.register(info.channel());
-                Message m;
-                try {
-                    m = look(msgid, true, noData);
-                    retry = 0;
-                } catch (JMSException e) {
-                    if (!"JMS-220".equals(e.getErrorCode()) || closed || session.isClosed() || conn.isClosed()) {
-                        throw e;
+                if (look) {
+                    g.clear(w);
+                    Message m;
+                    try {
+                        m = look(msgid, true, noData);
+                        retry = 0;
+                    } catch (JMSException e) {
+                        if (!"JMS-220".equals(e.getErrorCode()) || closed || session.isClosed() || conn.isClosed()) {
+                            throw e;
+                        }
+                        // the database was lost (told to the ExceptionListener by the listening
+                        // connection): a blocking receive waits through the outage and looks
+                        // again on a new connection, backing off (a reconnect that came first
+                        // wakes nobody again)
+                        m = null;
+                        retry = Math.min(Math.max(retry * 2, 50), 5000);
                     }
-                    // the database was lost (told to the ExceptionListener by the listening
-                    // connection): a blocking receive waits through the outage and looks
-                    // again on a new connection, backing off (a reconnect that came first
-                    // wakes nobody again)
-                    m = null;
-                    retry = Math.min(Math.max(retry * 2, 50), 5000);
+                    if (m != null) {
+                        g.took(w);
+                        clean = true;
+                        return m;
+                    }
                 }
-                if (m != null) {
-                    return m;
-                }
-                left = deadline == Long.MAX_VALUE ? poll : deadline - System.nanoTime() / 1_000_000L;
+                long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime() / 1_000_000L;
                 if (left <= 0) {
+                    clean = true;
                     return null;
                 }
-                if (retry > 0) {
-                    Thread.sleep(Math.min(left, retry));
-                    continue;
-                }
-                w.await(info.channel(), seen, epoch, Math.min(left, poll));
+                // a shared key's safety looks are the listening thread's (WaitGroups)
+                long pause = retry > 0 ? Math.min(left, retry) : g.polled(w) ? left : Math.min(left, poll);
+                look = g.await(w, epoch, pause) || retry > 0;
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;
+        } finally {
+            if (w != null) {
+                g.leave(w, clean);
+            }
         }
+    }
+
+    /**
+     * The key of this connection's waiters that compete for the same messages (those of the
+     * Python provider: queue, consumer name, the selector unless it is the subscription's
+     * rule, noLocal): a NOTIFY wakes one of them (WaitGroups). A look starts from the first
+     * message its consumer may take, so one that finds nothing says so for them all; a
+     * consumer with a navigation mode of its own waits on its own (null).
+     */
+    Object shareKey() {
+        if (navigation != 0) {
+            return null;
+        }
+        String consumer = info.multipleConsumers && !info.isExceptionQueue() ? name : null;
+        String cond = ownSubscriber || durable ? null : sqlSelector;
+        return java.util.Arrays.asList("jms", info.qualified().toLowerCase(java.util.Locale.ROOT), consumer, cond,
+                noLocal);
     }
 
     private Message look(String msgid, boolean blocking, boolean noData) throws JMSException {
@@ -479,7 +509,8 @@ public class AQjmsConsumer implements QueueReceiver, TopicSubscriber {
         }
         closed = true;
         listener = null;
-        session.connection().wakeups().wakeAll();
+        session.connection().wakeups().nudge();
+        session.connection().wakeStopped();
         session.delivery().changed();
         session.delivery().quiesce();
         if (ownSubscriber && info != null) {

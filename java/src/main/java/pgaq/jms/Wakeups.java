@@ -21,10 +21,12 @@ import org.postgresql.PGNotification;
  * {@code aq_<queue id>} wakes the receives and listeners waiting on that queue (the
  * connection registers as the queue's waiter, aq.register_waiter: the enqueue notifies
  * only queues that have one; its row goes with the backend, or with the monitor's pass). Its thread
- * owns the database connection (LISTEN, getNotifications); waiters only read counters under
- * this object's monitor. A lost connection is opened again with backoff, every channel
- * LISTENed again and every waiter woken (a message may have come meanwhile); waiters also
- * look on their own every safety poll, so a lost NOTIFY delays, never loses, a delivery.
+ * owns the database connection (LISTEN, getNotifications); who a NOTIFY wakes is
+ * {@link WaitGroups}' (every waiter of the channel, or one of those that compete for the
+ * same messages). A lost connection is opened again with backoff, every channel LISTENed
+ * again and every waiter woken (a message may have come meanwhile). Every safety poll the
+ * thread wakes one waiter of each shared key for a look (those without a key time their
+ * own), so a lost NOTIFY delays, never loses, a delivery.
  * Enqueuers look for waiters without a lock (R__11_wakeups.sql): after registering a queue
  * the thread reads the transactions writing its tables (aq.waiter_writers), before the
  * waiters' first look, and wakes the queue's waiters once those have ended (each tick).
@@ -35,9 +37,10 @@ final class Wakeups implements Runnable {
     private static final int TICK_MS = 25;
 
     private final AQjmsConnection owner;
-    private final Map<String, Long> counts = new HashMap<>();
+    private final WaitGroups groups = new WaitGroups();
+    /** The channels waited on (LISTENed once, for the connection's life). */
+    private final Set<String> wanted = new HashSet<>();
     private final Set<String> listening = new HashSet<>();
-    private long epoch;
     private boolean closed;
     private Thread thread;
     private Connection db;
@@ -54,18 +57,32 @@ final class Wakeups implements Runnable {
         this.owner = owner;
     }
 
+    WaitGroups groups() {
+        return groups;
+    }
+
     /**
-     * The channel's wake count, once its LISTEN is in effect (so a NOTIFY after this returns
-     * is seen). Waits at most a tick or two for the listening thread; if the database is
-     * unreachable, returns at once (the waiter polls).
+     * A waiter of {@code channel} (of the {@code share} key's group, null: woken by every
+     * NOTIFY; on {@code wake}, null: a condition of its own), once the channel's LISTEN is
+     * in effect (so a NOTIFY after this returns is seen). Waits at most a tick or two for
+     * the listening thread; if the database is unreachable, returns at once (the waiter's
+     * safety looks find what comes).
      */
-    synchronized long register(String channel) throws InterruptedException {
-        startIfNeeded();
-        Long seen = counts.get(channel);
-        if (seen == null) {
-            counts.put(channel, 0L);
-            seen = 0L;
+    Waiter join(String channel, Object share, java.util.concurrent.locks.Condition wake)
+            throws InterruptedException {
+        Waiter w = groups.join(channel, share, wake);
+        try {
+            listened(channel);
+        } catch (InterruptedException | RuntimeException e) {
+            groups.leave(w, false);
+            throw e;
         }
+        return w;
+    }
+
+    private synchronized void listened(String channel) throws InterruptedException {
+        startIfNeeded();
+        wanted.add(channel);
         long deadline = System.nanoTime() + 2_000_000_000L;
         while (!closed && !listening.contains(channel) && !down) {
             long left = (deadline - System.nanoTime()) / 1_000_000L;
@@ -74,48 +91,12 @@ final class Wakeups implements Runnable {
             }
             wait(left);
         }
-        return counts.get(channel);
     }
 
-    /** Wait until the channel is woken after {@code seen}, {@link #wakeAll} runs, or
-     *  {@code millis} pass. */
-    synchronized void await(String channel, long seen, long epochSeen, long millis) throws InterruptedException {
-        long deadline = System.nanoTime() + millis * 1_000_000L;
-        while (!closed && epoch == epochSeen && counts.getOrDefault(channel, 0L) == seen) {
-            long left = (deadline - System.nanoTime()) / 1_000_000L;
-            if (left <= 0) {
-                return;
-            }
-            wait(left);
-        }
-    }
-
-    /** As {@link #await} for several channels: until one is woken past what {@code seen} says. */
-    synchronized void awaitAny(java.util.Map<String, Long> seen, long epochSeen, long millis) throws InterruptedException {
-        long deadline = System.nanoTime() + millis * 1_000_000L;
-        while (!closed && epoch == epochSeen) {
-            for (java.util.Map.Entry<String, Long> e : seen.entrySet()) {
-                if (counts.getOrDefault(e.getKey(), 0L).longValue() != e.getValue().longValue()) {
-                    return;
-                }
-            }
-            long left = (deadline - System.nanoTime()) / 1_000_000L;
-            if (left <= 0) {
-                return;
-            }
-            wait(left);
-        }
-    }
-
-    /** A count that {@link #wakeAll} advances: a waiter notes it before looking. */
-    synchronized long epoch() {
-        return epoch;
-    }
-
-    /** Wake every waiter (connection started or stopped, a consumer closing, a reconnect). */
-    synchronized void wakeAll() {
-        epoch++;
-        notifyAll();
+    /** Every waiting thread re-checks its state (connection started or stopped, a consumer
+     *  closing, a listener set); none looks for that. */
+    void nudge() {
+        groups.nudge();
     }
 
     private void startIfNeeded() {
@@ -130,10 +111,10 @@ final class Wakeups implements Runnable {
         Thread t;
         synchronized (this) {
             closed = true;
-            epoch++;
             notifyAll();
             t = thread;
         }
+        groups.close();
         if (t != null) {
             try {
                 t.join(5000);
@@ -145,7 +126,19 @@ final class Wakeups implements Runnable {
 
     @Override
     public void run() {
+        groups.polling(true);
+        try {
+            loop();
+        } finally {
+            groups.polling(false);
+            closeDb();
+        }
+    }
+
+    private void loop() {
         long backoff = 50;
+        long period = owner.factory().safetyPollMillis * 1_000_000L;
+        long nextRound = System.nanoTime() + period;
         while (true) {
             synchronized (this) {
                 if (closed) {
@@ -159,31 +152,42 @@ final class Wakeups implements Runnable {
                 }
                 listenNew();
                 PGNotification[] got = db.unwrap(PGConnection.class).getNotifications(TICK_MS);
-                if (got != null && got.length > 0) {
-                    synchronized (this) {
-                        for (PGNotification n : got) {
-                            counts.computeIfPresent(n.getName(), (k, v) -> v + 1);
-                        }
-                        notifyAll();
+                if (got != null) {
+                    for (PGNotification n : got) {
+                        groups.notified(n.getName());
                     }
                 }
                 followWriters();
+                nextRound = safetyRound(nextRound, period);
             } catch (SQLException | RuntimeException e) {
                 // a RuntimeException too: this thread must outlive whatever the driver throws
                 lost(e instanceof SQLException ? (SQLException) e : new SQLException(e.toString(), "08006", e));
-                synchronized (this) {
-                    try {
-                        if (!closed) {
-                            wait(backoff);
+                // the safety looks go on while the database is away (the backoff reaches 5 s)
+                long retryAt = System.nanoTime() + backoff * 1_000_000L;
+                try {
+                    synchronized (this) {
+                        long left;
+                        while (!closed && (left = retryAt - System.nanoTime()) > 0) {
+                            wait(Math.max(1, Math.min(left, nextRound - System.nanoTime()) / 1_000_000L));
+                            nextRound = safetyRound(nextRound, period);
                         }
-                    } catch (InterruptedException ie) {
-                        break;
                     }
+                } catch (InterruptedException ie) {
+                    break;
                 }
                 backoff = Math.min(backoff * 2, 5000);
             }
         }
-        closeDb();
+    }
+
+    /** The shared keys' safety looks once {@code nextRound} has come; when the next round is. */
+    private long safetyRound(long nextRound, long period) {
+        long now = System.nanoTime();
+        if (now - nextRound < 0) {
+            return nextRound;
+        }
+        groups.safetyRound();
+        return now + period;
     }
 
     /** The writers of the channel's queue's tables now, or those of {@code among} still
@@ -225,14 +229,9 @@ final class Wakeups implements Runnable {
                 e.setValue(left);
             }
         }
-        if (!done.isEmpty()) {
-            following.keySet().removeAll(done);
-            synchronized (this) {
-                for (String ch : done) {
-                    counts.computeIfPresent(ch, (k, v) -> v + 1);
-                }
-                notifyAll();
-            }
+        following.keySet().removeAll(done);
+        for (String ch : done) {
+            groups.notified(ch);
         }
     }
 
@@ -251,20 +250,14 @@ final class Wakeups implements Runnable {
     private void listenNew() throws SQLException {
         Set<String> todo = new HashSet<>();
         synchronized (this) {
-            for (String ch : counts.keySet()) {
+            for (String ch : wanted) {
                 if (!listening.contains(ch)) {
                     todo.add(ch);
                 }
             }
         }
         if (todo.isEmpty()) {
-            synchronized (this) {
-                if (rewake) {
-                    rewake = false;
-                    epoch++;
-                    notifyAll();
-                }
-            }
+            rewake();
             return;
         }
         try (Statement st = db.createStatement();
@@ -284,11 +277,20 @@ final class Wakeups implements Runnable {
         }
         synchronized (this) {
             listening.addAll(todo);
-            if (rewake) {
-                rewake = false;
-                epoch++;
-            }
             notifyAll();
+        }
+        rewake();
+    }
+
+    /** Reconnected and every channel LISTENed again: every waiter looks. */
+    private void rewake() {
+        boolean again;
+        synchronized (this) {
+            again = rewake;
+            rewake = false;
+        }
+        if (again) {
+            groups.wakeEvery();
         }
     }
 
@@ -301,8 +303,7 @@ final class Wakeups implements Runnable {
         synchronized (this) {
             listening.clear();
             down = true;
-            epoch++;
-            notifyAll();
+            notifyAll();  // (joins wait no more; waiters look after the reconnect)
         }
         if (wasOpen) {
             LOG.log(Level.WARNING, "pgaq.jms: the listening connection was lost; reconnecting", e);
