@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import shutil
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
@@ -141,6 +142,8 @@ def cluster() -> Iterator[Cluster]:
         yield c
     finally:
         c.destroy()
+        # the folder too: in /dev/shm even an empty one stays until the machine restarts
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
