@@ -79,12 +79,16 @@ def _logs(work: Path) -> str:
 
 @asynccontextmanager
 async def standalone(workers: int = 2, cores_per_worker: int = 1, memory: str = "1g",
-                     timeout: float = 90) -> AsyncIterator[Cluster]:
+                     timeout: float = 90, daemon_java_options: str = "") -> AsyncIterator[Cluster]:
     """A master and `workers` workers on 127.0.0.1; yields once the master lists every
-    worker ALIVE, and stops them all (their executors with them) on the way out."""
+    worker ALIVE, and stops them all (their executors with them) on the way out.
+    `daemon_java_options` are the master's and workers' JVM options (SPARK_DAEMON_JAVA_OPTS;
+    their executors take the job's own)."""
     work = Path(tempfile.mkdtemp(prefix="pgaq-spark-"))
     port, ui_port = free_port(), free_port()
     env = spark_env(SPARK_LOG_DIR=str(work / "logs"), SPARK_WORKER_DIR=str(work / "work"))
+    if daemon_java_options:
+        env["SPARK_DAEMON_JAVA_OPTS"] = daemon_java_options
     spark_class = str(SPARK_HOME / "bin" / "spark-class")
     procs: list[asyncio.subprocess.Process] = []
     logs = []

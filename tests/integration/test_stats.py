@@ -5,6 +5,7 @@ a run after new activity rewrites only what changed."""
 from __future__ import annotations
 
 import math
+import os
 import random
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -16,6 +17,7 @@ import pytest
 from pgaq import DequeueOptions, Session
 from pgaq.errors import ConfigError, PgaqError
 from pgaq.queries import load
+from pgaq.stats import cds
 from pgaq.stats.job import run_once, spark_session
 from pgaq.stats.settings import StatsSettings
 from pyspark.sql import SparkSession
@@ -37,7 +39,12 @@ KEYS = {
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
-    session = spark_session(StatsSettings(dsn="postgresql://unused@127.0.0.1/x", master="local[2]"))
+    settings = StatsSettings(dsn="postgresql://unused@127.0.0.1/x", master="local[2]")
+    # the class-data archive the job's runs share (tests/conftest.py: PGAQ_STATS_CDS), when
+    # one is there: mapped, Spark's classes load in a fraction of the CPU. This JVM never
+    # writes one (tests/e2e/test_stats_process.py checks the writing)
+    options = cds.java_options(cds.archive_path(os.environ.get("PGAQ_STATS_CDS", "auto"), settings.jar))
+    session = spark_session(settings, java_options="" if options == cds.RECORD else options)
     yield session
     session.stop()
 
