@@ -75,7 +75,8 @@ def _header_cases(ids: dict[str, str], stamp: dict[str, int]) -> list[tuple[str,
         (f"JMSMessageID <> '{ids['reply']}'", ["fiction", "plain"]),
         (f"JMSMessageID IN ('{ids['plain']}', 'ID:0')", ["plain"]),
         ("JMSMessageID LIKE 'ID:%'", ["fiction", "plain", "reply"]),
-        (f"JMSTimestamp = {stamp['plain']}", ["plain"]),
+        # (messages sent within one millisecond share their JMSTimestamp)
+        (f"JMSTimestamp = {stamp['plain']}", sorted(t for t, v in stamp.items() if v == stamp["plain"])),
         (f"JMSTimestamp >= {stamp['fiction']}", ["fiction", "plain", "reply"]),
         (f"JMSTimestamp < {stamp['fiction']}", []),
     ]
