@@ -423,3 +423,34 @@ async def test_a_receive_cancelled_during_its_commit_is_logged_with_its_messages
         assert sent in warning.getMessage()
     finally:
         await pool.close()
+
+
+async def test_receives_that_follow_one_another_leave_no_transaction_open(
+        conn: asyncpg.Connection, db_dsn: str) -> None:
+    """Grouped receives one after another (a key keeps its connection, and a statement
+    begins the next one's transaction with its COMMIT): each message goes once, in queue
+    order, and once the receives stop no connection is left in a transaction."""
+    await make_queue(conn, "s.q")
+    pool = await asyncpg.create_pool(db_dsn, min_size=1, max_size=3)
+    try:
+        sent = [f"m{i:03}".encode() for i in range(400)]
+        await EnqueueBatcher(pool).enqueue(None, None, "s.q", [(p, None) for p in sent])
+        receiver = DequeueBatcher(pool)
+
+        async def client() -> list[bytes]:
+            got: list[bytes] = []
+            while batch := await receiver.dequeue(None, None, "s.q", None, "REMOVE", 3):
+                got += [raw(m.payload) for m in batch]
+            return got
+
+        takes = await asyncio.gather(*(client() for _ in range(12)))
+        await receiver.drain()
+        assert sorted(p for got in takes for p in got) == sent
+        assert all(got == sorted(got) for got in takes)  # each client's in queue order
+        assert await conn.fetchval("SELECT count(*) FROM s.qt") == 0
+        open_ = await conn.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND state LIKE 'idle in transaction%'")
+        assert open_ == 0
+    finally:
+        await pool.close()

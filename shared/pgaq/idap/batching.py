@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
+from asyncpg.transaction import Transaction
 
 from ..client import DequeueOptions, FastPath, Message, MessageProperties, Payload, Session
 from ..coalesce import Coalescer
@@ -54,6 +55,7 @@ class _Connections:
         self.name = name
         self.group: Coalescer[Any, Any] | None = None  # whose `waiting` says when to keep one
         self._kept: dict[Hashable, list[asyncpg.Connection]] = {}
+        self._begun: dict[asyncpg.Connection, Transaction] = {}
         self._releases: set[asyncio.Task[None]] = set()
 
     @asynccontextmanager
@@ -79,17 +81,39 @@ class _Connections:
             keep = not conn.is_closed() and not conn.is_in_transaction()
             raise
         finally:
-            assert self.group is not None
-            if keep and self.group.waiting(key) and not self._pool_exhausted():
+            if keep and self.keeps(key):
                 self._kept.setdefault(key, []).append(conn)
             else:
-                await self.pool.release(conn)
+                await self._give_back(conn)
+
+    def keeps(self, key: Hashable) -> bool:
+        """Whether a statement of `key` ending now keeps its connection for the next one."""
+        assert self.group is not None
+        return self.group.waiting(key) > 0 and not self._pool_exhausted()
+
+    def begun(self, conn: asyncpg.Connection) -> Transaction | None:
+        """The transaction the last statement on `conn` began for the next (`_take`)."""
+        return self._begun.pop(conn, None)
+
+    def begin_ahead(self, conn: asyncpg.Connection, tx: Transaction) -> None:
+        self._begun[conn] = tx
+
+    async def _give_back(self, conn: asyncpg.Connection) -> None:
+        """To the pool; a transaction begun ahead for a next statement is rolled back first
+        (the pool's reset would roll it back too, but reports it as leaked)."""
+        tx = self._begun.pop(conn, None)
+        if tx is not None:
+            try:
+                await tx.rollback()
+            except Exception:  # the pool's reset then rolls back or drops it
+                pass
+        await self.pool.release(conn)
 
     def idle(self, key: Hashable) -> None:
         """A key with nothing left to write gives back what it kept (its last statement
         gives its own back; this is for waiters that were cancelled after all)."""
         for conn in self._kept.pop(key, []):
-            task = asyncio.create_task(self.pool.release(conn), name=f"{self.name}: release")
+            task = asyncio.create_task(self._give_back(conn), name=f"{self.name}: release")
             self._releases.add(task)
             task.add_done_callback(self._releases.discard)
 
@@ -191,7 +215,8 @@ class DequeueBatcher(_Batcher):
         async def take(takes: Sequence[_Take]) -> list[list[Message]]:
             async with self._conns.lease(key) as conn:
                 session = Session(conn, role=role, agent=agent, fast_cache=self._fast)
-                return await _take(conn, session, queue, consumer, mode, takes)
+                return await _take(conn, session, queue, consumer, mode, takes,
+                                   self._conns, key)
 
         mine = _Take(count)
         try:
@@ -205,7 +230,8 @@ class DequeueBatcher(_Batcher):
 
 
 async def _take(conn: asyncpg.Connection, session: Session, queue: str, consumer: str | None,
-                mode: str, takes: Sequence[_Take]) -> list[list[Message]]:
+                mode: str, takes: Sequence[_Take], conns: _Connections, key: Hashable
+                ) -> list[list[Message]]:
     """The takes' dequeue in a transaction committed only if every message it removed has a
     caller still there: the statement runs on whether or not its callers wait (it is
     shielded, and serves others), so a caller cancelled while it ran (its client went
@@ -214,12 +240,20 @@ async def _take(conn: asyncpg.Connection, session: Session, queue: str, consumer
     here is no failed attempt: no caller ever saw them). Which callers are there is read
     just before COMMIT is sent, with no await in between; a caller cancelled during the
     COMMIT's round trip, or after it before its reply is written, loses its share: the
-    window any request/response protocol has (logged, `log_lost`)."""
+    window any request/response protocol has (logged, `log_lost`).
+
+    The transaction's BEGIN and COMMIT are two round trips an autocommit statement did not
+    pay, on the key's one writer: on a connection the key keeps for its next statement,
+    that one's BEGIN goes with this COMMIT (`COMMIT; BEGIN`, as Session.commit(begin_next)
+    does: the driver's transaction object stays the open one). An empty transaction holds
+    no snapshot and no lock; one given back instead is rolled back (`_give_back`)."""
     counts = [0 if t.gone else t.count for t in takes]  # read once the connection is there
     moved = False
     while sum(counts):
-        tx = conn.transaction()
-        await _driven(tx.start())
+        tx = conns.begun(conn)
+        if tx is None:
+            tx = conn.transaction()
+            await _driven(tx.start())
         try:
             got = await session.dequeue(queue, DequeueOptions(
                 consumer_name=consumer, dequeue_mode=mode, visibility="IMMEDIATE", wait=0,
@@ -242,7 +276,17 @@ async def _take(conn: asyncpg.Connection, session: Session, queue: str, consumer
             continue
         # a lost connection here is ConnectionLost: never run again, the COMMIT may have
         # been done (as a lost autocommit statement)
-        await _driven(tx.commit())
+        if conns.keeps(key):
+            try:
+                await conn.execute("COMMIT; BEGIN")
+            except Exception as exc:
+                await _roll_back(tx)  # (a failed COMMIT ended it: the driver's object too)
+                if _driver_error(exc):
+                    raise wrap_db_error(exc) from exc
+                raise
+            conns.begin_ahead(conn, tx)
+        else:
+            await _driven(tx.commit())
         shares = _shares(got, live)
         for t, share in zip(takes, shares, strict=True):
             t.taken = share
