@@ -16,6 +16,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import asyncpg
 import pgaq.jms as jms
@@ -301,15 +302,20 @@ async def test_random_commits_and_rollbacks_against_many_waiters(
         assert set(taken) == committed
 
 
-async def _jms_listeners(receiving: jms.Connection, got: list[str], n: int = 32
+async def _jms_listeners(receiving: jms.Connection, got: list[str], n: int = 32,
+                         listener_of: Callable[[int], Callable[[jms.Message], Any]] | None = None
                          ) -> tuple[list[jms.MessageConsumer], Listener]:
-    """n sessions of `receiving`, each with a listener on s.j appending to `got`, started
-    and all in their wait; and the connection's listener."""
+    """n sessions of `receiving`, each with a listener on s.j (`listener_of(i)` for the
+    i-th, else one appending the text to `got`), started and all in their wait; and the
+    connection's listener."""
+    def appending(_i: int) -> Callable[[jms.Message], Any]:
+        return lambda m: got.append(m.text)  # type: ignore[attr-defined]
+
     consumers = []
-    for _ in range(n):
+    for i in range(n):
         s = receiving.create_session(False, jms.AUTO_ACKNOWLEDGE)
         c = await s.create_consumer(s.get_queue("s", "j"))
-        c.set_message_listener(lambda m: got.append(m.text))  # type: ignore[attr-defined]
+        c.set_message_listener((listener_of or appending)(i))
         consumers.append(c)
     await receiving.start()
     listener = await receiving.listening()
@@ -423,14 +429,7 @@ async def test_a_message_a_jms_listener_rolled_back_comes_again_among_many(
                 raise RuntimeError("the application fails the first time")
             redelivered.set()
 
-        for _ in range(32):
-            s = receiving.create_session(False, jms.AUTO_ACKNOWLEDGE)
-            c = await s.create_consumer(s.get_queue("s", "j"))
-            c.set_message_listener(on_message)
-        await receiving.start()
-        listener = await receiving.listening()
-        assert listener is not None
-        await until(lambda: listener.idle == 32, "every listener in its wait")
+        await _jms_listeners(receiving, [], 32, lambda _i: on_message)
         ps = sending.create_session(False, jms.AUTO_ACKNOWLEDGE)
         await ps.create_producer(ps.get_queue("s", "j")).send(ps.create_text_message("again"))
         await asyncio.wait_for(redelivered.wait(), 10)
@@ -485,14 +484,7 @@ async def test_a_jms_listener_busy_with_a_slow_message_holds_up_no_other(
                 await release.wait()
             got.append(text)
 
-        for _ in range(2):
-            s = receiving.create_session(False, jms.AUTO_ACKNOWLEDGE)
-            c = await s.create_consumer(s.get_queue("s", "j"))
-            c.set_message_listener(on_message)
-        await receiving.start()
-        listener = await receiving.listening()
-        assert listener is not None
-        await until(lambda: listener.idle == 2, "both listeners in their wait")
+        _, listener = await _jms_listeners(receiving, [], 2, lambda _i: on_message)
         ps = sending.create_session(False, jms.AUTO_ACKNOWLEDGE)
         await ps.create_producer(ps.get_queue("s", "j")).send(ps.create_text_message("slow"))
         await asyncio.wait_for(slow.wait(), 10)
@@ -529,14 +521,7 @@ async def test_a_run_of_messages_committed_together_widens_to_every_listener(
                 got.append((i, str(m.text)))
             return on_message
 
-        for i in range(8):
-            s = receiving.create_session(False, jms.AUTO_ACKNOWLEDGE)
-            c = await s.create_consumer(s.get_queue("s", "j"))
-            c.set_message_listener(noting(i))
-        await receiving.start()
-        listener = await receiving.listening()
-        assert listener is not None
-        await until(lambda: listener.idle == 8, "every listener in its wait")
+        await _jms_listeners(receiving, [], 8, noting)
         tx = sending.create_session(True, jms.SESSION_TRANSACTED)
         tp = tx.create_producer(tx.get_queue("s", "j"))
         for n in range(200):
