@@ -16,6 +16,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
@@ -302,6 +303,23 @@ async def test_random_commits_and_rollbacks_against_many_waiters(
         assert set(taken) == committed
 
 
+@asynccontextmanager
+async def _jms_pair(conn: asyncpg.Connection, db_dsn: str, safety_poll: float,
+                    max_pool_size: int = 10
+                    ) -> AsyncIterator[tuple[jms.Connection, jms.Connection]]:
+    """Queue s.j of JMS text messages, and a receiving and a sending Connection of one
+    factory (closed at the end)."""
+    await make_queue(conn, "s.j", "s.jt", "SYS.AQ$_JMS_TEXT_MESSAGE")
+    factory = jms.ConnectionFactory(db_dsn, safety_poll=safety_poll, max_pool_size=max_pool_size)
+    receiving = await factory.create_connection()
+    sending = await factory.create_connection()
+    try:
+        yield receiving, sending
+    finally:
+        await receiving.close()
+        await sending.close()
+
+
 async def _jms_listeners(receiving: jms.Connection, got: list[str], n: int = 32,
                          listener_of: Callable[[int], Callable[[jms.Message], Any]] | None = None
                          ) -> tuple[list[jms.MessageConsumer], Listener]:
@@ -325,11 +343,7 @@ async def _jms_listeners(receiving: jms.Connection, got: list[str], n: int = 32,
 
 
 async def test_one_message_wakes_one_of_many_jms_listeners(db_dsn: str, conn: asyncpg.Connection) -> None:
-    await make_queue(conn, "s.j", "s.jt", "SYS.AQ$_JMS_TEXT_MESSAGE")
-    factory = jms.ConnectionFactory(db_dsn, safety_poll=60.0, max_pool_size=40)
-    receiving = await factory.create_connection()
-    sending = await factory.create_connection()
-    try:
+    async with _jms_pair(conn, db_dsn, safety_poll=60.0, max_pool_size=40) as (receiving, sending):
         got: list[str] = []
         consumers, listener = await _jms_listeners(receiving, got)
         before = sum(c.looks for c in consumers)
@@ -347,20 +361,13 @@ async def test_one_message_wakes_one_of_many_jms_listeners(db_dsn: str, conn: as
         await tx.commit()
         await until(lambda: len(got) == 7, "six more delivered", 10)
         assert sorted(got) == sorted(["one", *map(str, range(6))])
-    finally:
-        await receiving.close()
-        await sending.close()
 
 
 async def test_jms_listeners_share_their_safety_looks(db_dsn: str, conn: asyncpg.Connection) -> None:
     """32 message listeners of one queue make one safety look per period between them, and
     still find a message no NOTIFY announced."""
-    await make_queue(conn, "s.j", "s.jt", "SYS.AQ$_JMS_TEXT_MESSAGE")
     poll = 0.2
-    factory = jms.ConnectionFactory(db_dsn, safety_poll=poll, max_pool_size=40)
-    receiving = await factory.create_connection()
-    sending = await factory.create_connection()
-    try:
+    async with _jms_pair(conn, db_dsn, safety_poll=poll, max_pool_size=40) as (receiving, sending):
         got: list[str] = []
         consumers, _ = await _jms_listeners(receiving, got)
         await registered(conn, "s.j")
@@ -373,9 +380,6 @@ async def test_jms_listeners_share_their_safety_looks(db_dsn: str, conn: asyncpg
         ps = sending.create_session(False, jms.AUTO_ACKNOWLEDGE)
         await ps.create_producer(ps.get_queue("s", "j")).send(ps.create_text_message("quiet"))
         await until(lambda: got == ["quiet"], "the message found by a safety look")
-    finally:
-        await receiving.close()
-        await sending.close()
 
 
 async def test_a_jms_listener_that_woke_another_does_not_look_again(
@@ -384,11 +388,7 @@ async def test_a_jms_listener_that_woke_another_does_not_look_again(
     one of the listener it woke (who finds nothing). The taker, its message settled,
     waits for its turn rather than look again too: with 256 listeners that third look
     ran on a cold backend every message, 1.5-1.7x the PostgreSQL CPU of 4 (issue 35)."""
-    await make_queue(conn, "s.j", "s.jt", "SYS.AQ$_JMS_TEXT_MESSAGE")
-    factory = jms.ConnectionFactory(db_dsn, safety_poll=60.0, max_pool_size=40)
-    receiving = await factory.create_connection()
-    sending = await factory.create_connection()
-    try:
+    async with _jms_pair(conn, db_dsn, safety_poll=60.0, max_pool_size=40) as (receiving, sending):
         got: list[str] = []
         consumers, listener = await _jms_listeners(receiving, got)
         ps = sending.create_session(False, jms.AUTO_ACKNOWLEDGE)
@@ -405,9 +405,6 @@ async def test_a_jms_listener_that_woke_another_does_not_look_again(
             assert sum(looked) == 2 and max(looked) == 1, looked
         assert got == [str(i) for i in range(5)]
         assert await conn.fetchval("SELECT count(*) FROM s.jt") == 0
-    finally:
-        await receiving.close()
-        await sending.close()
 
 
 async def test_a_message_a_jms_listener_rolled_back_comes_again_among_many(
@@ -415,11 +412,7 @@ async def test_a_message_a_jms_listener_rolled_back_comes_again_among_many(
     """A listener that raises rolls its message back, which no NOTIFY announces: its loop
     looks again itself though it had woken another listener, so the message comes again
     at once (the safety looks are a minute apart)."""
-    await make_queue(conn, "s.j", "s.jt", "SYS.AQ$_JMS_TEXT_MESSAGE")
-    factory = jms.ConnectionFactory(db_dsn, safety_poll=60.0, max_pool_size=40)
-    receiving = await factory.create_connection()
-    sending = await factory.create_connection()
-    try:
+    async with _jms_pair(conn, db_dsn, safety_poll=60.0, max_pool_size=40) as (receiving, sending):
         seen: list[str] = []
         redelivered = asyncio.Event()
 
@@ -434,20 +427,13 @@ async def test_a_message_a_jms_listener_rolled_back_comes_again_among_many(
         await ps.create_producer(ps.get_queue("s", "j")).send(ps.create_text_message("again"))
         await asyncio.wait_for(redelivered.wait(), 10)
         assert seen == ["again", "again"]
-    finally:
-        await receiving.close()
-        await sending.close()
 
 
 async def test_one_jms_listener_takes_a_transaction_of_messages(
         db_dsn: str, conn: asyncpg.Connection) -> None:
     """With no other listener of its key to wake, the taker looks again itself: five
     messages of one transaction (one NOTIFY) all come at once."""
-    await make_queue(conn, "s.j", "s.jt", "SYS.AQ$_JMS_TEXT_MESSAGE")
-    factory = jms.ConnectionFactory(db_dsn, safety_poll=60.0)
-    receiving = await factory.create_connection()
-    sending = await factory.create_connection()
-    try:
+    async with _jms_pair(conn, db_dsn, safety_poll=60.0) as (receiving, sending):
         got: list[str] = []
         await _jms_listeners(receiving, got, 1)
         tx = sending.create_session(True, jms.SESSION_TRANSACTED)
@@ -457,9 +443,6 @@ async def test_one_jms_listener_takes_a_transaction_of_messages(
         await tx.commit()
         await until(lambda: len(got) == 5, "the five delivered", 10)
         assert got == [str(i) for i in range(5)]
-    finally:
-        await receiving.close()
-        await sending.close()
 
 
 async def test_a_jms_listener_busy_with_a_slow_message_holds_up_no_other(
@@ -468,39 +451,34 @@ async def test_a_jms_listener_busy_with_a_slow_message_holds_up_no_other(
     wake the idle one, which takes the first and can only set the busy one's wake-up (it
     looks once its message is done): so it looks again itself, and the second message does
     not wait for the slow one."""
-    await make_queue(conn, "s.j", "s.jt", "SYS.AQ$_JMS_TEXT_MESSAGE")
-    factory = jms.ConnectionFactory(db_dsn, safety_poll=60.0)
-    receiving = await factory.create_connection()
-    sending = await factory.create_connection()
     release = asyncio.Event()
-    try:
-        got: list[str] = []
-        slow = asyncio.Event()
+    async with _jms_pair(conn, db_dsn, safety_poll=60.0) as (receiving, sending):
+        try:
+            got: list[str] = []
+            slow = asyncio.Event()
 
-        async def on_message(m: jms.Message) -> None:
-            text = m.text  # type: ignore[attr-defined]
-            if text == "slow":
-                slow.set()
-                await release.wait()
-            got.append(text)
+            async def on_message(m: jms.Message) -> None:
+                text = m.text  # type: ignore[attr-defined]
+                if text == "slow":
+                    slow.set()
+                    await release.wait()
+                got.append(text)
 
-        _, listener = await _jms_listeners(receiving, [], 2, lambda _i: on_message)
-        ps = sending.create_session(False, jms.AUTO_ACKNOWLEDGE)
-        await ps.create_producer(ps.get_queue("s", "j")).send(ps.create_text_message("slow"))
-        await asyncio.wait_for(slow.wait(), 10)
-        await until(lambda: listener.idle == 1, "the other listener back in its wait")
-        tx = sending.create_session(True, jms.SESSION_TRANSACTED)
-        tp = tx.create_producer(tx.get_queue("s", "j"))
-        for text in ("a", "b"):
-            await tp.send(tx.create_text_message(text))
-        await tx.commit()
-        await until(lambda: got == ["a", "b"], "both delivered while the slow one runs", 10)
-        release.set()
-        await until(lambda: got == ["a", "b", "slow"], "the slow one done")
-    finally:
-        release.set()
-        await receiving.close()
-        await sending.close()
+            _, listener = await _jms_listeners(receiving, [], 2, lambda _i: on_message)
+            ps = sending.create_session(False, jms.AUTO_ACKNOWLEDGE)
+            await ps.create_producer(ps.get_queue("s", "j")).send(ps.create_text_message("slow"))
+            await asyncio.wait_for(slow.wait(), 10)
+            await until(lambda: listener.idle == 1, "the other listener back in its wait")
+            tx = sending.create_session(True, jms.SESSION_TRANSACTED)
+            tp = tx.create_producer(tx.get_queue("s", "j"))
+            for text in ("a", "b"):
+                await tp.send(tx.create_text_message(text))
+            await tx.commit()
+            await until(lambda: got == ["a", "b"], "both delivered while the slow one runs", 10)
+            release.set()
+            await until(lambda: got == ["a", "b", "slow"], "the slow one done")
+        finally:
+            release.set()
 
 
 async def test_a_run_of_messages_committed_together_widens_to_every_listener(
@@ -508,11 +486,7 @@ async def test_a_run_of_messages_committed_together_widens_to_every_listener(
     """200 messages in one transaction (one NOTIFY) to 8 idle listeners: each taker wakes
     the next, and those woken by a take go on looking, so the run is taken by all 8 at
     once rather than passed between the two most recently idle."""
-    await make_queue(conn, "s.j", "s.jt", "SYS.AQ$_JMS_TEXT_MESSAGE")
-    factory = jms.ConnectionFactory(db_dsn, safety_poll=60.0, max_pool_size=12)
-    receiving = await factory.create_connection()
-    sending = await factory.create_connection()
-    try:
+    async with _jms_pair(conn, db_dsn, safety_poll=60.0, max_pool_size=12) as (receiving, sending):
         got: list[tuple[int, str]] = []
 
         def noting(i: int) -> Callable[[jms.Message], None]:
@@ -530,6 +504,3 @@ async def test_a_run_of_messages_committed_together_widens_to_every_listener(
         await until(lambda: len(got) == 200, "the run delivered", 30)
         assert sorted(int(text) for _, text in got) == list(range(200))
         assert {i for i, _ in got} == set(range(8))
-    finally:
-        await receiving.close()
-        await sending.close()
