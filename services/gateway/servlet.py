@@ -160,26 +160,25 @@ async def handle_post(ctx: Context, req: Incoming, record: RequestInfo) -> Reply
         # a sibling that is gone, or another instance: store.get tells the client that the
         # session's transaction went with its process
     try:
-        session = store.get(token, agent)
+        session = await store.claim(token, agent)
     except SessionError as exc:
         metrics.count("session", "client_fault")
         return _fault(ctx, record, Fault(True, str(exc), exc.code), drop=exc.drop)
     operation = "unknown"
     try:
-        async with session.lock:
+        try:
+            call = (HookCall(req, document, req.path_qs, max_depth=settings.max_depth)
+                    if ctx.gateway.has_hooks else None)
+            operation, body = await ctx.gateway.handle(
+                session, document, call, req.header("SOAPMethodName"),
+                req.header("SOAPAction"))
+        except asyncio.CancelledError:
+            # the client went away: the session's transaction cannot be trusted
+            await store.abort(session)
+            raise
+        finally:
             session.last_used = time.monotonic()
-            try:
-                call = (HookCall(req, document, req.path_qs, max_depth=settings.max_depth)
-                        if ctx.gateway.has_hooks else None)
-                operation, body = await ctx.gateway.handle(
-                    session, document, call, req.header("SOAPMethodName"),
-                    req.header("SOAPAction"))
-            except asyncio.CancelledError:
-                # the client went away: the session's transaction cannot be trusted
-                await store.abort(session)
-                raise
-            finally:
-                session.last_used = time.monotonic()
+            session.lock.release()
     except Fault as fault:
         operation = fault.operation
         metrics.count(operation, "client_fault" if fault.client else "server_fault")

@@ -226,6 +226,19 @@ class SessionStore:
         self._sessions[s.token] = s
         return s
 
+    async def claim(self, token: str | None, agent: str) -> HttpSession:
+        """The agent's session as `get` finds it, its lock held for one request (the
+        caller releases it). A session the reaper ended while this request waited for
+        its lock is looked up again: the request is then told that its transaction was
+        rolled back, instead of running outside it and committing nothing."""
+        while True:
+            s = self.get(token, agent)
+            await s.lock.acquire()
+            if not s.closed:
+                s.last_used = time.monotonic()
+                return s
+            s.lock.release()
+
     def _foreign(self, token: str) -> None:
         """A token issued by another gateway process (this instance's dead worker, or an
         instance that was killed, restarted or is unreachable, whose requests a load
