@@ -9,6 +9,7 @@ member cannot be cut off."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -26,6 +27,17 @@ def namespaces_possible() -> bool:
 
 def _links() -> str:
     return subprocess.run(["ip", "-o", "link"], check=True, capture_output=True, text=True).stdout
+
+
+def _run_of(link: str) -> str | None:
+    """The run a link of ours belongs to (`pgaqha<k>` for its bridge and its veths
+    `pgaqha<k>v<i>`), or None for another's link."""
+    m = re.fullmatch(rf"({PREFIX}\d+)(?:v\d+p?)?", link)
+    return m.group(1) if m else None
+
+
+def _link_names() -> list[str]:
+    return [line.split(":")[1].strip().split("@")[0] for line in _links().splitlines()]
 
 
 def _namespaces() -> list[str]:
@@ -62,8 +74,10 @@ class Bridge:
         return f"{PREFIX}{self.k}v{i}"
 
     def create(self) -> None:
-        links = _links()
-        self.k = next(k for k in range(1, 250) if f"{PREFIX}{k}:" not in links)
+        # a run's number is free when no link has it: a killed run's veth can outlive its
+        # namespace for a moment (the kernel takes a deleted namespace down asynchronously)
+        taken = {_run_of(name) for name in _link_names()}
+        self.k = next(k for k in range(1, 250) if f"{PREFIX}{k}" not in taken)
         br = f"{PREFIX}{self.k}"
         _ip("link", "add", br, "type", "bridge")
         _ip("addr", "add", f"{self.gateway_host}/24", "dev", br)
@@ -90,6 +104,10 @@ class Bridge:
         self.cut.discard(i)
 
     def destroy(self) -> None:
+        # the veths first, each deleted with its pair at once: a deleted namespace's are
+        # taken down by the kernel later, after this run's number may be reused
+        for i in range(1, len(self.namespaces) + 1):
+            subprocess.run(["ip", "link", "del", self._veth(i)], capture_output=True, timeout=30)
         for ns in self.namespaces:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
         if self.k >= 0:
@@ -133,7 +151,7 @@ def sweep_stale() -> None:
         if not pids:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
     live = {ns.split("-")[0] for ns in _namespaces() if ns.startswith(PREFIX)}
-    for line in _links().splitlines():
-        name = line.split(":")[1].strip().split("@")[0]
-        if name.startswith(PREFIX) and name[len(PREFIX):].isdigit() and name not in live:
+    for name in _link_names():
+        run = _run_of(name)
+        if run is not None and run not in live:  # (deleting a veth's end deletes the pair)
             subprocess.run(["ip", "link", "del", name], capture_output=True)

@@ -45,7 +45,7 @@ TESTS = Path(__file__).resolve().parent
 os.environ.setdefault("PGAQ_STATS_CDS", str(TESTS.parent / ".pgaq" / "test-cds"))
 _counter = itertools.count()
 # what runs alone (docstring), by path under tests/: a directory or a file
-ALONE = ("e2e/test_ha.py", "e2e/test_compose_ha.py", "e2e/test_compose_up.py", "e2e/test_pressure.py",
+ALONE = ("e2e/test_ha.py", "e2e/test_ha_net.py", "e2e/test_compose_ha.py", "e2e/test_compose_up.py", "e2e/test_pressure.py",
          "e2e/test_up_stop.py")
 # files whose minutes of JVM work (alone: 60-180 s each) would be the parallel phase's
 # tail if sent out last, as the order by number of tests would: sent out first
