@@ -37,8 +37,8 @@ run: $(STAMP) system-deps
 
 # Every test: first all but the `alone` ones in parallel (pytest-xdist, TEST_WORKERS
 # processes, each with its own PostgreSQL cluster and template database), then the
-# `alone` ones (HA, compose, pressure, a stop under Spark: tests/conftest.py) one at a
-# time, as their pass rules assume a machine of their own. Both phases run; either
+# `alone` ones (the HA run, a stop under Spark: tests/conftest.py) one at a time, as
+# their pass rules time a whole stack on a machine of its own. Both phases run; either
 # failing fails the target.
 TEST_WORKERS ?= 4
 # Compiled modules are kept (__pycache__) even where the environment says not to: without

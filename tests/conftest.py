@@ -7,17 +7,19 @@ tests start from can have them made once per worker, in a template of its own
 test`) each worker is a process with its own cluster and template, so workers share
 nothing but the machine.
 
-Tests that time a whole stack against the clock or share more than a database (podman's
-image store and the host ports compose publishes, a Patroni cluster, the pressure load)
-are marked `alone` here, by path: `make test` runs them after the parallel phase, one at
-a time, as their pass rules (throughput back to 90 % after a failover, pickup latencies,
-recovery to 95 % of a clean rate, a stop within 30 s) assume a machine of their own. The
-other end-to-end files (services as processes on ports and folders of their own, generous
-timeouts) run in the parallel phase, the Spark job's and the chaos run among them: they
-assert what the job writes, that its runs happen and that every message is accounted
-for, never how fast. Under xdist the scheduler below sends each test file to the next
-free worker, the long ones of few tests first (the Java suite's files too: they compile
-once for all workers, tests/java/conftest.py).
+Tests whose pass rules time a whole stack against the clock are marked `alone` here, by
+path: `make test` runs them after the parallel phase, one at a time, as their rules (an
+HA run's throughput back to 90 % after a failover and pickup latencies within 2x of
+before, a stop under Spark within 30 s) assume a machine of their own. The other
+end-to-end files (services as processes on ports and folders of their own, generous
+timeouts) run in the parallel phase: the Spark job's and the chaos run, which assert what
+the job writes, that its runs happen and that every message is accounted for, never how
+fast; the pressure cells, whose load runs at a fixed low rate and whose rates are reported,
+not enforced (tests/e2e/test_pressure.py); and the compose files, one after the other on
+one worker, as they share podman's image store (their ports are free ones). Under xdist
+the scheduler below sends each test file to the next free worker, the long ones of few
+tests first (the Java suite's files too: they compile once for all workers,
+tests/java/conftest.py).
 """
 
 from __future__ import annotations
@@ -45,13 +47,15 @@ TESTS = Path(__file__).resolve().parent
 os.environ.setdefault("PGAQ_STATS_CDS", str(TESTS.parent / ".pgaq" / "test-cds"))
 _counter = itertools.count()
 # what runs alone (docstring), by path under tests/: a directory or a file
-ALONE = ("e2e/test_ha.py", "e2e/test_ha_net.py", "e2e/test_compose_ha.py", "e2e/test_compose_up.py", "e2e/test_pressure.py",
-         "e2e/test_up_stop.py")
-# files whose minutes of JVM work (alone: 60-180 s each) would be the parallel phase's
-# tail if sent out last, as the order by number of tests would: sent out first
-FIRST = ("e2e/test_stats_process.py", "e2e/test_stats_cluster.py", "integration/test_stats.py")
-# xdist groups: files that must share one worker
-GROUPS: dict[str, str] = {}
+ALONE = ("e2e/test_ha.py", "e2e/test_ha_net.py", "e2e/test_up_stop.py")
+# files whose minutes of JVM work or of a whole stack (alone: 60-180 s each) would be the
+# parallel phase's tail if sent out last, as the order by number of tests would: sent
+# out first (the compose group as one unit, under its first file's name)
+FIRST = ("e2e/test_compose_up.py", "e2e/test_stats_process.py", "e2e/test_stats_cluster.py",
+         "e2e/test_pressure.py", "integration/test_stats.py")
+# xdist groups: files that must share one worker (podman's image store and its builds)
+GROUPS: dict[str, str] = {"e2e/test_compose_up.py": "e2e/test_compose_up.py",
+                          "e2e/test_compose_ha.py": "e2e/test_compose_up.py"}
 
 
 def _under(path: str, where: str) -> bool:
@@ -103,7 +107,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             group = group_of(path[len(under):]) if path.startswith(under) else None
-            return path if group is None else group
+            return path if group is None else under + group
 
     return Groups(config, log)
 
