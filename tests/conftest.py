@@ -48,6 +48,9 @@ os.environ.setdefault("PGAQ_STATS_CDS", str(TESTS.parent / ".pgaq" / "test-cds")
 _counter = itertools.count()
 # what runs alone (docstring), by path under tests/: a directory or a file
 ALONE = ("e2e/test_ha.py", "e2e/test_ha_net.py", "e2e/test_up_stop.py")
+# make test's second phase collects tests/e2e alone (every module collected costs the
+# phase its import: 7 CPU-s for all of tests/)
+assert all(_p.startswith("e2e/") for _p in ALONE), "the Makefile's `alone` phase collects tests/e2e"
 # files whose minutes of JVM work or of a whole stack (alone: 60-180 s each) would be the
 # parallel phase's tail if sent out last, as the order by number of tests would: sent
 # out first (the compose group as one unit, under its first file's name)
