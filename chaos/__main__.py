@@ -1,4 +1,5 @@
-"""`python -m chaos`: CHAOS_MESSAGES, CHAOS_SEED, CHAOS_KILLS, CHAOS_DRAIN_TIMEOUT."""
+"""`python -m chaos`: CHAOS_MESSAGES, CHAOS_SEED, CHAOS_KILLS, CHAOS_DRAIN_TIMEOUT. SIGTERM
+(or Ctrl-C) stops the run and takes its cluster and services down."""
 
 from __future__ import annotations
 
@@ -6,10 +7,15 @@ import asyncio
 import sys
 
 from .driver import Settings, run
+from .stopping import run_stoppable
 
 
 def main() -> int:
-    report = asyncio.run(run(Settings.from_env()))
+    try:
+        report = run_stoppable(run(Settings.from_env()))
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        print("chaos: stopped", flush=True)
+        return 1
     return 1 if report.violations else 0
 
 

@@ -5,17 +5,11 @@ SIGTERM (or Ctrl-C) stops the run and removes its cluster."""
 from __future__ import annotations
 
 import asyncio
-import signal
 import sys
 
-from .driver import Cell, Settings, run
+from chaos.stopping import run_stoppable
 
-
-async def _run(s: Settings) -> list[Cell]:
-    task = asyncio.current_task()
-    assert task is not None
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-    return await run(s)
+from .driver import Settings, run
 
 
 def main(argv: list[str]) -> int:
@@ -24,7 +18,7 @@ def main(argv: list[str]) -> int:
             print(f"{name:<26} {default:<32} {what}")
         return 0
     try:
-        cells = asyncio.run(_run(Settings.from_env()))
+        cells = run_stoppable(run(Settings.from_env()))
     except (asyncio.CancelledError, KeyboardInterrupt):
         print("pressure: stopped", flush=True)
         return 1

@@ -54,3 +54,24 @@ async def propagation_link(c: asyncpg.Connection, r: asyncpg.Connection, remote_
         CALL dbms_aqadm.create_queue('oe.in_q', 'oe.in_t'); CALL dbms_aqadm.start_queue('oe.in_q');
     """)
     await c.execute("CALL aq.create_database_link('eu', $1)", remote_dsn)
+
+
+async def driver_output(argv: list[str], env: dict[str, str], timeout: float,
+                        cwd: str | os.PathLike[str] | None = None) -> tuple[int, str]:
+    """Run a harness driver (`python -m ha`, `pressure`, `chaos`) to its end: its exit
+    status and output. A driver still running when the test stops waiting (its timeout,
+    or the test cancelled) gets SIGTERM, on which it takes its clusters and services
+    down, then SIGKILL after a minute: nothing of it outlives the test."""
+    proc = await asyncio.create_subprocess_exec(
+        *argv, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env=env)
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+    finally:
+        if proc.returncode is None:
+            proc.terminate()
+            try:
+                await asyncio.wait_for(asyncio.shield(proc.wait()), 60)
+            except TimeoutError:
+                proc.kill()
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(errors="replace")

@@ -5,12 +5,13 @@ every id and exits non-zero on any violation."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.e2e.support import driver_output
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,15 +20,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # run beside the parallel phase's other workers: its rules are the accounts, not the clock
 @pytest.mark.timeout(600)
 async def test_chaos_accounts_for_every_message() -> None:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "chaos", cwd=ROOT, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "CHAOS_MESSAGES": "1000", "CHAOS_KILLS": "2", "CHAOS_SEED": "8",
-             "CHAOS_DRAIN_TIMEOUT": "300"})
-    out, _ = await asyncio.wait_for(proc.communicate(), 580)
-    text = out.decode(errors="replace")
+    status, text = await driver_output(
+        [sys.executable, "-m", "chaos"],
+        {**os.environ, "CHAOS_MESSAGES": "1000", "CHAOS_KILLS": "2", "CHAOS_SEED": "8",
+         "CHAOS_DRAIN_TIMEOUT": "300"}, 580, cwd=ROOT)
     print(text)
-    assert proc.returncode == 0, text[-4000:]
+    assert status == 0, text[-4000:]
     assert "VIOLATION" not in text
     assert "chaos: PASS" in text
     assert "blocked receivers woke: 3/3" in text

@@ -6,13 +6,14 @@ availability")."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.e2e.support import driver_output
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ("patroni", "patronictl", "etcd", "haproxy")
@@ -26,18 +27,15 @@ async def test_failovers_lose_nothing(tmp_path: Path) -> None:
         pytest.skip(f"needs Debian's patroni, etcd-server and haproxy (missing: {', '.join(missing)}); "
                     "`make test-deps` installs them")
     workdir = ROOT / ".pgaq" / "ha" / f"test-{os.getpid()}"
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "ha", cwd=ROOT, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "HA_ETCD_MEMBERS": "1", "HA_STEADY": "6", "HA_WORKDIR": str(workdir),
-             "HA_STATS": "0", "HA_JAVA": "0", "PGAQ_LOG_LEVEL": "ERROR"})
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), 880)
+        status, text = await driver_output(
+            [sys.executable, "-m", "ha"],
+            {**os.environ, "HA_ETCD_MEMBERS": "1", "HA_STEADY": "6", "HA_WORKDIR": str(workdir),
+             "HA_STATS": "0", "HA_JAVA": "0", "PGAQ_LOG_LEVEL": "ERROR"}, 880, cwd=ROOT)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    text = out.decode(errors="replace")
     print(text)
-    assert proc.returncode == 0, text[-6000:]
+    assert status == 0, text[-6000:]
     assert "ha: PASS" in text
     for cell in ("kill", "switchover"):
         assert f"cell {cell}:" in text

@@ -9,13 +9,14 @@ rows reclaimed. The kill and idle cells carry a topic (200 subscribers here, 1,0
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.e2e.support import driver_output
 
 ROOT = Path(__file__).resolve().parents[2]
 CELLS = ("kill", "exhaust", "idle", "readers", "surge")
@@ -32,13 +33,10 @@ SHORT = {
 @pytest.mark.slow
 @pytest.mark.timeout(420)
 async def test_every_pressure_cell_reports_and_accounts_for_every_message() -> None:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "pressure", cwd=ROOT, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, env={**os.environ, **SHORT})
-    out, _ = await asyncio.wait_for(proc.communicate(), 400)
-    text = out.decode(errors="replace")
+    status, text = await driver_output([sys.executable, "-m", "pressure"], {**os.environ, **SHORT},
+                                       400, cwd=ROOT)
     print(text)
-    assert proc.returncode == 0, text[-4000:]
+    assert status == 0, text[-4000:]
     assert "pressure: PASS" in text
     for cell in CELLS:
         assert f"pressure {cell}: PASS" in text, cell
