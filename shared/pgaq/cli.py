@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import aiohttp
 import asyncpg
 
 from .aio import TaskGroup
@@ -189,6 +188,10 @@ async def _ensure_database(admin_dsn: str, name: str) -> None:
 
 async def _wait_healthy(urls: list[str], timeout: float) -> None:
     """Poll each /health until it answers 200; each child starts on its own schedule."""
+    # imported here: only `up` polls, and aiohttp's import (two SSL contexts loading the
+    # system's CA bundle) costs every other command ~0.15 CPU-s
+    import aiohttp
+
     deadline = time.monotonic() + timeout
     async with aiohttp.ClientSession() as http:
         for url in urls:

@@ -9,7 +9,8 @@ import signal
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
@@ -17,6 +18,8 @@ import asyncpg
 import pytest
 from pgaq.cli import free_base_port
 from pgaq.embedded import Cluster
+
+from tests.conftest import Admin, _create_db, _drop_db
 
 
 async def start_up(data_dir: Path, port: int, env: dict[str, str] | None = None
@@ -142,44 +145,62 @@ async def test_migrate_command(cluster: Cluster) -> None:
     assert code == 1
 
 
-async def test_up_with_external_database(tmp_path: Path, cluster: Cluster, db_dsn: str) -> None:
-    port = free_base_port()
-    proc, lines = await start_up(tmp_path / "data", port, {"PGAQ_DSN": db_dsn})
+@dataclass(frozen=True)
+class Up:
+    proc: asyncio.subprocess.Process
+    lines: dict[str, str]
+    data_dir: Path
+    dsn: str
+
+
+@pytest.fixture(scope="module")
+async def external_up(cluster: Cluster, cluster_admin: Admin, template_db: str) -> AsyncIterator[Up]:
+    """One `pgaq up` on an external database, shared by the tests below: a start costs
+    every service's process start (~3 CPU-s), and what a test kills comes back (each
+    service restarts with a backoff of its own). Once all are done it must stop cleanly."""
+    name = await _create_db(cluster, template_db, cluster_admin)
+    tmp = Path(tempfile.mkdtemp(prefix="pgaq-e2e-"))
     try:
-        assert lines["DSN"] == db_dsn
-        assert not (tmp_path / "data" / "cluster").exists()
+        dsn = cluster.dsn(name)
+        proc, lines = await start_up(tmp / "data", free_base_port(), {"PGAQ_DSN": dsn})
+        try:
+            yield Up(proc, lines, tmp / "data", dsn)
+        finally:
+            assert await stop(proc) == 0
     finally:
-        assert await stop(proc) == 0
+        shutil.rmtree(tmp, ignore_errors=True)
+        await _drop_db(cluster_admin, name)
+
+
+async def test_up_with_external_database(external_up: Up) -> None:
+    assert external_up.lines["DSN"] == external_up.dsn
+    assert not (external_up.data_dir / "cluster").exists()
 
 
 @pytest.mark.parametrize("service", ["gateway", "monitor", "notifier", "propagator"])
-async def test_a_killed_service_is_restarted(tmp_path: Path, db_dsn: str, service: str) -> None:
-    port = free_base_port()
-    proc, lines = await start_up(tmp_path / "data", port, {"PGAQ_DSN": db_dsn})
-    try:
-        async with aiohttp.ClientSession() as http:
-            # find the service's pid through the OS: only our own `pgaq up`'s children
-            pids = await children(proc.pid, service)
-            assert pids
-            for pid in pids:
-                os.kill(pid, signal.SIGKILL)
-            # the supervisor starts a new process (a new pid) for the killed one
+async def test_a_killed_service_is_restarted(external_up: Up, service: str) -> None:
+    proc, lines = external_up.proc, external_up.lines
+    async with aiohttp.ClientSession() as http:
+        # find the service's pid through the OS: only our own `pgaq up`'s children
+        pids = await children(proc.pid, service)
+        assert pids
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        # the supervisor starts a new process (a new pid) for the killed one
+        for _ in range(600):
+            now = await children(proc.pid, service)
+            if now and not set(now) & set(pids):
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError(f"the {service} was not restarted")
+        if service == "gateway":
             for _ in range(600):
-                now = await children(proc.pid, service)
-                if now and not set(now) & set(pids):
-                    break
-                await asyncio.sleep(0.05)
+                try:
+                    async with http.get(lines["GATEWAY"], timeout=aiohttp.ClientTimeout(total=1)) as r:
+                        if r.status == 200:
+                            break
+                except (aiohttp.ClientError, OSError, TimeoutError):
+                    await asyncio.sleep(0.1)
             else:
-                raise AssertionError(f"the {service} was not restarted")
-            if service == "gateway":
-                for _ in range(600):
-                    try:
-                        async with http.get(lines["GATEWAY"], timeout=aiohttp.ClientTimeout(total=1)) as r:
-                            if r.status == 200:
-                                break
-                    except (aiohttp.ClientError, OSError, TimeoutError):
-                        await asyncio.sleep(0.1)
-                else:
-                    raise AssertionError("the gateway did not come back")
-    finally:
-        assert await stop(proc) == 0
+                raise AssertionError("the gateway did not come back")

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import xmlschema
 from lxml import etree
-from xmlschema.validators import ValidationMixin
 
 from ..settings import Environment
+
+if TYPE_CHECKING:
+    # imported where the reference validator is loaded: the gateway's requests go through
+    # FastValidator, and xmlschema's import costs each process that never needs it ~0.13 CPU-s
+    import xmlschema
+    from xmlschema.validators import ValidationMixin
 
 NS_SOAP = "http://schemas.xmlsoap.org/soap/envelope/"
 NS_AQ = "http://ns.oracle.com/AQ/schemas/access"
@@ -67,6 +71,8 @@ def schemas_dir() -> Path:
 def load_schemas(path: Path | None = None) -> xmlschema.XMLSchema11:
     """The reference validator: the published IDAP schema (XSD 1.1, see the module
     docstring) with the SOAP envelope schema it imports, read from `path` only."""
+    import xmlschema
+
     folder = path or schemas_dir()
     # local: no network (imports are relative files); defuse: no DTDs or entities
     return xmlschema.XMLSchema11(str(folder / "aq_access.xsd"), allow="local", defuse="always")
