@@ -9,10 +9,15 @@ import fcntl
 import functools
 import hashlib
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
+
+if TYPE_CHECKING:
+    from . import junit
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "java" / "build"
@@ -72,6 +77,18 @@ def compile_once() -> None:
 @pytest.fixture(scope="session")
 def compiled() -> None:
     compile_once()
+
+
+@pytest.fixture(scope="session")
+def junit_jvm(compiled: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[junit.Jvm]:
+    """The worker's JVM that runs the JUnit tests (tests/java/junit.py), started at its first run."""
+    from . import junit
+
+    jvm = junit.Jvm(tmp_path_factory.mktemp("junit-jvm"))
+    try:
+        yield jvm
+    finally:
+        jvm.close()
 
 
 @pytest.fixture(scope="session")

@@ -1,15 +1,19 @@
 """Running the Java provider's JUnit tests (java/src/test/java) from pytest: which test
 classes and methods there are, read from their sources, and one run of a selection of
-them on the JUnit console launcher (java/build run) in a JVM of its own against a fresh
-pgaq database, pgaq's queue monitor running beside it (time to live, delays and retries
-need it, as Oracle's need its queue monitor process). The JUnit report says which method
-failed and why."""
+them against a fresh pgaq database, pgaq's queue monitor running beside it (time to live,
+delays and retries need it, as Oracle's need its queue monitor process), in the worker's
+JVM (java/build serve) that runs its selections one after another as the JUnit console
+launcher runs one. The JUnit report says which method failed and why."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import queue
 import re
+import subprocess
+import threading
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -71,7 +75,83 @@ def _results(report: Path) -> tuple[list[str], list[str]]:
     return ran, failed
 
 
-async def _run_with_monitor(args: list[str], env: dict[str, str], dsn: str) -> tuple[int, str]:
+# what ends a run's output (pgaq.jms.JUnitRuns.DONE), then the run's number of failures
+DONE = "\x01pgaq-junit-run-done "
+
+
+class Jvm:
+    """This worker's JVM (java/build serve, pgaq.jms.JUnitRuns) that runs the selections one
+    after another, each against its own database, as the console launcher runs one: a JVM
+    of its own per test class cost 1-2 s of CPU each to start and warm up again. A run that
+    ends it (a crash) or times out (it is killed) fails; the next run starts another."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp  # its java.io.tmpdir
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.lines: queue.Queue[str | None] = queue.Queue()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        self.lines = queue.Queue()
+        proc = subprocess.Popen([str(BUILD), "serve"], cwd=ROOT, env={**os.environ, "TMPDIR": str(self.tmp)},
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+        threading.Thread(target=self._read, args=(proc, self.lines), daemon=True,
+                         name="junit-jvm-output").start()
+        self.proc = proc
+        return proc
+
+    @staticmethod
+    def _read(proc: subprocess.Popen[bytes], lines: queue.Queue[str | None]) -> None:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            lines.put(raw.decode(errors="replace"))
+        lines.put(None)
+
+    def run(self, url: str, reports: Path, selectors: list[str], timeout: float) -> tuple[int, str]:
+        """One run (blocking): (0 when no test failed, else 1; its output)."""
+        proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+        assert proc.stdin is not None
+        request = "\t".join([url, str(reports), *selectors])
+        assert "\n" not in request
+        out: list[str] = []
+        try:
+            proc.stdin.write(request.encode() + b"\n")
+            proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # it ended: its output says why, below
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                self.close(kill=True)
+                return 1, "".join(out) + f"\n--- no end of the run within {timeout:.0f} s: killed\n"
+            if line is None:
+                rc = proc.wait()
+                self.proc = None
+                return 1, "".join(out) + f"\n--- the JVM ended during the run: exit {rc}\n"
+            if line.startswith(DONE):
+                return (0 if int(line[len(DONE):]) == 0 else 1), "".join(out)
+            out.append(line)
+
+    def close(self, kill: bool = False) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if kill:
+            proc.kill()
+        else:
+            assert proc.stdin is not None
+            proc.stdin.close()  # its input ends: it exits
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+async def _run_with_monitor(jvm: Jvm, url: str, reports: Path, selectors: list[str],
+                            dsn: str) -> tuple[int, str]:
     """The JUnit run, pgaq's queue monitor running meanwhile; (exit status, output)."""
     import asyncpg
     from pgaq.listener import Listener
@@ -84,15 +164,7 @@ async def _run_with_monitor(args: list[str], env: dict[str, str], dsn: str) -> t
     monitor = asyncio.create_task(Monitor(pool, listener, MonitorSettings(safety_poll=1)).run(stop),
                                   name="java-tests-monitor")
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *args, cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT)
-        try:
-            out, _ = await asyncio.wait_for(proc.communicate(), 880)
-        except TimeoutError:
-            proc.kill()
-            out, _ = await proc.communicate()
-        return proc.returncode or 0, out.decode(errors="replace")
+        return await asyncio.to_thread(jvm.run, url, reports, selectors, 880)
     finally:
         stop.set()
         await asyncio.wait_for(monitor, 30)
@@ -100,14 +172,11 @@ async def _run_with_monitor(args: list[str], env: dict[str, str], dsn: str) -> t
         await pool.close()
 
 
-async def run(selectors: list[str], db_dsn: str, tmp_path: Path) -> list[str]:
-    """Runs the selected tests (JUnit console selectors: --select-class C,
-    --select-method C#m), failing with the report's failures and the output's tail; the
-    test cases that ran."""
+async def run(jvm: Jvm, selectors: list[str], db_dsn: str, tmp_path: Path) -> list[str]:
+    """Runs the selected tests (class:C, method:C#m) in the worker's JVM, failing with the
+    report's failures and the output's tail; the test cases that ran."""
     reports = tmp_path / "reports"
-    env = {**os.environ, "PGAQ_JDBC_URL": jdbc_url(db_dsn), "TMPDIR": str(tmp_path),
-           "PGAQ_JUNIT_REPORTS": str(reports)}
-    rc, out = await _run_with_monitor([str(BUILD), "run", *selectors], env, db_dsn)
+    rc, out = await _run_with_monitor(jvm, jdbc_url(db_dsn), reports, selectors, db_dsn)
     ran: list[str] = []
     failures: list[str] = []
     for engine in ("jupiter", "vintage"):
@@ -120,7 +189,8 @@ async def run(selectors: list[str], db_dsn: str, tmp_path: Path) -> list[str]:
     return ran
 
 
-async def run_methods(test_class: str, tests: tuple[str, ...], db_dsn: str, tmp_path: Path) -> None:
+async def run_methods(jvm: Jvm, test_class: str, tests: tuple[str, ...], db_dsn: str,
+                      tmp_path: Path) -> None:
     """Runs the named tests of a class, checking the report that they, and only they, ran."""
-    ran = await run([f"--select-method={test_class}#{m}" for m in tests], db_dsn, tmp_path)
+    ran = await run(jvm, [f"method:{test_class}#{m}" for m in tests], db_dsn, tmp_path)
     assert sorted(ran) == sorted(f"{test_class}.{m}" for m in tests)

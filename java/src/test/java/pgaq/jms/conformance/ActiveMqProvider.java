@@ -83,6 +83,11 @@ final class ActiveMqProvider extends Provider {
         }
     }
 
+    @Override
+    protected void end() {
+        stopBroker();
+    }
+
     /** Stops the broker (at the end of the test plan) and removes its directory. */
     static synchronized void stopBroker() {
         if (broker == null) {
@@ -92,7 +97,7 @@ final class ActiveMqProvider extends Provider {
             broker.stop();
             broker.waitUntilStopped();
         } catch (Exception e) {
-            // the JVM ends next: nothing to do about a broker that does not stop cleanly
+            // the test plan ends: nothing to do about a broker that does not stop cleanly
         }
         deleteTree(broker.getDataDirectoryFile());
         broker = null;

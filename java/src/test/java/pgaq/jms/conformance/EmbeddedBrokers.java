@@ -3,8 +3,10 @@ package pgaq.jms.conformance;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** Stops the embedded ActiveMQ broker when the test plan ends, while the test class loader
- *  is still open (the broker's own shutdown hook runs too late under the console launcher). */
+/** Ends the providers when the test plan ends: stops the embedded ActiveMQ broker while the
+ *  test class loader is still open (the broker's own shutdown hook runs too late under the
+ *  console launcher), and lets the next plan of the same JVM (java/build serve) start its
+ *  own, with pgaq on that plan's database. */
 final class EmbeddedBrokers implements BeforeAllCallback {
     @Override
     public void beforeAll(ExtensionContext context) {
@@ -15,7 +17,8 @@ final class EmbeddedBrokers implements BeforeAllCallback {
     private static final class Stopper implements ExtensionContext.Store.CloseableResource {
         @Override
         public void close() {
-            ActiveMqProvider.stopBroker();
+            Provider.endAll();
+            ActiveMqProvider.stopBroker();  // one started by a provider list never made
         }
     }
 }

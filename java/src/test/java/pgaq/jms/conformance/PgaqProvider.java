@@ -216,6 +216,18 @@ final class PgaqProvider extends Provider {
         }
     }
 
+    @Override
+    protected synchronized void end() {
+        if (admin != null) {
+            try {
+                admin.close();
+            } catch (SQLException e) {
+                // its database goes with the test: nothing to release there
+            }
+            admin = null;
+        }
+    }
+
     private interface Work {
         void run(Connection c) throws SQLException;
     }

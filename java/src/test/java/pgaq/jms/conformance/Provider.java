@@ -33,7 +33,8 @@ public abstract class Provider {
         this.name = name;
     }
 
-    /** The providers every test runs against: ActiveMQ, and pgaq when pgaq.jdbc.url is set. */
+    /** The providers every test runs against: ActiveMQ, and pgaq when pgaq.jdbc.url is set;
+     *  the same ones until the test plan ends ({@link #endAll}). */
     public static synchronized List<Provider> all() {
         if (providers == null) {
             List<Provider> list = new ArrayList<>();
@@ -45,6 +46,22 @@ public abstract class Provider {
             providers = Collections.unmodifiableList(list);
         }
         return providers;
+    }
+
+    /** Ends the providers (EmbeddedBrokers, as the test plan ends): a later plan in the same
+     *  JVM (java/build serve) makes new ones, for the database of its pgaq.jdbc.url. */
+    static synchronized void endAll() {
+        List<Provider> ended = providers;
+        providers = null;
+        if (ended != null) {
+            for (Provider p : ended) {
+                p.end();
+            }
+        }
+    }
+
+    /** Releases what the provider holds (its connections, its broker). */
+    protected void end() {
     }
 
     /** A name no other test (in this run or an earlier one) uses: lower case letters,
