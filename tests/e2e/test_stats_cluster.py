@@ -11,7 +11,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from tests.e2e.spark_cluster import local_run, standalone, submit
+from tests.e2e.spark_cluster import DRIVER_C1, local_run, standalone, submit
 from tests.integration.test_stats import KEYS, compare_with_sql, propagation_history
 
 # the log also spans three more schedules, over 100 minutes: enough rows that the cluster
@@ -77,7 +77,7 @@ async def test_a_standalone_cluster_writes_what_local_mode_writes(db_dsn: str) -
                            " aq_stats.schedule_series, aq_stats.queue_series, aq_stats.watermarks")
         async with standalone(workers=2, cores_per_worker=1, timeout=240,
                               daemon_java_options=SHORT_DAEMON) as cluster:
-            _, remote = await submit(db_dsn, cluster.url, PGAQ_STATS_LAG="0",
+            _, remote = await submit(db_dsn, cluster.url, *DRIVER_C1, PGAQ_STATS_LAG="0",
                                      PGAQ_STATS_PARTITION_ROWS=PARTITION_ROWS)
             assert executors_launched(cluster.work) == 2  # the job ran on both workers
         assert remote["LOW"] == "" and int(remote["RUN"]) == int(local["RUN"]) + 1

@@ -14,6 +14,8 @@ import pyspark
 import pytest
 from pgaq.stats.settings import DEFAULT_JAR
 
+from tests.e2e.spark_cluster import DRIVER_C1
+
 ROOT = Path(__file__).resolve().parents[2]
 # two JVM runs a test, each bounded by its own wait (300 s: the parallel phase shares the
 # cores with three other workers): pytest's 120 s default cut them short
@@ -83,7 +85,7 @@ async def test_pgaq_stats_run_and_spark_submit(db_dsn: str) -> None:
         submit = await asyncio.create_subprocess_exec(
             str(Path(sys.executable).parent / "spark-submit"), "--master", "local[1]",
             "--jars", DEFAULT_JAR, "--driver-class-path", DEFAULT_JAR,
-            "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.ui.enabled=false",
+            "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.ui.enabled=false", *DRIVER_C1,
             str(ROOT / "services" / "stats" / "job.py"),
             env={**env, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_HOME": str(Path(pyspark.__file__).parent),
                  "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable},
