@@ -225,6 +225,8 @@ DECLARED: tuple[Setting, ...] = (
        "series are recomputed from (watermark - lookback)'s hour"),
     _s("PGAQ_STATS_PARTITIONS", "integer", "4", "reads", ("stats",),
        "parallel JDBC reads of the log and snapshots"),
+    _s("PGAQ_STATS_PARTITION_ROWS", "integer", "250000", "rows", ("stats",),
+       "log rows a run reads per parallel JDBC read, up to PGAQ_STATS_PARTITIONS"),
     _s("PGAQ_STATS_CDS", "text", "auto", "", ("stats", "tests"),
        "the JVM's class-data archive: `auto`, `off` or a folder"),
     _s("PGAQ_JDBC_JAR", "path", "/usr/share/java/postgresql.jar", "", ("stats",), "PostgreSQL's JDBC driver"),

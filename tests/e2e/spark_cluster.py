@@ -124,6 +124,11 @@ async def standalone(workers: int = 2, cores_per_worker: int = 1, memory: str = 
         shutil.rmtree(work, ignore_errors=True)
 
 
+#: the driver's JVM options docs/statistics.md gives spark-submit (C1 only): the tests pass
+#: them through `conf`; bench/stats_modes.py's figures were taken without them
+DRIVER_C1 = ("--driver-java-options", "-XX:TieredStopAtLevel=1")
+
+
 def submit_command(master: str, *conf: str) -> list[str]:
     """`spark-submit` of the statistics job as docs/statistics.md gives it."""
     return [str(SPARK_HOME / "bin" / "spark-submit"), "--master", master,

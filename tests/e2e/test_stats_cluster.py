@@ -11,11 +11,11 @@ from typing import Any
 import asyncpg
 import pytest
 
-from tests.e2e.spark_cluster import local_run, standalone, submit
+from tests.e2e.spark_cluster import DRIVER_C1, local_run, standalone, submit
 from tests.integration.test_stats import KEYS, compare_with_sql, propagation_history
 
-# the log also spans a second schedule, enough rows that the cluster reads the log in
-# parallel range queries (one per 250,000 rows) spread over both executors
+# the log also spans three more schedules, over 100 minutes: enough rows that the cluster
+# reads the log in parallel range queries spread over both executors
 BULK = """
 INSERT INTO aq.propagation_log (schedule_id, queue_name, destination, window_start, started_at,
                                 finished_at, messages, bytes, error, event)
@@ -29,7 +29,13 @@ SELECT 9000 + g % 3, 'bulk.out_' || (g % 3), 'bulk.in_q@eu',
        CASE WHEN g % 89 = 0 THEN 'FAILURE' ELSE 'BATCH' END
   FROM generate_series(1, $1::int) AS g
 """
-BULK_ROWS = 300_000  # 100 minutes of batches every 20 ms: two parallel reads
+BULK_ROWS = 300_000  # 100 minutes of batches every 20 ms: bench/stats_modes.py's unit
+# The test writes a hundredth of that, a batch every 2 s over the same 100 minutes, and has
+# the job read 2,000 log rows per range query (PGAQ_STATS_PARTITION_ROWS): two parallel
+# reads, as 300,000 rows at the default 250,000 gave, for a fifth of the test's CPU
+TEST_BULK = BULK.replace("20 milliseconds", "2 seconds")
+TEST_ROWS = BULK_ROWS // 100
+PARTITION_ROWS = "2000"
 
 
 async def tables(conn: asyncpg.Connection) -> dict[str, list[dict[str, Any]]]:
@@ -58,11 +64,11 @@ async def test_a_standalone_cluster_writes_what_local_mode_writes(db_dsn: str) -
         await conn.execute("SET TIME ZONE 'UTC'")
         now = await conn.fetchval("SELECT now()")
         await propagation_history(conn, now)
-        await conn.execute(BULK, BULK_ROWS)
+        await conn.execute(TEST_BULK, TEST_ROWS)
         await conn.execute("ANALYZE aq.propagation_log")
 
-        _, local = await local_run(db_dsn, PGAQ_STATS_LAG="0")
-        assert local["LOW"] == "" and int(local["LOG_ROWS"]) == 240 + BULK_ROWS
+        _, local = await local_run(db_dsn, PGAQ_STATS_LAG="0", PGAQ_STATS_PARTITION_ROWS=PARTITION_ROWS)
+        assert local["LOW"] == "" and int(local["LOG_ROWS"]) == 240 + TEST_ROWS
         by_local = await tables(conn)
         assert all(by_local.values()), {t: len(rows) for t, rows in by_local.items()}
 
@@ -71,7 +77,8 @@ async def test_a_standalone_cluster_writes_what_local_mode_writes(db_dsn: str) -
                            " aq_stats.schedule_series, aq_stats.queue_series, aq_stats.watermarks")
         async with standalone(workers=2, cores_per_worker=1, timeout=240,
                               daemon_java_options=SHORT_DAEMON) as cluster:
-            _, remote = await submit(db_dsn, cluster.url, PGAQ_STATS_LAG="0")
+            _, remote = await submit(db_dsn, cluster.url, *DRIVER_C1, PGAQ_STATS_LAG="0",
+                                     PGAQ_STATS_PARTITION_ROWS=PARTITION_ROWS)
             assert executors_launched(cluster.work) == 2  # the job ran on both workers
         assert remote["LOW"] == "" and int(remote["RUN"]) == int(local["RUN"]) + 1
         for figure in ("LOG_ROWS", "HISTORY_ROWS", "SNAPSHOT_ROWS", "WRITTEN_ROWS"):

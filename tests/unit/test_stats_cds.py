@@ -56,6 +56,13 @@ def test_parallel_reads_follow_the_rows_a_run_reads(rows: int, most: int, expect
     assert read_partitions(rows, most) == expected
 
 
+def test_parallel_reads_follow_the_rows_per_read_setting() -> None:
+    from pgaq.stats.job import read_partitions
+
+    assert [read_partitions(rows, 4, per=2_000) for rows in (0, 2_000, 3_240, 100_000)] == [1, 1, 2, 4]
+    assert read_partitions(10, 4, per=0) == 4  # a setting of 0 is read as 1 (from_env)
+
+
 def test_a_failed_dump_is_not_retried_on_every_run(tmp_path: Path) -> None:
     archive = tmp_path / "spark-x.jsa"
     (tmp_path / "spark-x.jsa.failed").write_text("jcmd could not attach\n")

@@ -113,14 +113,15 @@ def _hour(ts: datetime) -> datetime:
     return ts.replace(minute=0, second=0, microsecond=0)
 
 
-#: log rows one parallel JDBC read is worth: below it, a partition's own connection and
-#: task cost more than reading its share (an incremental run reads one or two hours)
+#: log rows one parallel JDBC read is worth (PGAQ_STATS_PARTITION_ROWS' default): below it,
+#: a partition's own connection and task cost more than reading its share (an incremental
+#: run reads one or two hours)
 ROWS_PER_PARTITION = 250_000
 
 
-def read_partitions(rows: int, most: int) -> int:
-    """Parallel reads for a run that reads `rows` log rows: at most `most`."""
-    return max(1, min(most, -(-rows // ROWS_PER_PARTITION)))
+def read_partitions(rows: int, most: int, per: int = ROWS_PER_PARTITION) -> int:
+    """Parallel reads for a run that reads `rows` log rows, `per` rows a read: at most `most`."""
+    return max(1, min(most, -(-rows // max(1, per))))
 
 
 class Job:
@@ -204,7 +205,8 @@ async def run_once(spark: SparkSession, settings: StatsSettings) -> RunResult:
             high = low  # a clock step back: read nothing new, rewrite nothing
         series_low = None if low is None else _hour(low - timedelta(seconds=settings.lookback))
         job.partitions = read_partitions(
-            await conn.fetchval(load("stats_span_rows"), series_low, high), settings.partitions)
+            await conn.fetchval(load("stats_span_rows"), series_low, high), settings.partitions,
+            settings.partition_rows)
         try:
             counts = await asyncio.to_thread(job.compute, run_id, low, series_low, high, oldest)
             written = await conn.fetchval(load("stats_apply"), run_id, low, series_low, high, *counts)

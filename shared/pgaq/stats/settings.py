@@ -63,6 +63,7 @@ class StatsSettings:
     first_delay: float = 60.0          # seconds from the service's start to its first run
     run_timeout: float = 1800.0        # seconds a scheduled run may take before it is killed
     partitions: int = 4                # parallel JDBC reads of the log and snapshots, by time range
+    partition_rows: int = 250_000      # log rows a run reads per parallel read (up to `partitions`)
     cds: str = "auto"                  # class-data archive folder for the JVM (cds.py): auto, off, a path
     spark_conf: dict[str, str] = field(default_factory=dict)
 
@@ -88,6 +89,7 @@ class StatsSettings:
             first_delay=e.number("PGAQ_STATS_FIRST_DELAY"),
             run_timeout=e.number("PGAQ_STATS_RUN_TIMEOUT"),
             partitions=max(1, e.integer("PGAQ_STATS_PARTITIONS")),
+            partition_rows=max(1, e.integer("PGAQ_STATS_PARTITION_ROWS")),
             cds=e.text_or("PGAQ_STATS_CDS", "auto"),
             spark_conf=conf,
         )
