@@ -1,9 +1,10 @@
 """The statistics job in local mode and on a standalone Spark cluster, on the same data:
 `python -m bench.stats_modes` (docs/statistics.md gives the figures).
 
-The data are the cluster test's (tests/e2e/test_stats_cluster.py: a schedule's log,
-snapshots and message history over three hours, and a bulk propagation log) at
-STATS_MODES_SCALE times its volume (10). Each mode runs the whole first run as users
+The data are the cluster test's kinds (tests/e2e/test_stats_cluster.py: a schedule's log,
+snapshots and message history over three hours), with a bulk propagation log of
+STATS_MODES_SCALE (10) times BULK_ROWS rows (the test itself writes a hundredth of
+BULK_ROWS). Each mode runs the whole first run as users
 start it (local: the job's child process, as the stats service; cluster: spark-submit to
 a master and two one-core workers on loopback, cluster start not counted), on the same
 database reset between runs, alternating, STATS_MODES_REPEAT times (2)."""
